@@ -1,0 +1,47 @@
+/* tress/mesh.h - triangle meshes, optionally skinned, shared by reference count.
+ * A part owns a reference to its mesh; a baked (skinned) mesh lives until its part is destroyed. */
+#ifndef TRESS_MESH_H
+#define TRESS_MESH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tress/scene.h"
+
+#define TRESS_MAX_INFLUENCES 4
+
+typedef struct tress_mesh_bone {
+  char name[TRESS_NAME_MAX];
+  int32_t parent;      /* index into bones, -1 for a root */
+  float bind_pos[3];   /* bind position in mesh space */
+} tress_mesh_bone;
+
+struct tress_mesh {
+  int32_t refcount;
+  uint32_t vertex_count;
+  uint32_t index_count;
+  float *positions; /* 3 * vertex_count */
+  float *normals;   /* 3 * vertex_count or NULL */
+  float *uvs;       /* 2 * vertex_count or NULL */
+  uint32_t *indices;/* index_count or NULL (non-indexed triangles) */
+  /* Skin: present once baked. */
+  uint32_t bone_count;
+  tress_mesh_bone *bones;
+  uint16_t *joints; /* 4 * vertex_count, unused slots 0 with weight 0 */
+  float *weights;   /* 4 * vertex_count, summing to 1 per vertex */
+};
+
+/* Allocates a mesh with room for the given counts (arrays zeroed); refcount 1. */
+tress_mesh *tress_mesh_create(uint32_t vertex_count, uint32_t index_count, bool normals, bool uvs);
+/* Adds skin arrays for bone_count bones; returns false on allocation failure. */
+bool tress_mesh_add_skin(tress_mesh *mesh, uint32_t bone_count);
+tress_mesh *tress_mesh_clone(const tress_mesh *mesh);
+void tress_mesh_retain(tress_mesh *mesh);
+void tress_mesh_release(tress_mesh *mesh);
+bool tress_mesh_is_skinned(const tress_mesh *mesh);
+/* Axis-aligned bounds; false for an empty mesh. */
+bool tress_mesh_bounds(const tress_mesh *mesh, float min[3], float max[3]);
+/* Bytes the mesh holds on the heap (for memory budgets). */
+uint64_t tress_mesh_bytes(const tress_mesh *mesh);
+
+#endif

@@ -1,0 +1,183 @@
+/* tress/scene.h - the instance tree both server and client build characters in.
+ * Instances are addressed by generational ids, so a stale id is detected, never dereferenced. */
+#ifndef TRESS_SCENE_H
+#define TRESS_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tress/math.h"
+
+/* index1 is one-based so a zeroed id is null; generation catches reuse. */
+typedef struct tress_id {
+  uint32_t index1;
+  uint32_t generation;
+} tress_id;
+
+#define TRESS_NULL_ID ((tress_id){0, 0})
+#define TRESS_NAME_MAX 64
+
+static inline bool tress_id_is_null(tress_id id) { return id.index1 == 0; }
+static inline bool tress_id_equal(tress_id a, tress_id b) {
+  return a.index1 == b.index1 && a.generation == b.generation;
+}
+
+typedef enum tress_kind {
+  TRESS_KIND_ROOT = 0, /* the scene root ("DataModel"); one per scene */
+  TRESS_KIND_FOLDER,   /* a plain container (Workspace, a folder) */
+  TRESS_KIND_MODEL,
+  TRESS_KIND_PART,
+  TRESS_KIND_BONE,
+  TRESS_KIND_ACCESSORY,
+  TRESS_KIND_ATTACHMENT,
+  TRESS_KIND_JOINT,
+  TRESS_KIND_WRAP_LAYER,
+} tress_kind;
+
+typedef enum tress_accessory_type {
+  TRESS_ACCESSORY_UNKNOWN = 0,
+  TRESS_ACCESSORY_HAIR,
+  TRESS_ACCESSORY_HAT,
+  TRESS_ACCESSORY_NECK,
+  TRESS_ACCESSORY_SHOULDER,
+  TRESS_ACCESSORY_FRONT,
+  TRESS_ACCESSORY_BACK,
+  TRESS_ACCESSORY_WAIST,
+  TRESS_ACCESSORY_FACE,
+  /* layered-only types: they sit on the body */
+  TRESS_ACCESSORY_SHIRT,
+  TRESS_ACCESSORY_PANTS,
+  TRESS_ACCESSORY_JACKET,
+  TRESS_ACCESSORY_SWEATER,
+  TRESS_ACCESSORY_SHORTS,
+  TRESS_ACCESSORY_LEFT_SHOE,
+  TRESS_ACCESSORY_RIGHT_SHOE,
+  TRESS_ACCESSORY_DRESS_SKIRT,
+  TRESS_ACCESSORY_EYEBROW,
+  TRESS_ACCESSORY_EYELASH,
+  TRESS_ACCESSORY_TYPE_COUNT
+} tress_accessory_type;
+
+const char *tress_accessory_type_name(tress_accessory_type t);
+/* Returns TRESS_ACCESSORY_TYPE_COUNT for an unknown name. */
+tress_accessory_type tress_accessory_type_from_name(const char *name);
+
+typedef enum tress_joint_kind {
+  TRESS_JOINT_WELD = 0,
+  TRESS_JOINT_MOTOR6D,
+  TRESS_JOINT_RIGID_CONSTRAINT,
+  TRESS_JOINT_WELD_CONSTRAINT,
+} tress_joint_kind;
+
+typedef struct tress_joint {
+  tress_joint_kind kind;
+  tress_id part0, part1;             /* Weld, Motor6D, WeldConstraint */
+  tress_xform c0, c1;                /* Weld, Motor6D: part0 * c0 == part1 * c1 */
+  tress_id attachment0, attachment1; /* RigidConstraint */
+  bool enabled;
+} tress_joint;
+
+typedef struct tress_mesh tress_mesh;
+typedef struct tress_scene tress_scene;
+
+typedef enum tress_event {
+  TRESS_EVENT_DESTROYING = 1,       /* fired on every instance of a destroyed subtree, deepest last */
+  TRESS_EVENT_ANCESTRY_CHANGED = 2, /* fired on every instance of a reparented subtree */
+} tress_event;
+
+/* A listener may destroy instances, connect or disconnect listeners. */
+typedef void (*tress_listener_fn)(tress_scene *scene, tress_id instance, tress_event event, void *user);
+
+typedef struct tress_connection {
+  uint32_t index1;
+  uint32_t generation;
+} tress_connection;
+
+tress_scene *tress_scene_create(void);
+void tress_scene_destroy(tress_scene *scene);
+tress_id tress_scene_root(const tress_scene *scene);
+uint32_t tress_scene_instance_count(const tress_scene *scene);
+
+/* Create under parent (null parent = detached, outside the scene). */
+tress_id tress_instance_create(tress_scene *scene, tress_kind kind, const char *name, tress_id parent);
+/* Destroys the instance and its subtree; fires DESTROYING on each. Stale ids are ignored. */
+void tress_instance_destroy(tress_scene *scene, tress_id id);
+bool tress_instance_valid(const tress_scene *scene, tress_id id);
+tress_kind tress_instance_kind(const tress_scene *scene, tress_id id);
+const char *tress_instance_name(const tress_scene *scene, tress_id id); /* "" for a stale id */
+void tress_instance_set_name(tress_scene *scene, tress_id id, const char *name);
+tress_id tress_instance_parent(const tress_scene *scene, tress_id id);
+/* Reparent (null = detach). Refuses cycles and the root. Fires ANCESTRY_CHANGED. */
+bool tress_instance_set_parent(tress_scene *scene, tress_id id, tress_id parent);
+tress_id tress_instance_first_child(const tress_scene *scene, tress_id id);
+tress_id tress_instance_next_sibling(const tress_scene *scene, tress_id id);
+tress_id tress_instance_find_child(const tress_scene *scene, tress_id id, const char *name);
+tress_id tress_instance_find_child_of_kind(const tress_scene *scene, tress_id id, tress_kind kind);
+bool tress_instance_is_descendant_of(const tress_scene *scene, tress_id id, tress_id ancestor);
+/* True while the instance is connected to the scene root ("in the DataModel"). */
+bool tress_instance_in_scene(const tress_scene *scene, tress_id id);
+/* Pre-order walk of the subtree below id (id itself excluded); stop by returning false. */
+typedef bool (*tress_visit_fn)(tress_scene *scene, tress_id id, void *user);
+void tress_instance_visit_descendants(tress_scene *scene, tress_id id, tress_visit_fn fn, void *user);
+
+tress_connection tress_instance_connect(tress_scene *scene, tress_id id, tress_listener_fn fn, void *user);
+void tress_connection_disconnect(tress_scene *scene, tress_connection c);
+
+/* Parts: world cframe, size; an optional mesh (owned by the part, released when it is destroyed). */
+tress_xform tress_part_cframe(const tress_scene *scene, tress_id part);
+void tress_part_set_cframe(tress_scene *scene, tress_id part, tress_xform cframe);
+void tress_part_size(const tress_scene *scene, tress_id part, float out[3]);
+void tress_part_set_size(tress_scene *scene, tress_id part, const float size[3]);
+/* The part takes a reference; passing NULL clears the mesh. mesh_size is the mesh bounds size. */
+void tress_part_set_mesh(tress_scene *scene, tress_id part, tress_mesh *mesh);
+tress_mesh *tress_part_mesh(const tress_scene *scene, tress_id part);
+void tress_part_mesh_size(const tress_scene *scene, tress_id part, float out[3]);
+/* Asset id the mesh came from (the permission gate's key); "" when none. */
+void tress_part_set_asset_id(tress_scene *scene, tress_id part, const char *asset_id);
+const char *tress_part_asset_id(const tress_scene *scene, tress_id part);
+
+/* Bones: cframe is the rest transform relative to the parent part or bone; animated is the
+ * animation input; transform is the slot the renderer reads (the solver's output). */
+tress_xform tress_bone_cframe(const tress_scene *scene, tress_id bone);
+void tress_bone_set_cframe(tress_scene *scene, tress_id bone, tress_xform cframe);
+tress_xform tress_bone_animated(const tress_scene *scene, tress_id bone);
+/* Also shows the value in transform while no handle simulates the bone. */
+void tress_bone_set_animated(tress_scene *scene, tress_id bone, tress_xform animated);
+tress_xform tress_bone_transform(const tress_scene *scene, tress_id bone);
+void tress_bone_set_transform(tress_scene *scene, tress_id bone, tress_xform transform);
+bool tress_bone_simulated(const tress_scene *scene, tress_id bone);
+void tress_bone_set_simulated(tress_scene *scene, tress_id bone, bool simulated);
+/* Rest world pose: parent world * cframe, ignoring every transform (the seed's WorldCFrame). */
+tress_xform tress_bone_world_rest(const tress_scene *scene, tress_id bone);
+/* Drawn pose: composed with every ancestor's and its own transform (TransformedWorldCFrame). */
+tress_xform tress_bone_world(const tress_scene *scene, tress_id bone);
+/* Animated pose: composed with every ancestor's and its own animated value. */
+tress_xform tress_bone_world_animated(const tress_scene *scene, tress_id bone);
+/* World pose of a part or bone (the frame a child bone or attachment hangs from). */
+tress_xform tress_instance_world(const tress_scene *scene, tress_id id);
+
+/* Accessories. */
+tress_accessory_type tress_accessory_get_type(const tress_scene *scene, tress_id accessory);
+void tress_accessory_set_type(tress_scene *scene, tress_id accessory, tress_accessory_type type);
+/* The child part named "Handle", or null. */
+tress_id tress_accessory_handle(const tress_scene *scene, tress_id accessory);
+
+/* Attachments: cframe relative to the parent part. */
+tress_xform tress_attachment_cframe(const tress_scene *scene, tress_id attachment);
+void tress_attachment_set_cframe(tress_scene *scene, tress_id attachment, tress_xform cframe);
+tress_xform tress_attachment_world(const tress_scene *scene, tress_id attachment);
+
+/* Joints. A WeldConstraint captures the parts' relative offset when enabled. */
+const tress_joint *tress_joint_get(const tress_scene *scene, tress_id joint); /* NULL if stale */
+void tress_joint_set(tress_scene *scene, tress_id joint, const tress_joint *def);
+void tress_joint_set_enabled(tress_scene *scene, tress_id joint, bool enabled);
+void tress_joint_set_offsets(tress_scene *scene, tress_id joint, tress_xform c0, tress_xform c1);
+/* The offset a WeldConstraint holds (part0^-1 * part1 at enable time). */
+tress_xform tress_joint_weld_constraint_offset(const tress_scene *scene, tress_id joint);
+/* Place part1 from part0 through one enabled joint, as an engine's joint solver would. */
+bool tress_joint_solve(tress_scene *scene, tress_id joint);
+/* Solve every enabled joint in creation order (body-side parts first by convention). */
+void tress_scene_solve_joints(tress_scene *scene);
+
+#endif

@@ -1,0 +1,141 @@
+/* tress/sim.h - one simulation, three writers: bone chains, part chains, accessory pendulums.
+ * Fixed-step verlet with a hitch clamp, camera culling, a chain budget, sleep and a teleport guard. */
+#ifndef TRESS_SIM_H
+#define TRESS_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tress/math.h"
+#include "tress/scene.h"
+
+typedef struct tress_sim tress_sim;
+
+/* Handles are ids, like instances: one-based index plus generation. */
+typedef struct tress_handle_id {
+  uint32_t index1;
+  uint32_t generation;
+} tress_handle_id;
+
+#define TRESS_NULL_HANDLE ((tress_handle_id){0, 0})
+static inline bool tress_handle_is_null(tress_handle_id h) { return h.index1 == 0; }
+
+typedef enum tress_result {
+  TRESS_OK = 0,
+  TRESS_ERR_INVALID_ARGUMENT, /* NULL, NaN, out of range */
+  TRESS_ERR_STALE_ID,         /* an instance or handle id that no longer exists */
+  TRESS_ERR_NOTHING_TO_BIND,  /* a part with no bones, an accessory with no handle or joint */
+  TRESS_ERR_TOO_FEW_PARTS,    /* bind_parts needs a pin and at least one link */
+  TRESS_ERR_OUT_OF_MEMORY,
+} tress_result;
+
+const char *tress_result_string(tress_result r);
+
+/* Who the sim runs for: client defaults come from the device budget, server ones are static. */
+typedef enum tress_sim_role {
+  TRESS_SIM_CLIENT = 0,
+  TRESS_SIM_SERVER,
+} tress_sim_role;
+
+/* Sampled once per step() call and reused across that frame's substeps. out is world units/s^2. */
+typedef void (*tress_wind_fn)(void *user, double sim_time, float out[3]);
+/* Replaces the distance check entirely. root is the bound part, accessory or first part. */
+typedef bool (*tress_should_simulate_fn)(void *user, const tress_scene *scene, tress_id root);
+/* The loop adapter's hook: called with true when the first handle binds and false when the
+ * last one goes (the seed's Heartbeat connection). */
+typedef void (*tress_loop_fn)(void *user, tress_sim *sim, bool needed);
+
+typedef struct tress_sim_def {
+  tress_scene *scene;
+  tress_sim_role role;
+  float units_per_stud;  /* 1 = the seed's studs; scales gravity, teleport, cull distance, lever */
+  float gravity[3];      /* (0, -30, 0) studs/s^2, scaled by units_per_stud */
+  tress_wind_fn wind;    /* NULL: use ambient_wind */
+  void *wind_user;
+  float ambient_wind[3]; /* direction * strength; gusts between about 0.1x and 1x; zero = still */
+  float fixed_hz;        /* 60 */
+  int max_substeps;      /* 3 */
+  float max_distance;    /* < 0: role default (client: device profile, server: 100 studs) */
+  int max_chains;        /* < 0: role default (client: device profile, server: 20) */
+  tress_should_simulate_fn should_simulate;
+  void *should_simulate_user;
+  float device_compute;  /* client profile Compute in [0.25, 4]; <= 0 runs the device bench once */
+} tress_sim_def;
+
+typedef struct tress_chain_settings {
+  float damping;       /* 0.92: velocity kept per step */
+  float stiffness;     /* 0.1: pull toward the animated pose per step, 0..1 */
+  float gravity_scale; /* 1 */
+  float wind_scale;    /* 1 */
+} tress_chain_settings;
+
+typedef struct tress_accessory_settings {
+  float damping;           /* 0.9 */
+  float stiffness;         /* 0.08 */
+  float gravity_scale;     /* 0.4 */
+  float wind_scale;        /* 1 */
+  float max_swing_degrees; /* 25 */
+} tress_accessory_settings;
+
+typedef struct tress_sim_stats {
+  uint32_t bound;     /* live handles of every kind */
+  uint32_t simulated; /* handle-steps simulated in the last frame (3 for one chain after a hitch) */
+  uint32_t substeps;  /* substeps run in the last frame */
+} tress_sim_stats;
+
+/* Decides which accessories bind_character swings. */
+typedef bool (*tress_accessory_match_fn)(void *user, const tress_scene *scene, tress_id accessory);
+
+tress_sim_def tress_default_sim_def(void);
+tress_chain_settings tress_default_chain_settings(void);
+tress_accessory_settings tress_default_accessory_settings(void);
+/* The default bindCharacter match: Hair, Hat, Neck, Shoulder, Front, Back, Waist, Unknown. */
+bool tress_default_accessory_match(void *user, const tress_scene *scene, tress_id accessory);
+
+tress_sim *tress_sim_create(const tress_sim_def *def);
+/* Destroys every handle (poses restored) and stops the loop hook. */
+void tress_sim_destroy(tress_sim *sim);
+const tress_sim_def *tress_sim_get_def(const tress_sim *sim);
+
+/* Every bone hierarchy under root_part. TRESS_ERR_NOTHING_TO_BIND when it has none; an
+ * already bound part returns its existing handle. settings may be NULL for the defaults. */
+tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chain_settings *settings,
+                            tress_handle_id *out);
+/* parts[0] is the pin; needs at least one more. Not deduplicated. */
+tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_t count,
+                                  const tress_chain_settings *settings, tress_handle_id *out);
+/* A boneless accessory as a swing-clamped pendulum steering the joint that holds it on. */
+tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const tress_accessory_settings *settings,
+                                      tress_handle_id *out);
+/* Every boned descendant part, then every remaining accessory match accepts (NULL: the default
+ * match). Idempotent. Writes up to max_out handles and the total count to *count. */
+tress_result tress_sim_bind_character(tress_sim *sim, tress_id model, const tress_chain_settings *settings,
+                                      const tress_accessory_settings *accessory_settings,
+                                      tress_accessory_match_fn match, void *match_user, tress_handle_id *out,
+                                      uint32_t max_out, uint32_t *count);
+
+/* Advances the accumulator and runs due substeps; poses are written once at the end. */
+tress_result tress_sim_step(tress_sim *sim, double dt);
+void tress_sim_set_camera(tress_sim *sim, const float position[3]);
+tress_sim_stats tress_sim_stats_get(const tress_sim *sim);
+
+bool tress_handle_valid(const tress_sim *sim, tress_handle_id h);
+/* Unbinds: bones get their animated value back (identity when unanimated), part chains keep
+ * their last frames, accessories get their joint offsets restored exactly. */
+void tress_handle_destroy(tress_sim *sim, tress_handle_id h);
+/* Retunes a bound handle live (bone and part chains). */
+tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id h, const tress_chain_settings *s);
+tress_result tress_handle_set_accessory_settings(tress_sim *sim, tress_handle_id h,
+                                                 const tress_accessory_settings *s);
+/* Whether the handle stepped in the last frame (false while culled or asleep). */
+bool tress_handle_awake(const tress_sim *sim, tress_handle_id h);
+
+/* The loop adapter (tress_uv) registers here; see tress/sim_uv.h. */
+void tress_sim_set_loop_hook(tress_sim *sim, tress_loop_fn fn, void *user);
+
+/* Device budget: a short one-time micro-benchmark, Compute in [0.25, 4]. */
+float tress_device_compute(void);
+int tress_device_max_chains(float compute);      /* max(round(10 * C), 1) */
+float tress_device_max_distance(float compute);  /* round(80 * C) studs */
+
+#endif

@@ -1,0 +1,746 @@
+/* scene.c - the instance tree.
+ *
+ * Instances live in one growable array of slots; an id is (slot + 1, generation) and a slot's
+ * generation is bumped when it is freed, so stale ids fail every lookup. Tree links are slot
+ * indices (one-based, 0 = none). Listeners live in a second slot array and chain per instance.
+ *
+ * Invariants:
+ * - slot 0 (id index1 1) is the scene root and is never destroyed before the scene;
+ * - a destroyed subtree fires DESTROYING on every instance while all of them are still valid,
+ *   then frees them; listeners may destroy or reparent other instances from inside a callback;
+ * - nothing here allocates per frame: lookups are O(1), walks are over the tree itself.
+ */
+#include "tress/scene.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tress/mesh.h"
+
+#define ASSET_ID_MAX 128
+
+typedef struct instance {
+  uint32_t generation;
+  bool alive;
+  tress_kind kind;
+  char name[TRESS_NAME_MAX];
+  uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* one-based slots */
+  uint32_t first_listener;                                               /* one-based */
+  uint64_t seq;                                                          /* creation order */
+  union {
+    struct {
+      tress_xform cframe;
+      float size[3];
+      float mesh_size[3];
+      tress_mesh *mesh;
+      char asset_id[ASSET_ID_MAX];
+    } part;
+    struct {
+      tress_xform cframe, animated, transform;
+      bool simulated;
+    } bone;
+    struct {
+      tress_accessory_type type;
+    } accessory;
+    struct {
+      tress_xform cframe;
+    } attachment;
+    struct {
+      tress_joint def;
+      tress_xform constraint_offset; /* WeldConstraint: part0^-1 * part1 when enabled */
+    } joint;
+  } u;
+} instance;
+
+typedef struct listener {
+  uint32_t generation;
+  bool alive;
+  uint32_t instance; /* one-based slot */
+  uint32_t next;     /* one-based */
+  tress_listener_fn fn;
+  void *user;
+} listener;
+
+struct tress_scene {
+  instance *slots;
+  uint32_t slot_count, slot_cap;
+  uint32_t free_head; /* one-based chain through next_sibling of free slots */
+  uint32_t live_count;
+  uint64_t next_seq;
+  listener *listeners;
+  uint32_t listener_count, listener_cap;
+  uint32_t listener_free; /* one-based chain through next */
+  uint32_t *scratch;      /* reused buffer for subtree walks */
+  uint32_t scratch_cap;
+};
+
+static instance *slot_get(const tress_scene *s, tress_id id) {
+  if (!s || id.index1 == 0 || id.index1 > s->slot_count) return NULL;
+  instance *in = &s->slots[id.index1 - 1];
+  if (!in->alive || in->generation != id.generation) return NULL;
+  return in;
+}
+
+static instance *slot_kind(const tress_scene *s, tress_id id, tress_kind kind) {
+  instance *in = slot_get(s, id);
+  return (in && in->kind == kind) ? in : NULL;
+}
+
+static tress_id id_of(const tress_scene *s, uint32_t index1) {
+  if (index1 == 0) return TRESS_NULL_ID;
+  return (tress_id){index1, s->slots[index1 - 1].generation};
+}
+
+static void copy_name(char *dst, const char *src) {
+  size_t n = src ? strlen(src) : 0;
+  if (n >= TRESS_NAME_MAX) n = TRESS_NAME_MAX - 1;
+  if (n) memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+static uint32_t slot_alloc(tress_scene *s) {
+  if (s->free_head) {
+    uint32_t i = s->free_head;
+    s->free_head = s->slots[i - 1].next_sibling;
+    return i;
+  }
+  if (s->slot_count == s->slot_cap) {
+    uint32_t cap = s->slot_cap ? s->slot_cap * 2 : 64;
+    instance *n = realloc(s->slots, cap * sizeof *n);
+    if (!n) return 0;
+    s->slots = n;
+    s->slot_cap = cap;
+  }
+  s->slots[s->slot_count].generation = 0;
+  return ++s->slot_count;
+}
+
+tress_scene *tress_scene_create(void) {
+  tress_scene *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  uint32_t root = slot_alloc(s);
+  if (!root) {
+    free(s);
+    return NULL;
+  }
+  instance *in = &s->slots[root - 1];
+  memset(in, 0, sizeof *in);
+  in->generation = 1;
+  in->alive = true;
+  in->kind = TRESS_KIND_ROOT;
+  copy_name(in->name, "Scene");
+  s->live_count = 1;
+  return s;
+}
+
+tress_id tress_scene_root(const tress_scene *s) { return id_of(s, 1); }
+uint32_t tress_scene_instance_count(const tress_scene *s) { return s ? s->live_count : 0; }
+
+static void link_child(tress_scene *s, uint32_t parent, uint32_t child) {
+  instance *p = &s->slots[parent - 1];
+  instance *c = &s->slots[child - 1];
+  c->parent = parent;
+  c->next_sibling = 0;
+  c->prev_sibling = p->last_child;
+  if (p->last_child) s->slots[p->last_child - 1].next_sibling = child;
+  else p->first_child = child;
+  p->last_child = child;
+}
+
+static void unlink_child(tress_scene *s, uint32_t child) {
+  instance *c = &s->slots[child - 1];
+  if (!c->parent) return;
+  instance *p = &s->slots[c->parent - 1];
+  if (c->prev_sibling) s->slots[c->prev_sibling - 1].next_sibling = c->next_sibling;
+  else p->first_child = c->next_sibling;
+  if (c->next_sibling) s->slots[c->next_sibling - 1].prev_sibling = c->prev_sibling;
+  else p->last_child = c->prev_sibling;
+  c->parent = c->next_sibling = c->prev_sibling = 0;
+}
+
+tress_id tress_instance_create(tress_scene *s, tress_kind kind, const char *name, tress_id parent) {
+  if (!s || kind == TRESS_KIND_ROOT) return TRESS_NULL_ID;
+  if (!tress_id_is_null(parent) && !slot_get(s, parent)) return TRESS_NULL_ID;
+  uint32_t i = slot_alloc(s);
+  if (!i) return TRESS_NULL_ID;
+  instance *in = &s->slots[i - 1];
+  uint32_t gen = in->generation + 1;
+  memset(in, 0, sizeof *in);
+  in->generation = gen ? gen : 1;
+  in->alive = true;
+  in->kind = kind;
+  in->seq = ++s->next_seq;
+  copy_name(in->name, name);
+  switch (kind) {
+  case TRESS_KIND_PART:
+    in->u.part.cframe = tress_xform_identity();
+    in->u.part.size[0] = in->u.part.size[1] = in->u.part.size[2] = 1.0f;
+    break;
+  case TRESS_KIND_BONE:
+    in->u.bone.cframe = in->u.bone.animated = in->u.bone.transform = tress_xform_identity();
+    break;
+  case TRESS_KIND_ATTACHMENT: in->u.attachment.cframe = tress_xform_identity(); break;
+  case TRESS_KIND_JOINT:
+    in->u.joint.def.c0 = in->u.joint.def.c1 = tress_xform_identity();
+    in->u.joint.def.enabled = true;
+    in->u.joint.constraint_offset = tress_xform_identity();
+    break;
+  default: break;
+  }
+  s->live_count++;
+  if (!tress_id_is_null(parent)) link_child(s, parent.index1, i);
+  return id_of(s, i);
+}
+
+bool tress_instance_valid(const tress_scene *s, tress_id id) { return slot_get(s, id) != NULL; }
+
+tress_kind tress_instance_kind(const tress_scene *s, tress_id id) {
+  instance *in = slot_get(s, id);
+  return in ? in->kind : TRESS_KIND_ROOT;
+}
+
+const char *tress_instance_name(const tress_scene *s, tress_id id) {
+  instance *in = slot_get(s, id);
+  return in ? in->name : "";
+}
+
+void tress_instance_set_name(tress_scene *s, tress_id id, const char *name) {
+  instance *in = slot_get(s, id);
+  if (in) copy_name(in->name, name);
+}
+
+tress_id tress_instance_parent(const tress_scene *s, tress_id id) {
+  instance *in = slot_get(s, id);
+  return in ? id_of(s, in->parent) : TRESS_NULL_ID;
+}
+
+tress_id tress_instance_first_child(const tress_scene *s, tress_id id) {
+  instance *in = slot_get(s, id);
+  return in ? id_of(s, in->first_child) : TRESS_NULL_ID;
+}
+
+tress_id tress_instance_next_sibling(const tress_scene *s, tress_id id) {
+  instance *in = slot_get(s, id);
+  return in ? id_of(s, in->next_sibling) : TRESS_NULL_ID;
+}
+
+tress_id tress_instance_find_child(const tress_scene *s, tress_id id, const char *name) {
+  instance *in = slot_get(s, id);
+  if (!in || !name) return TRESS_NULL_ID;
+  for (uint32_t c = in->first_child; c; c = s->slots[c - 1].next_sibling)
+    if (strcmp(s->slots[c - 1].name, name) == 0) return id_of(s, c);
+  return TRESS_NULL_ID;
+}
+
+tress_id tress_instance_find_child_of_kind(const tress_scene *s, tress_id id, tress_kind kind) {
+  instance *in = slot_get(s, id);
+  if (!in) return TRESS_NULL_ID;
+  for (uint32_t c = in->first_child; c; c = s->slots[c - 1].next_sibling)
+    if (s->slots[c - 1].kind == kind) return id_of(s, c);
+  return TRESS_NULL_ID;
+}
+
+bool tress_instance_is_descendant_of(const tress_scene *s, tress_id id, tress_id ancestor) {
+  instance *in = slot_get(s, id);
+  if (!in || !slot_get(s, ancestor)) return false;
+  for (uint32_t p = in->parent; p; p = s->slots[p - 1].parent)
+    if (p == ancestor.index1) return true;
+  return false;
+}
+
+bool tress_instance_in_scene(const tress_scene *s, tress_id id) {
+  instance *in = slot_get(s, id);
+  if (!in) return false;
+  if (id.index1 == 1) return true;
+  return tress_instance_is_descendant_of(s, id, tress_scene_root(s));
+}
+
+/* Collects the subtree rooted at slot `top` (pre-order, top first) into s->scratch. The buffer
+ * is reused, so callers copy what they need before firing callbacks that may walk again. */
+static uint32_t collect_subtree(tress_scene *s, uint32_t top, uint32_t **out) {
+  uint32_t n = 0;
+  uint32_t cur = top;
+  for (;;) {
+    if (n == s->scratch_cap) {
+      uint32_t cap = s->scratch_cap ? s->scratch_cap * 2 : 64;
+      uint32_t *b = realloc(s->scratch, cap * sizeof *b);
+      if (!b) break;
+      s->scratch = b;
+      s->scratch_cap = cap;
+    }
+    s->scratch[n++] = cur;
+    instance *in = &s->slots[cur - 1];
+    if (in->first_child) {
+      cur = in->first_child;
+      continue;
+    }
+    while (cur != top && !s->slots[cur - 1].next_sibling) cur = s->slots[cur - 1].parent;
+    if (cur == top) break;
+    cur = s->slots[cur - 1].next_sibling;
+  }
+  *out = s->scratch;
+  return n;
+}
+
+static tress_id *subtree_ids(tress_scene *s, uint32_t top, uint32_t *count) {
+  uint32_t *slots;
+  uint32_t n = collect_subtree(s, top, &slots);
+  tress_id *ids = malloc((n ? n : 1) * sizeof *ids);
+  if (!ids) {
+    *count = 0;
+    return NULL;
+  }
+  for (uint32_t i = 0; i < n; i++) ids[i] = id_of(s, slots[i]);
+  *count = n;
+  return ids;
+}
+
+static void fire(tress_scene *s, tress_id id, tress_event ev) {
+  /* Snapshot the listener chain so callbacks may connect or disconnect freely. */
+  tress_connection local[16];
+  tress_connection *list = local;
+  uint32_t n = 0, cap = 16;
+  instance *in = slot_get(s, id);
+  if (!in) return;
+  for (uint32_t l = in->first_listener; l; l = s->listeners[l - 1].next) {
+    if (n == cap) {
+      tress_connection *bigger = malloc(2 * cap * sizeof *bigger);
+      if (!bigger) break;
+      memcpy(bigger, list, n * sizeof *bigger);
+      if (list != local) free(list);
+      list = bigger;
+      cap *= 2;
+    }
+    list[n++] = (tress_connection){l, s->listeners[l - 1].generation};
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    listener *l = &s->listeners[list[i].index1 - 1];
+    if (!l->alive || l->generation != list[i].generation) continue;
+    if (!slot_get(s, id)) break;
+    l->fn(s, id, ev, l->user);
+  }
+  if (list != local) free(list);
+}
+
+static void free_slot(tress_scene *s, uint32_t i) {
+  instance *in = &s->slots[i - 1];
+  for (uint32_t l = in->first_listener; l;) {
+    listener *li = &s->listeners[l - 1];
+    uint32_t next = li->next;
+    li->alive = false;
+    li->generation++;
+    li->next = s->listener_free;
+    s->listener_free = l;
+    l = next;
+  }
+  if (in->kind == TRESS_KIND_PART && in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
+  in->alive = false;
+  in->generation++;
+  in->first_listener = 0;
+  in->first_child = in->last_child = in->parent = in->prev_sibling = 0;
+  in->next_sibling = s->free_head;
+  s->free_head = i;
+  s->live_count--;
+}
+
+void tress_instance_destroy(tress_scene *s, tress_id id) {
+  instance *in = slot_get(s, id);
+  if (!in || id.index1 == 1) return;
+  uint32_t n;
+  tress_id *ids = subtree_ids(s, id.index1, &n);
+  if (!ids) return;
+  for (uint32_t i = 0; i < n; i++) fire(s, ids[i], TRESS_EVENT_DESTROYING);
+  if (slot_get(s, id)) unlink_child(s, id.index1);
+  /* Free children before parents so no freed slot is walked. */
+  for (uint32_t i = n; i-- > 0;) {
+    instance *c = slot_get(s, ids[i]);
+    if (!c) continue;
+    while (c->first_child) unlink_child(s, c->first_child); /* children reparented by callbacks */
+    if (c->parent) unlink_child(s, ids[i].index1);
+    free_slot(s, ids[i].index1);
+  }
+  free(ids);
+}
+
+bool tress_instance_set_parent(tress_scene *s, tress_id id, tress_id parent) {
+  instance *in = slot_get(s, id);
+  if (!in || id.index1 == 1) return false;
+  if (!tress_id_is_null(parent)) {
+    if (!slot_get(s, parent)) return false;
+    if (tress_id_equal(parent, id) || tress_instance_is_descendant_of(s, parent, id)) return false;
+  }
+  if (in->parent == parent.index1) return true;
+  unlink_child(s, id.index1);
+  if (!tress_id_is_null(parent)) link_child(s, parent.index1, id.index1);
+  uint32_t n;
+  tress_id *ids = subtree_ids(s, id.index1, &n);
+  if (ids) {
+    for (uint32_t i = 0; i < n; i++) fire(s, ids[i], TRESS_EVENT_ANCESTRY_CHANGED);
+    free(ids);
+  }
+  return true;
+}
+
+void tress_instance_visit_descendants(tress_scene *s, tress_id id, tress_visit_fn fn, void *user) {
+  uint32_t n;
+  if (!slot_get(s, id)) return;
+  tress_id *ids = subtree_ids(s, id.index1, &n);
+  if (!ids) return;
+  for (uint32_t i = 1; i < n; i++)
+    if (slot_get(s, ids[i]) && !fn(s, ids[i], user)) break;
+  free(ids);
+}
+
+tress_connection tress_instance_connect(tress_scene *s, tress_id id, tress_listener_fn fn, void *user) {
+  instance *in = slot_get(s, id);
+  if (!in || !fn) return (tress_connection){0, 0};
+  uint32_t l = s->listener_free;
+  if (l) {
+    s->listener_free = s->listeners[l - 1].next;
+  } else {
+    if (s->listener_count == s->listener_cap) {
+      uint32_t cap = s->listener_cap ? s->listener_cap * 2 : 64;
+      listener *b = realloc(s->listeners, cap * sizeof *b);
+      if (!b) return (tress_connection){0, 0};
+      s->listeners = b;
+      s->listener_cap = cap;
+    }
+    l = ++s->listener_count;
+    s->listeners[l - 1].generation = 0;
+  }
+  in = &s->slots[id.index1 - 1];
+  listener *li = &s->listeners[l - 1];
+  li->alive = true;
+  li->generation++;
+  li->instance = id.index1;
+  li->fn = fn;
+  li->user = user;
+  li->next = in->first_listener;
+  in->first_listener = l;
+  return (tress_connection){l, li->generation};
+}
+
+void tress_connection_disconnect(tress_scene *s, tress_connection c) {
+  if (!s || c.index1 == 0 || c.index1 > s->listener_count) return;
+  listener *li = &s->listeners[c.index1 - 1];
+  if (!li->alive || li->generation != c.generation) return;
+  instance *in = &s->slots[li->instance - 1];
+  uint32_t *link = &in->first_listener;
+  while (*link && *link != c.index1) link = &s->listeners[*link - 1].next;
+  if (*link) *link = li->next;
+  li->alive = false;
+  li->generation++;
+  li->next = s->listener_free;
+  s->listener_free = c.index1;
+}
+
+void tress_scene_destroy(tress_scene *s) {
+  if (!s) return;
+  for (uint32_t i = 0; i < s->slot_count; i++) {
+    instance *in = &s->slots[i];
+    if (in->alive && in->kind == TRESS_KIND_PART && in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
+  }
+  free(s->slots);
+  free(s->listeners);
+  free(s->scratch);
+  free(s);
+}
+
+/* ---- parts ---- */
+
+tress_xform tress_part_cframe(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_PART);
+  return in ? in->u.part.cframe : tress_xform_identity();
+}
+
+void tress_part_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
+  instance *in = slot_kind(s, id, TRESS_KIND_PART);
+  if (in) in->u.part.cframe = cf;
+}
+
+void tress_part_size(const tress_scene *s, tress_id id, float out[3]) {
+  instance *in = slot_kind(s, id, TRESS_KIND_PART);
+  for (int k = 0; k < 3; k++) out[k] = in ? in->u.part.size[k] : 0.0f;
+}
+
+void tress_part_set_size(tress_scene *s, tress_id id, const float size[3]) {
+  instance *in = slot_kind(s, id, TRESS_KIND_PART);
+  if (in) memcpy(in->u.part.size, size, sizeof in->u.part.size);
+}
+
+void tress_part_set_mesh(tress_scene *s, tress_id id, tress_mesh *mesh) {
+  instance *in = slot_kind(s, id, TRESS_KIND_PART);
+  if (!in) return;
+  tress_mesh_retain(mesh);
+  if (in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
+  in->u.part.mesh = mesh;
+  float mn[3], mx[3];
+  if (mesh && tress_mesh_bounds(mesh, mn, mx)) {
+    for (int k = 0; k < 3; k++) in->u.part.mesh_size[k] = mx[k] - mn[k];
+  } else {
+    memset(in->u.part.mesh_size, 0, sizeof in->u.part.mesh_size);
+  }
+}
+
+tress_mesh *tress_part_mesh(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_PART);
+  return in ? in->u.part.mesh : NULL;
+}
+
+void tress_part_mesh_size(const tress_scene *s, tress_id id, float out[3]) {
+  instance *in = slot_kind(s, id, TRESS_KIND_PART);
+  for (int k = 0; k < 3; k++) out[k] = in ? in->u.part.mesh_size[k] : 0.0f;
+}
+
+void tress_part_set_asset_id(tress_scene *s, tress_id id, const char *asset_id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_PART);
+  if (!in) return;
+  size_t n = asset_id ? strlen(asset_id) : 0;
+  if (n >= ASSET_ID_MAX) n = ASSET_ID_MAX - 1;
+  if (n) memcpy(in->u.part.asset_id, asset_id, n);
+  in->u.part.asset_id[n] = '\0';
+}
+
+const char *tress_part_asset_id(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_PART);
+  return in ? in->u.part.asset_id : "";
+}
+
+/* ---- bones ---- */
+
+tress_xform tress_bone_cframe(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_BONE);
+  return in ? in->u.bone.cframe : tress_xform_identity();
+}
+
+void tress_bone_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
+  instance *in = slot_kind(s, id, TRESS_KIND_BONE);
+  if (in) in->u.bone.cframe = cf;
+}
+
+tress_xform tress_bone_animated(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_BONE);
+  return in ? in->u.bone.animated : tress_xform_identity();
+}
+
+void tress_bone_set_animated(tress_scene *s, tress_id id, tress_xform a) {
+  instance *in = slot_kind(s, id, TRESS_KIND_BONE);
+  if (!in) return;
+  in->u.bone.animated = a;
+  if (!in->u.bone.simulated) in->u.bone.transform = a;
+}
+
+tress_xform tress_bone_transform(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_BONE);
+  return in ? in->u.bone.transform : tress_xform_identity();
+}
+
+void tress_bone_set_transform(tress_scene *s, tress_id id, tress_xform t) {
+  instance *in = slot_kind(s, id, TRESS_KIND_BONE);
+  if (in) in->u.bone.transform = t;
+}
+
+bool tress_bone_simulated(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_BONE);
+  return in && in->u.bone.simulated;
+}
+
+void tress_bone_set_simulated(tress_scene *s, tress_id id, bool sim) {
+  instance *in = slot_kind(s, id, TRESS_KIND_BONE);
+  if (in) in->u.bone.simulated = sim;
+}
+
+/* World frame of a part, bone or attachment, with bones composed through `which` slot. */
+enum bone_slot { SLOT_REST, SLOT_TRANSFORM, SLOT_ANIMATED };
+
+static tress_xform world_of(const tress_scene *s, uint32_t i, enum bone_slot which) {
+  /* Walk up to the first part, then compose back down; depth is small (bone chains). */
+  uint32_t chain[256];
+  uint32_t n = 0;
+  uint32_t cur = i;
+  while (cur && n < 256) {
+    instance *in = &s->slots[cur - 1];
+    chain[n++] = cur;
+    if (in->kind != TRESS_KIND_BONE && in->kind != TRESS_KIND_ATTACHMENT) break;
+    cur = in->parent;
+  }
+  tress_xform w = tress_xform_identity();
+  for (uint32_t k = n; k-- > 0;) {
+    instance *in = &s->slots[chain[k] - 1];
+    switch (in->kind) {
+    case TRESS_KIND_PART: w = in->u.part.cframe; break;
+    case TRESS_KIND_ATTACHMENT: w = tress_xform_mul(w, in->u.attachment.cframe); break;
+    case TRESS_KIND_BONE:
+      w = tress_xform_mul(w, in->u.bone.cframe);
+      if (which == SLOT_TRANSFORM) w = tress_xform_mul(w, in->u.bone.transform);
+      else if (which == SLOT_ANIMATED) w = tress_xform_mul(w, in->u.bone.animated);
+      break;
+    default: break;
+    }
+  }
+  return w;
+}
+
+tress_xform tress_bone_world_rest(const tress_scene *s, tress_id id) {
+  return slot_kind(s, id, TRESS_KIND_BONE) ? world_of(s, id.index1, SLOT_REST) : tress_xform_identity();
+}
+
+tress_xform tress_bone_world(const tress_scene *s, tress_id id) {
+  return slot_kind(s, id, TRESS_KIND_BONE) ? world_of(s, id.index1, SLOT_TRANSFORM) : tress_xform_identity();
+}
+
+tress_xform tress_bone_world_animated(const tress_scene *s, tress_id id) {
+  return slot_kind(s, id, TRESS_KIND_BONE) ? world_of(s, id.index1, SLOT_ANIMATED) : tress_xform_identity();
+}
+
+tress_xform tress_instance_world(const tress_scene *s, tress_id id) {
+  instance *in = slot_get(s, id);
+  if (!in) return tress_xform_identity();
+  return world_of(s, id.index1, SLOT_TRANSFORM);
+}
+
+/* ---- accessories, attachments ---- */
+
+tress_accessory_type tress_accessory_get_type(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_ACCESSORY);
+  return in ? in->u.accessory.type : TRESS_ACCESSORY_UNKNOWN;
+}
+
+void tress_accessory_set_type(tress_scene *s, tress_id id, tress_accessory_type t) {
+  instance *in = slot_kind(s, id, TRESS_KIND_ACCESSORY);
+  if (in && t < TRESS_ACCESSORY_TYPE_COUNT) in->u.accessory.type = t;
+}
+
+tress_id tress_accessory_handle(const tress_scene *s, tress_id id) {
+  if (!slot_kind(s, id, TRESS_KIND_ACCESSORY)) return TRESS_NULL_ID;
+  tress_id h = tress_instance_find_child(s, id, "Handle");
+  return slot_kind(s, h, TRESS_KIND_PART) ? h : TRESS_NULL_ID;
+}
+
+static const char *const ACCESSORY_NAMES[TRESS_ACCESSORY_TYPE_COUNT] = {
+    "Unknown", "Hair",   "Hat",    "Neck",     "Shoulder", "Front",    "Back",      "Waist",      "Face",
+    "Shirt",   "Pants",  "Jacket", "Sweater",  "Shorts",   "LeftShoe", "RightShoe", "DressSkirt", "Eyebrow",
+    "Eyelash"};
+
+const char *tress_accessory_type_name(tress_accessory_type t) {
+  return t < TRESS_ACCESSORY_TYPE_COUNT ? ACCESSORY_NAMES[t] : "Unknown";
+}
+
+tress_accessory_type tress_accessory_type_from_name(const char *name) {
+  if (!name) return TRESS_ACCESSORY_TYPE_COUNT;
+  for (int t = 0; t < TRESS_ACCESSORY_TYPE_COUNT; t++)
+    if (strcmp(ACCESSORY_NAMES[t], name) == 0) return (tress_accessory_type)t;
+  return TRESS_ACCESSORY_TYPE_COUNT;
+}
+
+tress_xform tress_attachment_cframe(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_ATTACHMENT);
+  return in ? in->u.attachment.cframe : tress_xform_identity();
+}
+
+void tress_attachment_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
+  instance *in = slot_kind(s, id, TRESS_KIND_ATTACHMENT);
+  if (in) in->u.attachment.cframe = cf;
+}
+
+tress_xform tress_attachment_world(const tress_scene *s, tress_id id) {
+  return slot_kind(s, id, TRESS_KIND_ATTACHMENT) ? world_of(s, id.index1, SLOT_TRANSFORM) : tress_xform_identity();
+}
+
+/* ---- joints ---- */
+
+const tress_joint *tress_joint_get(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
+  return in ? &in->u.joint.def : NULL;
+}
+
+static void capture_constraint_offset(tress_scene *s, instance *in) {
+  tress_joint *j = &in->u.joint.def;
+  if (j->kind != TRESS_JOINT_WELD_CONSTRAINT || !j->enabled) return;
+  if (!slot_kind(s, j->part0, TRESS_KIND_PART) || !slot_kind(s, j->part1, TRESS_KIND_PART)) return;
+  in->u.joint.constraint_offset = tress_xform_inv_mul(tress_part_cframe(s, j->part0), tress_part_cframe(s, j->part1));
+}
+
+void tress_joint_set(tress_scene *s, tress_id id, const tress_joint *def) {
+  instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
+  if (!in || !def) return;
+  in->u.joint.def = *def;
+  capture_constraint_offset(s, in);
+}
+
+void tress_joint_set_enabled(tress_scene *s, tress_id id, bool enabled) {
+  instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
+  if (!in) return;
+  bool was = in->u.joint.def.enabled;
+  in->u.joint.def.enabled = enabled;
+  if (enabled && !was) capture_constraint_offset(s, in);
+}
+
+void tress_joint_set_offsets(tress_scene *s, tress_id id, tress_xform c0, tress_xform c1) {
+  instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
+  if (!in) return;
+  in->u.joint.def.c0 = c0;
+  in->u.joint.def.c1 = c1;
+}
+
+tress_xform tress_joint_weld_constraint_offset(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
+  return in ? in->u.joint.constraint_offset : tress_xform_identity();
+}
+
+bool tress_joint_solve(tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
+  if (!in || !in->u.joint.def.enabled) return false;
+  const tress_joint *j = &in->u.joint.def;
+  switch (j->kind) {
+  case TRESS_JOINT_WELD:
+  case TRESS_JOINT_MOTOR6D: {
+    if (!slot_kind(s, j->part0, TRESS_KIND_PART) || !slot_kind(s, j->part1, TRESS_KIND_PART)) return false;
+    tress_xform joint_world = tress_xform_mul(tress_part_cframe(s, j->part0), j->c0);
+    tress_part_set_cframe(s, j->part1, tress_xform_mul(joint_world, tress_xform_inverse(j->c1)));
+    return true;
+  }
+  case TRESS_JOINT_RIGID_CONSTRAINT: {
+    instance *a0 = slot_kind(s, j->attachment0, TRESS_KIND_ATTACHMENT);
+    instance *a1 = slot_kind(s, j->attachment1, TRESS_KIND_ATTACHMENT);
+    if (!a0 || !a1) return false;
+    tress_id p1 = tress_instance_parent(s, j->attachment1);
+    if (!slot_kind(s, p1, TRESS_KIND_PART)) return false;
+    tress_xform w0 = tress_attachment_world(s, j->attachment0);
+    tress_part_set_cframe(s, p1, tress_xform_mul(w0, tress_xform_inverse(a1->u.attachment.cframe)));
+    return true;
+  }
+  case TRESS_JOINT_WELD_CONSTRAINT: {
+    if (!slot_kind(s, j->part0, TRESS_KIND_PART) || !slot_kind(s, j->part1, TRESS_KIND_PART)) return false;
+    tress_part_set_cframe(s, j->part1, tress_xform_mul(tress_part_cframe(s, j->part0), in->u.joint.constraint_offset));
+    return true;
+  }
+  }
+  return false;
+}
+
+static int cmp_seq(const void *a, const void *b) {
+  uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+  return (x > y) - (x < y);
+}
+
+void tress_scene_solve_joints(tress_scene *s) {
+  if (!s) return;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < s->slot_count; i++)
+    if (s->slots[i].alive && s->slots[i].kind == TRESS_KIND_JOINT) n++;
+  if (!n) return;
+  uint64_t(*order)[2] = malloc(n * sizeof *order);
+  if (!order) return;
+  n = 0;
+  for (uint32_t i = 0; i < s->slot_count; i++) {
+    if (s->slots[i].alive && s->slots[i].kind == TRESS_KIND_JOINT) {
+      order[n][0] = s->slots[i].seq;
+      order[n][1] = i + 1;
+      n++;
+    }
+  }
+  qsort(order, n, sizeof *order, cmp_seq);
+  for (uint32_t i = 0; i < n; i++) tress_joint_solve(s, id_of(s, (uint32_t)order[i][1]));
+  free(order);
+}

@@ -1,0 +1,109 @@
+/* sim_internal.h - what the sim's writer modules share: the handle registry and the frame.
+ *
+ * sim.c owns the registry, the accumulator, culling and the frame loop. Each writer keeps its own
+ * storage and exposes a small set of tress__<writer>_* functions that sim.c calls:
+ *   chains.c    bone chains and part chains (one structure-of-arrays batch for both)
+ *   pendulum.c  accessory pendulums
+ *   rope.c      ropes and cloth sheets
+ * A handle names its writer (kind) and an index into that writer's storage (slot).
+ */
+#ifndef TRESS_SIM_INTERNAL_H
+#define TRESS_SIM_INTERNAL_H
+
+#include "tress/sim.h"
+
+typedef enum tress_handle_kind {
+  TRESS_HANDLE_BONES = 1,
+  TRESS_HANDLE_PARTS,
+  TRESS_HANDLE_ACCESSORY,
+  TRESS_HANDLE_ROPE,
+  TRESS_HANDLE_CLOTH,
+} tress_handle_kind;
+
+typedef struct tress_handle {
+  uint32_t generation;
+  bool alive;
+  tress_handle_kind kind;
+  tress_id root;                /* bound part, accessory, first part, or the rope's first pin */
+  uint32_t slot;                /* index into the writer's storage */
+  tress_connection on_root;     /* root's DESTROYING listener */
+  tress_id character;           /* model when bound by bind_character, else null */
+  tress_connection on_character;/* the model's ANCESTRY_CHANGED / DESTROYING listener */
+  bool eligible;                /* this frame: passed distance/should_simulate and the budget */
+  bool was_awake;               /* last frame it stepped, so waking can snap */
+  float cull_key;               /* squared camera distance, computed once per frame */
+} tress_handle;
+
+/* What one frame hands every writer: computed once in tress_sim_step. */
+typedef struct tress_frame {
+  int substeps;         /* 0..max_substeps */
+  float dt;             /* 1 / fixed_hz */
+  double time;          /* sim time at the end of the frame (after the substeps) */
+  float gravity[3];     /* world units/s^2, already scaled by units_per_stud */
+  float wind[3];        /* sampled once for this frame */
+  float teleport_distance; /* 50 studs scaled */
+} tress_frame;
+
+struct tress_chains;
+struct tress_pendulums;
+struct tress_ropes;
+
+struct tress_sim {
+  tress_sim_def def;
+  tress_scene *scene;
+  float max_distance; /* resolved from the role */
+  int max_chains;
+  tress_handle *handles;
+  uint32_t handle_count, handle_cap, handle_free; /* free chain through slot, one-based */
+  uint32_t live_handles;
+  double accumulator;
+  double time;
+  bool have_camera;
+  float camera[3];
+  tress_sim_stats stats;
+  tress_loop_fn loop_fn;
+  void *loop_user;
+  bool loop_running;
+  /* cull scratch, reused every frame */
+  uint32_t *cull_order;
+  uint32_t cull_cap;
+  struct tress_chains *chains;
+  struct tress_pendulums *pendulums;
+  struct tress_ropes *ropes;
+};
+
+/* Registry (sim.c). alloc connects a DESTROYING listener on root that destroys the handle. */
+tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tress_id root, uint32_t slot);
+tress_handle *tress__handle_get(const tress_sim *sim, tress_handle_id h);
+tress_handle_id tress__handle_id(const tress_sim *sim, const tress_handle *handle);
+/* The live handle of this kind bound to root, or null (dedupe for bind and bind_accessory). */
+tress_handle_id tress__handle_find(const tress_sim *sim, tress_handle_kind kind, tress_id root);
+
+/* Writer entry points sim.c calls. Each frame: prepare (read animated poses), then
+ * substep(k) for k in [0, substeps), then write (outputs once per frame). Handles whose
+ * `eligible` is false freeze: no integration, no writes. */
+struct tress_chains *tress__chains_create(void);
+void tress__chains_destroy(struct tress_chains *c);
+void tress__chains_unbind(tress_sim *sim, tress_handle *h); /* restore poses, free the slot */
+void tress__chains_frame(tress_sim *sim, const tress_frame *frame);
+/* World position of the chain's pin, for culling. */
+bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
+
+struct tress_pendulums *tress__pendulums_create(void);
+void tress__pendulums_destroy(struct tress_pendulums *p);
+void tress__pendulums_unbind(tress_sim *sim, tress_handle *h);
+void tress__pendulums_frame(tress_sim *sim, const tress_frame *frame);
+bool tress__pendulums_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
+
+struct tress_ropes *tress__ropes_create(void);
+void tress__ropes_destroy(struct tress_ropes *r);
+void tress__ropes_unbind(tress_sim *sim, tress_handle *h);
+void tress__ropes_frame(tress_sim *sim, const tress_frame *frame);
+bool tress__ropes_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
+
+/* Writers count handle-steps here. */
+static inline void tress__count_simulated(tress_sim *sim, uint32_t handle_steps) {
+  sim->stats.simulated += handle_steps;
+}
+
+#endif
