@@ -42,7 +42,18 @@ typedef struct tress_frame {
   float gravity[3];     /* world units/s^2, already scaled by units_per_stud */
   float wind[3];        /* sampled once for this frame */
   float teleport_distance; /* 50 studs scaled */
+  double span;          /* real time this frame covers (dt, or the clamp after a hitch) */
+  double remaining;     /* accumulator left after the substeps */
 } tress_frame;
+
+/* Where substep k falls inside the frame, 0 = the previous frame's poses, 1 = this frame's.
+ * Writers interpolate pinned/animated poses with it, so a 30 fps and a 240 fps client that see
+ * the same root motion take the same substeps. */
+static inline float tress__frame_alpha(const tress_frame *f, int k) {
+  if (f->span <= 0.0) return 1.0f;
+  double a = 1.0 - (f->remaining + (double)(f->substeps - 1 - k) * f->dt) / f->span;
+  return a < 0.0 ? 0.0f : (a > 1.0 ? 1.0f : (float)a);
+}
 
 struct tress_chains;
 struct tress_pendulums;

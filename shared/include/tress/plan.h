@@ -1,0 +1,79 @@
+/* tress/plan.h - plan(): the sector x band skeleton and skin weights for a boneless hair cloud.
+ * Pure geometry: vertices in, bones + per-vertex weights out, no scene, no engine, no state. */
+#ifndef TRESS_PLAN_H
+#define TRESS_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Caps so a hostile option cannot ask for millions of bones. 64 x 64 + 1 bones is already far
+ * past any chain budget; the seed's defaults are 3 x 3. */
+#define TRESS_PLAN_MAX_SECTORS 64
+#define TRESS_PLAN_MAX_SEGMENTS 64
+#define TRESS_PLAN_BONE_NAME_MAX 64
+
+typedef enum tress_plan_status {
+  TRESS_PLAN_OK = 0,
+  TRESS_PLAN_ERR_EMPTY,       /* n == 0 or vertices == NULL */
+  TRESS_PLAN_ERR_NOT_FINITE,  /* a NaN or infinite coordinate */
+  TRESS_PLAN_ERR_ABOVE_ROOT,  /* no vertex below the root plane: nothing to hang chains on */
+  TRESS_PLAN_ERR_OPTIONS,     /* sectors/segments 0 or over the cap, zero or non-finite axis/root */
+  TRESS_PLAN_ERR_NO_ROOT,     /* has_root is false: plan() needs a root (rig() fills one in) */
+  TRESS_PLAN_ERR_NO_MEMORY,
+} tress_plan_status;
+
+typedef struct tress_plan_opts {
+  float root[3];          /* scalp anchor, same space as the vertices; required */
+  bool has_root;          /* false = no root given (plan fails; rig uses top centre of bounds) */
+  float axis[3];          /* growth direction, default (0, -1, 0); normalized internally */
+  uint32_t sectors;       /* radial chains, default 3, 1..TRESS_PLAN_MAX_SECTORS */
+  uint32_t segments;      /* bones per chain, default 3, 1..TRESS_PLAN_MAX_SEGMENTS */
+  uint32_t max_influences;/* bones per vertex, default 2, clamped to 1..4 */
+} tress_plan_opts;
+
+/* Bone 0 is HairRoot; chain bone for 1-based sector s and band b is at index
+ * 1 + (s - 1) * segments + (b - 1), named "Hair_S{s}_B{b}". Parents are 0-based indices here
+ * (the seed's table is 1-based with 0 meaning "none"): HairRoot has -1, every _B1 has 0,
+ * every other chain bone has the index just before it. */
+typedef struct tress_plan_bone {
+  char name[TRESS_PLAN_BONE_NAME_MAX];
+  float position[3]; /* bind position in vertex space */
+  int32_t parent;
+} tress_plan_bone;
+
+typedef struct tress_plan_influence {
+  uint16_t bone;
+  float weight;
+} tress_plan_influence;
+
+/* The plan's result (the type is not called tress_plan: that name is the function). */
+typedef struct tress_plan_result {
+  uint32_t bone_count;
+  uint32_t sectors, segments, max_influences; /* as used, after clamping */
+  uint32_t vertex_count;
+  float axis[3];       /* unit growth axis */
+  float reference[3];  /* unit direction sector 1 is centred on (perpendicular to axis) */
+  float depth;         /* deepest vertex below the root plane */
+  tress_plan_bone *bones;
+  /* 4 slots per vertex, sorted by weight descending; used slots sum to 1, the rest are
+   * {0, 0}. influence_count[v] says how many slots of vertex v are used (1..max_influences). */
+  tress_plan_influence *influences;
+  uint8_t *influence_count;
+  void *block_; /* the one allocation behind every array above */
+} tress_plan_result;
+
+tress_plan_opts tress_default_plan_opts(void);
+
+/* Plans a skeleton for n xyz vertices. On success fills *out (free with tress_plan_free).
+ * On failure returns the status and leaves *out zeroed; tress_plan_status_message explains.
+ *
+ * Sectors: the angle of a vertex around the axis is measured from opts' reference direction
+ * (world +X projected off the axis, or world +Z when the axis is within ~25 degrees of X),
+ * turning toward axis x reference. Sector s (1-based) is centred on angle (s-1) * 360/sectors,
+ * so with the default downward axis Hair_S1 hangs on the +X side and with 2 sectors Hair_S2 on
+ * -X. A vertex exactly on the axis goes to sector 1. Bands split [0, depth] into equal slices. */
+tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan_opts *opts, tress_plan_result *out);
+void tress_plan_free(tress_plan_result *plan);
+const char *tress_plan_status_message(tress_plan_status status);
+
+#endif

@@ -1,0 +1,94 @@
+/* tress/rig.h - rig(): plan a boneless mesh, skin it, bake a skinned mesh, swap it into the part
+ * in place and build the matching Bone instances under it. Fails without changing anything. */
+#ifndef TRESS_RIG_H
+#define TRESS_RIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tress/math.h"
+#include "tress/mesh.h"
+#include "tress/plan.h"
+#include "tress/scene.h"
+
+#define TRESS_RIG_REASON_MAX 160
+
+typedef enum tress_rig_status {
+  TRESS_RIG_OK = 0,
+  TRESS_RIG_ERR_NO_MESH,       /* "the MeshPart has no mesh" */
+  TRESS_RIG_ERR_NO_PERMISSION, /* "no permission to load asset" */
+  TRESS_RIG_ERR_BUDGET,        /* the baked-mesh memory budget is spent */
+  TRESS_RIG_ERR_PLAN,          /* plan() refused the mesh or the options (reason says why) */
+  TRESS_RIG_ERR_BAKE,          /* the bake lost its skinning */
+  TRESS_RIG_ERR_NO_MEMORY,
+  TRESS_RIG_ERR_BAD_PART,      /* the id is stale or not a part */
+} tress_rig_status;
+
+/* The memory baked meshes hold, the seed's "editable memory budget". rig() charges a part's
+ * bake when it succeeds and a listener gives the bytes back when the part is destroyed, so the
+ * budget must outlive the scene's rigged parts. A rig that would pass limit fails, caches and
+ * changes nothing. */
+typedef struct tress_rig_budget {
+  uint64_t limit;
+  uint64_t used;
+} tress_rig_budget;
+
+/* The permission gate: the server's asset store answers whether it owns an asset id. */
+typedef bool (*tress_owns_asset_fn)(void *user, const char *asset_id);
+
+typedef struct tress_rig_opts {
+  tress_plan_opts plan;          /* has_root false = top centre of the mesh bounds (the scalp) */
+  tress_owns_asset_fn owns_asset;/* NULL = every asset is owned */
+  void *owns_asset_user;
+  tress_rig_budget *budget;      /* NULL = no budget */
+} tress_rig_opts;
+
+tress_rig_opts tress_default_rig_opts(void);
+
+typedef struct tress_rig_bone {
+  char name[TRESS_NAME_MAX];
+  int32_t parent;     /* 0-based, -1 for HairRoot */
+  float bind_pos[3];  /* mesh space */
+  /* Rest transform before scaling: HairRoot relative to the mesh bounds centre, a chain bone
+   * relative to its parent's bind position. Rotation is identity. */
+  tress_xform rest;
+} tress_rig_bone;
+
+/* The scene-free result, what the server computes on a worker thread and replicates. */
+typedef struct tress_rig_output {
+  tress_mesh *mesh;          /* baked skinned mesh; the output owns one reference */
+  uint32_t bone_count;
+  tress_rig_bone *bones;
+  float bounds_center[3];
+  float mesh_size[3];        /* bounds size of the mesh */
+  float root[3];             /* the root the plan used */
+  char reason[TRESS_RIG_REASON_MAX];
+} tress_rig_output;
+
+/* Plan + skin + bake from a mesh alone. Thread-safe (no shared state): the server runs it on
+ * its thread pool. Ignores owns_asset and budget (those belong to the caller). */
+tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts, tress_rig_output *out);
+void tress_rig_output_free(tress_rig_output *out);
+
+/* True when a bake kept its skinning: skin arrays present, bone_count bones, every joint in
+ * range and every vertex's weights summing to 1. rig() fails a bake for which this is false. */
+bool tress_rig_verify_bake(const tress_mesh *baked, uint32_t bone_count);
+
+/* Bytes a bake of `in` with bone_count bones will hold (what the budget is charged). */
+uint64_t tress_rig_bake_bytes(const tress_mesh *in, uint32_t bone_count);
+
+typedef struct tress_rig_result {
+  tress_rig_status status;
+  char reason[TRESS_RIG_REASON_MAX]; /* "" on success */
+  uint32_t bone_count;
+  char (*bone_names)[TRESS_NAME_MAX];
+  tress_id *bone_ids;                /* Bone instances, same order as bone_names */
+} tress_rig_result;
+
+/* Rigs a part in place. Order as the seed: no mesh, permission gate, budget, plan, skin, bake,
+ * swap (size kept), Bone instances. Returns true with bone names, or false with a reason and the
+ * scene exactly as it was. Free the result with tress_rig_result_free either way. */
+bool tress_rig(tress_scene *scene, tress_id mesh_part, const tress_rig_opts *opts, tress_rig_result *out);
+void tress_rig_result_free(tress_rig_result *result);
+
+#endif

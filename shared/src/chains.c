@@ -1,0 +1,743 @@
+/* chains.c - bone chains and part chains: one structure-of-arrays batch for every chain node.
+ *
+ * Layout. Every node of every bound chain lives in one set of flat float arrays, ordered by
+ * depth level (all pinned roots, then every depth-1 node of every chain, ...), handle by handle
+ * inside a level. A node's parent is always in the previous level, so one in-order pass per
+ * substep solves parents before children, and inside a level no node depends on another: the
+ * math runs over contiguous arrays the compiler vectorizes. The only indexed access (a node's
+ * parent, or its first child for aiming) is a short scalar gather into a level-sized scratch
+ * buffer before each level's math.
+ *
+ * A frame: prepare (read animated poses from the scene, build animated world poses level by
+ * level, decide snaps), substeps (pin roots to the animated pose interpolated to the substep's
+ * time; integrate, stiffness, inextensible link), output (shortest arc from the animated segment
+ * direction to the simulated one, written as a local transform against the parent's already
+ * written pose), then scatter outputs to the scene for awake chains only.
+ *
+ * The layout is rebuilt lazily (on the next frame) when chains bind or unbind; bind may
+ * allocate, a frame never does once the scratch buffers have grown.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* Every per-node float array, in one list so rebuild, permute and free stay generic. */
+#define CHAIN_FIELDS(X)                                                                            \
+  X(cf_px) X(cf_py) X(cf_pz) X(cf_qx) X(cf_qy) X(cf_qz) X(cf_qw)  /* rest local (bone cframe) */  \
+  X(an_px) X(an_py) X(an_pz) X(an_qx) X(an_qy) X(an_qz) X(an_qw)  /* animated local */            \
+  X(aw_px) X(aw_py) X(aw_pz) X(aw_qx) X(aw_qy) X(aw_qz) X(aw_qw)  /* animated world, this frame */ \
+  X(pa_px) X(pa_py) X(pa_pz)                                      /* animated world, last frame */ \
+  X(px) X(py) X(pz) X(ox) X(oy) X(oz)                             /* verlet state */              \
+  X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
+  X(tp_x) X(tp_y) X(tp_z) X(tq_x) X(tq_y) X(tq_z) X(tq_w)         /* written local transform */   \
+  X(aim_x) X(aim_y) X(aim_z)                                      /* first child's rest offset */ \
+  X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale) X(active)
+
+typedef struct chain_nodes {
+#define DECLARE_FIELD(name) float *name;
+  CHAIN_FIELDS(DECLARE_FIELD)
+#undef DECLARE_FIELD
+  int32_t *parent;      /* global index, -1 for a pinned root */
+  int32_t *first_child; /* global index, -1 for a leaf */
+  uint32_t count, cap;
+} chain_nodes;
+
+/* One bound chain (bone hierarchy under a part, or a part chain). Cold data. */
+typedef struct chain_slot {
+  bool used;
+  tress_handle_kind kind;
+  tress_id part;             /* bones: the part the roots hang from; parts: the pin */
+  tress_chain_settings settings;
+  uint32_t node_count;
+  tress_id *ids;             /* bone or part per node, parents first */
+  int32_t *local_parent;     /* -1 for a root */
+  uint32_t *depth;
+  uint32_t *global;          /* index into chain_nodes, valid after a rebuild */
+  tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind */
+  bool fresh;                /* bound since the last frame: start where it is drawn */
+  tress_handle_id handle;
+} chain_slot;
+
+struct tress_chains {
+  chain_slot *slots;
+  uint32_t slot_count, slot_cap;
+  chain_nodes nodes;
+  uint32_t level_count;
+  uint32_t *level_start; /* level_count + 1 entries */
+  uint32_t level_cap;
+  bool dirty;
+  /* scratch for one level's gathers: parent pos, parent rot, child pos */
+  float *g[10];
+  uint32_t g_cap;
+};
+
+static float *const *field_ptrs(const chain_nodes *n, uint32_t *count);
+
+struct tress_chains *tress__chains_create(void) { return calloc(1, sizeof(struct tress_chains)); }
+
+static void nodes_free(chain_nodes *n) {
+#define FREE_FIELD(name) free(n->name);
+  CHAIN_FIELDS(FREE_FIELD)
+#undef FREE_FIELD
+  free(n->parent);
+  free(n->first_child);
+  memset(n, 0, sizeof *n);
+}
+
+static void slot_free(chain_slot *s) {
+  free(s->ids);
+  free(s->local_parent);
+  free(s->depth);
+  free(s->global);
+  free(s->rest);
+  memset(s, 0, sizeof *s);
+}
+
+void tress__chains_destroy(struct tress_chains *c) {
+  if (!c) return;
+  for (uint32_t i = 0; i < c->slot_count; i++)
+    if (c->slots[i].used) slot_free(&c->slots[i]);
+  free(c->slots);
+  nodes_free(&c->nodes);
+  free(c->level_start);
+  for (int k = 0; k < 10; k++) free(c->g[k]);
+  free(c);
+}
+
+static bool nodes_alloc(chain_nodes *n, uint32_t cap) {
+  memset(n, 0, sizeof *n);
+  size_t bytes = (cap ? cap : 1) * sizeof(float);
+  bool ok = true;
+#define ALLOC_FIELD(name) ok = ok && (n->name = malloc(bytes)) != NULL;
+  CHAIN_FIELDS(ALLOC_FIELD)
+#undef ALLOC_FIELD
+  ok = ok && (n->parent = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
+  ok = ok && (n->first_child = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
+  n->cap = cap;
+  if (!ok) nodes_free(n);
+  return ok;
+}
+
+/* ---- settings ---- */
+
+static float clamp01(float v, float fallback) {
+  if (!isfinite(v)) return fallback;
+  return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+}
+
+static tress_chain_settings sanitize(const tress_chain_settings *in) {
+  tress_chain_settings d = tress_default_chain_settings();
+  if (!in) return d;
+  tress_chain_settings s;
+  s.damping = clamp01(in->damping, d.damping);
+  s.stiffness = clamp01(in->stiffness, d.stiffness);
+  s.gravity_scale = isfinite(in->gravity_scale) ? in->gravity_scale : d.gravity_scale;
+  s.wind_scale = isfinite(in->wind_scale) ? in->wind_scale : d.wind_scale;
+  return s;
+}
+
+static bool settings_valid(const tress_chain_settings *s) {
+  return !s || (isfinite(s->damping) && isfinite(s->stiffness) && isfinite(s->gravity_scale) &&
+                isfinite(s->wind_scale));
+}
+
+/* ---- binding ---- */
+
+static uint32_t slot_new(struct tress_chains *c) {
+  for (uint32_t i = 0; i < c->slot_count; i++)
+    if (!c->slots[i].used) return i;
+  if (c->slot_count == c->slot_cap) {
+    uint32_t cap = c->slot_cap ? c->slot_cap * 2 : 16;
+    chain_slot *b = realloc(c->slots, cap * sizeof *b);
+    if (!b) return UINT32_MAX;
+    c->slots = b;
+    c->slot_cap = cap;
+  }
+  memset(&c->slots[c->slot_count], 0, sizeof(chain_slot));
+  return c->slot_count++;
+}
+
+static bool slot_reserve(chain_slot *s, uint32_t n) {
+  s->ids = calloc(n, sizeof *s->ids);
+  s->local_parent = calloc(n, sizeof *s->local_parent);
+  s->depth = calloc(n, sizeof *s->depth);
+  s->global = calloc(n, sizeof *s->global);
+  s->rest = calloc(n, sizeof *s->rest);
+  return s->ids && s->local_parent && s->depth && s->global && s->rest;
+}
+
+typedef struct bone_walk {
+  const tress_scene *scene;
+  chain_slot *slot; /* NULL: count only */
+  uint32_t count;
+} bone_walk;
+
+/* Pre-order over the bone hierarchies under a part: parents always come first. */
+static void walk_bones(bone_walk *w, tress_id parent, int32_t parent_local, uint32_t depth) {
+  for (tress_id c = tress_instance_first_child(w->scene, parent); !tress_id_is_null(c);
+       c = tress_instance_next_sibling(w->scene, c)) {
+    if (tress_instance_kind(w->scene, c) != TRESS_KIND_BONE) continue;
+    uint32_t me = w->count++;
+    if (w->slot) {
+      w->slot->ids[me] = c;
+      w->slot->local_parent[me] = parent_local;
+      w->slot->depth[me] = depth;
+      w->slot->rest[me] = tress_bone_cframe(w->scene, c);
+    }
+    if (depth < 255) walk_bones(w, c, (int32_t)me, depth + 1);
+  }
+}
+
+tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chain_settings *settings,
+                            tress_handle_id *out) {
+  if (out) *out = TRESS_NULL_HANDLE;
+  if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!tress_instance_valid(sim->scene, root_part)) return TRESS_ERR_STALE_ID;
+  if (tress_instance_kind(sim->scene, root_part) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
+  tress_handle_id existing = tress__handle_find(sim, TRESS_HANDLE_BONES, root_part);
+  if (!tress_handle_is_null(existing)) {
+    if (out) *out = existing;
+    return TRESS_OK;
+  }
+  bone_walk w = {sim->scene, NULL, 0};
+  walk_bones(&w, root_part, -1, 0);
+  if (w.count == 0) return TRESS_ERR_NOTHING_TO_BIND;
+
+  struct tress_chains *c = sim->chains;
+  uint32_t si = slot_new(c);
+  if (si == UINT32_MAX) return TRESS_ERR_OUT_OF_MEMORY;
+  chain_slot *s = &c->slots[si];
+  if (!slot_reserve(s, w.count)) {
+    slot_free(s);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
+  s->used = true;
+  s->kind = TRESS_HANDLE_BONES;
+  s->part = root_part;
+  s->settings = sanitize(settings);
+  s->node_count = w.count;
+  s->fresh = true;
+  w.slot = s;
+  w.count = 0;
+  walk_bones(&w, root_part, -1, 0);
+  for (uint32_t i = 0; i < s->node_count; i++) tress_bone_set_simulated(sim->scene, s->ids[i], true);
+
+  tress_handle_id h = tress__handle_alloc(sim, TRESS_HANDLE_BONES, root_part, si);
+  if (tress_handle_is_null(h)) {
+    for (uint32_t i = 0; i < s->node_count; i++) tress_bone_set_simulated(sim->scene, s->ids[i], false);
+    slot_free(s);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
+  s->handle = h;
+  c->dirty = true;
+  if (out) *out = h;
+  return TRESS_OK;
+}
+
+tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_t count,
+                                  const tress_chain_settings *settings, tress_handle_id *out) {
+  if (out) *out = TRESS_NULL_HANDLE;
+  if (!sim || (!parts && count)) return TRESS_ERR_INVALID_ARGUMENT;
+  if (count < 2) return TRESS_ERR_TOO_FEW_PARTS;
+  if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
+  for (uint32_t i = 0; i < count; i++) {
+    if (!tress_instance_valid(sim->scene, parts[i])) return TRESS_ERR_STALE_ID;
+    if (tress_instance_kind(sim->scene, parts[i]) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
+    if (!tress_xform_is_finite(tress_part_cframe(sim->scene, parts[i]))) return TRESS_ERR_INVALID_ARGUMENT;
+  }
+  struct tress_chains *c = sim->chains;
+  uint32_t si = slot_new(c);
+  if (si == UINT32_MAX) return TRESS_ERR_OUT_OF_MEMORY;
+  chain_slot *s = &c->slots[si];
+  if (!slot_reserve(s, count)) {
+    slot_free(s);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
+  s->used = true;
+  s->kind = TRESS_HANDLE_PARTS;
+  s->part = parts[0];
+  s->settings = sanitize(settings);
+  s->node_count = count;
+  s->fresh = true;
+  for (uint32_t i = 0; i < count; i++) {
+    s->ids[i] = parts[i];
+    s->local_parent[i] = (int32_t)i - 1;
+    s->depth[i] = i;
+    s->rest[i] = i == 0 ? tress_xform_identity()
+                        : tress_xform_inv_mul(tress_part_cframe(sim->scene, parts[i - 1]),
+                                              tress_part_cframe(sim->scene, parts[i]));
+  }
+  tress_handle_id h = tress__handle_alloc(sim, TRESS_HANDLE_PARTS, parts[0], si);
+  if (tress_handle_is_null(h)) {
+    slot_free(s);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
+  s->handle = h;
+  c->dirty = true;
+  if (out) *out = h;
+  return TRESS_OK;
+}
+
+void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
+  struct tress_chains *c = sim->chains;
+  if (h->slot >= c->slot_count) return;
+  chain_slot *s = &c->slots[h->slot];
+  if (!s->used) return;
+  if (s->kind == TRESS_HANDLE_BONES) {
+    /* Give every bone back: its animated value (identity when nothing animates it). */
+    for (uint32_t i = 0; i < s->node_count; i++) {
+      tress_bone_set_simulated(sim->scene, s->ids[i], false);
+      tress_bone_set_transform(sim->scene, s->ids[i], tress_bone_animated(sim->scene, s->ids[i]));
+    }
+  }
+  slot_free(s);
+  c->dirty = true;
+}
+
+tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id, const tress_chain_settings *in) {
+  tress_handle *h = tress__handle_get(sim, id);
+  if (!h) return TRESS_ERR_STALE_ID;
+  if (h->kind != TRESS_HANDLE_BONES && h->kind != TRESS_HANDLE_PARTS) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!in || !settings_valid(in)) return TRESS_ERR_INVALID_ARGUMENT;
+  chain_slot *s = &sim->chains->slots[h->slot];
+  s->settings = sanitize(in);
+  if (!sim->chains->dirty) {
+    chain_nodes *n = &sim->chains->nodes;
+    for (uint32_t k = 0; k < s->node_count; k++) {
+      uint32_t i = s->global[k];
+      n->damping[i] = s->settings.damping;
+      n->stiffness[i] = s->settings.stiffness;
+      n->gscale[i] = s->settings.gravity_scale;
+      n->wscale[i] = s->settings.wind_scale;
+    }
+  }
+  return TRESS_OK;
+}
+
+/* ---- layout rebuild ---- */
+
+static bool ensure_scratch(struct tress_chains *c, uint32_t n) {
+  if (n <= c->g_cap) return true;
+  for (int k = 0; k < 10; k++) {
+    float *b = realloc(c->g[k], n * sizeof(float));
+    if (!b) return false;
+    c->g[k] = b;
+  }
+  c->g_cap = n;
+  return true;
+}
+
+static bool rebuild(struct tress_chains *c) {
+  uint32_t total = 0, levels = 0;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    total += s->node_count;
+    for (uint32_t k = 0; k < s->node_count; k++)
+      if (s->depth[k] + 1 > levels) levels = s->depth[k] + 1;
+  }
+  if (levels + 1 > c->level_cap) {
+    uint32_t *b = realloc(c->level_start, (levels + 1) * sizeof *b);
+    if (!b) return false;
+    c->level_start = b;
+    c->level_cap = levels + 1;
+  }
+  memset(c->level_start, 0, (levels + 1) * sizeof *c->level_start);
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    for (uint32_t k = 0; k < s->node_count; k++) c->level_start[s->depth[k] + 1]++;
+  }
+  for (uint32_t l = 1; l <= levels; l++) c->level_start[l] += c->level_start[l - 1];
+  uint32_t widest = 0;
+  for (uint32_t l = 0; l < levels; l++)
+    if (c->level_start[l + 1] - c->level_start[l] > widest) widest = c->level_start[l + 1] - c->level_start[l];
+  if (!ensure_scratch(c, widest ? widest : 1)) return false;
+
+  chain_nodes fresh;
+  if (!nodes_alloc(&fresh, total)) return false;
+  fresh.count = total;
+  uint32_t *cursor = malloc((levels ? levels : 1) * sizeof *cursor);
+  if (!cursor) {
+    nodes_free(&fresh);
+    return false;
+  }
+  memcpy(cursor, c->level_start, levels * sizeof *cursor);
+
+  chain_nodes *old = &c->nodes;
+  uint32_t nf;
+  float *const *from = field_ptrs(old, &nf);
+  float *const *to = field_ptrs(&fresh, &nf);
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    for (uint32_t k = 0; k < s->node_count; k++) {
+      uint32_t i = cursor[s->depth[k]]++;
+      /* carry the state over; fresh nodes start from zeros (finite, so masked blends stay finite) */
+      for (uint32_t f = 0; f < nf; f++) to[f][i] = s->fresh ? 0.0f : from[f][s->global[k]];
+      if (s->fresh) fresh.an_qw[i] = fresh.aw_qw[i] = fresh.wq_w[i] = fresh.tq_w[i] = fresh.cf_qw[i] = 1.0f;
+      s->global[k] = i;
+    }
+  }
+  free(cursor);
+  /* Static per-node data comes from the cold slots. */
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    for (uint32_t k = 0; k < s->node_count; k++) {
+      uint32_t i = s->global[k];
+      tress_xform r = s->rest[k];
+      fresh.cf_px[i] = r.p[0]; fresh.cf_py[i] = r.p[1]; fresh.cf_pz[i] = r.p[2];
+      fresh.cf_qx[i] = r.q[0]; fresh.cf_qy[i] = r.q[1]; fresh.cf_qz[i] = r.q[2]; fresh.cf_qw[i] = r.q[3];
+      fresh.rest_len[i] = s->local_parent[k] < 0 ? 0.0f : sqrtf(r.p[0] * r.p[0] + r.p[1] * r.p[1] + r.p[2] * r.p[2]);
+      fresh.parent[i] = s->local_parent[k] < 0 ? -1 : (int32_t)s->global[s->local_parent[k]];
+      fresh.first_child[i] = -1;
+      fresh.aim_x[i] = fresh.aim_y[i] = fresh.aim_z[i] = 0.0f;
+      fresh.damping[i] = s->settings.damping;
+      fresh.stiffness[i] = s->settings.stiffness;
+      fresh.gscale[i] = s->settings.gravity_scale;
+      fresh.wscale[i] = s->settings.wind_scale;
+      fresh.active[i] = 0.0f;
+    }
+    /* First child in bind order: the one a bone with several children aims at. */
+    for (uint32_t k = s->node_count; k-- > 0;) {
+      if (s->local_parent[k] < 0) continue;
+      uint32_t p = s->global[s->local_parent[k]];
+      fresh.first_child[p] = (int32_t)s->global[k];
+      fresh.aim_x[p] = s->rest[k].p[0];
+      fresh.aim_y[p] = s->rest[k].p[1];
+      fresh.aim_z[p] = s->rest[k].p[2];
+    }
+  }
+  nodes_free(old);
+  c->nodes = fresh;
+  c->level_count = levels;
+  c->dirty = false;
+  return true;
+}
+
+static float *const *field_ptrs(const chain_nodes *n, uint32_t *count) {
+  /* The struct is a run of float pointers followed by the index arrays. */
+  *count = (uint32_t)(offsetof(chain_nodes, parent) / sizeof(float *));
+  return (float *const *)n;
+}
+
+/* ---- frame ---- */
+
+/* Reads animated locals (and the roots' parent frames) for awake chains, snaps the ones that
+ * need it, and builds animated world poses level by level. Returns false on a bad scene read. */
+static void read_inputs(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
+  chain_nodes *n = &c->nodes;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    float act = 0.0f;
+    tress_handle *h = tress__handle_get(sim, s->handle);
+    if (h && h->eligible && f->substeps > 0) act = 1.0f;
+    if (h && h->eligible && f->substeps == 0 && h->was_awake) act = 1.0f;
+    for (uint32_t k = 0; k < s->node_count; k++) n->active[s->global[k]] = act;
+    if (!act) {
+      if (h) h->was_awake = false;
+      continue;
+    }
+    for (uint32_t k = 0; k < s->node_count; k++) {
+      uint32_t i = s->global[k];
+      tress_xform a = s->kind == TRESS_HANDLE_BONES ? tress_bone_animated(sim->scene, s->ids[k]) : tress_xform_identity();
+      if (!tress_xform_is_finite(a)) a = tress_xform_identity();
+      n->an_px[i] = a.p[0]; n->an_py[i] = a.p[1]; n->an_pz[i] = a.p[2];
+      n->an_qx[i] = a.q[0]; n->an_qy[i] = a.q[1]; n->an_qz[i] = a.q[2]; n->an_qw[i] = a.q[3];
+    }
+  }
+}
+
+/* Roots: parent frame (the part) * cframe * animated. For part chains the pin is the part. */
+static void root_world(tress_sim *sim, struct tress_chains *c, const chain_slot *s, uint32_t k) {
+  chain_nodes *n = &c->nodes;
+  uint32_t i = s->global[k];
+  tress_xform w;
+  if (s->kind == TRESS_HANDLE_PARTS) {
+    w = tress_part_cframe(sim->scene, s->ids[0]);
+  } else {
+    tress_xform part = tress_part_cframe(sim->scene, s->part);
+    tress_xform cf = s->rest[k];
+    tress_xform an = {{n->an_px[i], n->an_py[i], n->an_pz[i]}, {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]}};
+    w = tress_xform_mul(tress_xform_mul(part, cf), an);
+  }
+  if (!tress_xform_is_finite(w)) w = tress_xform_from_pos(n->aw_px[i], n->aw_py[i], n->aw_pz[i]);
+  n->aw_px[i] = w.p[0]; n->aw_py[i] = w.p[1]; n->aw_pz[i] = w.p[2];
+  n->aw_qx[i] = w.q[0]; n->aw_qy[i] = w.q[1]; n->aw_qz[i] = w.q[2]; n->aw_qw[i] = w.q[3];
+}
+
+/* world = parent_world * cframe * animated for one level, over contiguous arrays. */
+static void animated_world_level(struct tress_chains *c, uint32_t lo, uint32_t hi) {
+  chain_nodes *n = &c->nodes;
+  float *gpx = c->g[0], *gpy = c->g[1], *gpz = c->g[2];
+  float *gqx = c->g[3], *gqy = c->g[4], *gqz = c->g[5], *gqw = c->g[6];
+  for (uint32_t i = lo; i < hi; i++) {
+    int32_t p = n->parent[i];
+    uint32_t j = i - lo;
+    gpx[j] = n->aw_px[p]; gpy[j] = n->aw_py[p]; gpz[j] = n->aw_pz[p];
+    gqx[j] = n->aw_qx[p]; gqy[j] = n->aw_qy[p]; gqz[j] = n->aw_qz[p]; gqw[j] = n->aw_qw[p];
+  }
+  for (uint32_t i = lo; i < hi; i++) {
+    uint32_t j = i - lo;
+    float q[4] = {gqx[j], gqy[j], gqz[j], gqw[j]};
+    float cq[4] = {n->cf_qx[i], n->cf_qy[i], n->cf_qz[i], n->cf_qw[i]};
+    float aq[4] = {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]};
+    float cp[3] = {n->cf_px[i], n->cf_py[i], n->cf_pz[i]};
+    float ap[3] = {n->an_px[i], n->an_py[i], n->an_pz[i]};
+    /* base = parent * cframe; world = base * animated */
+    float bq[4], bp[3], wq[4], wp[3], r[3];
+    tress_quat_rotate(q, cp, r);
+    bp[0] = gpx[j] + r[0]; bp[1] = gpy[j] + r[1]; bp[2] = gpz[j] + r[2];
+    tress_quat_mul(q, cq, bq);
+    tress_quat_rotate(bq, ap, r);
+    wp[0] = bp[0] + r[0]; wp[1] = bp[1] + r[1]; wp[2] = bp[2] + r[2];
+    tress_quat_mul(bq, aq, wq);
+    n->aw_px[i] = wp[0]; n->aw_py[i] = wp[1]; n->aw_pz[i] = wp[2];
+    n->aw_qx[i] = wq[0]; n->aw_qy[i] = wq[1]; n->aw_qz[i] = wq[2]; n->aw_qw[i] = wq[3];
+  }
+}
+
+static void snap_slot(struct tress_chains *c, chain_slot *s) {
+  chain_nodes *n = &c->nodes;
+  for (uint32_t k = 0; k < s->node_count; k++) {
+    uint32_t i = s->global[k];
+    n->px[i] = n->ox[i] = n->pa_px[i] = n->aw_px[i];
+    n->py[i] = n->oy[i] = n->pa_py[i] = n->aw_py[i];
+    n->pz[i] = n->oz[i] = n->pa_pz[i] = n->aw_pz[i];
+  }
+}
+
+static tress_handle *slot_handle(tress_sim *sim, uint32_t si) {
+  return tress__handle_get(sim, sim->chains->slots[si].handle);
+}
+
+static void prepare(tress_sim *sim, const tress_frame *f) {
+  struct tress_chains *c = sim->chains;
+  chain_nodes *n = &c->nodes;
+  read_inputs(sim, c, f);
+  /* Last frame's animated positions become the interpolation start. */
+  memcpy(n->pa_px, n->aw_px, n->count * sizeof(float));
+  memcpy(n->pa_py, n->aw_py, n->count * sizeof(float));
+  memcpy(n->pa_pz, n->aw_pz, n->count * sizeof(float));
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used || n->active[s->global[0]] == 0.0f) continue;
+    for (uint32_t k = 0; k < s->node_count; k++)
+      if (s->local_parent[k] < 0) root_world(sim, c, s, k);
+  }
+  for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, c->level_start[l], c->level_start[l + 1]);
+  /* Snap: new chains start where they are drawn, waking chains and teleports do not whip. */
+  float tele2 = f->teleport_distance * f->teleport_distance;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    uint32_t r = s->global[0];
+    if (n->active[r] == 0.0f) continue;
+    tress_handle *h = slot_handle(sim, si);
+    float dx = n->aw_px[r] - n->pa_px[r], dy = n->aw_py[r] - n->pa_py[r], dz = n->aw_pz[r] - n->pa_pz[r];
+    bool teleport = dx * dx + dy * dy + dz * dz > tele2;
+    if (s->fresh || teleport || (h && !h->was_awake)) snap_slot(c, s);
+    s->fresh = false;
+    if (h) h->was_awake = true;
+  }
+}
+
+static void substep(struct tress_chains *c, const tress_frame *f, float alpha) {
+  chain_nodes *n = &c->nodes;
+  if (c->level_count == 0) return;
+  /* Pinned roots follow the animated pose, interpolated to this substep's time. */
+  for (uint32_t i = c->level_start[0]; i < c->level_start[1]; i++) {
+    float m = n->active[i];
+    float x = n->pa_px[i] + (n->aw_px[i] - n->pa_px[i]) * alpha;
+    float y = n->pa_py[i] + (n->aw_py[i] - n->pa_py[i]) * alpha;
+    float z = n->pa_pz[i] + (n->aw_pz[i] - n->pa_pz[i]) * alpha;
+    n->ox[i] += (n->px[i] - n->ox[i]) * m;
+    n->oy[i] += (n->py[i] - n->oy[i]) * m;
+    n->oz[i] += (n->pz[i] - n->oz[i]) * m;
+    n->px[i] += (x - n->px[i]) * m;
+    n->py[i] += (y - n->py[i]) * m;
+    n->pz[i] += (z - n->pz[i]) * m;
+  }
+  float dt2 = f->dt * f->dt;
+  float gx = f->gravity[0] * dt2, gy = f->gravity[1] * dt2, gz = f->gravity[2] * dt2;
+  float wx = f->wind[0] * dt2, wy = f->wind[1] * dt2, wz = f->wind[2] * dt2;
+  float *gpx = c->g[0], *gpy = c->g[1], *gpz = c->g[2];
+  for (uint32_t l = 1; l < c->level_count; l++) {
+    uint32_t lo = c->level_start[l], hi = c->level_start[l + 1];
+    for (uint32_t i = lo; i < hi; i++) {
+      int32_t p = n->parent[i];
+      gpx[i - lo] = n->px[p]; gpy[i - lo] = n->py[p]; gpz[i - lo] = n->pz[p];
+    }
+    float *restrict px = n->px + lo, *restrict py = n->py + lo, *restrict pz = n->pz + lo;
+    float *restrict ox = n->ox + lo, *restrict oy = n->oy + lo, *restrict oz = n->oz + lo;
+    const float *restrict ax = n->aw_px + lo, *restrict ay = n->aw_py + lo, *restrict az = n->aw_pz + lo;
+    const float *restrict bx = n->pa_px + lo, *restrict by = n->pa_py + lo, *restrict bz = n->pa_pz + lo;
+    const float *restrict damp = n->damping + lo, *restrict stiff = n->stiffness + lo;
+    const float *restrict gs = n->gscale + lo, *restrict ws = n->wscale + lo;
+    const float *restrict rest = n->rest_len + lo, *restrict act = n->active + lo;
+    const float *restrict qx = gpx, *restrict qy = gpy, *restrict qz = gpz;
+    uint32_t count = hi - lo;
+    for (uint32_t j = 0; j < count; j++) {
+      float m = act[j];
+      float cx = px[j], cy = py[j], cz = pz[j];
+      /* integrate */
+      float vx = (cx - ox[j]) * damp[j], vy = (cy - oy[j]) * damp[j], vz = (cz - oz[j]) * damp[j];
+      float nx = cx + vx + gx * gs[j] + wx * ws[j];
+      float ny = cy + vy + gy * gs[j] + wy * ws[j];
+      float nz = cz + vz + gz * gs[j] + wz * ws[j];
+      /* stiffness: pull toward the animated pose at this substep's time */
+      float tx = bx[j] + (ax[j] - bx[j]) * alpha, ty = by[j] + (ay[j] - by[j]) * alpha, tz = bz[j] + (az[j] - bz[j]) * alpha;
+      nx += (tx - nx) * stiff[j];
+      ny += (ty - ny) * stiff[j];
+      nz += (tz - nz) * stiff[j];
+      /* inextensible link to the parent, already solved this pass */
+      float dx = nx - qx[j], dy = ny - qy[j], dz = nz - qz[j];
+      float len2 = dx * dx + dy * dy + dz * dz;
+      float len = sqrtf(len2);
+      float s = len > 1e-12f ? rest[j] / len : 0.0f;
+      nx = qx[j] + dx * s;
+      ny = qy[j] + dy * s;
+      nz = qz[j] + dz * s;
+      /* sleeping chains keep their state: blend by the mask instead of branching */
+      ox[j] = cx + (ox[j] - cx) * (1.0f - m);
+      oy[j] = cy + (oy[j] - cy) * (1.0f - m);
+      oz[j] = cz + (oz[j] - cz) * (1.0f - m);
+      px[j] = cx + (nx - cx) * m;
+      py[j] = cy + (ny - cy) * m;
+      pz[j] = cz + (nz - cz) * m;
+    }
+  }
+}
+
+/* Output for one level: base = parent written * cframe; the node sits at its simulated
+ * position and turns by the shortest arc from its animated aim to where its first child is. */
+static void output_level(struct tress_chains *c, uint32_t lo, uint32_t hi) {
+  chain_nodes *n = &c->nodes;
+  float *gpx = c->g[0], *gpy = c->g[1], *gpz = c->g[2];
+  float *gqx = c->g[3], *gqy = c->g[4], *gqz = c->g[5], *gqw = c->g[6];
+  float *ccx = c->g[7], *ccy = c->g[8], *ccz = c->g[9];
+  for (uint32_t i = lo; i < hi; i++) {
+    int32_t p = n->parent[i];
+    int32_t ch = n->first_child[i];
+    uint32_t j = i - lo;
+    gpx[j] = n->wp_x[p]; gpy[j] = n->wp_y[p]; gpz[j] = n->wp_z[p];
+    gqx[j] = n->wq_x[p]; gqy[j] = n->wq_y[p]; gqz[j] = n->wq_z[p]; gqw[j] = n->wq_w[p];
+    /* a leaf aims nowhere: child == self gives a zero direction and an identity arc */
+    int32_t t = ch >= 0 ? ch : (int32_t)i;
+    ccx[j] = n->px[t]; ccy[j] = n->py[t]; ccz[j] = n->pz[t];
+  }
+  for (uint32_t i = lo; i < hi; i++) {
+    uint32_t j = i - lo;
+    float pq[4] = {gqx[j], gqy[j], gqz[j], gqw[j]};
+    float cq[4] = {n->cf_qx[i], n->cf_qy[i], n->cf_qz[i], n->cf_qw[i]};
+    float cp[3] = {n->cf_px[i], n->cf_py[i], n->cf_pz[i]};
+    float aq[4] = {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]};
+    float bq[4], bp[3], r[3];
+    tress_quat_rotate(pq, cp, r);
+    bp[0] = gpx[j] + r[0]; bp[1] = gpy[j] + r[1]; bp[2] = gpz[j] + r[2];
+    tress_quat_mul(pq, cq, bq);
+    float p[3] = {n->px[i], n->py[i], n->pz[i]};
+    /* local translation: where the simulation put the node, seen from base */
+    float d[3] = {p[0] - bp[0], p[1] - bp[1], p[2] - bp[2]};
+    float tp[3];
+    tress_quat_rotate_inv(bq, d, tp);
+    /* aim: animated direction (in base frame) vs simulated direction (in base frame) */
+    float aim[3] = {n->aim_x[i], n->aim_y[i], n->aim_z[i]};
+    float from[3];
+    tress_quat_rotate(aq, aim, from);
+    float sd[3] = {ccx[j] - p[0], ccy[j] - p[1], ccz[j] - p[2]};
+    float to[3];
+    tress_quat_rotate_inv(bq, sd, to);
+    float arc[4];
+    tress_quat_from_to(from, to, arc);
+    float tq[4];
+    tress_quat_mul(arc, aq, tq);
+    float wq[4];
+    tress_quat_mul(bq, tq, wq);
+    n->tp_x[i] = tp[0]; n->tp_y[i] = tp[1]; n->tp_z[i] = tp[2];
+    n->tq_x[i] = tq[0]; n->tq_y[i] = tq[1]; n->tq_z[i] = tq[2]; n->tq_w[i] = tq[3];
+    n->wp_x[i] = p[0]; n->wp_y[i] = p[1]; n->wp_z[i] = p[2];
+    n->wq_x[i] = wq[0]; n->wq_y[i] = wq[1]; n->wq_z[i] = wq[2]; n->wq_w[i] = wq[3];
+  }
+}
+
+static void output(struct tress_chains *c) {
+  chain_nodes *n = &c->nodes;
+  if (c->level_count == 0) return;
+  /* Roots are pinned: they show the animated pose, unswung. */
+  for (uint32_t i = c->level_start[0]; i < c->level_start[1]; i++) {
+    n->wp_x[i] = n->aw_px[i]; n->wp_y[i] = n->aw_py[i]; n->wp_z[i] = n->aw_pz[i];
+    n->wq_x[i] = n->aw_qx[i]; n->wq_y[i] = n->aw_qy[i]; n->wq_z[i] = n->aw_qz[i]; n->wq_w[i] = n->aw_qw[i];
+    n->tp_x[i] = n->an_px[i]; n->tp_y[i] = n->an_py[i]; n->tp_z[i] = n->an_pz[i];
+    n->tq_x[i] = n->an_qx[i]; n->tq_y[i] = n->an_qy[i]; n->tq_z[i] = n->an_qz[i]; n->tq_w[i] = n->an_qw[i];
+  }
+  for (uint32_t l = 1; l < c->level_count; l++) output_level(c, c->level_start[l], c->level_start[l + 1]);
+}
+
+static void write_scene(tress_sim *sim, struct tress_chains *c) {
+  chain_nodes *n = &c->nodes;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used || n->active[s->global[0]] == 0.0f) continue;
+    /* One NaN anywhere snaps the whole chain back to its animated pose: never write a NaN. */
+    bool finite = true;
+    for (uint32_t k = 0; k < s->node_count && finite; k++) {
+      uint32_t i = s->global[k];
+      finite = isfinite(n->px[i] + n->py[i] + n->pz[i] + n->tq_x[i] + n->tq_y[i] + n->tq_z[i] + n->tq_w[i] +
+                        n->tp_x[i] + n->tp_y[i] + n->tp_z[i]);
+    }
+    if (!finite) {
+      snap_slot(c, s);
+      for (uint32_t k = 0; k < s->node_count; k++) {
+        uint32_t i = s->global[k];
+        n->tp_x[i] = n->an_px[i]; n->tp_y[i] = n->an_py[i]; n->tp_z[i] = n->an_pz[i];
+        n->tq_x[i] = n->an_qx[i]; n->tq_y[i] = n->an_qy[i]; n->tq_z[i] = n->an_qz[i]; n->tq_w[i] = n->an_qw[i];
+        n->wp_x[i] = n->aw_px[i]; n->wp_y[i] = n->aw_py[i]; n->wp_z[i] = n->aw_pz[i];
+        n->wq_x[i] = n->aw_qx[i]; n->wq_y[i] = n->aw_qy[i]; n->wq_z[i] = n->aw_qz[i]; n->wq_w[i] = n->aw_qw[i];
+      }
+    }
+    if (s->kind == TRESS_HANDLE_BONES) {
+      for (uint32_t k = 0; k < s->node_count; k++) {
+        uint32_t i = s->global[k];
+        tress_xform t = {{n->tp_x[i], n->tp_y[i], n->tp_z[i]}, {n->tq_x[i], n->tq_y[i], n->tq_z[i], n->tq_w[i]}};
+        tress_bone_set_transform(sim->scene, s->ids[k], t);
+      }
+    } else {
+      for (uint32_t k = 1; k < s->node_count; k++) {
+        uint32_t i = s->global[k];
+        tress_xform w = {{n->wp_x[i], n->wp_y[i], n->wp_z[i]}, {n->wq_x[i], n->wq_y[i], n->wq_z[i], n->wq_w[i]}};
+        tress_part_set_cframe(sim->scene, s->ids[k], w);
+      }
+    }
+  }
+}
+
+void tress__chains_frame(tress_sim *sim, const tress_frame *f) {
+  struct tress_chains *c = sim->chains;
+  if (c->dirty && !rebuild(c)) return;
+  if (c->nodes.count == 0) return;
+  prepare(sim, f);
+  for (int k = 0; k < f->substeps; k++) substep(c, f, tress__frame_alpha(f, k));
+  /* handle-steps: every awake chain counts once per substep */
+  uint32_t awake = 0;
+  for (uint32_t si = 0; si < c->slot_count; si++)
+    if (c->slots[si].used && c->nodes.active[c->slots[si].global[0]] != 0.0f) awake++;
+  tress__count_simulated(sim, awake * (uint32_t)f->substeps);
+  output(c);
+  write_scene(sim, c);
+}
+
+bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]) {
+  struct tress_chains *c = sim->chains;
+  if (h->slot >= c->slot_count || !c->slots[h->slot].used) return false;
+  const chain_slot *s = &c->slots[h->slot];
+  tress_xform w = tress_part_cframe(sim->scene, s->part);
+  if (s->kind == TRESS_HANDLE_BONES) w = tress_xform_mul(w, s->rest[0]);
+  memcpy(out, w.p, 3 * sizeof(float));
+  return tress_vec3_is_finite(out);
+}

@@ -1,0 +1,394 @@
+/* sim.c - the simulation: handle registry, fixed-step accumulator, culling, budget, loop hook.
+ *
+ * One sim steps every bound handle. step(dt) feeds an accumulator drained in 1/fixed_hz slices,
+ * capped at max_substeps slices so a hitch never spirals. Eligibility (distance or the
+ * should_simulate override, then the max_chains budget, nearest first) is computed once per frame
+ * into reused buffers; the writers (chains.c, pendulum.c, rope.c) then run that frame's substeps
+ * and write their outputs once.
+ *
+ * Invariants:
+ * - the loop hook is "needed" exactly while live_handles > 0; losing the last handle clears the
+ *   accumulator, as the seed's Heartbeat disconnect does;
+ * - a handle destroys itself when its root instance is destroyed (DESTROYING listener);
+ * - nothing in step() allocates once the cull buffer has grown to the handle count.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+#define TELEPORT_STUDS 50.0f
+#define SERVER_MAX_DISTANCE 100.0f
+#define SERVER_MAX_CHAINS 20
+
+const char *tress_result_string(tress_result r) {
+  switch (r) {
+  case TRESS_OK: return "ok";
+  case TRESS_ERR_INVALID_ARGUMENT: return "invalid argument";
+  case TRESS_ERR_STALE_ID: return "the instance or handle no longer exists";
+  case TRESS_ERR_NOTHING_TO_BIND: return "nothing to bind";
+  case TRESS_ERR_TOO_FEW_PARTS: return "a part chain needs a pin and at least one link";
+  case TRESS_ERR_OUT_OF_MEMORY: return "out of memory";
+  }
+  return "unknown error";
+}
+
+tress_sim_def tress_default_sim_def(void) {
+  tress_sim_def d;
+  memset(&d, 0, sizeof d);
+  d.role = TRESS_SIM_CLIENT;
+  d.units_per_stud = 1.0f;
+  d.gravity[1] = -30.0f;
+  d.fixed_hz = 60.0f;
+  d.max_substeps = 3;
+  d.max_distance = -1.0f;
+  d.max_chains = -1;
+  return d;
+}
+
+tress_chain_settings tress_default_chain_settings(void) {
+  return (tress_chain_settings){.damping = 0.92f, .stiffness = 0.1f, .gravity_scale = 1.0f, .wind_scale = 1.0f};
+}
+
+tress_accessory_settings tress_default_accessory_settings(void) {
+  return (tress_accessory_settings){
+      .damping = 0.9f, .stiffness = 0.08f, .gravity_scale = 0.4f, .wind_scale = 1.0f, .max_swing_degrees = 25.0f};
+}
+
+int tress_device_max_chains(float compute) {
+  int n = (int)lroundf(10.0f * compute);
+  return n < 1 ? 1 : n;
+}
+
+float tress_device_max_distance(float compute) { return roundf(80.0f * compute); }
+
+static float finite_or(float v, float fallback) { return isfinite(v) ? v : fallback; }
+
+tress_sim *tress_sim_create(const tress_sim_def *def) {
+  if (!def || !def->scene) return NULL;
+  tress_sim *sim = calloc(1, sizeof *sim);
+  if (!sim) return NULL;
+  sim->def = *def;
+  sim->scene = def->scene;
+  tress_sim_def *d = &sim->def;
+  d->units_per_stud = finite_or(d->units_per_stud, 1.0f);
+  if (d->units_per_stud <= 0.0f) d->units_per_stud = 1.0f;
+  d->fixed_hz = finite_or(d->fixed_hz, 60.0f);
+  if (d->fixed_hz < 1.0f) d->fixed_hz = 1.0f;
+  if (d->fixed_hz > 1000.0f) d->fixed_hz = 1000.0f;
+  if (d->max_substeps < 1) d->max_substeps = 1;
+  if (d->max_substeps > 64) d->max_substeps = 64;
+  for (int k = 0; k < 3; k++) {
+    d->gravity[k] = finite_or(d->gravity[k], 0.0f);
+    d->ambient_wind[k] = finite_or(d->ambient_wind[k], 0.0f);
+  }
+  float ups = d->units_per_stud;
+  if (d->role == TRESS_SIM_SERVER) {
+    sim->max_distance = SERVER_MAX_DISTANCE * ups;
+    sim->max_chains = SERVER_MAX_CHAINS;
+  } else if (d->max_distance < 0.0f || d->max_chains < 0) {
+    float c = d->device_compute > 0.0f ? d->device_compute : tress_device_compute();
+    if (c < 0.25f) c = 0.25f;
+    if (c > 4.0f) c = 4.0f;
+    d->device_compute = c;
+    sim->max_distance = tress_device_max_distance(c) * ups;
+    sim->max_chains = tress_device_max_chains(c);
+  }
+  if (d->max_distance >= 0.0f && isfinite(d->max_distance)) sim->max_distance = d->max_distance;
+  if (d->max_chains >= 0) sim->max_chains = d->max_chains;
+  sim->chains = tress__chains_create();
+  sim->pendulums = tress__pendulums_create();
+  sim->ropes = tress__ropes_create();
+  if (!sim->chains || !sim->pendulums || !sim->ropes) {
+    tress_sim_destroy(sim);
+    return NULL;
+  }
+  return sim;
+}
+
+const tress_sim_def *tress_sim_get_def(const tress_sim *sim) { return sim ? &sim->def : NULL; }
+
+void tress_sim_set_loop_hook(tress_sim *sim, tress_loop_fn fn, void *user) {
+  if (!sim) return;
+  if (sim->loop_running && sim->loop_fn) sim->loop_fn(sim->loop_user, sim, false);
+  sim->loop_fn = fn;
+  sim->loop_user = user;
+  sim->loop_running = false;
+  if (fn && sim->live_handles > 0) {
+    sim->loop_running = true;
+    fn(user, sim, true);
+  }
+}
+
+void tress_sim_destroy(tress_sim *sim) {
+  if (!sim) return;
+  for (uint32_t i = 0; i < sim->handle_count; i++) {
+    tress_handle *h = &sim->handles[i];
+    if (h->alive) tress_handle_destroy(sim, (tress_handle_id){i + 1, h->generation});
+  }
+  if (sim->loop_running && sim->loop_fn) sim->loop_fn(sim->loop_user, sim, false);
+  if (sim->chains) tress__chains_destroy(sim->chains);
+  if (sim->pendulums) tress__pendulums_destroy(sim->pendulums);
+  if (sim->ropes) tress__ropes_destroy(sim->ropes);
+  free(sim->handles);
+  free(sim->cull_order);
+  free(sim);
+}
+
+/* ---- registry ---- */
+
+static void on_root_event(tress_scene *scene, tress_id instance, tress_event event, void *user);
+
+tress_handle *tress__handle_get(const tress_sim *sim, tress_handle_id h) {
+  if (!sim || h.index1 == 0 || h.index1 > sim->handle_count) return NULL;
+  tress_handle *handle = &sim->handles[h.index1 - 1];
+  return (handle->alive && handle->generation == h.generation) ? handle : NULL;
+}
+
+tress_handle_id tress__handle_id(const tress_sim *sim, const tress_handle *handle) {
+  uint32_t i = (uint32_t)(handle - sim->handles);
+  return (tress_handle_id){i + 1, handle->generation};
+}
+
+tress_handle_id tress__handle_find(const tress_sim *sim, tress_handle_kind kind, tress_id root) {
+  for (uint32_t i = 0; i < sim->handle_count; i++) {
+    const tress_handle *h = &sim->handles[i];
+    if (h->alive && h->kind == kind && tress_id_equal(h->root, root)) return (tress_handle_id){i + 1, h->generation};
+  }
+  return TRESS_NULL_HANDLE;
+}
+
+/* The listener's user pointer carries the handle index; the generation is re-checked. */
+typedef struct {
+  tress_sim *sim;
+} root_listener;
+
+tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tress_id root, uint32_t slot) {
+  uint32_t i;
+  if (sim->handle_free) {
+    i = sim->handle_free;
+    sim->handle_free = sim->handles[i - 1].slot;
+  } else {
+    if (sim->handle_count == sim->handle_cap) {
+      uint32_t cap = sim->handle_cap ? sim->handle_cap * 2 : 16;
+      tress_handle *b = realloc(sim->handles, cap * sizeof *b);
+      if (!b) return TRESS_NULL_HANDLE;
+      sim->handles = b;
+      sim->handle_cap = cap;
+    }
+    i = ++sim->handle_count;
+    sim->handles[i - 1].generation = 0;
+  }
+  tress_handle *h = &sim->handles[i - 1];
+  uint32_t gen = h->generation + 1;
+  memset(h, 0, sizeof *h);
+  h->generation = gen ? gen : 1;
+  h->alive = true;
+  h->kind = kind;
+  h->root = root;
+  h->slot = slot;
+  h->eligible = true;
+  /* The listener finds the handle by scanning for its root: handles are few per root. */
+  h->on_root = tress_instance_connect(sim->scene, root, on_root_event, sim);
+  sim->live_handles++;
+  if (sim->live_handles == 1 && sim->loop_fn && !sim->loop_running) {
+    sim->loop_running = true;
+    sim->loop_fn(sim->loop_user, sim, true);
+  }
+  return (tress_handle_id){i, h->generation};
+}
+
+static void on_root_event(tress_scene *scene, tress_id instance, tress_event event, void *user) {
+  (void)scene;
+  if (event != TRESS_EVENT_DESTROYING) return;
+  tress_sim *sim = user;
+  for (uint32_t i = 0; i < sim->handle_count; i++) {
+    tress_handle *h = &sim->handles[i];
+    if (h->alive && tress_id_equal(h->root, instance)) tress_handle_destroy(sim, (tress_handle_id){i + 1, h->generation});
+  }
+}
+
+bool tress_handle_valid(const tress_sim *sim, tress_handle_id h) { return tress__handle_get(sim, h) != NULL; }
+
+void tress_handle_destroy(tress_sim *sim, tress_handle_id id) {
+  tress_handle *h = tress__handle_get(sim, id);
+  if (!h) return;
+  /* Mark dead first so re-entrant destroys (a writer restoring a joint fires events) are no-ops. */
+  h->alive = false;
+  switch (h->kind) {
+  case TRESS_HANDLE_BONES:
+  case TRESS_HANDLE_PARTS: tress__chains_unbind(sim, h); break;
+  case TRESS_HANDLE_ACCESSORY: tress__pendulums_unbind(sim, h); break;
+  case TRESS_HANDLE_ROPE:
+  case TRESS_HANDLE_CLOTH: tress__ropes_unbind(sim, h); break;
+  }
+  tress_connection_disconnect(sim->scene, h->on_root);
+  tress_connection_disconnect(sim->scene, h->on_character);
+  h->generation++;
+  h->slot = sim->handle_free;
+  sim->handle_free = id.index1;
+  sim->live_handles--;
+  if (sim->live_handles == 0) {
+    sim->accumulator = 0.0;
+    if (sim->loop_running && sim->loop_fn) {
+      sim->loop_running = false;
+      sim->loop_fn(sim->loop_user, sim, false);
+    }
+  }
+}
+
+bool tress_handle_awake(const tress_sim *sim, tress_handle_id id) {
+  tress_handle *h = tress__handle_get(sim, id);
+  return h && h->was_awake;
+}
+
+void tress_sim_set_camera(tress_sim *sim, const float position[3]) {
+  if (!sim) return;
+  if (!position || !tress_vec3_is_finite(position)) {
+    sim->have_camera = false;
+    return;
+  }
+  sim->have_camera = true;
+  memcpy(sim->camera, position, sizeof sim->camera);
+}
+
+tress_sim_stats tress_sim_stats_get(const tress_sim *sim) {
+  tress_sim_stats s = {0};
+  if (!sim) return s;
+  s = sim->stats;
+  s.bound = sim->live_handles;
+  return s;
+}
+
+/* ---- culling ---- */
+
+static bool root_position(const tress_sim *sim, const tress_handle *h, float out[3]) {
+  switch (h->kind) {
+  case TRESS_HANDLE_BONES:
+  case TRESS_HANDLE_PARTS: return tress__chains_root_position(sim, h, out);
+  case TRESS_HANDLE_ACCESSORY: return tress__pendulums_root_position(sim, h, out);
+  case TRESS_HANDLE_ROPE:
+  case TRESS_HANDLE_CLOTH: return tress__ropes_root_position(sim, h, out);
+  }
+  return false;
+}
+
+static bool budgeted(const tress_handle *h) { return h->kind == TRESS_HANDLE_BONES || h->kind == TRESS_HANDLE_PARTS; }
+
+/* Nearest-first selection of the budgeted chains: only the max_chains smallest keys stay. */
+static void select_nearest(tress_sim *sim, uint32_t *order, uint32_t n, uint32_t keep) {
+  /* Quickselect on cull_key; order holds handle indices. */
+  uint32_t lo = 0, hi = n;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    float pivot = sim->handles[order[mid]].cull_key;
+    uint32_t a = lo, b = hi - 1;
+    while (a <= b) {
+      while (sim->handles[order[a]].cull_key < pivot) a++;
+      while (b > 0 && sim->handles[order[b]].cull_key > pivot) b--;
+      if (a <= b) {
+        uint32_t t = order[a];
+        order[a] = order[b];
+        order[b] = t;
+        a++;
+        if (b == 0) break;
+        b--;
+      }
+    }
+    if (keep <= b) hi = b + 1;
+    else if (keep >= a) lo = a;
+    else break;
+  }
+  for (uint32_t i = keep; i < n; i++) sim->handles[order[i]].eligible = false;
+}
+
+static void compute_eligibility(tress_sim *sim) {
+  if (sim->cull_cap < sim->handle_count) {
+    uint32_t *b = realloc(sim->cull_order, sim->handle_count * sizeof *b);
+    if (b) {
+      sim->cull_order = b;
+      sim->cull_cap = sim->handle_count;
+    }
+  }
+  float max_d2 = sim->max_distance * sim->max_distance;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < sim->handle_count; i++) {
+    tress_handle *h = &sim->handles[i];
+    if (!h->alive) continue;
+    float p[3];
+    bool have = root_position(sim, h, p);
+    h->cull_key = 0.0f;
+    if (have && sim->have_camera) {
+      float dx = p[0] - sim->camera[0], dy = p[1] - sim->camera[1], dz = p[2] - sim->camera[2];
+      h->cull_key = dx * dx + dy * dy + dz * dz;
+    }
+    if (sim->def.should_simulate) h->eligible = sim->def.should_simulate(sim->def.should_simulate_user, sim->scene, h->root);
+    else h->eligible = !sim->have_camera || h->cull_key <= max_d2;
+    if (h->eligible && budgeted(h) && sim->cull_order && n < sim->cull_cap) sim->cull_order[n++] = i;
+  }
+  if (n > (uint32_t)sim->max_chains) select_nearest(sim, sim->cull_order, n, (uint32_t)sim->max_chains);
+}
+
+/* ---- wind ---- */
+
+/* Ambient gusting: a deterministic function of sim time, so every client agrees. The factor
+ * moves between about 0.1 and 1 through three incommensurate sines. */
+static float gust_factor(double t) {
+  double s = 0.5 * sin(t * 0.73) + 0.3 * sin(t * 1.91 + 1.3) + 0.2 * sin(t * 3.17 + 2.1);
+  return (float)(0.55 + 0.45 * s);
+}
+
+static void sample_wind(tress_sim *sim, float out[3]) {
+  if (sim->def.wind) {
+    sim->def.wind(sim->def.wind_user, sim->time, out);
+    if (!tress_vec3_is_finite(out)) out[0] = out[1] = out[2] = 0.0f;
+    return;
+  }
+  float g = gust_factor(sim->time);
+  for (int k = 0; k < 3; k++) out[k] = sim->def.ambient_wind[k] * g;
+}
+
+/* ---- step ---- */
+
+tress_result tress_sim_step(tress_sim *sim, double dt) {
+  if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
+  sim->stats.simulated = 0;
+  sim->stats.substeps = 0;
+  if (!isfinite(dt) || dt < 0.0) return TRESS_ERR_INVALID_ARGUMENT;
+  if (sim->live_handles == 0) return TRESS_OK;
+  double slice = 1.0 / sim->def.fixed_hz;
+  double cap = slice * sim->def.max_substeps;
+  double span = dt;
+  sim->accumulator += dt;
+  if (sim->accumulator > cap) {
+    span -= sim->accumulator - cap;
+    sim->accumulator = cap;
+  }
+  int substeps = 0;
+  /* The epsilon keeps 4 x (1/240) exactly one 60 Hz slice despite rounding. */
+  while (substeps < sim->def.max_substeps && sim->accumulator >= slice - 1e-9) {
+    sim->accumulator -= slice;
+    substeps++;
+  }
+  if (sim->accumulator < 0.0) sim->accumulator = 0.0;
+
+  tress_frame frame;
+  frame.substeps = substeps;
+  frame.dt = (float)slice;
+  float ups = sim->def.units_per_stud;
+  for (int k = 0; k < 3; k++) frame.gravity[k] = sim->def.gravity[k] * ups;
+  sample_wind(sim, frame.wind);
+  frame.teleport_distance = TELEPORT_STUDS * ups;
+  frame.span = span;
+  frame.remaining = sim->accumulator;
+  sim->time += substeps * slice;
+  frame.time = sim->time;
+  sim->stats.substeps = (uint32_t)substeps;
+
+  compute_eligibility(sim);
+  tress__chains_frame(sim, &frame);
+  tress__pendulums_frame(sim, &frame);
+  tress__ropes_frame(sim, &frame);
+  return TRESS_OK;
+}
