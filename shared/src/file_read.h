@@ -1,0 +1,13 @@
+/* file_read.h - read a whole file into memory with a size cap (internal to libtress).
+ * The mesh readers use it so a huge or endless file is refused before it is parsed. */
+#ifndef TRESS_FILE_READ_H
+#define TRESS_FILE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Returns a malloc'd buffer (NUL-terminated one past size, for text parsers) or NULL with a
+ * message in err. */
+uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, char *err, size_t err_size);
+
+#endif

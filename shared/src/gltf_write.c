@@ -1,0 +1,267 @@
+/* gltf_write.c - writes a mesh as a self-contained glTF 2.0 binary (.glb) on cJSON.
+ *
+ * Layout: one buffer (the GLB BIN chunk) holding, each 4-byte aligned, positions, normals, uvs,
+ * joints, weights, indices and inverse bind matrices; one bufferView per array. For a skinned
+ * mesh the node tree is: node 0 the mesh (a scene root with no transform, as skinned meshes
+ * should be), nodes 1.. the bones in mesh bone order, translated from their parent's bind
+ * position (HairRoot from the origin), rotation identity. The skin's joints are those nodes and
+ * the inverse bind matrix of bone b is a translation by -bind_pos(b), so the bind pose
+ * reproduces the mesh exactly. Written to be accepted by the Khronos glTF validator.
+ */
+#include "tress/gltf.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct bytes {
+  uint8_t *data;
+  size_t len, cap;
+  bool oom;
+} bytes;
+
+static size_t bytes_put(bytes *b, const void *src, size_t n) {
+  size_t at = (b->len + 3) & ~(size_t)3;
+  if (b->oom) return 0;
+  if (at + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < at + n) cap *= 2;
+    uint8_t *d = realloc(b->data, cap);
+    if (!d) { b->oom = true; return 0; }
+    b->data = d;
+    b->cap = cap;
+  }
+  memset(b->data + b->len, 0, at - b->len);
+  memcpy(b->data + at, src, n);
+  b->len = at + n;
+  return at;
+}
+
+static void put_u32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+
+/* Appends a bufferView + accessor for n elements; returns the accessor index. Values must be
+ * little-endian already (every host we build on is). */
+static int add_accessor(cJSON *root, bytes *bin, const void *data, size_t elem_bytes, uint32_t count, int ctype,
+                        const char *type, int target, bool normalized) {
+  size_t offset = bytes_put(bin, data, elem_bytes * count);
+  cJSON *views = cJSON_GetObjectItem(root, "bufferViews"), *accs = cJSON_GetObjectItem(root, "accessors");
+  cJSON *view = cJSON_CreateObject();
+  cJSON_AddNumberToObject(view, "buffer", 0);
+  cJSON_AddNumberToObject(view, "byteOffset", (double)offset);
+  cJSON_AddNumberToObject(view, "byteLength", (double)(elem_bytes * count));
+  if (target) cJSON_AddNumberToObject(view, "target", target);
+  cJSON_AddItemToArray(views, view);
+  cJSON *acc = cJSON_CreateObject();
+  cJSON_AddNumberToObject(acc, "bufferView", cJSON_GetArraySize(views) - 1);
+  cJSON_AddNumberToObject(acc, "componentType", ctype);
+  cJSON_AddNumberToObject(acc, "count", count);
+  cJSON_AddStringToObject(acc, "type", type);
+  if (normalized) cJSON_AddBoolToObject(acc, "normalized", true);
+  cJSON_AddItemToArray(accs, acc);
+  return cJSON_GetArraySize(accs) - 1;
+}
+
+static cJSON *float_array(const float *v, int n) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+  return a;
+}
+
+static int fail(char *err, const char *msg) {
+  snprintf(err, TRESS_GLTF_ERROR_MAX, "%s", msg);
+  return -1;
+}
+
+int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_size, char err[TRESS_GLTF_ERROR_MAX]) {
+  *out = NULL;
+  *out_size = 0;
+  err[0] = 0;
+  if (!m || m->vertex_count == 0) return fail(err, "nothing to write: the mesh has no vertices");
+  if (!m->indices && m->vertex_count % 3) return fail(err, "non-indexed mesh whose vertex count is not a multiple of 3");
+  for (uint32_t i = 0; i < m->index_count; i++)
+    if (m->indices[i] >= m->vertex_count) return fail(err, "an index is past the vertex count");
+  bool skinned = tress_mesh_is_skinned(m);
+  uint32_t n = m->vertex_count;
+
+  cJSON *root = cJSON_CreateObject();
+  cJSON *asset = cJSON_AddObjectToObject(root, "asset");
+  cJSON_AddStringToObject(asset, "version", "2.0");
+  cJSON_AddStringToObject(asset, "generator", "tress");
+  cJSON_AddArrayToObject(root, "bufferViews");
+  cJSON_AddArrayToObject(root, "accessors");
+  bytes bin = {0};
+
+  /* POSITION with the min/max glTF requires. */
+  float mn[3], mx[3];
+  tress_mesh_bounds(m, mn, mx);
+  int pos = add_accessor(root, &bin, m->positions, 12, n, 5126, "VEC3", 34962, false);
+  cJSON *pos_acc = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "accessors"), pos);
+  cJSON_AddItemToObject(pos_acc, "min", float_array(mn, 3));
+  cJSON_AddItemToObject(pos_acc, "max", float_array(mx, 3));
+  cJSON *attrs = cJSON_CreateObject();
+  cJSON_AddNumberToObject(attrs, "POSITION", pos);
+
+  void *scratch = malloc((size_t)n * 16 > 64 * (size_t)(m->bone_count + 1) ? (size_t)n * 16 : 64 * (size_t)(m->bone_count + 1));
+  if (!scratch) { cJSON_Delete(root); return fail(err, "out of memory"); }
+  if (m->normals) {
+    /* Normals must be unit length; a degenerate one becomes +Y rather than an invalid file. */
+    float *nrm = scratch;
+    for (uint32_t v = 0; v < n; v++) {
+      const float *s = m->normals + 3 * v;
+      float len = sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+      if (!(len > 1e-12f) || !isfinite(len)) { nrm[3 * v] = 0; nrm[3 * v + 1] = 1; nrm[3 * v + 2] = 0; continue; }
+      for (int k = 0; k < 3; k++) nrm[3 * v + k] = s[k] / len;
+    }
+    cJSON_AddNumberToObject(attrs, "NORMAL", add_accessor(root, &bin, nrm, 12, n, 5126, "VEC3", 34962, false));
+  }
+  if (m->uvs) cJSON_AddNumberToObject(attrs, "TEXCOORD_0", add_accessor(root, &bin, m->uvs, 8, n, 5126, "VEC2", 34962, false));
+  if (skinned) {
+    if (m->bone_count <= 256) {
+      uint8_t *j8 = scratch;
+      for (size_t i = 0; i < 4 * (size_t)n; i++) j8[i] = m->weights[i] > 0.0f ? (uint8_t)m->joints[i] : 0;
+      cJSON_AddNumberToObject(attrs, "JOINTS_0", add_accessor(root, &bin, j8, 4, n, 5121, "VEC4", 34962, false));
+    } else {
+      uint16_t *j16 = scratch;
+      for (size_t i = 0; i < 4 * (size_t)n; i++) j16[i] = m->weights[i] > 0.0f ? m->joints[i] : 0;
+      cJSON_AddNumberToObject(attrs, "JOINTS_0", add_accessor(root, &bin, j16, 8, n, 5123, "VEC4", 34962, false));
+    }
+    cJSON_AddNumberToObject(attrs, "WEIGHTS_0", add_accessor(root, &bin, m->weights, 16, n, 5126, "VEC4", 34962, false));
+  }
+  cJSON *prim = cJSON_CreateObject();
+  cJSON_AddItemToObject(prim, "attributes", attrs);
+  cJSON_AddNumberToObject(prim, "mode", 4);
+  if (m->indices && m->index_count) {
+    if (n <= 65536) {
+      uint16_t *i16 = malloc(2 * (size_t)m->index_count);
+      if (i16) {
+        for (uint32_t i = 0; i < m->index_count; i++) i16[i] = (uint16_t)m->indices[i];
+        cJSON_AddNumberToObject(prim, "indices", add_accessor(root, &bin, i16, 2, m->index_count, 5123, "SCALAR", 34963, false));
+        free(i16);
+      } else {
+        bin.oom = true;
+      }
+    } else {
+      cJSON_AddNumberToObject(prim, "indices", add_accessor(root, &bin, m->indices, 4, m->index_count, 5125, "SCALAR", 34963, false));
+    }
+  }
+  cJSON *meshes = cJSON_AddArrayToObject(root, "meshes");
+  cJSON *mesh = cJSON_CreateObject();
+  cJSON_AddStringToObject(mesh, "name", "Hair");
+  cJSON_AddItemToObjectCS(mesh, "primitives", cJSON_CreateArray());
+  cJSON_AddItemToArray(cJSON_GetObjectItem(mesh, "primitives"), prim);
+  cJSON_AddItemToArray(meshes, mesh);
+
+  cJSON *nodes = cJSON_AddArrayToObject(root, "nodes");
+  cJSON *mesh_node = cJSON_CreateObject();
+  cJSON_AddStringToObject(mesh_node, "name", "Hair");
+  cJSON_AddNumberToObject(mesh_node, "mesh", 0);
+  cJSON_AddItemToArray(nodes, mesh_node);
+  cJSON *scene_nodes = cJSON_CreateArray();
+  cJSON_AddItemToArray(scene_nodes, cJSON_CreateNumber(0));
+  if (skinned) {
+    float *ibm = scratch;
+    cJSON *joints = cJSON_CreateArray();
+    for (uint32_t b = 0; b < m->bone_count; b++) {
+      const tress_mesh_bone *bone = &m->bones[b];
+      int32_t parent = bone->parent >= 0 && (uint32_t)bone->parent < m->bone_count && (uint32_t)bone->parent != b ? bone->parent : -1;
+      float t[3];
+      for (int k = 0; k < 3; k++) t[k] = bone->bind_pos[k] - (parent >= 0 ? m->bones[parent].bind_pos[k] : 0.0f);
+      cJSON *node = cJSON_CreateObject();
+      cJSON_AddStringToObject(node, "name", bone->name);
+      if (t[0] != 0.0f || t[1] != 0.0f || t[2] != 0.0f) cJSON_AddItemToObject(node, "translation", float_array(t, 3));
+      cJSON_AddItemToArray(nodes, node);
+      cJSON_AddItemToArray(joints, cJSON_CreateNumber(1 + b));
+      float *mat = ibm + 16 * b;
+      memset(mat, 0, 64);
+      mat[0] = mat[5] = mat[10] = mat[15] = 1.0f;
+      for (int k = 0; k < 3; k++) mat[12 + k] = -bone->bind_pos[k];
+    }
+    /* Children lists after all nodes exist; a parent must come before its child in bone order
+     * (the plan guarantees it), anything else is hung off the scene as its own root. */
+    for (uint32_t b = 0; b < m->bone_count; b++) {
+      int32_t parent = m->bones[b].parent;
+      if (parent >= 0 && (uint32_t)parent < b) {
+        cJSON *pn = cJSON_GetArrayItem(nodes, 1 + parent);
+        cJSON *children = cJSON_GetObjectItem(pn, "children");
+        if (!children) children = cJSON_AddArrayToObject(pn, "children");
+        cJSON_AddItemToArray(children, cJSON_CreateNumber(1 + b));
+      } else {
+        cJSON_AddItemToArray(scene_nodes, cJSON_CreateNumber(1 + b));
+      }
+    }
+    int ibm_acc = add_accessor(root, &bin, ibm, 64, m->bone_count, 5126, "MAT4", 0, false);
+    cJSON *skins = cJSON_AddArrayToObject(root, "skins");
+    cJSON *skin = cJSON_CreateObject();
+    cJSON_AddStringToObject(skin, "name", "HairSkin");
+    cJSON_AddNumberToObject(skin, "inverseBindMatrices", ibm_acc);
+    cJSON_AddNumberToObject(skin, "skeleton", 1);
+    cJSON_AddItemToObject(skin, "joints", joints);
+    cJSON_AddItemToArray(skins, skin);
+    cJSON_AddNumberToObject(mesh_node, "skin", 0);
+  }
+  free(scratch);
+  cJSON_AddNumberToObject(root, "scene", 0);
+  cJSON *scenes = cJSON_AddArrayToObject(root, "scenes");
+  cJSON *scene = cJSON_CreateObject();
+  cJSON_AddItemToObject(scene, "nodes", scene_nodes);
+  cJSON_AddItemToArray(scenes, scene);
+  cJSON *buffers = cJSON_AddArrayToObject(root, "buffers");
+  cJSON *buffer = cJSON_CreateObject();
+  size_t bin_len = (bin.len + 3) & ~(size_t)3;
+  cJSON_AddNumberToObject(buffer, "byteLength", (double)bin_len);
+  cJSON_AddItemToArray(buffers, buffer);
+
+  char *json = cJSON_PrintUnformatted(root);
+  cJSON_Delete(root);
+  if (!json || bin.oom) {
+    free(json);
+    free(bin.data);
+    return fail(err, "out of memory");
+  }
+  size_t json_len = strlen(json), json_padded = (json_len + 3) & ~(size_t)3;
+  size_t total = 12 + 8 + json_padded + 8 + bin_len;
+  if (total > UINT32_MAX) { free(json); free(bin.data); return fail(err, "mesh too large for a GLB"); }
+  uint8_t *glb = malloc(total);
+  if (!glb) { free(json); free(bin.data); return fail(err, "out of memory"); }
+  put_u32(glb, 0x46546C67u);
+  put_u32(glb + 4, 2);
+  put_u32(glb + 8, (uint32_t)total);
+  put_u32(glb + 12, (uint32_t)json_padded);
+  put_u32(glb + 16, 0x4E4F534Au);
+  memcpy(glb + 20, json, json_len);
+  memset(glb + 20 + json_len, ' ', json_padded - json_len);
+  uint8_t *chunk = glb + 20 + json_padded;
+  put_u32(chunk, (uint32_t)bin_len);
+  put_u32(chunk + 4, 0x004E4942u);
+  if (bin.len) memcpy(chunk + 8, bin.data, bin.len);
+  memset(chunk + 8 + bin.len, 0, bin_len - bin.len);
+  free(json);
+  free(bin.data);
+  *out = glb;
+  *out_size = total;
+  return 0;
+}
+
+int tress_gltf_write_glb(const tress_mesh *m, const char *path, char err[TRESS_GLTF_ERROR_MAX]) {
+  uint8_t *glb;
+  size_t size;
+  if (tress_gltf_write_glb_memory(m, &glb, &size, err) != 0) return -1;
+  /* Write beside the target and rename, so a reader never sees half a file. */
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) { free(glb); return fail(err, "path too long"); }
+  FILE *f = fopen(tmp, "wb");
+  if (!f) { free(glb); snprintf(err, TRESS_GLTF_ERROR_MAX, "cannot write %.150s", tmp); return -1; }
+  bool ok = fwrite(glb, 1, size, f) == size;
+  ok &= fclose(f) == 0;
+  free(glb);
+  if (!ok || rename(tmp, path) != 0) {
+    remove(tmp);
+    snprintf(err, TRESS_GLTF_ERROR_MAX, "cannot write %.150s", path);
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,243 @@
+/* obj_read.c - Wavefront OBJ reader.
+ *
+ * OBJ indexes positions, uvs and normals separately; a GPU mesh needs one index per vertex. So
+ * each distinct (v, vt, vn) corner is a vertex, found again through an open-addressing hash of
+ * the triple. Faces with more than three corners are fanned from their first corner. Indices are
+ * 1-based, negative ones count back from the latest element, and every one is range-checked
+ * against what has been read so far (as the format defines).
+ */
+#include "tress/obj.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "file_read.h"
+
+typedef struct fvec {
+  float *v;
+  size_t len, cap; /* in floats */
+} fvec;
+
+typedef struct corner {
+  uint32_t v, vt, vn; /* 0-based; UINT32_MAX = absent */
+} corner;
+
+typedef struct obj_state {
+  fvec pos, uv, nrm;
+  corner *corners; /* unique corners, in vertex order */
+  size_t corner_len, corner_cap;
+  uint32_t *slots; /* hash: corner index + 1, 0 = empty */
+  size_t slot_cap;
+  uint32_t *tris;
+  size_t tri_len, tri_cap; /* in indices */
+  char *err;
+  size_t line;
+} obj_state;
+
+static bool failf(obj_state *s, const char *fmt, ...) {
+  char msg[160];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(s->err, TRESS_OBJ_ERROR_MAX, "line %zu: %s", s->line, msg);
+  return false;
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return true;
+  size_t c = *cap ? *cap : 256;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, c * elem);
+  if (!q) return false;
+  *p = q;
+  *cap = c;
+  return true;
+}
+
+static bool push_floats(obj_state *s, fvec *f, const float *v, int n) {
+  if (!grow((void **)&f->v, &f->cap, f->len + (size_t)n, sizeof(float))) return failf(s, "out of memory");
+  memcpy(f->v + f->len, v, sizeof(float) * (size_t)n);
+  f->len += (size_t)n;
+  return true;
+}
+
+static uint32_t hash_corner(corner c) {
+  uint32_t h = c.v * 2654435761u ^ (c.vt + 0x9e3779b9u) * 2246822519u ^ (c.vn + 0x7f4a7c15u) * 3266489917u;
+  return h ^ (h >> 15);
+}
+
+static bool rehash(obj_state *s, size_t cap) {
+  uint32_t *slots = calloc(cap, sizeof *slots);
+  if (!slots) return false;
+  for (size_t i = 0; i < s->corner_len; i++) {
+    size_t at = hash_corner(s->corners[i]) & (cap - 1);
+    while (slots[at]) at = (at + 1) & (cap - 1);
+    slots[at] = (uint32_t)i + 1;
+  }
+  free(s->slots);
+  s->slots = slots;
+  s->slot_cap = cap;
+  return true;
+}
+
+/* The vertex index of a corner, adding it when new. */
+static bool corner_vertex(obj_state *s, corner c, uint32_t *out) {
+  if (2 * (s->corner_len + 1) > s->slot_cap && !rehash(s, s->slot_cap ? 2 * s->slot_cap : 1024)) return failf(s, "out of memory");
+  size_t at = hash_corner(c) & (s->slot_cap - 1);
+  while (s->slots[at]) {
+    corner o = s->corners[s->slots[at] - 1];
+    if (o.v == c.v && o.vt == c.vt && o.vn == c.vn) {
+      *out = s->slots[at] - 1;
+      return true;
+    }
+    at = (at + 1) & (s->slot_cap - 1);
+  }
+  if (s->corner_len >= UINT32_MAX / 4) return failf(s, "too many vertices");
+  if (!grow((void **)&s->corners, &s->corner_cap, s->corner_len + 1, sizeof(corner))) return failf(s, "out of memory");
+  s->corners[s->corner_len] = c;
+  s->slots[at] = (uint32_t)s->corner_len + 1;
+  *out = (uint32_t)s->corner_len++;
+  return true;
+}
+
+/* Resolves a 1-based or negative index against count elements; absent stays UINT32_MAX. */
+static bool resolve(obj_state *s, long idx, size_t count, const char *what, uint32_t *out) {
+  long long r = idx > 0 ? idx - 1 : (long long)count + idx;
+  if (idx == 0 || r < 0 || (size_t)r >= count) return failf(s, "%s index %ld out of range (have %zu)", what, idx, count);
+  *out = (uint32_t)r;
+  return true;
+}
+
+static bool parse_floats(obj_state *s, const char *p, float *out, int need, int max) {
+  int got = 0;
+  while (got < max) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p || *p == '#') break;
+    char *end;
+    errno = 0;
+    float f = strtof(p, &end);
+    if (end == p || !isfinite(f)) return failf(s, "bad number");
+    out[got++] = f;
+    p = end;
+  }
+  if (got < need) return failf(s, "expected %d numbers, got %d", need, got);
+  return true;
+}
+
+static bool parse_face(obj_state *s, const char *p) {
+  uint32_t first = 0, prev = 0;
+  int n = 0;
+  for (;;) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p || *p == '#') break;
+    corner c = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p) return failf(s, "bad face corner");
+    if (!resolve(s, v, s->pos.len / 3, "position", &c.v)) return false;
+    p = end;
+    if (*p == '/') {
+      p++;
+      if (*p != '/') {
+        long vt = strtol(p, &end, 10);
+        if (end == p) return failf(s, "bad uv index");
+        if (!resolve(s, vt, s->uv.len / 2, "uv", &c.vt)) return false;
+        p = end;
+      }
+      if (*p == '/') {
+        p++;
+        long vn = strtol(p, &end, 10);
+        if (end == p) return failf(s, "bad normal index");
+        if (!resolve(s, vn, s->nrm.len / 3, "normal", &c.vn)) return false;
+        p = end;
+      }
+    }
+    if (*p && *p != ' ' && *p != '\t' && *p != '#') return failf(s, "bad face corner");
+    uint32_t vert = 0;
+    if (!corner_vertex(s, c, &vert)) return false;
+    if (n == 0) first = vert;
+    else if (n >= 2) {
+      if (!grow((void **)&s->tris, &s->tri_cap, s->tri_len + 3, sizeof(uint32_t))) return failf(s, "out of memory");
+      s->tris[s->tri_len++] = first;
+      s->tris[s->tri_len++] = prev;
+      s->tris[s->tri_len++] = vert;
+    }
+    prev = vert;
+    n++;
+  }
+  if (n < 3) return failf(s, "face with %d corners", n);
+  return true;
+}
+
+static tress_mesh *build(obj_state *s) {
+  if (s->tri_len == 0) { failf(s, "no faces"); return NULL; }
+  bool has_nrm = true, has_uv = true;
+  for (size_t i = 0; i < s->corner_len; i++) {
+    has_nrm &= s->corners[i].vn != UINT32_MAX;
+    has_uv &= s->corners[i].vt != UINT32_MAX;
+  }
+  tress_mesh *m = tress_mesh_create((uint32_t)s->corner_len, (uint32_t)s->tri_len, has_nrm, has_uv);
+  if (!m) { failf(s, "out of memory"); return NULL; }
+  for (size_t i = 0; i < s->corner_len; i++) {
+    corner c = s->corners[i];
+    memcpy(m->positions + 3 * i, s->pos.v + 3 * (size_t)c.v, 12);
+    if (has_nrm) memcpy(m->normals + 3 * i, s->nrm.v + 3 * (size_t)c.vn, 12);
+    if (has_uv) memcpy(m->uvs + 2 * i, s->uv.v + 2 * (size_t)c.vt, 8);
+  }
+  memcpy(m->indices, s->tris, 4 * s->tri_len);
+  return m;
+}
+
+tress_mesh *tress_obj_read_memory(const char *text, size_t size, char err[TRESS_OBJ_ERROR_MAX]) {
+  obj_state s;
+  memset(&s, 0, sizeof s);
+  s.err = err;
+  err[0] = 0;
+  tress_mesh *m = NULL;
+  char line[4096];
+  size_t at = 0;
+  bool ok = true;
+  while (ok && at < size) {
+    size_t end = at;
+    while (end < size && text[end] != '\n') end++;
+    size_t len = end - at;
+    s.line++;
+    if (len >= sizeof line) { ok = failf(&s, "line too long"); break; }
+    if (memchr(text + at, 0, len)) { ok = failf(&s, "NUL byte in text"); break; }
+    memcpy(line, text + at, len);
+    line[len] = 0;
+    if (len && line[len - 1] == '\r') line[len - 1] = 0;
+    at = end + 1;
+    const char *p = line;
+    while (*p == ' ' || *p == '\t') p++;
+    float f[4];
+    if (p[0] == 'v' && (p[1] == ' ' || p[1] == '\t')) {
+      ok = parse_floats(&s, p + 2, f, 3, 4) && push_floats(&s, &s.pos, f, 3);
+    } else if (p[0] == 'v' && p[1] == 'n' && (p[2] == ' ' || p[2] == '\t')) {
+      ok = parse_floats(&s, p + 3, f, 3, 3) && push_floats(&s, &s.nrm, f, 3);
+    } else if (p[0] == 'v' && p[1] == 't' && (p[2] == ' ' || p[2] == '\t')) {
+      f[1] = 0.0f;
+      ok = parse_floats(&s, p + 3, f, 1, 3) && push_floats(&s, &s.uv, f, 2);
+    } else if (p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
+      ok = parse_face(&s, p + 2);
+    }
+  }
+  if (ok) m = build(&s);
+  free(s.pos.v); free(s.uv.v); free(s.nrm.v);
+  free(s.corners); free(s.slots); free(s.tris);
+  return m;
+}
+
+tress_mesh *tress_obj_load(const char *path, char err[TRESS_OBJ_ERROR_MAX]) {
+  size_t size;
+  uint8_t *data = tress_file_read(path, TRESS_OBJ_MAX_FILE_BYTES, &size, err, TRESS_OBJ_ERROR_MAX);
+  if (!data) return NULL;
+  tress_mesh *m = tress_obj_read_memory((const char *)data, size, err);
+  free(data);
+  return m;
+}

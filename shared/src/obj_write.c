@@ -1,0 +1,40 @@
+/* obj_write.c - plain Wavefront OBJ writer (positions, normals, uvs, triangles) for samples. */
+#include "tress/obj.h"
+
+#include <stdio.h>
+
+int tress_obj_write(const tress_mesh *m, const char *path, char err[TRESS_OBJ_ERROR_MAX]) {
+  err[0] = 0;
+  if (!m || m->vertex_count == 0) {
+    snprintf(err, TRESS_OBJ_ERROR_MAX, "nothing to write");
+    return -1;
+  }
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    snprintf(err, TRESS_OBJ_ERROR_MAX, "cannot write %.150s", path);
+    return -1;
+  }
+  fprintf(f, "# tress sample mesh: %u vertices\n", m->vertex_count);
+  for (uint32_t v = 0; v < m->vertex_count; v++)
+    fprintf(f, "v %.6g %.6g %.6g\n", m->positions[3 * v], m->positions[3 * v + 1], m->positions[3 * v + 2]);
+  for (uint32_t v = 0; m->uvs && v < m->vertex_count; v++) fprintf(f, "vt %.6g %.6g\n", m->uvs[2 * v], m->uvs[2 * v + 1]);
+  for (uint32_t v = 0; m->normals && v < m->vertex_count; v++)
+    fprintf(f, "vn %.6g %.6g %.6g\n", m->normals[3 * v], m->normals[3 * v + 1], m->normals[3 * v + 2]);
+  uint32_t count = m->indices ? m->index_count : m->vertex_count;
+  for (uint32_t t = 0; t + 2 < count; t += 3) {
+    fputc('f', f);
+    for (int k = 0; k < 3; k++) {
+      uint32_t i = (m->indices ? m->indices[t + (uint32_t)k] : t + (uint32_t)k) + 1;
+      if (m->uvs && m->normals) fprintf(f, " %u/%u/%u", i, i, i);
+      else if (m->normals) fprintf(f, " %u//%u", i, i);
+      else if (m->uvs) fprintf(f, " %u/%u", i, i);
+      else fprintf(f, " %u", i);
+    }
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0) {
+    snprintf(err, TRESS_OBJ_ERROR_MAX, "cannot write %.150s", path);
+    return -1;
+  }
+  return 0;
+}
