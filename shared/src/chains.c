@@ -717,11 +717,23 @@ static void write_scene(tress_sim *sim, struct tress_chains *c) {
   }
 }
 
+bool tress__chains_prepare(tress_sim *sim, const tress_frame *f) {
+  struct tress_chains *c = sim->chains;
+  if (c->dirty && !rebuild(c)) return false;
+  if (c->nodes.count == 0) return false;
+  prepare(sim, f);
+  return true;
+}
+
+void tress__chains_substep(tress_sim *sim, const tress_frame *f, float alpha) { substep(sim->chains, f, alpha); }
+
+void tress__chains_output(tress_sim *sim) { output(sim->chains); }
+
+void tress__chains_write(tress_sim *sim) { write_scene(sim, sim->chains); }
+
 void tress__chains_frame(tress_sim *sim, const tress_frame *f) {
   struct tress_chains *c = sim->chains;
-  if (c->dirty && !rebuild(c)) return;
-  if (c->nodes.count == 0) return;
-  prepare(sim, f);
+  if (!tress__chains_prepare(sim, f)) return;
   for (int k = 0; k < f->substeps; k++) substep(c, f, tress__frame_alpha(f, k));
   /* handle-steps: every awake chain counts once per substep */
   uint32_t awake = 0;

@@ -1,0 +1,210 @@
+/* bench/solver.c - what one frame of bone chains costs, phase by phase.
+ *
+ * For 300 chains x 7 bones, 1000 x 10 and 10000 x 10: every chain is a part with one linear
+ * bone chain held out sideways, so gravity swings it, and every part moves on its own fast
+ * path each frame (root motion). The budget and cull distance admit every chain. Each 60 Hz
+ * frame is one substep; the phases are run through the internal API (sim_internal.h) so they
+ * can be timed apart:
+ *   prepare   scene reads (animated inputs, part frames), animated world poses, snap checks
+ *   substep   integrate, stiffness, inextensible link (ns per node-substep)
+ *   output    shortest-arc poses against the parent's written pose
+ *   write     scatter of the outputs into the scene's bone transform slots
+ * then a whole tress_sim_step(1/60) is timed end to end (culling, wind, everything).
+ * Figures are printed, never asserted. `--json` prints one object per configuration.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../shared/src/sim_internal.h"
+
+typedef struct config {
+  uint32_t chains, bones;
+} config;
+
+typedef struct result {
+  config cfg;
+  uint32_t frames;
+  double prepare_ns, substep_ns, output_ns, write_ns; /* per node (per node-substep for substep) */
+  double frame_ns;     /* per node per 60 Hz frame: substep + output + write */
+  double frame_all_ns; /* the same plus prepare */
+  double step_ns;      /* per node, a whole tress_sim_step(1/60) */
+  double frame_ms;     /* one whole tress_sim_step for every chain */
+} result;
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+typedef struct rig {
+  tress_scene *scene;
+  tress_sim *sim;
+  tress_id *parts;
+  float *base;  /* grid position per chain */
+  uint32_t chains;
+} rig;
+
+static void rig_build(rig *r, config cfg) {
+  r->scene = tress_scene_create();
+  r->chains = cfg.chains;
+  r->parts = calloc(cfg.chains, sizeof *r->parts);
+  r->base = calloc(cfg.chains * 3, sizeof *r->base);
+  tress_id root = tress_scene_root(r->scene);
+  uint32_t side = (uint32_t)ceil(sqrt((double)cfg.chains));
+  for (uint32_t c = 0; c < cfg.chains; c++) {
+    tress_id part = tress_instance_create(r->scene, TRESS_KIND_PART, "Head", root);
+    r->base[3 * c] = (float)(c % side) * 3.0f;
+    r->base[3 * c + 1] = 5.0f;
+    r->base[3 * c + 2] = (float)(c / side) * 3.0f;
+    tress_part_set_cframe(r->scene, part, tress_xform_from_pos(r->base[3 * c], r->base[3 * c + 1], r->base[3 * c + 2]));
+    tress_id parent = part;
+    for (uint32_t b = 0; b < cfg.bones; b++) {
+      tress_id bone = tress_instance_create(r->scene, TRESS_KIND_BONE, "Hair", parent);
+      /* root at the part's top, the rest stick out sideways and slightly down */
+      tress_bone_set_cframe(r->scene, bone, b == 0 ? tress_xform_from_pos(0, 0.5f, 0) : tress_xform_from_pos(0.3f, -0.05f, 0));
+      parent = bone;
+    }
+    r->parts[c] = part;
+  }
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = r->scene;
+  def.max_chains = (int)cfg.chains;
+  def.max_distance = 1e9f;
+  def.ambient_wind[2] = 6.0f;
+  r->sim = tress_sim_create(&def);
+  float cam[3] = {0, 5, 0};
+  tress_sim_set_camera(r->sim, cam);
+  for (uint32_t c = 0; c < cfg.chains; c++) tress_sim_bind(r->sim, r->parts[c], NULL, NULL);
+}
+
+static void rig_free(rig *r) {
+  tress_sim_destroy(r->sim);
+  tress_scene_destroy(r->scene);
+  free(r->parts);
+  free(r->base);
+}
+
+/* Head-like motion: a quick figure eight plus a nod, different phase per chain. */
+static void move_roots(rig *r, double t) {
+  for (uint32_t c = 0; c < r->chains; c++) {
+    double ph = t * 6.0 + c * 0.37;
+    tress_xform x = tress_xform_from_pos(r->base[3 * c] + (float)(0.4 * sin(ph)), r->base[3 * c + 1] + (float)(0.1 * sin(2 * ph)),
+                                         r->base[3 * c + 2] + (float)(0.3 * cos(ph)));
+    float axis[3] = {0, 1, 0};
+    x.q[0] = 0; x.q[1] = (float)sin(0.2 * sin(ph)); x.q[2] = 0; x.q[3] = (float)cos(0.2 * sin(ph));
+    (void)axis;
+    tress_part_set_cframe(r->scene, r->parts[c], x);
+  }
+}
+
+static result run(config cfg, double budget_node_frames) {
+  result res;
+  memset(&res, 0, sizeof res);
+  res.cfg = cfg;
+  rig r;
+  rig_build(&r, cfg);
+  double nodes = (double)cfg.chains * cfg.bones;
+  uint32_t frames = (uint32_t)(budget_node_frames / nodes);
+  if (frames < 50) frames = 50;
+  res.frames = frames;
+  const double dt = 1.0 / 60.0;
+  double t = 0.0;
+  /* warm up: binds, rebuild, first snaps, caches */
+  for (int i = 0; i < 30; i++) {
+    t += dt;
+    move_roots(&r, t);
+    tress_sim_step(r.sim, dt);
+  }
+  tress_frame f;
+  memset(&f, 0, sizeof f);
+  f.substeps = 1;
+  f.dt = (float)dt;
+  f.gravity[1] = -30.0f;
+  f.wind[2] = 3.0f;
+  f.teleport_distance = 50.0f;
+  f.span = dt;
+  double tp = 0, ts = 0, to = 0, tw = 0;
+  for (uint32_t i = 0; i < frames; i++) {
+    t += dt;
+    move_roots(&r, t);
+    f.time = t;
+    double a = now_ns();
+    tress__chains_prepare(r.sim, &f);
+    double b = now_ns();
+    tress__chains_substep(r.sim, &f, 1.0f);
+    double c = now_ns();
+    tress__chains_output(r.sim);
+    double d = now_ns();
+    tress__chains_write(r.sim);
+    double e = now_ns();
+    tp += b - a; ts += c - b; to += d - c; tw += e - d;
+  }
+  double denom = nodes * frames;
+  res.prepare_ns = tp / denom;
+  res.substep_ns = ts / denom;
+  res.output_ns = to / denom;
+  res.write_ns = tw / denom;
+  res.frame_ns = (ts + to + tw) / denom;
+  res.frame_all_ns = (tp + ts + to + tw) / denom;
+  double total = 0;
+  for (uint32_t i = 0; i < frames; i++) {
+    t += dt;
+    move_roots(&r, t);
+    double a = now_ns();
+    tress_sim_step(r.sim, dt);
+    total += now_ns() - a;
+  }
+  res.step_ns = total / denom;
+  res.frame_ms = total / frames / 1e6;
+  tress_sim_stats st = tress_sim_stats_get(r.sim);
+  if (st.simulated != cfg.chains) fprintf(stderr, "warning: %u of %u chains simulated\n", st.simulated, cfg.chains);
+  rig_free(&r);
+  return res;
+}
+
+int main(int argc, char **argv) {
+  bool json = false;
+  double budget = 3e7; /* node-frames per configuration: a second or two each */
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) json = true;
+    else if (strcmp(argv[i], "--quick") == 0) budget = 3e6;
+    else {
+      fprintf(stderr, "usage: %s [--json] [--quick]\n", argv[0]);
+      return 2;
+    }
+  }
+  const config cfgs[] = {{300, 7}, {1000, 10}, {10000, 10}};
+  const size_t ncfg = sizeof cfgs / sizeof cfgs[0];
+  result res[3];
+  for (size_t i = 0; i < ncfg; i++) res[i] = run(cfgs[i], budget);
+  if (json) {
+    printf("[\n");
+    for (size_t i = 0; i < ncfg; i++) {
+      const result *r = &res[i];
+      printf("  {\"chains\": %u, \"bones\": %u, \"nodes\": %u, \"frames\": %u, \"ns_per_node_substep\": %.3f, "
+             "\"ns_per_node_output\": %.3f, \"ns_per_node_write\": %.3f, \"ns_per_node_prepare\": %.3f, "
+             "\"ns_per_node_frame\": %.3f, \"ns_per_node_frame_with_prepare\": %.3f, \"ns_per_node_step\": %.3f, "
+             "\"ms_per_frame\": %.4f}%s\n",
+             r->cfg.chains, r->cfg.bones, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
+             r->write_ns, r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, i + 1 < ncfg ? "," : "");
+    }
+    printf("]\n");
+    return 0;
+  }
+  printf("bench/solver: one 60 Hz substep per frame; ns per node (substep: per node-substep)\n");
+  printf("frame = substep + output + write; step = a whole tress_sim_step(1/60) incl. prepare and culling\n\n");
+  printf("%-12s %8s %9s %9s %9s %9s %9s %9s %10s\n", "config", "nodes", "prepare", "substep", "output", "write", "frame",
+         "step", "ms/frame");
+  for (size_t i = 0; i < ncfg; i++) {
+    const result *r = &res[i];
+    char name[32];
+    snprintf(name, sizeof name, "%u x %u", r->cfg.chains, r->cfg.bones);
+    printf("%-12s %8u %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f\n", name, r->cfg.chains * r->cfg.bones, r->prepare_ns,
+           r->substep_ns, r->output_ns, r->write_ns, r->frame_ns, r->step_ns, r->frame_ms);
+  }
+  return 0;
+}
