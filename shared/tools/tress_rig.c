@@ -1,0 +1,173 @@
+/* tress-rig - rig a boneless hair mesh offline, or write the project's sample hair meshes.
+ *
+ *   tress-rig hair.glb -o hair_rigged.glb [--sectors N] [--segments N] [--max-influences N]
+ *             [--axis x,y,z] [--root x,y,z] [--json]
+ *   tress-rig --generate bob|ponytail|long -o FILE(.glb|.obj) [--json]
+ *
+ * main() only parses and dispatches to one small function per mode, so a new mode is one more
+ * function and one more branch. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "tress/gltf.h"
+#include "tress/mesh_file.h"
+#include "tress/obj.h"
+#include "tress/rig.h"
+#include "tress/sample_hair.h"
+
+typedef struct args {
+  const char *input;
+  const char *output;
+  const char *generate;
+  bool json;
+  tress_rig_opts rig;
+} args;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: tress-rig MESH(.glb|.gltf|.obj) -o OUT.glb [--sectors N] [--segments N] [--max-influences N]\n"
+          "                 [--axis x,y,z] [--root x,y,z] [--json]\n"
+          "       tress-rig --generate bob|ponytail|long -o OUT(.glb|.obj) [--json]\n");
+}
+
+static bool parse_vec3(const char *s, float out[3]) {
+  char tail;
+  return sscanf(s, "%f,%f,%f%c", &out[0], &out[1], &out[2], &tail) == 3;
+}
+
+static bool parse_count(const char *s, uint32_t *out) {
+  char *end;
+  unsigned long v = strtoul(s, &end, 10);
+  if (end == s || *end || v > 1000000) return false;
+  *out = (uint32_t)v;
+  return true;
+}
+
+/* Returns 0 on success, 2 on a usage error (message printed). */
+static int parse_args(int argc, char **argv, args *a) {
+  memset(a, 0, sizeof *a);
+  a->rig = tress_default_rig_opts();
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    bool ok = true;
+    if (strcmp(s, "--json") == 0) { a->json = true; continue; }
+    if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) { usage(stdout); exit(0); }
+    if (s[0] != '-') {
+      if (a->input) { fprintf(stderr, "tress-rig: more than one input (%s)\n", s); return 2; }
+      a->input = s;
+      continue;
+    }
+    if (!val) { fprintf(stderr, "tress-rig: %s needs a value\n", s); return 2; }
+    i++;
+    if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) a->output = val;
+    else if (strcmp(s, "--generate") == 0) a->generate = val;
+    else if (strcmp(s, "--sectors") == 0) ok = parse_count(val, &a->rig.plan.sectors);
+    else if (strcmp(s, "--segments") == 0) ok = parse_count(val, &a->rig.plan.segments);
+    else if (strcmp(s, "--max-influences") == 0) ok = parse_count(val, &a->rig.plan.max_influences);
+    else if (strcmp(s, "--axis") == 0) ok = parse_vec3(val, a->rig.plan.axis);
+    else if (strcmp(s, "--root") == 0) ok = a->rig.plan.has_root = parse_vec3(val, a->rig.plan.root);
+    else { fprintf(stderr, "tress-rig: unknown option %s\n", s); usage(stderr); return 2; }
+    if (!ok) { fprintf(stderr, "tress-rig: bad value for %s: %s\n", s, val); return 2; }
+  }
+  if (!a->output || (!a->input && !a->generate)) { usage(stderr); return 2; }
+  return 0;
+}
+
+static bool has_ext(const char *path, const char *ext) {
+  size_t n = strlen(path), e = strlen(ext);
+  return n >= e && strcasecmp(path + n - e, ext) == 0;
+}
+
+static int write_mesh(const tress_mesh *m, const char *path) {
+  char err[TRESS_GLTF_ERROR_MAX];
+  int rc = has_ext(path, ".obj") ? tress_obj_write(m, path, err) : tress_gltf_write_glb(m, path, err);
+  if (rc != 0) fprintf(stderr, "tress-rig: %s\n", err);
+  return rc;
+}
+
+static int cmd_generate(const args *a) {
+  tress_sample_hair_style style = tress_sample_hair_style_from_name(a->generate);
+  if (style == TRESS_SAMPLE_HAIR_STYLE_COUNT) {
+    fprintf(stderr, "tress-rig: unknown style '%s' (bob, ponytail, long)\n", a->generate);
+    return 2;
+  }
+  tress_mesh *m = tress_sample_hair_create(style);
+  if (!m) { fprintf(stderr, "tress-rig: out of memory\n"); return 1; }
+  int rc = write_mesh(m, a->output);
+  if (rc == 0) {
+    if (a->json) printf("{\"style\":\"%s\",\"output\":\"%s\",\"vertices\":%u,\"triangles\":%u}\n", a->generate, a->output, m->vertex_count, m->index_count / 3);
+    else printf("wrote %s: %s hair, %u vertices, %u triangles\n", a->output, a->generate, m->vertex_count, m->index_count / 3);
+  }
+  tress_mesh_release(m);
+  return rc ? 1 : 0;
+}
+
+static void print_rig(const args *a, const tress_rig_output *out, double load_ms, double rig_ms, double write_ms) {
+  if (!a->json) {
+    printf("%s -> %s\n", a->input, a->output);
+    printf("vertices %u, bones %u, root (%.3f, %.3f, %.3f)\n", out->mesh->vertex_count, out->bone_count, out->root[0], out->root[1], out->root[2]);
+    for (uint32_t b = 0; b < out->bone_count; b++) {
+      const tress_rig_bone *bone = &out->bones[b];
+      printf("  [%u] %-12s parent %3d  at (%7.3f, %7.3f, %7.3f)\n", b, bone->name, bone->parent, bone->bind_pos[0], bone->bind_pos[1], bone->bind_pos[2]);
+    }
+    printf("time: load %.2f ms, rig %.2f ms, write %.2f ms\n", load_ms, rig_ms, write_ms);
+    return;
+  }
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "input", a->input);
+  cJSON_AddStringToObject(j, "output", a->output);
+  cJSON_AddNumberToObject(j, "vertices", out->mesh->vertex_count);
+  cJSON *bones = cJSON_AddArrayToObject(j, "bones");
+  for (uint32_t b = 0; b < out->bone_count; b++) {
+    cJSON *bone = cJSON_CreateObject();
+    cJSON_AddStringToObject(bone, "name", out->bones[b].name);
+    cJSON_AddNumberToObject(bone, "parent", out->bones[b].parent);
+    cJSON_AddItemToObject(bone, "position", cJSON_CreateFloatArray(out->bones[b].bind_pos, 3));
+    cJSON_AddItemToArray(bones, bone);
+  }
+  cJSON *t = cJSON_AddObjectToObject(j, "time_ms");
+  cJSON_AddNumberToObject(t, "load", load_ms);
+  cJSON_AddNumberToObject(t, "rig", rig_ms);
+  cJSON_AddNumberToObject(t, "write", write_ms);
+  char *s = cJSON_PrintUnformatted(j);
+  if (s) puts(s);
+  free(s);
+  cJSON_Delete(j);
+}
+
+static int cmd_rig(const args *a) {
+  char err[TRESS_MESH_FILE_ERROR_MAX];
+  double t0 = now_ms();
+  tress_mesh *in = tress_mesh_file_load(a->input, err);
+  if (!in) { fprintf(stderr, "tress-rig: %s: %s\n", a->input, err); return 1; }
+  double t1 = now_ms();
+  tress_rig_output out;
+  tress_rig_status st = tress_rig_mesh(in, &a->rig, &out);
+  double t2 = now_ms();
+  tress_mesh_release(in);
+  if (st != TRESS_RIG_OK) { fprintf(stderr, "tress-rig: rig failed: %s\n", out.reason); return 1; }
+  int rc = write_mesh(out.mesh, a->output);
+  double t3 = now_ms();
+  if (rc == 0) print_rig(a, &out, t1 - t0, t2 - t1, t3 - t2);
+  tress_rig_output_free(&out);
+  return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc) return rc;
+  if (a.generate) return cmd_generate(&a);
+  return cmd_rig(&a);
+}
