@@ -1,0 +1,203 @@
+/* tress/client.h - libtress-client: connect to a tress-server, keep a replica of the room's
+ * characters in a local scene, apply rig results and binds to a local sim, expose bone poses. */
+#ifndef TRESS_CLIENT_H
+#define TRESS_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tress/math.h"
+#include "tress/mesh.h"
+#include "tress/msg.h"
+#include "tress/scene.h"
+#include "tress/sim.h"
+
+typedef struct tress_client tress_client;
+
+#define TRESS_CLIENT_ERROR_MAX 256
+
+/* Return codes of the client API. The last message is kept: tress_client_last_error(). */
+typedef enum tress_client_result {
+  TRESS_CLIENT_OK = 0,
+  TRESS_CLIENT_ERR_INVALID_ARGUMENT,
+  TRESS_CLIENT_ERR_NOT_CONNECTED,     /* the call needs a connection (or a pending one) */
+  TRESS_CLIENT_ERR_ADDRESS,           /* host name did not resolve */
+  TRESS_CLIENT_ERR_NETWORK,           /* ENet could not create a host or a peer */
+  TRESS_CLIENT_ERR_UNKNOWN_CHARACTER, /* no such character in the replica */
+  TRESS_CLIENT_ERR_TOO_MANY,          /* spawn limit (the server's, as advertised in WELCOME) */
+  TRESS_CLIENT_ERR_OUT_OF_MEMORY,
+  TRESS_CLIENT_ERR_ENCODE,            /* the message would break a protocol rule */
+} tress_client_result;
+
+const char *tress_client_result_string(tress_client_result r);
+
+/* Where the connection is. READY = in the room, spawns flowing. */
+typedef enum tress_client_state {
+  TRESS_CLIENT_IDLE = 0,     /* never connected, or disconnected for good */
+  TRESS_CLIENT_CONNECTING,   /* ENet handshake */
+  TRESS_CLIENT_HELLO_SENT,   /* waiting for WELCOME */
+  TRESS_CLIENT_JOINING,      /* waiting for ROOM_JOINED */
+  TRESS_CLIENT_READY,
+  TRESS_CLIENT_BACKOFF,      /* connection lost; the next attempt is scheduled */
+} tress_client_state;
+
+const char *tress_client_state_name(tress_client_state s);
+
+/* Why on_error fired. Protocol errors are what tress-bot counts as failures. */
+typedef enum tress_client_error_kind {
+  TRESS_CLIENT_ERROR_PROTOCOL = 1, /* a message from the server failed to decode or broke the state machine */
+  TRESS_CLIENT_ERROR_SERVER,       /* the server sent ERROR or REJECT */
+  TRESS_CLIENT_ERROR_WARNING,      /* recoverable, e.g. a mesh hash mismatch (pendulum fallback) */
+} tress_client_error_kind;
+
+/* Accessory state after the rig phase. */
+typedef enum tress_client_rig_state {
+  TRESS_RIG_NONE = 0,      /* not rigged by the server (no mesh, already boned, not hair) */
+  TRESS_RIG_PENDING,       /* a rig is expected (hair with a mesh) */
+  TRESS_RIG_APPLIED,       /* bones + skinned mesh on the handle */
+  TRESS_RIG_FALLBACK,      /* failed on the server or did not verify here: swings as a pendulum */
+} tress_client_rig_state;
+
+typedef struct tress_client_callbacks {
+  void *user;
+  void (*on_character_added)(void *user, tress_client *c, uint32_t character_id);
+  /* The seed's Hair.Rigged: bones are already in the scene under mesh_part. */
+  void (*on_rigged)(void *user, tress_client *c, uint32_t character_id, tress_id mesh_part,
+                    const char (*bone_names)[TRESS_NAME_MAX], uint32_t bone_count);
+  void (*on_rig_failed)(void *user, tress_client *c, uint32_t character_id, uint32_t accessory_index,
+                        const char *reason);
+  /* After bind_character: handle_count handles simulate this character. */
+  void (*on_bound)(void *user, tress_client *c, uint32_t character_id, uint32_t handle_count);
+  /* Before the character's instances are destroyed (handles release, poses restored). */
+  void (*on_removed)(void *user, tress_client *c, uint32_t character_id, uint8_t reason);
+  void (*on_connected)(void *user, tress_client *c);   /* READY, room joined */
+  void (*on_disconnected)(void *user, tress_client *c, bool will_retry);
+  void (*on_error)(void *user, tress_client *c, tress_client_error_kind kind, const char *message);
+  /* Every decoded message, for logging and `tress-bot --dump`. */
+  void (*on_message)(void *user, tress_client *c, const tress_msg *msg, size_t wire_bytes);
+} tress_client_callbacks;
+
+/* Loads a local mesh for an asset id (hash verification and skinning). NULL when unavailable.
+ * The returned mesh is owned by the caller of this hook (one reference). */
+typedef tress_mesh *(*tress_client_mesh_loader_fn)(void *user, const char *asset_id);
+
+typedef struct tress_client_def {
+  const char *client_name;       /* sent in HELLO, "tress-client" */
+  tress_sim_def sim;             /* the client's own sim (scene is ignored: the client owns one) */
+  tress_client_callbacks callbacks;
+  const char *asset_root;        /* local asset copies: <asset_root>/<asset_id>; "assets" */
+  tress_client_mesh_loader_fn load_mesh; /* NULL: glTF/GLB from asset_root */
+  void *load_mesh_user;
+  bool reconnect;                /* retry a lost connection with backoff (true) */
+  uint32_t backoff_initial_ms;   /* 250 */
+  uint32_t backoff_max_ms;       /* 5000, doubling */
+  uint32_t connect_timeout_ms;   /* one attempt's ENet handshake, 3000 */
+} tress_client_def;
+
+tress_client_def tress_default_client_def(void);
+
+tress_client *tress_client_create(const tress_client_def *def);
+/* Disconnects, destroys every character (handles released) and the sim and scene. */
+void tress_client_destroy(tress_client *c);
+
+/* Starts connecting; returns at once. service() drives HELLO, JOIN_ROOM and the rest. */
+tress_client_result tress_client_connect(tress_client *c, const char *host, uint16_t port, const char *token,
+                                         const char *room);
+/* Leaves for good (no reconnect). Characters stay in the replica until destroy. */
+void tress_client_disconnect(tress_client *c);
+/* Pumps the network without blocking: call once per frame. Returns events handled. */
+int tress_client_service(tress_client *c);
+/* The same but waits up to timeout_ms for the first event (for tools and tests). */
+int tress_client_service_wait(tress_client *c, uint32_t timeout_ms);
+/* The ENet socket, for a uv_poll_t in a libuv loop (-1 before connect). */
+int tress_client_socket(const tress_client *c);
+
+/* Asks the server to spawn a character. The manifest is copied and re-sent after a reconnect,
+ * so the character comes back. *request_id (may be NULL) matches on_character_added's owner id. */
+tress_client_result tress_client_spawn(tress_client *c, const tress_wire_manifest *manifest, uint32_t *request_id);
+tress_client_result tress_client_despawn(tress_client *c, uint32_t character_id);
+
+/* Moves a character's root: every part is placed at root * its manifest frame, then handles
+ * follow their joints. Call before tress_client_step. */
+tress_client_result tress_client_set_root(tress_client *c, uint32_t character_id, tress_xform root);
+/* Places parts and handles, steps the sim by dt, places swung handles. No allocation. */
+tress_result tress_client_step(tress_client *c, double dt);
+
+tress_sim *tress_client_sim(tress_client *c);
+tress_scene *tress_client_scene(tress_client *c);
+tress_client_state tress_client_get_state(const tress_client *c);
+const char *tress_client_last_error(const tress_client *c);
+uint32_t tress_client_peer_id(const tress_client *c);
+
+/* ---- the replica, for renderers ------------------------------------------------------------ */
+
+typedef struct tress_client_character_info {
+  uint32_t id;
+  uint32_t owner_peer_id;
+  bool mine;             /* spawned by this client */
+  tress_id model;
+  char name[TRESS_NAME_MAX];
+  uint32_t part_count;
+  uint32_t accessory_count;
+  uint32_t bone_count;   /* bones of every rigged accessory */
+  bool bound;
+  uint32_t handle_count; /* handles bind_character made */
+  double added_at;       /* seconds on the client's clock (tress_client_now) */
+  double bound_at;       /* 0 until bound */
+} tress_client_character_info;
+
+uint32_t tress_client_character_count(const tress_client *c);
+/* The character ids, in arrival order; returns how many were written. */
+uint32_t tress_client_character_ids(const tress_client *c, uint32_t *out, uint32_t max);
+tress_client_result tress_client_character_info_get(const tress_client *c, uint32_t character_id,
+                                                    tress_client_character_info *out);
+tress_client_rig_state tress_client_accessory_rig_state(const tress_client *c, uint32_t character_id,
+                                                        uint32_t accessory_index);
+
+/* Bones of a character: every rigged accessory in manifest order, each in rig order. Ids stay
+ * valid until the character is removed. Returns the count (writes at most max). */
+uint32_t tress_client_bones(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max);
+/* Column-major world matrices of the drawn pose (16 floats per bone), same order. */
+uint32_t tress_client_bone_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
+/* Skinning matrices: world * inverse(rest world), the world-space deformation of each bone, so
+ * a vertex already in world space (part mesh-to-world applied) skins as sum(w * S * v). */
+uint32_t tress_client_skinning_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
+/* World frames of the manifest's parts (index as in the manifest). */
+tress_client_result tress_client_part_frame(const tress_client *c, uint32_t character_id, uint32_t part_index,
+                                            tress_xform *out);
+/* An accessory's Handle world frame and its joint's handle-side / body-side offsets (c0, c1;
+ * for a RigidConstraint the attachment frames). A pendulum swings c0. */
+tress_client_result tress_client_accessory_frame(const tress_client *c, uint32_t character_id,
+                                                 uint32_t accessory_index, tress_id *handle, tress_xform *world,
+                                                 tress_xform *c0, tress_xform *c1);
+
+/* ---- counters (tress-bot reports these) ---------------------------------------------------- */
+
+typedef struct tress_client_stats {
+  uint64_t bytes_received;        /* ENet payload bytes of every message */
+  uint64_t bytes_rig_phase;       /* while some known character was not yet bound */
+  uint64_t bytes_steady;          /* while every known character was bound */
+  uint64_t messages_received;
+  uint64_t messages_by_type[TRESS_MSG_TYPE_MAX + 1];
+  uint32_t characters_seen;       /* CHARACTER_ADDED handled (over reconnects) */
+  uint32_t rigs_received;         /* RIG_RESULT messages */
+  uint32_t rigs_applied;          /* verified and applied */
+  uint32_t rigs_fallback;         /* hash mismatch, missing asset or RIG_FAILED */
+  uint32_t bones_bound;           /* bones created from rig results */
+  uint32_t binds;                 /* BIND messages applied */
+  uint32_t protocol_errors;
+  uint32_t server_errors;
+  uint32_t warnings;
+  uint32_t connects;              /* successful joins (1 + reconnects) */
+  uint32_t disconnects;
+  double join_to_bind_sum;        /* seconds from ROOM_JOINED / CHARACTER_ADDED (later of) to bound */
+  double join_to_bind_max;
+  uint32_t join_to_bind_count;
+} tress_client_stats;
+
+tress_client_stats tress_client_stats_get(const tress_client *c);
+/* Seconds on the client's monotonic clock. */
+double tress_client_now(const tress_client *c);
+
+#endif

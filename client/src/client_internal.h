@@ -1,0 +1,142 @@
+/* client_internal.h - what the client's files share: the client struct, the replica's characters
+ * and the internal entry points of replica.c, apply_rig.c, spawns.c and client.c.
+ *
+ * Files:
+ *   client.c     ENet host, connect/reconnect state machine, message dispatch, counters
+ *   replica.c    characters built in the local scene from manifests, root motion, accessors
+ *   apply_rig.c  rig results: hash check against the local asset, bones + skinned mesh, fallback
+ *   spawns.c     this client's own spawns (deep-copied manifests), re-sent after a reconnect
+ */
+#ifndef TRESS_CLIENT_INTERNAL_H
+#define TRESS_CLIENT_INTERNAL_H
+
+#include <enet/enet.h>
+
+#include "tress/client.h"
+#include "tress/codec.h"
+#include "tress/msg.h"
+
+/* One accessory of a replicated character. */
+typedef struct replica_accessory {
+  tress_id accessory;
+  tress_id handle;
+  tress_id joint;
+  tress_id attachment0, attachment1; /* RigidConstraint only */
+  tress_client_rig_state rig_state;
+  uint32_t bone_first;  /* into the character's bones array */
+  uint32_t bone_count;
+} replica_accessory;
+
+typedef struct replica_character {
+  uint32_t id;
+  uint32_t owner_peer_id;
+  uint32_t request_id;
+  bool mine;
+  tress_wire_manifest manifest; /* deep copy (spawns.c owns the copy helpers) */
+  tress_id model;
+  tress_id *parts;              /* manifest.part_count */
+  replica_accessory *accessories; /* manifest.accessory_count */
+  tress_id *bones;              /* every rigged accessory's bones, accessory order */
+  uint32_t bone_count, bone_cap;
+  tress_xform root;
+  bool bound;
+  bool have_bind;               /* a BIND arrived; re-applied after a late rig result */
+  tress_msg_bind bind;          /* settings from the last BIND (match indices copied) */
+  uint8_t match_indices[TRESS_WIRE_MAX_ACCESSORIES];
+  tress_handle_id *handles;
+  uint32_t handle_count, handle_cap;
+  double added_at, bound_at;
+} replica_character;
+
+/* A character this client asked for; the manifest is re-sent after a reconnect. */
+typedef struct owned_spawn {
+  uint32_t request_id;
+  uint32_t character_id; /* 0 until CHARACTER_ADDED answers */
+  tress_wire_manifest manifest;
+} owned_spawn;
+
+typedef struct mesh_cache_entry {
+  char asset_id[TRESS_WIRE_TEXT_CAP];
+  tress_mesh *mesh; /* NULL: tried and unavailable */
+} mesh_cache_entry;
+
+struct tress_client {
+  tress_client_def def;
+  char client_name[TRESS_WIRE_NAME_CAP];
+  char asset_root[1024];
+  tress_scene *scene;
+  tress_sim *sim;
+  tress_id workspace;
+
+  ENetHost *host;
+  ENetPeer *peer;
+  char server_host[256];
+  uint16_t server_port;
+  char token[TRESS_WIRE_TEXT_CAP];
+  char room[TRESS_WIRE_NAME_CAP];
+  tress_client_state state;
+  bool want_connection;
+  double state_since;
+  double retry_at;
+  uint32_t backoff_ms;
+  uint32_t peer_id;
+  tress_wire_limits limits;
+
+  uint8_t *send_buf;
+  size_t send_cap;
+
+  replica_character **characters;
+  uint32_t character_count, character_cap;
+
+  owned_spawn *spawns;
+  uint32_t spawn_count, spawn_cap;
+  uint32_t next_request_id;
+
+  mesh_cache_entry *meshes;
+  uint32_t mesh_count, mesh_cap;
+
+  double joined_at;
+  tress_client_stats stats;
+  char last_error[TRESS_CLIENT_ERROR_MAX];
+};
+
+/* client.c */
+void tress__client_report(tress_client *c, tress_client_error_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+tress_client_result tress__client_send(tress_client *c, const tress_msg *msg);
+
+/* replica.c */
+replica_character *tress__replica_find(const tress_client *c, uint32_t character_id);
+/* Builds the character from a CHARACTER_ADDED; replaces nothing (a known id is refused). */
+tress_client_result tress__replica_add(tress_client *c, const tress_msg_character_added *m);
+/* Releases handles, destroys instances, frees the entry. */
+void tress__replica_remove(tress_client *c, uint32_t character_id, uint8_t reason);
+void tress__replica_clear(tress_client *c, uint8_t reason);
+/* BIND: bind_character with the server's settings and match policy. */
+tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, const tress_msg_bind *bind);
+/* Re-binds after a late rig result (destroys the character's handles first). */
+void tress__replica_rebind(tress_client *c, replica_character *ch);
+void tress__replica_apply_settings(tress_client *c, replica_character *ch, const tress_msg_settings_update *m);
+void tress__replica_place(tress_client *c);
+/* True while some character waits for a rig or a bind (for the bytes-per-phase split). */
+bool tress__replica_settling(const tress_client *c);
+
+/* apply_rig.c */
+void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m);
+void tress__apply_rig_failed(tress_client *c, const tress_msg_rig_failed *m);
+/* The local copy of an asset (cached; NULL when unavailable). Borrowed reference. */
+tress_mesh *tress__client_local_mesh(tress_client *c, const char *asset_id);
+void tress__client_mesh_cache_clear(tress_client *c);
+/* Builds bones under part (rests already at worn scale, parents before children) and swaps in
+ * the baked mesh keeping the part's size. ids gets bone_count ids. False changes nothing. */
+bool tress__build_bones(tress_scene *scene, tress_id part, uint32_t bone_count, const char (*names)[TRESS_NAME_MAX],
+                        const int32_t *parents, const tress_xform *rests, tress_mesh *baked, tress_id *ids);
+
+/* spawns.c */
+bool tress__manifest_copy(tress_wire_manifest *dst, const tress_wire_manifest *src);
+void tress__manifest_free(tress_wire_manifest *m);
+void tress__spawns_resend(tress_client *c);
+void tress__spawns_free(tress_client *c);
+owned_spawn *tress__spawn_find_request(tress_client *c, uint32_t request_id);
+
+#endif
