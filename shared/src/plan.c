@@ -52,13 +52,12 @@ const char *tress_plan_status_message(tress_plan_status s) {
   return "unknown plan error";
 }
 
-/* Monotonic in the angle of (x, y) from +x toward +y, in [0, 4); (0, 0) maps to 0. */
+/* Monotonic in the angle of (x, y) from +x toward +y, in [0, 4); (0, 0) maps to 0. Written
+ * with selects rather than branches: hair angles are random, so branches would mispredict. */
 static inline float diamond_angle(float x, float y) {
-  float ax = fabsf(x), ay = fabsf(y), s = ax + ay;
-  if (s == 0.0f) return 0.0f;
-  float r = y / s; /* in [-1, 1] */
-  if (y >= 0.0f) return x >= 0.0f ? r : 2.0f - r;
-  return x < 0.0f ? 2.0f - r : 4.0f + r;
+  float r = y / (fabsf(x) + fabsf(y) + 1e-30f); /* in [-1, 1]; the tiny term keeps 0/0 out */
+  float base = x < 0.0f ? 2.0f : (y < 0.0f ? 4.0f : 0.0f);
+  return x < 0.0f ? base - r : base + r;
 }
 
 static inline float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -151,14 +150,15 @@ tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan
   size_t bones_bytes = bone_count * sizeof(tress_plan_bone);
   bones_bytes = (bones_bytes + 7) & ~(size_t)7;
   size_t sums_bytes = 4 * sizeof(double) * S * B;
-  size_t inf_bytes = 4 * sizeof(tress_plan_influence) * (size_t)n;
-  char *block = calloc(1, bones_bytes + sums_bytes + inf_bytes + n);
+  size_t weights_bytes = sizeof(float) * max_inf * (size_t)n, joints_bytes = sizeof(uint16_t) * max_inf * (size_t)n;
+  char *block = calloc(1, bones_bytes + sums_bytes + weights_bytes + joints_bytes + n);
   if (!block) return TRESS_PLAN_ERR_NO_MEMORY;
   out->block_ = block;
   out->bones = (tress_plan_bone *)block;
   double *sums = (double *)(block + bones_bytes);
-  out->influences = (tress_plan_influence *)(block + bones_bytes + sums_bytes);
-  out->influence_count = (uint8_t *)(block + bones_bytes + sums_bytes + inf_bytes);
+  out->weights = (float *)(block + bones_bytes + sums_bytes);
+  out->joints = (uint16_t *)(block + bones_bytes + sums_bytes + weights_bytes);
+  out->influence_count = (uint8_t *)(block + bones_bytes + sums_bytes + weights_bytes + joints_bytes);
   out->bone_count = bone_count;
   out->sectors = S;
   out->segments = B;
@@ -180,46 +180,42 @@ tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan
   }
   float band_height = depth / (float)B, inv_h = (float)B / depth, blend_max = 0.8f;
 
-  /* Pass 2: bind every vertex and accumulate band centroids. */
+  /* Pass 2: bind every vertex and accumulate band centroids. Branch-free on purpose: whether a
+   * vertex leans up or down and where it sits around the axis are coin flips to a predictor. */
+  const bool two = max_inf > 1;
   for (uint32_t i = 0; i < n; i++) {
     const float *v = vertices + 3 * (size_t)i;
     float d[3] = {v[0] - root[0], v[1] - root[1], v[2] - root[2]};
     float t = d[0] * axis[0] + d[1] * axis[1] + d[2] * axis[2];
-    tress_plan_influence *inf = out->influences + 4 * (size_t)i;
-    if (!(t > 0.0f)) {
-      inf[0].bone = 0;
-      inf[0].weight = 1.0f;
-      out->influence_count[i] = 1;
-      continue;
-    }
+    bool below = t > 0.0f; /* at or above the root plane: HairRoot alone, no centroid */
     float x = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
     float y = d[0] * w[0] + d[1] * w[1] + d[2] * w[2];
     float pa = diamond_angle(x * rc - y * rs, x * rs + y * rc);
     uint32_t s = 0;
     for (uint32_t k = 0; k + 1 < S; k++) s += pa >= bounds[k];
-    float bf = t * inv_h;
+    float bf = below ? t * inv_h : 0.0f;
     uint32_t b = (uint32_t)bf;
-    if (b >= B) b = B - 1;
+    b = b < B ? b : B - 1;
     float frac = bf - (float)b;
-    if (frac > 1.0f) frac = 1.0f;
+    frac = frac < 1.0f ? frac : 1.0f;
     uint32_t primary = 1 + s * B + b;
     double *cell = sums + 4 * (size_t)(s * B + b);
-    cell[0] += v[0]; cell[1] += v[1]; cell[2] += v[2]; cell[3] += 1.0;
+    double in = below ? 1.0 : 0.0;
+    cell[0] += in * v[0]; cell[1] += in * v[1]; cell[2] += in * v[2]; cell[3] += in;
 
+    bool up = frac < 0.5f;
+    bool has_neighbour = up ? b > 0 : b + 1 < B;
     float blend = fabsf(frac - 0.5f) * blend_max;
-    uint32_t secondary = primary;
-    if (frac < 0.5f && b > 0) secondary = primary - 1;
-    else if (frac > 0.5f && b + 1 < B) secondary = primary + 1;
-    inf[0].bone = (uint16_t)primary;
-    if (secondary == primary || max_inf == 1 || blend == 0.0f) {
-      inf[0].weight = 1.0f;
-      out->influence_count[i] = 1;
-    } else {
-      inf[0].weight = 1.0f - blend;
-      inf[1].bone = (uint16_t)secondary;
-      inf[1].weight = blend;
-      out->influence_count[i] = 2;
+    bool pair = below && two && has_neighbour && blend > 0.0f;
+    uint16_t *joint = out->joints + max_inf * (size_t)i;
+    float *weight = out->weights + max_inf * (size_t)i;
+    joint[0] = (uint16_t)(below ? primary : 0);
+    weight[0] = pair ? 1.0f - blend : 1.0f;
+    if (two) {
+      joint[1] = (uint16_t)(pair ? (up ? primary - 1 : primary + 1) : 0);
+      weight[1] = pair ? blend : 0.0f;
     }
+    out->influence_count[i] = (uint8_t)(pair ? 2 : 1);
   }
   place_bones(out, sums, root, band_height);
   return TRESS_PLAN_OK;

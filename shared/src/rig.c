@@ -72,11 +72,10 @@ static tress_mesh *bake_from_plan(const tress_mesh *in, const tress_plan_result 
     memcpy(m->bones[b].bind_pos, plan->bones[b].position, sizeof m->bones[b].bind_pos);
   }
   for (size_t v = 0; v < n; v++) {
-    const tress_plan_influence *inf = plan->influences + 4 * v;
-    uint32_t count = plan->influence_count[v];
+    uint32_t count = plan->influence_count[v], stride = plan->max_influences;
     for (uint32_t k = 0; k < count; k++) {
-      m->joints[4 * v + k] = inf[k].bone;
-      m->weights[4 * v + k] = inf[k].weight;
+      m->joints[4 * v + k] = plan->joints[stride * v + k];
+      m->weights[4 * v + k] = plan->weights[stride * v + k];
     }
   }
   return m;

@@ -76,14 +76,13 @@ static void test_seed_worked_example(void **state) {
   }
   /* The scalp vertex: { HairRoot, 1 }. */
   assert_int_equal(p.influence_count[0], 1);
-  assert_int_equal(p.influences[0].bone, 0);
-  assert_true(p.influences[0].weight == 1.0f);
+  assert_int_equal(p.joints[0], 0);
+  assert_true(p.weights[0] == 1.0f);
   /* The deepest vertices (y = 4) weight mostly to a _B3 bone. */
   for (uint32_t i = 0; i < n; i++) {
     if (v[3 * i + 1] != 4.0f) continue;
-    const tress_plan_influence *inf = p.influences + 4 * i;
-    assert_non_null(strstr(p.bones[inf[0].bone].name, "_B3"));
-    assert_true(inf[0].weight > 0.5f);
+    assert_non_null(strstr(p.bones[p.joints[2 * i]].name, "_B3"));
+    assert_true(p.weights[2 * i] > 0.5f);
   }
   tress_plan_free(&p);
   assert_null(p.bones);
@@ -107,19 +106,20 @@ static float *hair_cloud(uint32_t n, uint32_t seed) {
 
 static void check_weights(const tress_plan_result *p, uint32_t max_inf) {
   for (uint32_t i = 0; i < p->vertex_count; i++) {
-    const tress_plan_influence *inf = p->influences + 4 * i;
+    const uint16_t *joint = p->joints + max_inf * i;
+    const float *weight = p->weights + max_inf * i;
     uint32_t c = p->influence_count[i];
     assert_true(c >= 1 && c <= max_inf);
     double sum = 0;
     for (uint32_t k = 0; k < c; k++) {
-      assert_true(inf[k].bone < p->bone_count);
-      assert_true(inf[k].weight > 0.0f);
-      if (k > 0) assert_true(inf[k - 1].weight >= inf[k].weight);
-      sum += inf[k].weight;
+      assert_true(joint[k] < p->bone_count);
+      assert_true(weight[k] > 0.0f);
+      if (k > 0) assert_true(weight[k - 1] >= weight[k]);
+      sum += weight[k];
     }
-    for (uint32_t k = c; k < 4; k++) assert_true(inf[k].weight == 0.0f);
+    for (uint32_t k = c; k < max_inf; k++) assert_true(weight[k] == 0.0f && joint[k] == 0);
     assert_true(fabs(sum - 1.0) <= 1e-6);
-    if (max_inf == 1) assert_true(inf[0].weight == 1.0f);
+    if (max_inf == 1) assert_true(weight[0] == 1.0f);
   }
 }
 
@@ -142,8 +142,8 @@ static void test_weights_sum_sorted_and_bounded(void **state) {
     /* Vertices above the root plane are on HairRoot alone. */
     for (uint32_t i = 0; i < n; i++)
       if (v[3 * i + 1] >= 1.0f) {
-        assert_int_equal(p.influences[4 * i].bone, 0);
-        assert_true(p.influences[4 * i].weight == 1.0f);
+        assert_int_equal(p.joints[clamped * i], 0);
+        assert_true(p.weights[clamped * i] == 1.0f);
       }
     tress_plan_free(&p);
   }
@@ -163,13 +163,13 @@ static void test_blend_values(void **state) {
   assert_int_equal(tress_plan(v, 3, &o, &p), TRESS_PLAN_OK);
   /* v0: band 1, fraction .25, leans up but B1 has no chain bone above: B1 alone. */
   assert_int_equal(p.influence_count[0], 1);
-  assert_int_equal(p.influences[0].bone, 1);
+  assert_int_equal(p.joints[0], 1);
   /* v1: band 2, fraction .75: B2 0.8, B3 0.2. */
   assert_int_equal(p.influence_count[1], 2);
-  assert_int_equal(p.influences[4].bone, 2);
-  assert_float_equal(p.influences[4].weight, 0.8f, 1e-5f);
-  assert_int_equal(p.influences[5].bone, 3);
-  assert_float_equal(p.influences[5].weight, 0.2f, 1e-5f);
+  assert_int_equal(p.joints[2], 2);
+  assert_float_equal(p.weights[2], 0.8f, 1e-5f);
+  assert_int_equal(p.joints[3], 3);
+  assert_float_equal(p.weights[3], 0.2f, 1e-5f);
   /* Band 1 (B1) holds only v0, band 3 only v2: centroids sit on them. */
   assert_float_equal(p.bones[1].position[1], -0.25f, 1e-5f);
   assert_float_equal(p.bones[3].position[1], -3.0f, 1e-5f);
@@ -189,8 +189,8 @@ static void test_above_root_does_not_pull(void **state) {
     assert_float_equal(p.bones[b].position[0], 1.0f, 1e-5f);
     assert_float_equal(p.bones[b].position[2], 0.0f, 1e-5f);
   }
-  assert_int_equal(p.influences[4 * 3].bone, 0);
-  assert_int_equal(p.influences[4 * 4].bone, 0);
+  assert_int_equal(p.joints[2 * 3], 0);
+  assert_int_equal(p.joints[2 * 4], 0);
   tress_plan_free(&p);
 }
 
@@ -233,7 +233,7 @@ static void test_sector_reference(void **state) {
   o.max_influences = 1;
   tress_plan_result p;
   assert_int_equal(tress_plan(v, 4, &o, &p), TRESS_PLAN_OK);
-  for (int i = 0; i < 4; i++) assert_int_equal(p.influences[4 * i].bone, 1 + i);
+  for (int i = 0; i < 4; i++) assert_int_equal(p.joints[i], 1 + i);
   assert_float_equal(p.reference[0], 1.0f, 1e-6f);
   tress_plan_free(&p);
 }
@@ -299,7 +299,7 @@ static void test_one_vertex(void **state) {
   assert_int_equal(tress_plan(v, 1, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.bone_count, 10);
   assert_int_equal(p.influence_count[0], 1);
-  assert_true(p.influences[0].weight == 1.0f);
+  assert_true(p.weights[0] == 1.0f);
   for (uint32_t b = 0; b < p.bone_count; b++)
     for (int k = 0; k < 3; k++) assert_true(isfinite(p.bones[b].position[k]));
   tress_plan_free(&p);

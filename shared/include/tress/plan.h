@@ -41,11 +41,6 @@ typedef struct tress_plan_bone {
   int32_t parent;
 } tress_plan_bone;
 
-typedef struct tress_plan_influence {
-  uint16_t bone;
-  float weight;
-} tress_plan_influence;
-
 /* The plan's result (the type is not called tress_plan: that name is the function). */
 typedef struct tress_plan_result {
   uint32_t bone_count;
@@ -55,9 +50,12 @@ typedef struct tress_plan_result {
   float reference[3];  /* unit direction sector 1 is centred on (perpendicular to axis) */
   float depth;         /* deepest vertex below the root plane */
   tress_plan_bone *bones;
-  /* 4 slots per vertex, sorted by weight descending; used slots sum to 1, the rest are
-   * {0, 0}. influence_count[v] says how many slots of vertex v are used (1..max_influences). */
-  tress_plan_influence *influences;
+  /* max_influences slots per vertex: vertex v's slots are joints/weights[v * max_influences + k],
+   * sorted by weight descending; the used ones sum to 1, the rest are {0, 0}. influence_count[v]
+   * says how many are used (1..max_influences). Kept this compact (13 bytes per vertex at the
+   * default 2) because writing the result is most of plan()'s cost on a big mesh. */
+  uint16_t *joints;
+  float *weights;
   uint8_t *influence_count;
   void *block_; /* the one allocation behind every array above */
 } tress_plan_result;

@@ -1,0 +1,69 @@
+/* bench/plan - plan() throughput: vertices per second for 1k, 10k, 100k and 1M-vertex hair
+ * clouds on one core. Prints a table, or one JSON object with --json. Never asserts timings. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tress/plan.h"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Strand-like cloud: random points on hanging strands around a head, 5% above the root. */
+static float *make_cloud(uint32_t n) {
+  float *v = malloc(3 * sizeof(float) * n);
+  if (!v) return NULL;
+  uint32_t x = 0x12345678u;
+  for (uint32_t i = 0; i < n; i++) {
+    x = x * 1664525u + 1013904223u;
+    float a = (float)(x >> 8) / 16777216.0f * 6.2831853f;
+    x = x * 1664525u + 1013904223u;
+    float d = (float)(x >> 8) / 16777216.0f * 1.05f - 0.05f;
+    v[3 * i] = cosf(a) * (0.6f + 0.1f * d);
+    v[3 * i + 1] = 1.1f - 2.0f * d;
+    v[3 * i + 2] = sinf(a) * (0.6f + 0.1f * d);
+  }
+  return v;
+}
+
+int main(int argc, char **argv) {
+  bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
+  const uint32_t sizes[] = {1000, 10000, 100000, 1000000};
+  double rates[4];
+  tress_plan_opts opts = tress_default_plan_opts();
+  opts.root[1] = 1.1f;
+  opts.has_root = true;
+  for (int s = 0; s < 4; s++) {
+    uint32_t n = sizes[s];
+    float *v = make_cloud(n);
+    if (!v) return 1;
+    /* Repeat until ~0.2 s of work, best run counts (the others are noise from a shared core). */
+    uint32_t reps = 2000000u / n + 3;
+    double best = 1e30;
+    for (uint32_t r = 0; r < reps; r++) {
+      tress_plan_result p;
+      double t0 = now_s();
+      if (tress_plan(v, n, &opts, &p) != TRESS_PLAN_OK) return 1;
+      double dt = now_s() - t0;
+      tress_plan_free(&p);
+      if (dt < best) best = dt;
+    }
+    rates[s] = (double)n / best;
+    free(v);
+  }
+  if (json) {
+    printf("{\"bench\":\"plan\",\"sectors\":3,\"segments\":3,\"vertices_per_second\":{");
+    for (int s = 0; s < 4; s++) printf("%s\"%u\":%.0f", s ? "," : "", sizes[s], rates[s]);
+    printf("}}\n");
+  } else {
+    printf("plan (sectors 3, segments 3, max_influences 2), best of several runs, one core\n");
+    printf("%10s  %14s  %10s\n", "vertices", "vertices/s", "ms/plan");
+    for (int s = 0; s < 4; s++) printf("%10u  %14.0f  %10.3f\n", sizes[s], rates[s], 1e3 * sizes[s] / rates[s]);
+  }
+  return 0;
+}
