@@ -290,7 +290,7 @@ static bool read_body(decoder *d, tress_msg *msg) {
     at = wire_reader_offset(&d->r);
     if (!read_str(d, msg->join_room.room, TRESS_WIRE_MAX_NAME_BYTES, "room")) return false;
     if (!msg->join_room.room[0])
-      return fail(d, TRESS_WIRE_ERR_STRING_TOO_LONG, at, "room: empty (must be 1..%u bytes)", TRESS_WIRE_MAX_NAME_BYTES),
+      return fail(d, TRESS_WIRE_ERR_EMPTY_STRING, at, "room: empty (must be 1..%u bytes)", TRESS_WIRE_MAX_NAME_BYTES),
              false;
     return true;
   case TRESS_MSG_ROOM_JOINED: {

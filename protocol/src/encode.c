@@ -212,7 +212,7 @@ static tress_wire_status write_message(wire_writer *w, const tress_msg *msg, tre
     wire_write_u16(w, msg->reject.server_minor);
     return write_str(w, msg->reject.reason, TRESS_WIRE_MAX_TEXT_BYTES, "reason", err);
   case TRESS_MSG_JOIN_ROOM:
-    if (!msg->join_room.room[0]) return wire_fail(err, TRESS_WIRE_ERR_INVALID_MESSAGE, w->len, "room name empty");
+    if (!msg->join_room.room[0]) return wire_fail(err, TRESS_WIRE_ERR_EMPTY_STRING, w->len, "room name empty");
     return write_str(w, msg->join_room.room, TRESS_WIRE_MAX_NAME_BYTES, "room", err);
   case TRESS_MSG_ROOM_JOINED: {
     const tress_msg_room_joined *m = &msg->room_joined;

@@ -63,6 +63,7 @@ const char *tress_wire_status_name(tress_wire_status s) {
   case TRESS_WIRE_ERR_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
   case TRESS_WIRE_ERR_BUFFER_TOO_SMALL: return "BUFFER_TOO_SMALL";
   case TRESS_WIRE_ERR_INVALID_MESSAGE: return "INVALID_MESSAGE";
+  case TRESS_WIRE_ERR_EMPTY_STRING: return "EMPTY_STRING";
   }
   return "UNKNOWN";
 }

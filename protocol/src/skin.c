@@ -22,8 +22,9 @@
 #include "wire_internal.h"
 
 /* Rig results are encoded once per rig and served to every client, late joiners included, so
- * spending a few milliseconds on a high level is a good trade. */
-#define WIRE_ZSTD_LEVEL 19
+ * a high level is a good trade for hair-sized payloads (milliseconds); past a megabyte the high
+ * levels cost seconds for a few percent, so big payloads use a fast level. */
+static int zstd_level(size_t raw) { return raw <= (1u << 20) ? 19 : 6; }
 
 /* ---- quantization -------------------------------------------------------------------------- */
 
@@ -80,23 +81,21 @@ void tress_skin_dequantize(const uint16_t *weights, uint32_t vertex_count, tress
   for (uint32_t v = 0; v < vertex_count; v++) {
     const uint16_t *q = weights + (size_t)v * 4;
     float *w = out + (size_t)v * 4;
-    uint32_t big = 0;
-    for (uint32_t s = 0; s < 4; s++) {
+    int last = -1;
+    for (int s = 0; s < 4; s++) {
       w[s] = (float)q[s] * inv;
-      if (q[s] > q[big]) big = s;
+      if (q[s]) last = s;
     }
-    if (q[big] == 0) continue;
-    /* The largest slot takes the complement so the float sum is exactly 1, then a final nudge
-     * by whole ulps makes the slot-order sum (what a shader or a test adds up) exactly 1.0f. */
-    float others = 0.0f;
-    for (uint32_t s = 0; s < 4; s++)
-      if (s != big) others += w[s];
-    w[big] = 1.0f - others;
-    for (int tries = 0; tries < 8; tries++) {
-      float sum = ((w[0] + w[1]) + w[2]) + w[3];
-      if (sum == 1.0f) break;
-      w[big] = nextafterf(w[big], sum > 1.0f ? 0.0f : 2.0f);
-    }
+    if (last < 0) continue;
+    /* The last non-zero slot takes the complement of the slots before it, summed in slot order
+     * as a shader adds them: for a partial sum S in [0, 1), fl(S + fl(1 - S)) is exactly 1 in
+     * round-to-nearest (1 - S is exact when S >= 0.5; otherwise its rounding error is at most
+     * 2^-25, which rounds back to 1), and the zero slots after it add nothing. S < 1 because
+     * the integer weights before `last` leave at least one step for it, so the complement stays
+     * positive and within a rounding error of q[last] / unit. */
+    float partial = 0.0f;
+    for (int s = 0; s < last; s++) partial += w[s];
+    w[last] = 1.0f - partial;
   }
 }
 
@@ -187,7 +186,7 @@ tress_wire_status wire_skin_write(wire_writer *w, const tress_wire_skin *skin, t
     return wire_fail(err, TRESS_WIRE_ERR_OUT_OF_MEMORY, w->len, "skin: no memory to compress %zu bytes", raw);
   }
   pack_planes(skin, planes);
-  size_t clen = ZSTD_compress(packed, bound, planes, raw, WIRE_ZSTD_LEVEL);
+  size_t clen = ZSTD_compress(packed, bound, planes, raw, zstd_level(raw));
   free(planes);
   if (ZSTD_isError(clen)) {
     free(packed);

@@ -32,6 +32,7 @@ typedef enum tress_wire_status {
   TRESS_WIRE_ERR_OUT_OF_MEMORY,
   TRESS_WIRE_ERR_BUFFER_TOO_SMALL, /* encode: cap is below the encoded size */
   TRESS_WIRE_ERR_INVALID_MESSAGE,  /* encode: the struct breaks a rule the decoder would reject */
+  TRESS_WIRE_ERR_EMPTY_STRING,     /* a string that must not be empty (a room name) is */
 } tress_wire_status;
 
 const char *tress_wire_status_name(tress_wire_status s); /* "TRUNCATED", ... */
