@@ -1,0 +1,200 @@
+/* Asset store
+ * -----------
+ * Asset ids arrive from the network, so they are hostile until proven otherwise. Two walls:
+ *  1. Syntax (tress_asset_id_check, on the loop thread, before any file system call): a small
+ *     alphabet, relative, no "." / ".." / empty components, no backslashes or control bytes.
+ *  2. Resolution (tress_asset_store_load, on a worker): realpath() of root/id must still start
+ *     with root + "/", so a symlink inside the store that points outside it is refused too.
+ * The optional manifest both narrows the store to the listed ids and pre-seeds their content
+ * hashes, which lets the rig cache answer a spawn without touching the disk at all. */
+#include "asset_store.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "file_util.h"
+#include "tress/mesh_file.h"
+
+static int hex_decode(const char *hex, uint8_t *out, size_t n) {
+  if (!hex || strlen(hex) != 2 * n) return -1;
+  for (size_t i = 0; i < n; i++) {
+    unsigned v;
+    if (sscanf(hex + 2 * i, "%2x", &v) != 1) return -1;
+    out[i] = (uint8_t)v;
+  }
+  return 0;
+}
+
+static tress_asset_hash *find_hash(const tress_asset_store *store, const char *id) {
+  for (uint32_t i = 0; i < store->hash_count; i++)
+    if (strcmp(store->hashes[i].id, id) == 0) return &store->hashes[i];
+  return NULL;
+}
+
+static tress_asset_hash *add_hash(tress_asset_store *store, const char *id) {
+  tress_asset_hash *h = find_hash(store, id);
+  if (h) return h;
+  if (store->hash_count == store->hash_cap) {
+    uint32_t cap = store->hash_cap ? store->hash_cap * 2 : 16;
+    tress_asset_hash *n = realloc(store->hashes, cap * sizeof *n);
+    if (!n) return NULL;
+    store->hashes = n;
+    store->hash_cap = cap;
+  }
+  h = &store->hashes[store->hash_count++];
+  memset(h, 0, sizeof *h);
+  snprintf(h->id, sizeof h->id, "%s", id);
+  return h;
+}
+
+int tress_asset_store_open(tress_asset_store *store, const char *dir, char err[256]) {
+  memset(store, 0, sizeof *store);
+  if (!realpath(dir, store->root)) {
+    snprintf(err, 256, "asset store %s: %s", dir, strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  if (stat(store->root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    snprintf(err, 256, "asset store %s: not a directory", dir);
+    return -1;
+  }
+  char path[PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/manifest.json", store->root);
+  size_t len = 0;
+  char *text = tress_file_read_all(path, 16u << 20, &len);
+  if (!text) return errno == ENOENT ? 0 : (snprintf(err, 256, "%.200s: %s", path, strerror(errno)), -1);
+  cJSON *root = cJSON_ParseWithLength(text, len);
+  free(text);
+  cJSON *assets = cJSON_GetObjectItemCaseSensitive(root, "assets");
+  if (!cJSON_IsObject(assets)) {
+    snprintf(err, 256, "%.200s: expected {\"assets\": {id: {\"mesh_hash\": hex}}}", path);
+    cJSON_Delete(root);
+    return -1;
+  }
+  store->has_manifest = true;
+  for (cJSON *a = assets->child; a; a = a->next) {
+    if (tress_asset_id_check(a->string) != TRESS_CODE_NONE) {
+      snprintf(err, 256, "%.120s: asset id \"%.64s\" is not a valid store id", path, a->string);
+      cJSON_Delete(root);
+      tress_asset_store_close(store);
+      return -1;
+    }
+    tress_asset_hash *h = add_hash(store, a->string);
+    if (!h) break;
+    h->listed = true;
+    const char *hex = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "mesh_hash"));
+    if (hex && hex_decode(hex, h->hash, TRESS_MESH_HASH_BYTES) != 0) {
+      snprintf(err, 256, "%.120s: %.64s: mesh_hash must be 64 hex digits", path, a->string);
+      cJSON_Delete(root);
+      tress_asset_store_close(store);
+      return -1;
+    }
+    if (!hex) h->listed = true; /* listed without a hash: learned on first load */
+    if (!hex) memset(h->hash, 0, sizeof h->hash);
+  }
+  cJSON_Delete(root);
+  return 0;
+}
+
+void tress_asset_store_close(tress_asset_store *store) {
+  free(store->hashes);
+  store->hashes = NULL;
+  store->hash_count = store->hash_cap = 0;
+}
+
+tress_wire_code tress_asset_id_check(const char *id) {
+  if (!id || !id[0] || id[0] == '/') return TRESS_CODE_ASSET_PATH_REJECTED;
+  size_t n = strnlen(id, TRESS_WIRE_TEXT_CAP);
+  if (n >= TRESS_WIRE_TEXT_CAP) return TRESS_CODE_ASSET_PATH_REJECTED;
+  const char *component = id;
+  for (size_t i = 0; i <= n; i++) {
+    char c = id[i];
+    if (c == '/' || c == '\0') {
+      size_t len = (size_t)(id + i - component);
+      if (len == 0) return TRESS_CODE_ASSET_PATH_REJECTED;                    /* "a//b", "a/" */
+      if (len == 1 && component[0] == '.') return TRESS_CODE_ASSET_PATH_REJECTED;
+      if (len == 2 && component[0] == '.' && component[1] == '.') return TRESS_CODE_ASSET_PATH_REJECTED;
+      component = id + i + 1;
+      continue;
+    }
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '-';
+    if (!ok) return TRESS_CODE_ASSET_PATH_REJECTED; /* backslash, ':', spaces, control bytes, UTF-8 */
+  }
+  return TRESS_CODE_NONE;
+}
+
+tress_wire_code tress_asset_store_has(const tress_asset_store *store, const char *id) {
+  tress_wire_code c = tress_asset_id_check(id);
+  if (c != TRESS_CODE_NONE) return c;
+  if (store->has_manifest) {
+    const tress_asset_hash *h = find_hash(store, id);
+    if (!h || !h->listed) return TRESS_CODE_UNKNOWN_ASSET;
+  }
+  return TRESS_CODE_NONE;
+}
+
+static bool hash_is_zero(const uint8_t *h) {
+  for (int i = 0; i < TRESS_MESH_HASH_BYTES; i++)
+    if (h[i]) return false;
+  return true;
+}
+
+bool tress_asset_store_known_hash(const tress_asset_store *store, const char *id, uint8_t out[TRESS_MESH_HASH_BYTES]) {
+  const tress_asset_hash *h = find_hash(store, id);
+  if (!h || hash_is_zero(h->hash)) return false;
+  memcpy(out, h->hash, TRESS_MESH_HASH_BYTES);
+  return true;
+}
+
+void tress_asset_store_learn_hash(tress_asset_store *store, const char *id, const uint8_t hash[TRESS_MESH_HASH_BYTES]) {
+  tress_asset_hash *h = add_hash(store, id);
+  if (h && !(h->listed && !hash_is_zero(h->hash))) memcpy(h->hash, hash, TRESS_MESH_HASH_BYTES);
+}
+
+tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t max_bytes, uint16_t *code,
+                                   char reason[TRESS_WIRE_TEXT_CAP]) {
+  if (tress_asset_id_check(id) != TRESS_CODE_NONE) {
+    *code = TRESS_CODE_ASSET_PATH_REJECTED;
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset id is not a store path");
+    return NULL;
+  }
+  char joined[PATH_MAX + TRESS_WIRE_TEXT_CAP + 2], resolved[PATH_MAX];
+  snprintf(joined, sizeof joined, "%s/%s", root, id);
+  if (!realpath(joined, resolved)) {
+    *code = TRESS_CODE_UNKNOWN_ASSET;
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "the store has no asset \"%.120s\"", id);
+    return NULL;
+  }
+  size_t rl = strlen(root);
+  if (strncmp(resolved, root, rl) != 0 || resolved[rl] != '/') {
+    *code = TRESS_CODE_ASSET_PATH_REJECTED;
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" resolves outside the store", id);
+    return NULL;
+  }
+  struct stat st;
+  if (stat(resolved, &st) != 0 || !S_ISREG(st.st_mode)) {
+    *code = TRESS_CODE_UNKNOWN_ASSET;
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" is not a file", id);
+    return NULL;
+  }
+  if ((uint64_t)st.st_size > max_bytes) {
+    *code = TRESS_CODE_TOO_LARGE;
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" is %lld bytes, limit %llu", id, (long long)st.st_size,
+             (unsigned long long)max_bytes);
+    return NULL;
+  }
+  char err[TRESS_MESH_FILE_ERROR_MAX] = "";
+  tress_mesh *mesh = tress_mesh_file_load(resolved, err);
+  if (!mesh) {
+    *code = TRESS_CODE_RIG_FAILED;
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.60s\" does not load: %.150s", id, err);
+    return NULL;
+  }
+  *code = TRESS_CODE_NONE;
+  return mesh;
+}

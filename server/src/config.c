@@ -1,0 +1,326 @@
+/* Configuration
+ * -------------
+ * Every setting is one row of `config_fields`: its JSON key (snake_case), its type, where it
+ * lives in tress_server_config and a line of help. The same row answers to the JSON file key
+ * `max_peers`, the environment variable TRESS_MAX_PEERS and the flag --max-peers, so the three
+ * sources can never drift apart. Precedence, lowest first: defaults, file, environment, flags.
+ * The file comes from --config PATH (or TRESS_CONFIG); a missing explicitly named file is an
+ * error, while no file at all is the normal case. Unknown keys, env names or flags are errors
+ * too: a typo in an operator's config should stop the server, not be silently ignored. */
+#include "config.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "file_util.h"
+
+typedef enum field_type { FIELD_STR, FIELD_U32, FIELD_U64, FIELD_PORT } field_type;
+
+typedef struct config_field {
+  const char *key;
+  field_type type;
+  size_t offset;
+  size_t size; /* for strings: capacity */
+  const char *help;
+} config_field;
+
+#define STR_FIELD(k, h) {#k, FIELD_STR, offsetof(tress_server_config, k), sizeof(((tress_server_config *)0)->k), h}
+#define U32_FIELD(k, h) {#k, FIELD_U32, offsetof(tress_server_config, k), 4, h}
+#define U64_FIELD(k, h) {#k, FIELD_U64, offsetof(tress_server_config, k), 8, h}
+#define PORT_FIELD(k, h) {#k, FIELD_PORT, offsetof(tress_server_config, k), 4, h}
+
+static const config_field config_fields[] = {
+    STR_FIELD(host, "bind address for UDP and HTTP"),
+    PORT_FIELD(udp_port, "ENet UDP port (0 = ephemeral); flag alias --port"),
+    PORT_FIELD(http_port, "HTTP ops endpoint port (0 = ephemeral)"),
+    STR_FIELD(assets_dir, "asset store directory; flag alias --assets"),
+    STR_FIELD(cache_dir, "rig cache directory; flag alias --cache"),
+    STR_FIELD(port_file, "write \"udp=N http=N\" here once bound"),
+    STR_FIELD(log_format, "text (key=value) or json"),
+    STR_FIELD(log_level, "debug, info, warn or error"),
+    STR_FIELD(auth_token, "token HELLO must carry (empty = none)"),
+    U32_FIELD(max_peers, "connected peers"),
+    U32_FIELD(max_room_peers, "peers per room"),
+    U32_FIELD(max_characters_per_peer, "live characters one peer may own"),
+    U32_FIELD(max_messages_per_second, "per-peer message rate"),
+    U32_FIELD(max_bytes_per_second, "per-peer byte rate"),
+    U32_FIELD(max_strikes, "bad messages before a disconnect"),
+    U64_FIELD(cache_memory_bytes, "rig cache memory budget (LRU)"),
+    U64_FIELD(max_asset_bytes, "largest mesh file the store loads"),
+    U32_FIELD(max_pending_rigs, "rig jobs queued or running"),
+    U32_FIELD(shutdown_timeout_ms, "SIGTERM drain bound"),
+    U32_FIELD(service_interval_ms, "ENet service timer period"),
+};
+#define FIELD_COUNT (sizeof config_fields / sizeof config_fields[0])
+
+tress_server_config tress_default_server_config(void) {
+  tress_server_config c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.host, sizeof c.host, "0.0.0.0");
+  c.udp_port = 7777;
+  c.http_port = 8080;
+  snprintf(c.assets_dir, sizeof c.assets_dir, "./assets");
+  snprintf(c.cache_dir, sizeof c.cache_dir, "./.tress-cache");
+  snprintf(c.log_format, sizeof c.log_format, "text");
+  snprintf(c.log_level, sizeof c.log_level, "info");
+  c.max_peers = 512;
+  c.max_room_peers = 64;
+  c.max_characters_per_peer = 8;
+  c.max_messages_per_second = 50;
+  c.max_bytes_per_second = 256 * 1024;
+  c.max_strikes = 8;
+  c.cache_memory_bytes = 256ull * 1024 * 1024;
+  c.max_asset_bytes = 64ull * 1024 * 1024;
+  c.max_pending_rigs = 256;
+  c.shutdown_timeout_ms = 10000;
+  c.service_interval_ms = 10;
+  return c;
+}
+
+static const config_field *field_by_key(const char *key) {
+  for (size_t i = 0; i < FIELD_COUNT; i++)
+    if (strcmp(config_fields[i].key, key) == 0) return &config_fields[i];
+  return NULL;
+}
+
+static int set_from_string(tress_server_config *cfg, const config_field *f, const char *value, char *err) {
+  char *base = (char *)cfg + f->offset;
+  if (f->type == FIELD_STR) {
+    if (strlen(value) >= f->size) {
+      snprintf(err, TRESS_CONFIG_ERROR_MAX, "%s: value longer than %zu bytes", f->key, f->size - 1);
+      return -1;
+    }
+    memcpy(base, value, strlen(value) + 1);
+    return 0;
+  }
+  errno = 0;
+  char *end = NULL;
+  unsigned long long v = strtoull(value, &end, 10);
+  if (errno || end == value || *end != '\0' || value[0] == '-') {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "%s: \"%s\" is not a non-negative integer", f->key, value);
+    return -1;
+  }
+  if ((f->type == FIELD_PORT && v > 65535) || (f->type == FIELD_U32 && v > UINT32_MAX)) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "%s: %llu is out of range", f->key, v);
+    return -1;
+  }
+  if (f->type == FIELD_U64) *(uint64_t *)base = v;
+  else *(uint32_t *)base = (uint32_t)v;
+  return 0;
+}
+
+static int load_file(tress_server_config *cfg, const char *path, char *err) {
+  size_t len = 0;
+  char *text = tress_file_read_all(path, 1 << 20, &len);
+  if (!text) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: cannot read: %s", path, strerror(errno));
+    return -1;
+  }
+  cJSON *root = cJSON_ParseWithLength(text, len);
+  free(text);
+  if (!cJSON_IsObject(root)) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: not a JSON object", path);
+    cJSON_Delete(root);
+    return -1;
+  }
+  int rc = 0;
+  for (cJSON *item = root->child; item && rc == 0; item = item->next) {
+    const config_field *f = field_by_key(item->string);
+    if (!f) {
+      snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: unknown key \"%s\"", path, item->string);
+      rc = -1;
+    } else if (f->type == FIELD_STR) {
+      if (!cJSON_IsString(item)) {
+        snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: %s must be a string", path, f->key);
+        rc = -1;
+      } else rc = set_from_string(cfg, f, item->valuestring, err);
+    } else {
+      double d = cJSON_GetNumberValue(item);
+      if (!cJSON_IsNumber(item) || d < 0 || d != (double)(unsigned long long)d) {
+        snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: %s must be a non-negative integer", path, f->key);
+        rc = -1;
+      } else {
+        char num[32];
+        snprintf(num, sizeof num, "%llu", (unsigned long long)d);
+        rc = set_from_string(cfg, f, num, err);
+      }
+    }
+  }
+  cJSON_Delete(root);
+  return rc;
+}
+
+/* "max_peers" -> "MAX_PEERS" or "max-peers". */
+static void key_transform(const char *key, char *out, size_t cap, bool upper) {
+  size_t i = 0;
+  for (; key[i] && i + 1 < cap; i++)
+    out[i] = upper ? (char)toupper((unsigned char)key[i]) : (key[i] == '_' ? '-' : key[i]);
+  out[i] = '\0';
+}
+
+static const config_field *field_by_flag(const char *flag) {
+  static const struct { const char *alias, *key; } aliases[] = {
+      {"port", "udp_port"}, {"assets", "assets_dir"}, {"cache", "cache_dir"}};
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+    if (strcmp(flag, aliases[i].alias) == 0) return field_by_key(aliases[i].key);
+  char name[64];
+  for (size_t i = 0; i < FIELD_COUNT; i++) {
+    key_transform(config_fields[i].key, name, sizeof name, false);
+    if (strcmp(name, flag) == 0) return &config_fields[i];
+  }
+  return NULL;
+}
+
+tress_config_action tress_server_config_load(tress_server_config *cfg, int argc, char **argv, char **envp,
+                                             char err[TRESS_CONFIG_ERROR_MAX]) {
+  *cfg = tress_default_server_config();
+  err[0] = '\0';
+  tress_config_action action = TRESS_CONFIG_RUN;
+
+  /* Pass 1: the config file path and the actions, so the file loads before env and flags. */
+  const char *config_path = NULL;
+  for (char **e = envp; e && *e; e++)
+    if (strncmp(*e, "TRESS_CONFIG=", 13) == 0) config_path = *e + 13;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return TRESS_CONFIG_HELP;
+    if (strcmp(argv[i], "--config") == 0) {
+      if (i + 1 >= argc) {
+        snprintf(err, TRESS_CONFIG_ERROR_MAX, "--config needs a path");
+        return TRESS_CONFIG_ERROR;
+      }
+      config_path = argv[++i];
+    } else if (strncmp(argv[i], "--config=", 9) == 0) {
+      config_path = argv[i] + 9;
+    }
+  }
+  if (config_path && config_path[0] && load_file(cfg, config_path, err) != 0) return TRESS_CONFIG_ERROR;
+
+  /* Environment. */
+  for (char **e = envp; e && *e; e++) {
+    if (strncmp(*e, "TRESS_", 6) != 0) continue;
+    const char *eq = strchr(*e, '=');
+    if (!eq) continue;
+    char name[96];
+    size_t n = (size_t)(eq - (*e + 6));
+    if (n >= sizeof name) continue;
+    memcpy(name, *e + 6, n);
+    name[n] = '\0';
+    if (strcmp(name, "CONFIG") == 0) continue;
+    char key_upper[96];
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+      key_transform(config_fields[i].key, key_upper, sizeof key_upper, true);
+      if (strcmp(key_upper, name) == 0) {
+        if (set_from_string(cfg, &config_fields[i], eq + 1, err) != 0) return TRESS_CONFIG_ERROR;
+        break;
+      }
+    }
+    /* Other TRESS_* variables belong to other programs (tests, the client): ignore them. */
+  }
+
+  /* Flags: --name value or --name=value. */
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--config") == 0) { i++; continue; }
+    if (strncmp(arg, "--config=", 9) == 0) continue;
+    if (strcmp(arg, "--print-config") == 0) { action = TRESS_CONFIG_PRINT; continue; }
+    if (strcmp(arg, "--health-check") == 0) { action = TRESS_CONFIG_HEALTH_CHECK; continue; }
+    if (strncmp(arg, "--", 2) != 0) {
+      snprintf(err, TRESS_CONFIG_ERROR_MAX, "unexpected argument \"%s\" (see --help)", arg);
+      return TRESS_CONFIG_ERROR;
+    }
+    char flag[96];
+    const char *value = NULL;
+    const char *eq = strchr(arg + 2, '=');
+    size_t n = eq ? (size_t)(eq - (arg + 2)) : strlen(arg + 2);
+    if (n >= sizeof flag) n = sizeof flag - 1;
+    memcpy(flag, arg + 2, n);
+    flag[n] = '\0';
+    const config_field *f = field_by_flag(flag);
+    if (!f) {
+      snprintf(err, TRESS_CONFIG_ERROR_MAX, "unknown flag --%s (see --help)", flag);
+      return TRESS_CONFIG_ERROR;
+    }
+    if (eq) value = eq + 1;
+    else if (i + 1 < argc) value = argv[++i];
+    else {
+      snprintf(err, TRESS_CONFIG_ERROR_MAX, "--%s needs a value", flag);
+      return TRESS_CONFIG_ERROR;
+    }
+    if (set_from_string(cfg, f, value, err) != 0) return TRESS_CONFIG_ERROR;
+  }
+
+  if (strcmp(cfg->log_format, "text") != 0 && strcmp(cfg->log_format, "json") != 0) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "log_format must be text or json, not \"%s\"", cfg->log_format);
+    return TRESS_CONFIG_ERROR;
+  }
+  if (strcmp(cfg->log_level, "debug") && strcmp(cfg->log_level, "info") && strcmp(cfg->log_level, "warn") &&
+      strcmp(cfg->log_level, "error")) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "log_level must be debug, info, warn or error");
+    return TRESS_CONFIG_ERROR;
+  }
+  if (cfg->max_peers == 0 || cfg->max_peers > 4095) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "max_peers must be 1..4095 (ENet's peer limit)");
+    return TRESS_CONFIG_ERROR;
+  }
+  if (cfg->max_room_peers == 0 || cfg->max_room_peers > 256) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "max_room_peers must be 1..256 (the wire's room limit)");
+    return TRESS_CONFIG_ERROR;
+  }
+  if (cfg->max_characters_per_peer == 0 || cfg->max_characters_per_peer > 65535 || cfg->max_messages_per_second == 0 ||
+      cfg->max_bytes_per_second == 0 || cfg->service_interval_ms == 0 || cfg->max_pending_rigs == 0) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "limits and intervals must be non-zero");
+    return TRESS_CONFIG_ERROR;
+  }
+  return action;
+}
+
+void tress_server_config_print_help(FILE *out) {
+  tress_server_config d = tress_default_server_config();
+  fprintf(out,
+          "usage: tress-server [--config FILE] [--FLAG VALUE ...] [--print-config] [--health-check]\n"
+          "\n"
+          "The rig server: rigs each character's hair once per session on a thread pool and\n"
+          "replicates the baked skeleton to every client in the room over ENet.\n"
+          "\n"
+          "Settings come from defaults, then the JSON file (--config or TRESS_CONFIG), then\n"
+          "TRESS_<KEY> environment variables, then flags. Each setting:\n\n");
+  char flag[64], env[64], def[TRESS_CONFIG_PATH_MAX + 8];
+  for (size_t i = 0; i < FIELD_COUNT; i++) {
+    const config_field *f = &config_fields[i];
+    const char *base = (const char *)&d + f->offset;
+    key_transform(f->key, flag, sizeof flag, false);
+    key_transform(f->key, env, sizeof env, true);
+    if (f->type == FIELD_STR) snprintf(def, sizeof def, "\"%s\"", base);
+    else if (f->type == FIELD_U64) snprintf(def, sizeof def, "%llu", (unsigned long long)*(const uint64_t *)base);
+    else snprintf(def, sizeof def, "%u", *(const uint32_t *)base);
+    fprintf(out, "  --%-26s TRESS_%-26s %s (default %s)\n", flag, env, f->help, def);
+  }
+  fprintf(out,
+          "\n  --print-config               print the effective config as JSON and exit\n"
+          "  --health-check               GET /healthz on localhost:http_port; exit 0 if healthy, else 1\n"
+          "  --help                       this text\n"
+          "\nSIGTERM or SIGINT drains: clients are told, rig jobs finish or are cancelled, exit 0.\n");
+}
+
+char *tress_server_config_to_json(const tress_server_config *cfg) {
+  cJSON *root = cJSON_CreateObject();
+  if (!root) return NULL;
+  for (size_t i = 0; i < FIELD_COUNT; i++) {
+    const config_field *f = &config_fields[i];
+    const char *base = (const char *)cfg + f->offset;
+    if (strcmp(f->key, "auth_token") == 0) {
+      cJSON_AddBoolToObject(root, "auth_token_set", base[0] != '\0'); /* never print secrets */
+      continue;
+    }
+    if (f->type == FIELD_STR) cJSON_AddStringToObject(root, f->key, base);
+    else if (f->type == FIELD_U64) cJSON_AddNumberToObject(root, f->key, (double)*(const uint64_t *)base);
+    else cJSON_AddNumberToObject(root, f->key, *(const uint32_t *)base);
+  }
+  char *s = cJSON_PrintUnformatted(root);
+  cJSON_Delete(root);
+  return s;
+}

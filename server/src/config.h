@@ -1,0 +1,59 @@
+/* config.h - tress-server settings: built-in defaults, then a JSON file, then TRESS_* environment
+ * variables, then command-line flags. One table names every setting for all three sources. */
+#ifndef TRESS_SERVER_CONFIG_H
+#define TRESS_SERVER_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TRESS_CONFIG_PATH_MAX 1024
+#define TRESS_CONFIG_ERROR_MAX 256
+
+typedef enum tress_log_format {
+  TRESS_LOG_FORMAT_TEXT = 0, /* key=value (logfmt) */
+  TRESS_LOG_FORMAT_JSON = 1, /* one JSON object per line */
+} tress_log_format;
+
+typedef struct tress_server_config {
+  char host[64];                        /* UDP and HTTP bind address */
+  uint32_t udp_port;                    /* 7777; 0 = ephemeral */
+  uint32_t http_port;                   /* 8080; 0 = ephemeral */
+  char assets_dir[TRESS_CONFIG_PATH_MAX];
+  char cache_dir[TRESS_CONFIG_PATH_MAX];
+  char port_file[TRESS_CONFIG_PATH_MAX];/* "" = none; else "udp=N http=N" written after binding */
+  char log_format[8];                   /* "text" | "json" */
+  char log_level[8];                    /* "debug" | "info" | "warn" | "error" */
+  char auth_token[256];                 /* "" = no auth */
+  uint32_t max_peers;
+  uint32_t max_room_peers;
+  uint32_t max_characters_per_peer;
+  uint32_t max_messages_per_second;     /* token bucket, burst = 2 s worth */
+  uint32_t max_bytes_per_second;
+  uint32_t max_strikes;                 /* malformed / over-limit messages before a disconnect */
+  uint64_t cache_memory_bytes;          /* rig cache byte budget (LRU) */
+  uint64_t max_asset_bytes;             /* a mesh file larger than this is refused */
+  uint32_t max_pending_rigs;            /* rig jobs queued or running at once */
+  uint32_t shutdown_timeout_ms;         /* SIGTERM drain bound */
+  uint32_t service_interval_ms;         /* ENet service timer (retransmits, pings) */
+} tress_server_config;
+
+tress_server_config tress_default_server_config(void);
+
+typedef enum tress_config_action {
+  TRESS_CONFIG_RUN = 0,
+  TRESS_CONFIG_HELP,          /* --help */
+  TRESS_CONFIG_PRINT,         /* --print-config: the effective config as JSON */
+  TRESS_CONFIG_HEALTH_CHECK,  /* --health-check: GET /healthz on localhost:http_port */
+  TRESS_CONFIG_ERROR,
+} tress_config_action;
+
+/* Builds the effective config: defaults, the --config / TRESS_CONFIG file, TRESS_* env, flags.
+ * envp is the environment (NULL-terminated). On TRESS_CONFIG_ERROR err says why. */
+tress_config_action tress_server_config_load(tress_server_config *cfg, int argc, char **argv, char **envp,
+                                             char err[TRESS_CONFIG_ERROR_MAX]);
+void tress_server_config_print_help(FILE *out);
+/* Heap string (free()) with the config as one JSON object. */
+char *tress_server_config_to_json(const tress_server_config *cfg);
+
+#endif

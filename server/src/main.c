@@ -1,0 +1,190 @@
+/* tress-server
+ * ------------
+ * One libuv loop owns everything: the ENet host (uv_poll + service timer), rig jobs (thread
+ * pool), signals and timers. The only other thread is libmicrohttpd's, which reads atomics.
+ *
+ * Lifecycle: config -> open asset store and cache dir (sweeping stray *.tmp.* files a crash may
+ * have left) -> bind UDP and HTTP -> log "listening" with the bound ports (and write the port
+ * file) -> run. SIGTERM/SIGINT start a drain: every peer gets ERROR SERVER_SHUTTING_DOWN and a
+ * graceful disconnect, queued rig jobs are cancelled, running ones finish and persist, and the
+ * loop ends once no job is in flight and every peer is gone, or at shutdown_timeout_ms. Exit 0. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "file_util.h"
+#include "server.h"
+
+uint64_t tress_server_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void closed_noop(uv_handle_t *h) { (void)h; }
+
+static void finish(tress_server *s) {
+  tress_log_event(&s->log, TRESS_LOG_INFO, "shutdown_complete", "jobs_left=%u peers_left=%u", s->jobs.count,
+                  s->live_peers);
+  /* Peers still connected at the deadline are dropped without ceremony. */
+  for (uint32_t i = 0; i < s->cfg.max_peers; i++)
+    if (s->peers[i].enet) enet_peer_reset(s->peers[i].enet);
+  enet_host_flush(s->host);
+  uv_timer_stop(&s->drain_timer);
+  uv_close((uv_handle_t *)&s->drain_timer, closed_noop);
+  uv_close((uv_handle_t *)&s->sigterm, closed_noop);
+  uv_close((uv_handle_t *)&s->sigint, closed_noop);
+  tress_net_stop(s);
+}
+
+static void on_drain_tick(uv_timer_t *t) {
+  tress_server *s = t->data;
+  bool timed_out = uv_now(s->loop) >= s->drain_deadline_ms;
+  if ((s->jobs.count == 0 && s->live_peers == 0) || timed_out) {
+    if (timed_out)
+      tress_log_event(&s->log, TRESS_LOG_WARN, "shutdown_timeout", "jobs_left=%u peers_left=%u", s->jobs.count,
+                      s->live_peers);
+    if (s->jobs.count == 0) {
+      finish(s);
+    } else if (timed_out) {
+      /* A rig still running past the deadline: its cache file is written atomically or not at
+       * all, so leaving now cannot half-write the cache. The loop cannot end while the worker
+       * holds the request, so stop it. */
+      finish(s);
+      uv_stop(s->loop);
+    }
+  }
+}
+
+static void start_drain(tress_server *s, const char *why) {
+  if (s->draining) return;
+  s->draining = true;
+  atomic_store(&s->metrics.draining, true);
+  tress_log_event(&s->log, TRESS_LOG_INFO, "shutdown_started", "signal=%s peers=%u jobs=%u", why, s->live_peers,
+                  s->jobs.count);
+  for (uint32_t i = 0; i < s->cfg.max_peers; i++) {
+    if (!s->peers[i].enet || s->peers[i].closing) continue;
+    tress_net_send_error(s, i, TRESS_CODE_SERVER_SHUTTING_DOWN, 0, 0, 0, "server shutting down");
+    tress_peer_close(s, i, "shutdown");
+  }
+  enet_host_flush(s->host);
+  tress_rig_jobs_cancel_all(s);
+  s->drain_deadline_ms = uv_now(s->loop) + s->cfg.shutdown_timeout_ms;
+  uv_timer_start(&s->drain_timer, on_drain_tick, 10, 10);
+}
+
+static void on_signal(uv_signal_t *h, int signum) {
+  start_drain(h->data, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+static int write_port_file(tress_server *s) {
+  if (!s->cfg.port_file[0]) return 0;
+  char line[64];
+  int n = snprintf(line, sizeof line, "udp=%u http=%u\n", s->udp_port, s->http_port);
+  return tress_file_write_atomic(s->cfg.port_file, line, (size_t)n, NULL, 0);
+}
+
+int main(int argc, char **argv) {
+  extern char **environ;
+  tress_server *s = calloc(1, sizeof *s);
+  if (!s) return 1;
+  char err[256];
+  tress_config_action action = tress_server_config_load(&s->cfg, argc, argv, environ, err);
+  switch (action) {
+    case TRESS_CONFIG_HELP: tress_server_config_print_help(stdout); free(s); return 0;
+    case TRESS_CONFIG_ERROR: fprintf(stderr, "tress-server: %s\n", err); free(s); return 2;
+    case TRESS_CONFIG_PRINT: {
+      char *json = tress_server_config_to_json(&s->cfg);
+      puts(json ? json : "{}");
+      free(json);
+      free(s);
+      return 0;
+    }
+    case TRESS_CONFIG_HEALTH_CHECK: {
+      int rc = tress_http_health_check(s->cfg.host, (uint16_t)s->cfg.http_port);
+      free(s);
+      return rc;
+    }
+    default: break;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  tress_log_init(&s->log, stderr, s->cfg.log_format, s->cfg.log_level);
+  tress_metrics_init(&s->metrics);
+  int rc = 1;
+
+  if (tress_asset_store_open(&s->store, s->cfg.assets_dir, err) != 0) {
+    tress_log_event(&s->log, TRESS_LOG_ERROR, "startup_failed", "reason=%s", tress_log_quote(err, (char[300]){0}, 300));
+    goto out;
+  }
+  if (tress_file_mkdirs(s->cfg.cache_dir) != 0) {
+    tress_log_event(&s->log, TRESS_LOG_ERROR, "startup_failed", "reason=cache_dir_unusable dir=%s",
+                    tress_log_quote(s->cfg.cache_dir, (char[300]){0}, 300));
+    goto out;
+  }
+  int swept = tress_file_remove_stray_tmp(s->cfg.cache_dir);
+  if (swept) tress_log_event(&s->log, TRESS_LOG_WARN, "cache_tmp_swept", "files=%d", swept);
+  tress_rig_cache_init(&s->cache, s->cfg.cache_dir, s->cfg.cache_memory_bytes);
+
+  s->peers = calloc(s->cfg.max_peers, sizeof *s->peers);
+  s->rooms = calloc(s->cfg.max_peers, sizeof *s->rooms);
+  s->scratch = malloc(TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES);
+  if (!s->peers || !s->rooms || !s->scratch || enet_initialize() != 0) goto out;
+  for (uint32_t i = 0; i < s->cfg.max_peers; i++) s->peers[i].room = -1;
+
+  s->loop = uv_default_loop();
+  if (tress_net_start(s, err) != 0) {
+    tress_log_event(&s->log, TRESS_LOG_ERROR, "startup_failed", "reason=%s", tress_log_quote(err, (char[300]){0}, 300));
+    goto out_enet;
+  }
+  s->http = tress_http_start(s, err);
+  if (!s->http) {
+    tress_log_event(&s->log, TRESS_LOG_ERROR, "startup_failed", "reason=%s", tress_log_quote(err, (char[300]){0}, 300));
+    tress_net_stop(s);
+    uv_run(s->loop, UV_RUN_DEFAULT);
+    enet_host_destroy(s->host);
+    goto out_enet;
+  }
+  s->http_port = tress_http_port(s->http);
+  uv_signal_init(s->loop, &s->sigterm);
+  uv_signal_init(s->loop, &s->sigint);
+  s->sigterm.data = s->sigint.data = s;
+  uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+  uv_signal_start(&s->sigint, on_signal, SIGINT);
+  uv_timer_init(s->loop, &s->drain_timer);
+  s->drain_timer.data = s;
+
+  if (write_port_file(s) != 0)
+    tress_log_event(&s->log, TRESS_LOG_WARN, "port_file_failed", "path=%s", s->cfg.port_file);
+  atomic_store(&s->metrics.ready, true);
+  tress_log_event(&s->log, TRESS_LOG_INFO, "listening", "udp=%u http=%u host=%s assets=%s cache=%s manifest=%s",
+                  s->udp_port, s->http_port, s->cfg.host, s->store.root, s->cfg.cache_dir,
+                  s->store.has_manifest ? "yes" : "no");
+
+  uv_run(s->loop, UV_RUN_DEFAULT);
+
+  tress_http_stop(s->http);
+  for (uint32_t i = 0; i < s->character_cap; i++)
+    if (s->characters[i].used) tress_session_remove(s, &s->characters[i], TRESS_REMOVED_SERVER);
+  enet_host_destroy(s->host);
+  if (s->jobs.count == 0) uv_loop_close(s->loop);
+  rc = 0;
+out_enet:
+  enet_deinitialize();
+out:
+  for (uint32_t i = 0; s->rooms && i < s->cfg.max_peers; i++) {
+    free(s->rooms[i].members);
+    free(s->rooms[i].characters);
+  }
+  tress_rig_cache_destroy(&s->cache);
+  tress_asset_store_close(&s->store);
+  tress_metrics_destroy(&s->metrics);
+  free(s->characters);
+  free(s->peers);
+  free(s->rooms);
+  free(s->scratch);
+  free(s);
+  return rc;
+}

@@ -1,0 +1,39 @@
+/* metrics.h - the server's counters and gauges, written by the loop thread and read by the HTTP
+ * thread: every field is an atomic, and the one non-scalar (the room list) sits behind a mutex. */
+#ifndef TRESS_SERVER_METRICS_H
+#define TRESS_SERVER_METRICS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TRESS_RIG_LATENCY_BUCKETS 12
+
+typedef struct tress_metrics {
+  atomic_uint_fast64_t peers, rooms, characters; /* gauges */
+  atomic_uint_fast64_t rigs_started, rigs_done, rigs_failed, rigs_cancelled, rig_jobs_in_flight;
+  atomic_uint_fast64_t cache_hits_memory, cache_hits_disk, cache_misses, cache_corrupt, cache_evictions;
+  atomic_uint_fast64_t cache_entries, cache_bytes, cache_disk_writes;
+  atomic_uint_fast64_t bytes_in, bytes_out, messages_in, messages_out;
+  atomic_uint_fast64_t errors_sent, malformed, rate_limited, disconnects_forced;
+  atomic_uint_fast64_t rig_latency_buckets[TRESS_RIG_LATENCY_BUCKETS]; /* cumulative le buckets */
+  atomic_uint_fast64_t rig_latency_count, rig_latency_sum_us;
+  atomic_bool ready, draining;
+  atomic_uint_fast64_t started_unix;
+  pthread_mutex_t rooms_lock;
+  char *rooms_json; /* "[{...},...]", rebuilt by the loop when rooms change */
+} tress_metrics;
+
+extern const double tress_rig_latency_bounds[TRESS_RIG_LATENCY_BUCKETS]; /* seconds; last is +Inf */
+
+void tress_metrics_init(tress_metrics *m);
+void tress_metrics_destroy(tress_metrics *m);
+void tress_metrics_observe_rig(tress_metrics *m, double seconds);
+/* Takes ownership of json (malloc'd). */
+void tress_metrics_set_rooms(tress_metrics *m, char *json);
+/* Prometheus text exposition / the /stats JSON; malloc'd strings. */
+char *tress_metrics_prometheus(tress_metrics *m);
+char *tress_metrics_stats_json(tress_metrics *m);
+
+#endif

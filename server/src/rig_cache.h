@@ -1,0 +1,67 @@
+/* rig_cache.h - content-addressed rig results (key = mesh content hash + rig options): an LRU
+ * in memory under a byte budget, and one checksummed file per key on disk, written atomically. */
+#ifndef TRESS_SERVER_RIG_CACHE_H
+#define TRESS_SERVER_RIG_CACHE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tress/mesh_hash.h"
+#include "tress/msg.h"
+#include "tress/rig.h"
+
+#define TRESS_RIG_KEY_BYTES 32
+
+/* One rig, shared by every character wearing the same hair with the same options. `msg` is a
+ * decoded RIG_RESULT (character 0, accessory 0) that owns its arrays; bone rests are unscaled
+ * (mesh space) and each send scales them by the wearer's handle size / mesh_size. */
+typedef struct tress_rig_entry {
+  int32_t refs; /* loop thread only */
+  uint8_t key[TRESS_RIG_KEY_BYTES];
+  float mesh_size[3];
+  tress_msg msg;
+  size_t encoded_bytes; /* the payload as stored on disk */
+  size_t bytes;         /* what the memory budget is charged */
+  bool in_cache;
+  struct tress_rig_entry *lru_prev, *lru_next; /* prev = more recently used */
+} tress_rig_entry;
+
+typedef struct tress_rig_cache {
+  char dir[PATH_MAX];
+  uint64_t budget, used;
+  uint32_t count;
+  tress_rig_entry *mru, *lru;
+} tress_rig_cache;
+
+void tress_rig_cache_key(const uint8_t mesh_hash[TRESS_MESH_HASH_BYTES], const tress_wire_rig_options *opts,
+                         uint8_t key[TRESS_RIG_KEY_BYTES]);
+
+/* Loop thread. */
+void tress_rig_cache_init(tress_rig_cache *cache, const char *dir, uint64_t budget);
+void tress_rig_cache_destroy(tress_rig_cache *cache);
+/* A new reference to the entry (and it becomes most recently used), or NULL. */
+tress_rig_entry *tress_rig_cache_get(tress_rig_cache *cache, const uint8_t key[TRESS_RIG_KEY_BYTES]);
+/* The cache takes its own reference; least recently used entries leave until it fits the budget.
+ * Returns how many were evicted. */
+uint32_t tress_rig_cache_put(tress_rig_cache *cache, tress_rig_entry *entry);
+void tress_rig_entry_retain(tress_rig_entry *e);
+void tress_rig_entry_release(tress_rig_entry *e);
+
+/* Any thread (pure functions of their arguments). */
+/* Builds an entry (refs 1) from the rigger's output. NULL with a reason. */
+tress_rig_entry *tress_rig_entry_from_output(const tress_rig_output *out, const uint8_t mesh_hash[TRESS_MESH_HASH_BYTES],
+                                             const tress_wire_rig_options *opts, char reason[TRESS_WIRE_TEXT_CAP]);
+typedef enum tress_cache_read {
+  TRESS_CACHE_READ_OK = 0,
+  TRESS_CACHE_READ_MISSING,
+  TRESS_CACHE_READ_CORRUPT, /* wrong size, magic, checksum, or a payload that does not decode */
+} tress_cache_read;
+tress_cache_read tress_rig_cache_read_file(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], tress_rig_entry **out,
+                                           char reason[TRESS_WIRE_TEXT_CAP]);
+int tress_rig_cache_write_file(const char *dir, const tress_rig_entry *e, char reason[TRESS_WIRE_TEXT_CAP]);
+/* "<dir>/<64 hex>.rig" */
+void tress_rig_cache_file_path(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], char *out, size_t cap);
+
+#endif

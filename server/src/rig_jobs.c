@@ -1,0 +1,246 @@
+/* Rig jobs
+ * --------
+ * Rigging never runs on the loop thread. A request for (asset id, rig options) resolves in
+ * this order, cheapest first:
+ *   1. the id's content hash is known (manifest or an earlier load) and the memory cache has the
+ *      key: settle now, no job at all;
+ *   2. a job for the same (asset id, options) is already queued or running: wait on it, so ten
+ *      characters spawning with the same hair at once cost one rig;
+ *   3. a new job on the libuv thread pool: load the mesh from the store, hash it, try the disk
+ *      cache (a corrupt file is reported and rebuilt), else rig and write the cache file.
+ * The worker touches only its own job and atomics; everything else (cache insert, store hash
+ * table, sessions, the network) happens in the after-work callback on the loop thread.
+ * Shutdown cancels jobs that have not started (uv_cancel) and lets running ones finish, so a
+ * cache file is always either written whole (atomic rename) or not at all. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "tress/mesh_hash.h"
+#include "tress/rig.h"
+
+struct tress_rig_job {
+  uv_work_t work;
+  tress_server *server;
+  tress_rig_job *next;
+  char asset_id[TRESS_WIRE_TEXT_CAP];
+  tress_wire_rig_options options;
+  /* inputs the worker reads (copied, so the worker never touches server state) */
+  char store_root[PATH_MAX];
+  char cache_dir[PATH_MAX];
+  uint64_t max_asset_bytes;
+  bool has_expected_hash;
+  uint8_t expected_hash[TRESS_MESH_HASH_BYTES];
+  tress_metrics *metrics; /* atomics only */
+  /* outputs */
+  tress_rig_entry *entry;
+  uint16_t fail_code;
+  char reason[TRESS_WIRE_TEXT_CAP];
+  uint8_t mesh_hash[TRESS_MESH_HASH_BYTES];
+  bool hashed, from_disk, rigged, corrupt;
+  char corrupt_reason[TRESS_WIRE_TEXT_CAP];
+  char write_error[TRESS_WIRE_TEXT_CAP];
+  uint64_t queued_ns, done_ns;
+  /* who is waiting */
+  tress_rig_waiter *waiters;
+  uint32_t waiter_count, waiter_cap;
+};
+
+static bool options_equal(const tress_wire_rig_options *a, const tress_wire_rig_options *b) {
+  return a->sectors == b->sectors && a->segments == b->segments && a->max_influences == b->max_influences &&
+         memcmp(a->axis, b->axis, sizeof a->axis) == 0 && a->has_root == b->has_root &&
+         (!a->has_root || memcmp(a->root, b->root, sizeof a->root) == 0);
+}
+
+static bool add_waiter(tress_rig_job *j, uint32_t character_id, uint8_t idx) {
+  if (j->waiter_count == j->waiter_cap) {
+    uint32_t cap = j->waiter_cap ? j->waiter_cap * 2 : 4;
+    tress_rig_waiter *n = realloc(j->waiters, cap * sizeof *n);
+    if (!n) return false;
+    j->waiters = n;
+    j->waiter_cap = cap;
+  }
+  j->waiters[j->waiter_count++] = (tress_rig_waiter){character_id, idx};
+  return true;
+}
+
+static void work_cb(uv_work_t *req) {
+  tress_rig_job *j = req->data;
+  tress_mesh *mesh = tress_asset_store_load(j->store_root, j->asset_id, j->max_asset_bytes, &j->fail_code, j->reason);
+  if (!mesh) goto done;
+  tress_mesh_content_hash(mesh, j->mesh_hash);
+  j->hashed = true;
+  if (j->has_expected_hash && memcmp(j->mesh_hash, j->expected_hash, TRESS_MESH_HASH_BYTES) != 0) {
+    j->fail_code = TRESS_CODE_RIG_FAILED;
+    snprintf(j->reason, sizeof j->reason, "asset content does not match the store manifest's mesh_hash");
+    j->hashed = false;
+    goto done;
+  }
+  uint8_t key[TRESS_RIG_KEY_BYTES];
+  tress_rig_cache_key(j->mesh_hash, &j->options, key);
+  tress_cache_read cr = tress_rig_cache_read_file(j->cache_dir, key, &j->entry, j->corrupt_reason);
+  if (cr == TRESS_CACHE_READ_OK) {
+    j->from_disk = true;
+    atomic_fetch_add(&j->metrics->cache_hits_disk, 1);
+    goto done;
+  }
+  if (cr == TRESS_CACHE_READ_CORRUPT) {
+    j->corrupt = true;
+    atomic_fetch_add(&j->metrics->cache_corrupt, 1);
+  }
+  atomic_fetch_add(&j->metrics->cache_misses, 1);
+  atomic_fetch_add(&j->metrics->rigs_started, 1);
+  j->rigged = true;
+  tress_rig_opts ro = tress_default_rig_opts();
+  ro.plan.sectors = j->options.sectors;
+  ro.plan.segments = j->options.segments;
+  ro.plan.max_influences = j->options.max_influences;
+  memcpy(ro.plan.axis, j->options.axis, sizeof ro.plan.axis);
+  ro.plan.has_root = j->options.has_root;
+  if (j->options.has_root) memcpy(ro.plan.root, j->options.root, sizeof ro.plan.root);
+  tress_rig_output out;
+  memset(&out, 0, sizeof out);
+  tress_rig_status st = tress_rig_mesh(mesh, &ro, &out);
+  if (st != TRESS_RIG_OK) {
+    j->fail_code = st == TRESS_RIG_ERR_NO_MEMORY ? TRESS_CODE_OUT_OF_MEMORY : TRESS_CODE_RIG_FAILED;
+    snprintf(j->reason, sizeof j->reason, "%s", out.reason[0] ? out.reason : "the rigger refused the mesh");
+  } else {
+    j->entry = tress_rig_entry_from_output(&out, j->mesh_hash, &j->options, j->reason);
+    if (!j->entry) j->fail_code = TRESS_CODE_RIG_FAILED;
+    else if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0)
+      atomic_fetch_add(&j->metrics->cache_disk_writes, 1);
+  }
+  tress_rig_output_free(&out);
+done:
+  if (mesh) tress_mesh_release(mesh);
+  j->done_ns = tress_server_now_ns();
+}
+
+static void unlink_job(tress_server *s, tress_rig_job *j) {
+  for (tress_rig_job **pp = &s->jobs.head; *pp; pp = &(*pp)->next) {
+    if (*pp == j) {
+      *pp = j->next;
+      s->jobs.count--;
+      break;
+    }
+  }
+  atomic_store(&s->metrics.rig_jobs_in_flight, s->jobs.count);
+}
+
+static void after_work_cb(uv_work_t *req, int status) {
+  tress_rig_job *j = req->data;
+  tress_server *s = j->server;
+  unlink_job(s, j);
+  char q[300];
+  if (status == UV_ECANCELED) {
+    atomic_fetch_add(&s->metrics.rigs_cancelled, 1);
+    j->fail_code = TRESS_CODE_SERVER_SHUTTING_DOWN;
+    snprintf(j->reason, sizeof j->reason, "server shutting down");
+    tress_log_event(&s->log, TRESS_LOG_INFO, "rig_cancelled", "asset=%s waiters=%u",
+                    tress_log_quote(j->asset_id, q, sizeof q), j->waiter_count);
+  } else {
+    if (j->hashed) tress_asset_store_learn_hash(&s->store, j->asset_id, j->mesh_hash);
+    if (j->corrupt)
+      tress_log_event(&s->log, TRESS_LOG_WARN, "cache_corrupt", "asset=%s reason=%s action=rebuild",
+                      tress_log_quote(j->asset_id, q, sizeof q), j->corrupt_reason);
+    if (j->write_error[0])
+      tress_log_event(&s->log, TRESS_LOG_WARN, "cache_write_failed", "reason=%s",
+                      tress_log_quote(j->write_error, q, sizeof q));
+    double seconds = (double)(j->done_ns - j->queued_ns) / 1e9;
+    if (j->entry) {
+      uint32_t evicted = tress_rig_cache_put(&s->cache, j->entry);
+      atomic_fetch_add(&s->metrics.cache_evictions, evicted);
+      atomic_store(&s->metrics.cache_entries, s->cache.count);
+      atomic_store(&s->metrics.cache_bytes, s->cache.used);
+      if (j->rigged) {
+        atomic_fetch_add(&s->metrics.rigs_done, 1);
+        tress_metrics_observe_rig(&s->metrics, seconds);
+      }
+      tress_log_event(&s->log, TRESS_LOG_INFO, j->rigged ? "rig_done" : "cache_hit_disk",
+                      "asset=%s bones=%u vertices=%u seconds=%.4f waiters=%u", tress_log_quote(j->asset_id, q, sizeof q),
+                      j->entry->msg.rig_result.bone_count, j->entry->msg.rig_result.skin.vertex_count, seconds,
+                      j->waiter_count);
+    } else {
+      atomic_fetch_add(&s->metrics.rigs_failed, 1);
+      char r[300];
+      tress_log_event(&s->log, TRESS_LOG_INFO, "rig_job_failed", "asset=%s code=%s reason=%s",
+                      tress_log_quote(j->asset_id, q, sizeof q), tress_wire_code_name((tress_wire_code)j->fail_code),
+                      tress_log_quote(j->reason, r, sizeof r));
+    }
+  }
+  for (uint32_t i = 0; i < j->waiter_count; i++)
+    tress_session_rig_settled(s, j->waiters[i].character_id, j->waiters[i].accessory_index, j->entry, j->fail_code,
+                              j->reason);
+  tress_net_flush(s);
+  if (j->entry) tress_rig_entry_release(j->entry);
+  free(j->waiters);
+  free(j);
+}
+
+void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
+  const tress_wire_manifest *mf = &c->spawn.spawn_character.manifest;
+  const tress_wire_accessory *a = &mf->accessories[idx];
+  tress_wire_rig_options opts = mf->has_rig_options ? mf->rig_options : tress_default_wire_rig_options();
+  uint32_t character_id = c->id;
+
+  tress_wire_code code = tress_asset_store_has(&s->store, a->mesh_asset_id);
+  if (code != TRESS_CODE_NONE) {
+    tress_session_rig_settled(s, character_id, idx, NULL, (uint16_t)code,
+                              code == TRESS_CODE_UNKNOWN_ASSET ? "the store does not have this asset"
+                                                               : "asset id is not a path inside the store");
+    return;
+  }
+  uint8_t hash[TRESS_MESH_HASH_BYTES], key[TRESS_RIG_KEY_BYTES];
+  if (tress_asset_store_known_hash(&s->store, a->mesh_asset_id, hash)) {
+    tress_rig_cache_key(hash, &opts, key);
+    tress_rig_entry *e = tress_rig_cache_get(&s->cache, key);
+    if (e) {
+      atomic_fetch_add(&s->metrics.cache_hits_memory, 1);
+      tress_session_rig_settled(s, character_id, idx, e, 0, NULL);
+      tress_rig_entry_release(e);
+      return;
+    }
+  }
+  for (tress_rig_job *j = s->jobs.head; j; j = j->next) {
+    if (strcmp(j->asset_id, a->mesh_asset_id) == 0 && options_equal(&j->options, &opts)) {
+      if (!add_waiter(j, character_id, idx))
+        tress_session_rig_settled(s, character_id, idx, NULL, TRESS_CODE_OUT_OF_MEMORY, "no memory");
+      return;
+    }
+  }
+  if (s->jobs.count >= s->cfg.max_pending_rigs) {
+    tress_session_rig_settled(s, character_id, idx, NULL, TRESS_CODE_OUT_OF_MEMORY, "rig queue is full, retry later");
+    return;
+  }
+  tress_rig_job *j = calloc(1, sizeof *j);
+  if (!j || !add_waiter(j, character_id, idx)) {
+    free(j);
+    tress_session_rig_settled(s, character_id, idx, NULL, TRESS_CODE_OUT_OF_MEMORY, "no memory");
+    return;
+  }
+  j->server = s;
+  j->work.data = j;
+  snprintf(j->asset_id, sizeof j->asset_id, "%s", a->mesh_asset_id);
+  j->options = opts;
+  snprintf(j->store_root, sizeof j->store_root, "%s", s->store.root);
+  snprintf(j->cache_dir, sizeof j->cache_dir, "%s", s->cache.dir);
+  j->max_asset_bytes = s->cfg.max_asset_bytes;
+  j->has_expected_hash = s->store.has_manifest && tress_asset_store_known_hash(&s->store, a->mesh_asset_id, j->expected_hash);
+  j->metrics = &s->metrics;
+  j->queued_ns = tress_server_now_ns();
+  if (uv_queue_work(s->loop, &j->work, work_cb, after_work_cb) != 0) {
+    free(j->waiters);
+    free(j);
+    tress_session_rig_settled(s, character_id, idx, NULL, TRESS_CODE_INTERNAL, "cannot queue the rig");
+    return;
+  }
+  j->next = s->jobs.head;
+  s->jobs.head = j;
+  s->jobs.count++;
+  atomic_store(&s->metrics.rig_jobs_in_flight, s->jobs.count);
+}
+
+void tress_rig_jobs_cancel_all(tress_server *s) {
+  for (tress_rig_job *j = s->jobs.head; j; j = j->next) uv_cancel((uv_req_t *)&j->work);
+}

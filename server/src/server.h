@@ -1,0 +1,180 @@
+/* server.h - tress-server's internal state: the one struct the libuv loop owns (peers, rooms,
+ * characters, rig jobs, cache, asset store, metrics) and the functions its files share. */
+#ifndef TRESS_SERVER_H
+#define TRESS_SERVER_H
+
+#include <enet/enet.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "asset_store.h"
+#include "config.h"
+#include "log.h"
+#include "metrics.h"
+#include "rig_cache.h"
+#include "tress/codec.h"
+#include "tress/msg.h"
+
+#define TRESS_SERVER_VERSION "tress-server 0.1.0"
+
+/* ---- peers ---------------------------------------------------------------------------------- */
+
+typedef struct tress_peer {
+  ENetPeer *enet;         /* NULL: the slot is free */
+  uint32_t peer_id;       /* wire id, non-zero */
+  uint64_t session_id;
+  bool welcomed;
+  bool closing;           /* a disconnect is under way: ignore further input */
+  char name[TRESS_WIRE_NAME_CAP];
+  char addr[48];
+  int32_t room;           /* index into server->rooms, -1 when in none */
+  uint32_t characters;    /* live characters this peer owns */
+  double msg_tokens, byte_tokens;
+  uint64_t refill_ms;
+  uint64_t rate_error_ms; /* when the last RATE_LIMITED went out (one per second at most) */
+  uint32_t strikes;
+} tress_peer;
+
+/* ---- rooms ---------------------------------------------------------------------------------- */
+
+typedef struct tress_room {
+  bool used;
+  char name[TRESS_WIRE_NAME_CAP];
+  uint32_t member_count;
+  uint32_t *members;        /* peer slots, capacity cfg.max_room_peers */
+  uint32_t character_count, character_cap;
+  uint32_t *characters;     /* character ids in spawn order (late joiners replay this order) */
+} tress_room;
+
+/* ---- character sessions ------------------------------------------------------------------- */
+
+typedef enum tress_accessory_state {
+  TRESS_ACC_IGNORED = 0, /* not matched, or already boned, or no mesh: left alone */
+  TRESS_ACC_PENDING,     /* a rig job (or a cache lookup) is under way */
+  TRESS_ACC_RIGGED,
+  TRESS_ACC_FAILED,      /* the accessory stays untouched; clients sway it as a pendulum */
+} tress_accessory_state;
+
+typedef struct tress_accessory_session {
+  uint8_t state;
+  tress_rig_entry *rig; /* RIGGED: one reference */
+  uint16_t fail_code;
+  char fail_reason[TRESS_WIRE_TEXT_CAP];
+} tress_accessory_session;
+
+typedef struct tress_character {
+  bool used;
+  uint32_t id;
+  uint32_t owner_slot;
+  uint32_t owner_peer_id;
+  int32_t room;
+  uint32_t request_id;
+  tress_msg spawn; /* the decoded SPAWN_CHARACTER; owns the manifest */
+  tress_accessory_session acc[TRESS_WIRE_MAX_ACCESSORIES];
+  uint32_t pending;
+  bool bound;
+  tress_chain_settings chain_settings;         /* current (SETTINGS_UPDATE changes them) */
+  tress_accessory_settings accessory_settings;
+  uint64_t spawn_ns;
+} tress_character;
+
+/* ---- rig jobs ------------------------------------------------------------------------------- */
+
+typedef struct tress_rig_waiter {
+  uint32_t character_id;
+  uint8_t accessory_index;
+} tress_rig_waiter;
+
+typedef struct tress_rig_job tress_rig_job;
+
+typedef struct tress_rig_jobs {
+  tress_rig_job *head; /* in flight: queued or running */
+  uint32_t count;
+} tress_rig_jobs;
+
+/* ---- the server ----------------------------------------------------------------------------- */
+
+typedef struct tress_server {
+  uv_loop_t *loop;
+  tress_server_config cfg;
+  tress_log log;
+  tress_metrics metrics;
+  tress_asset_store store;
+  tress_rig_cache cache;
+  tress_rig_jobs jobs;
+
+  ENetHost *host;
+  uv_poll_t enet_poll;
+  uv_timer_t service_timer;
+  uint16_t udp_port, http_port; /* as bound */
+
+  tress_peer *peers; /* cfg.max_peers slots, indexed like host->peers */
+  tress_room *rooms; /* cfg.max_peers slots (a room needs a member) */
+  tress_character *characters;
+  uint32_t character_cap;
+  uint32_t live_characters, live_rooms, live_peers;
+  uint32_t next_character_id, next_peer_id;
+
+  uint8_t *scratch; /* control-message encode buffer, TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES */
+
+  struct tress_http *http;
+  uv_signal_t sigterm, sigint;
+  uv_timer_t drain_timer;
+  bool draining;
+  uint64_t drain_deadline_ms;
+  int exit_code;
+} tress_server;
+
+uint64_t tress_server_now_ns(void);
+
+/* net.c: the ENet host on the loop. */
+int tress_net_start(tress_server *s, char err[256]);
+void tress_net_stop(tress_server *s);
+void tress_net_flush(tress_server *s);
+/* Encodes and sends one message to one peer slot. 0 or -1 (encode failed, logged). */
+int tress_net_send(tress_server *s, uint32_t slot, const tress_msg *msg);
+/* One encode, one packet shared by every member of the room except `except_slot` (UINT32_MAX: none). */
+int tress_net_send_room(tress_server *s, int32_t room, const tress_msg *msg, uint32_t except_slot);
+void tress_net_send_error(tress_server *s, uint32_t slot, tress_wire_code code, uint8_t offending_type,
+                          uint32_t request_id, uint32_t character_id, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+/* peer.c: connection lifecycle, limits and message dispatch. */
+void tress_peer_on_connect(tress_server *s, ENetPeer *enet);
+void tress_peer_on_receive(tress_server *s, ENetPeer *enet, const ENetPacket *packet, uint8_t channel);
+void tress_peer_on_disconnect(tress_server *s, ENetPeer *enet);
+/* A bad message: one strike, and past cfg.max_strikes a disconnect. */
+void tress_peer_strike(tress_server *s, uint32_t slot, const char *why);
+void tress_peer_close(tress_server *s, uint32_t slot, const char *why);
+
+/* room.c */
+void tress_room_join(tress_server *s, uint32_t slot, const tress_msg_join_room *m);
+void tress_room_leave(tress_server *s, uint32_t slot);
+void tress_room_add_character(tress_server *s, int32_t room, uint32_t character_id);
+void tress_room_remove_character(tress_server *s, int32_t room, uint32_t character_id);
+
+/* session.c: characters from spawn to removal. */
+void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn); /* takes ownership of *spawn */
+void tress_session_despawn(tress_server *s, uint32_t slot, const tress_msg_despawn_character *m);
+void tress_session_settings_update(tress_server *s, uint32_t slot, const tress_msg_settings_update *m);
+void tress_session_remove(tress_server *s, tress_character *c, tress_removed_reason reason);
+tress_character *tress_session_find(tress_server *s, uint32_t character_id);
+/* Sends one character's full state (added, rig results, bind) to one peer: late joiners. */
+void tress_session_replay(tress_server *s, const tress_character *c, uint32_t slot);
+/* A rig settled (entry non-NULL) or failed, for one accessory of one character. */
+void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t accessory_index,
+                               tress_rig_entry *entry, uint16_t fail_code, const char *fail_reason);
+
+/* rig_jobs.c */
+/* Starts (or joins) the rig of one accessory. Settles immediately on a memory cache hit. */
+void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t accessory_index);
+void tress_rig_jobs_cancel_all(tress_server *s);
+
+/* http.c */
+struct tress_http *tress_http_start(tress_server *s, char err[256]);
+void tress_http_stop(struct tress_http *http);
+uint16_t tress_http_port(const struct tress_http *http);
+int tress_http_health_check(const char *host, uint16_t port);
+
+#endif

@@ -1,0 +1,289 @@
+/* Character sessions
+ * ------------------
+ * One session per spawned character, HairKit.server's flow in server terms:
+ *   SPAWN -> CHARACTER_ADDED to the room -> for each accessory the match accepts (Hair type or
+ *   "hair" in its name) whose handle is a mesh without bones: a rig on the thread pool (or a
+ *   cache hit) -> RIG_RESULT or RIG_FAILED to the room -> once no accessory is pending, one BIND.
+ * A failed rig leaves the accessory untouched (clients sway it as a pendulum); the server never
+ * binds or simulates anything itself, and after BIND it sends nothing for this character
+ * unless someone changes it (settings update, despawn, disconnect).
+ *
+ * Invariants: every accessory is marked PENDING before the first rig is requested, so a cache
+ * hit that settles synchronously cannot bind early; `pending` counts PENDING accessories; a
+ * RIGGED accessory holds one reference on its cache entry; a rig that completes for a session
+ * that is gone (or an accessory no longer pending) is ignored. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+
+tress_character *tress_session_find(tress_server *s, uint32_t character_id) {
+  if (character_id == 0) return NULL;
+  for (uint32_t i = 0; i < s->character_cap; i++)
+    if (s->characters[i].used && s->characters[i].id == character_id) return &s->characters[i];
+  return NULL;
+}
+
+static tress_character *alloc_character(tress_server *s) {
+  for (uint32_t i = 0; i < s->character_cap; i++)
+    if (!s->characters[i].used) return &s->characters[i];
+  uint32_t cap = s->character_cap ? s->character_cap * 2 : 64;
+  tress_character *n = realloc(s->characters, cap * sizeof *n);
+  if (!n) return NULL;
+  memset(n + s->character_cap, 0, (cap - s->character_cap) * sizeof *n);
+  s->characters = n;
+  tress_character *c = &n[s->character_cap];
+  s->character_cap = cap;
+  return c;
+}
+
+/* HairKit's default match: the Hair type, or "hair" anywhere in the name (any case). */
+static bool hair_match(const tress_wire_accessory *a) {
+  if (a->type == TRESS_ACCESSORY_HAIR) return true;
+  for (const char *p = a->name; *p; p++)
+    if (tolower((unsigned char)p[0]) == 'h' && tolower((unsigned char)p[1]) == 'a' &&
+        tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'r')
+      return true;
+  return false;
+}
+
+static void send_added(tress_server *s, const tress_character *c, uint32_t to_slot) {
+  tress_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = TRESS_MSG_CHARACTER_ADDED;
+  m.character_added.character_id = c->id;
+  m.character_added.owner_peer_id = c->owner_peer_id;
+  m.character_added.request_id = c->request_id;
+  m.character_added.manifest = c->spawn.spawn_character.manifest;
+  if (to_slot == UINT32_MAX) tress_net_send_room(s, c->room, &m, UINT32_MAX);
+  else tress_net_send(s, to_slot, &m);
+}
+
+/* The cached rig, scaled to this wearer's handle (rests are stored in mesh space). */
+static void send_rig_result(tress_server *s, const tress_character *c, uint8_t idx, uint32_t to_slot) {
+  const tress_rig_entry *e = c->acc[idx].rig;
+  const tress_wire_accessory *a = &c->spawn.spawn_character.manifest.accessories[idx];
+  tress_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = TRESS_MSG_RIG_RESULT;
+  m.rig_result = e->msg.rig_result;
+  m.rig_result.character_id = c->id;
+  m.rig_result.accessory_index = idx;
+  tress_wire_bone *bones = malloc(e->msg.rig_result.bone_count * sizeof *bones);
+  if (!bones) return;
+  float scale[3];
+  for (int k = 0; k < 3; k++) scale[k] = e->mesh_size[k] > 1e-12f ? a->handle_size[k] / e->mesh_size[k] : 1.0f;
+  for (uint32_t i = 0; i < e->msg.rig_result.bone_count; i++) {
+    bones[i] = e->msg.rig_result.bones[i];
+    for (int k = 0; k < 3; k++) bones[i].rest.p[k] *= scale[k];
+  }
+  m.rig_result.bones = bones;
+  if (to_slot == UINT32_MAX) tress_net_send_room(s, c->room, &m, UINT32_MAX);
+  else tress_net_send(s, to_slot, &m);
+  free(bones);
+}
+
+static void send_rig_failed(tress_server *s, const tress_character *c, uint8_t idx, uint32_t to_slot) {
+  tress_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = TRESS_MSG_RIG_FAILED;
+  m.rig_failed.character_id = c->id;
+  m.rig_failed.accessory_index = idx;
+  m.rig_failed.code = c->acc[idx].fail_code;
+  snprintf(m.rig_failed.reason, sizeof m.rig_failed.reason, "%s", c->acc[idx].fail_reason);
+  if (to_slot == UINT32_MAX) tress_net_send_room(s, c->room, &m, UINT32_MAX);
+  else tress_net_send(s, to_slot, &m);
+}
+
+static void send_bind(tress_server *s, const tress_character *c, uint32_t to_slot) {
+  tress_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = TRESS_MSG_BIND;
+  m.bind.character_id = c->id;
+  m.bind.chain_settings = c->chain_settings;
+  m.bind.accessory_settings = c->accessory_settings;
+  m.bind.match_policy = TRESS_MATCH_DEFAULT;
+  if (to_slot == UINT32_MAX) tress_net_send_room(s, c->room, &m, UINT32_MAX);
+  else tress_net_send(s, to_slot, &m);
+}
+
+static void maybe_bind(tress_server *s, tress_character *c) {
+  if (c->pending > 0 || c->bound) return;
+  c->bound = true;
+  send_bind(s, c, UINT32_MAX);
+  tress_net_flush(s);
+  uint32_t rigged = 0, failed = 0;
+  for (uint32_t i = 0; i < c->spawn.spawn_character.manifest.accessory_count; i++) {
+    rigged += c->acc[i].state == TRESS_ACC_RIGGED;
+    failed += c->acc[i].state == TRESS_ACC_FAILED;
+  }
+  tress_log_event(&s->log, TRESS_LOG_INFO, "character_bound", "character=%u rigged=%u failed=%u spawn_to_bind_ms=%.3f",
+                  c->id, rigged, failed, (double)(tress_server_now_ns() - c->spawn_ns) / 1e6);
+}
+
+void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t idx, tress_rig_entry *entry,
+                               uint16_t fail_code, const char *fail_reason) {
+  tress_character *c = tress_session_find(s, character_id);
+  if (!c || idx >= TRESS_WIRE_MAX_ACCESSORIES || c->acc[idx].state != TRESS_ACC_PENDING) return;
+  tress_accessory_session *a = &c->acc[idx];
+  if (entry) {
+    tress_rig_entry_retain(entry);
+    a->rig = entry;
+    a->state = TRESS_ACC_RIGGED;
+    send_rig_result(s, c, idx, UINT32_MAX);
+  } else {
+    a->state = TRESS_ACC_FAILED;
+    a->fail_code = fail_code;
+    snprintf(a->fail_reason, sizeof a->fail_reason, "%s", fail_reason ? fail_reason : "rig failed");
+    send_rig_failed(s, c, idx, UINT32_MAX);
+    char q[300];
+    tress_log_event(&s->log, TRESS_LOG_INFO, "rig_failed", "character=%u accessory=%u code=%s reason=%s", c->id, idx,
+                    tress_wire_code_name((tress_wire_code)fail_code), tress_log_quote(a->fail_reason, q, sizeof q));
+  }
+  c->pending--;
+  maybe_bind(s, c);
+}
+
+void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
+  tress_peer *p = &s->peers[slot];
+  const tress_msg_spawn_character *m = &spawn->spawn_character;
+  const tress_wire_manifest *mf = &m->manifest;
+  if (s->draining) {
+    tress_net_send_error(s, slot, TRESS_CODE_SERVER_SHUTTING_DOWN, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
+                         "server shutting down");
+    return;
+  }
+  if (p->room < 0) {
+    tress_net_send_error(s, slot, TRESS_CODE_NOT_IN_ROOM, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0, "join a room first");
+    tress_peer_strike(s, slot, "spawn_outside_room");
+    return;
+  }
+  if (p->characters >= s->cfg.max_characters_per_peer) {
+    tress_net_send_error(s, slot, TRESS_CODE_CHARACTER_LIMIT, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
+                         "at most %u live characters per peer", s->cfg.max_characters_per_peer);
+    return;
+  }
+  /* Asset ids are checked before the character exists: an id that tries to leave the store is
+   * an attack, not a missing asset, and the room never hears of it. */
+  for (uint32_t i = 0; i < mf->accessory_count; i++) {
+    const char *id = mf->accessories[i].mesh_asset_id;
+    if (id[0] && tress_asset_id_check(id) != TRESS_CODE_NONE) {
+      tress_net_send_error(s, slot, TRESS_CODE_ASSET_PATH_REJECTED, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
+                           "accessory %u: asset id is not a path inside the store", i);
+      tress_peer_strike(s, slot, "asset_path");
+      return;
+    }
+  }
+  tress_character *c = alloc_character(s);
+  if (!c) {
+    tress_net_send_error(s, slot, TRESS_CODE_OUT_OF_MEMORY, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0, "no memory");
+    return;
+  }
+  memset(c, 0, sizeof *c);
+  c->used = true;
+  c->id = ++s->next_character_id;
+  c->owner_slot = slot;
+  c->owner_peer_id = p->peer_id;
+  c->room = p->room;
+  c->request_id = m->request_id;
+  c->spawn = *spawn;
+  memset(spawn, 0, sizeof *spawn); /* the session owns the manifest now */
+  c->spawn_ns = tress_server_now_ns();
+  mf = &c->spawn.spawn_character.manifest;
+  c->chain_settings = mf->has_chain_settings ? mf->chain_settings : tress_default_chain_settings();
+  c->accessory_settings = mf->has_accessory_settings ? mf->accessory_settings : tress_default_accessory_settings();
+  p->characters++;
+  s->live_characters++;
+  atomic_store(&s->metrics.characters, s->live_characters);
+  tress_room_add_character(s, c->room, c->id);
+
+  send_added(s, c, UINT32_MAX);
+
+  for (uint32_t i = 0; i < mf->accessory_count; i++) {
+    const tress_wire_accessory *a = &mf->accessories[i];
+    /* Handles that already carry bones, or have no mesh, are left for the clients' sim. */
+    if (hair_match(a) && a->mesh_asset_id[0] && !a->handle_has_bones) {
+      c->acc[i].state = TRESS_ACC_PENDING;
+      c->pending++;
+    }
+  }
+  char q[96];
+  tress_log_event(&s->log, TRESS_LOG_INFO, "character_spawned", "character=%u peer=%u name=%s accessories=%u to_rig=%u",
+                  c->id, p->peer_id, tress_log_quote(mf->character_name, q, sizeof q), mf->accessory_count, c->pending);
+  uint32_t id = c->id;
+  for (uint32_t i = 0; i < mf->accessory_count; i++) {
+    c = tress_session_find(s, id); /* a synchronous settle may not move it, but stay safe */
+    if (!c) return;
+    if (c->acc[i].state == TRESS_ACC_PENDING) tress_rig_jobs_request(s, c, (uint8_t)i);
+  }
+  c = tress_session_find(s, id);
+  if (c) maybe_bind(s, c);
+}
+
+void tress_session_remove(tress_server *s, tress_character *c, tress_removed_reason reason) {
+  tress_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = TRESS_MSG_CHARACTER_REMOVED;
+  m.character_removed.character_id = c->id;
+  m.character_removed.reason = (uint8_t)reason;
+  tress_net_send_room(s, c->room, &m, UINT32_MAX);
+  tress_room_remove_character(s, c->room, c->id);
+  for (uint32_t i = 0; i < TRESS_WIRE_MAX_ACCESSORIES; i++)
+    if (c->acc[i].rig) tress_rig_entry_release(c->acc[i].rig);
+  tress_peer *owner = &s->peers[c->owner_slot];
+  if (owner->enet && owner->characters) owner->characters--;
+  tress_log_event(&s->log, TRESS_LOG_INFO, "character_removed", "character=%u reason=%u", c->id, reason);
+  tress_msg_free(&c->spawn);
+  memset(c, 0, sizeof *c);
+  s->live_characters--;
+  atomic_store(&s->metrics.characters, s->live_characters);
+}
+
+void tress_session_despawn(tress_server *s, uint32_t slot, const tress_msg_despawn_character *m) {
+  tress_character *c = tress_session_find(s, m->character_id);
+  if (!c) {
+    tress_net_send_error(s, slot, TRESS_CODE_UNKNOWN_CHARACTER, TRESS_MSG_DESPAWN_CHARACTER, 0, m->character_id,
+                         "no character %u", m->character_id);
+    return;
+  }
+  if (c->owner_slot != slot) {
+    tress_net_send_error(s, slot, TRESS_CODE_NOT_OWNER, TRESS_MSG_DESPAWN_CHARACTER, 0, m->character_id,
+                         "character %u belongs to another peer", m->character_id);
+    tress_peer_strike(s, slot, "not_owner");
+    return;
+  }
+  tress_session_remove(s, c, TRESS_REMOVED_DESPAWNED);
+}
+
+void tress_session_settings_update(tress_server *s, uint32_t slot, const tress_msg_settings_update *m) {
+  tress_character *c = tress_session_find(s, m->character_id);
+  if (!c) {
+    tress_net_send_error(s, slot, TRESS_CODE_UNKNOWN_CHARACTER, TRESS_MSG_SETTINGS_UPDATE, 0, m->character_id,
+                         "no character %u", m->character_id);
+    return;
+  }
+  if (c->owner_slot != slot) {
+    tress_net_send_error(s, slot, TRESS_CODE_NOT_OWNER, TRESS_MSG_SETTINGS_UPDATE, 0, m->character_id,
+                         "character %u belongs to another peer", m->character_id);
+    tress_peer_strike(s, slot, "not_owner");
+    return;
+  }
+  if (m->has_chain_settings) c->chain_settings = m->chain_settings;
+  if (m->has_accessory_settings) c->accessory_settings = m->accessory_settings;
+  tress_msg out;
+  memset(&out, 0, sizeof out);
+  out.type = TRESS_MSG_SETTINGS_UPDATE;
+  out.settings_update = *m;
+  tress_net_send_room(s, c->room, &out, slot); /* the owner already has them */
+}
+
+void tress_session_replay(tress_server *s, const tress_character *c, uint32_t slot) {
+  send_added(s, c, slot);
+  for (uint32_t i = 0; i < c->spawn.spawn_character.manifest.accessory_count; i++) {
+    if (c->acc[i].state == TRESS_ACC_RIGGED) send_rig_result(s, c, (uint8_t)i, slot);
+    else if (c->acc[i].state == TRESS_ACC_FAILED) send_rig_failed(s, c, (uint8_t)i, slot);
+  }
+  if (c->bound) send_bind(s, c, slot);
+}
