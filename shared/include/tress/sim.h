@@ -44,6 +44,13 @@ typedef bool (*tress_should_simulate_fn)(void *user, const tress_scene *scene, t
 /* The loop adapter's hook: called with true when the first handle binds and false when the
  * last one goes (the seed's Heartbeat connection). */
 typedef void (*tress_loop_fn)(void *user, tress_sim *sim, bool needed);
+/* Parallel work, as Box2D v3's enqueueTask/finishTask: the host runs task over [0, item_count),
+ * split into ranges of at least min_range items across its workers, and returns a handle for
+ * finish (or NULL when it already ran everything inline). Results never depend on the split. */
+typedef void tress_task_fn(uint32_t start, uint32_t end, uint32_t worker, void *context);
+typedef void *(*tress_enqueue_task_fn)(tress_task_fn *task, uint32_t item_count, uint32_t min_range, void *context,
+                                       void *user);
+typedef void (*tress_finish_task_fn)(void *task, void *user);
 
 typedef struct tress_sim_def {
   tress_scene *scene;
@@ -60,6 +67,9 @@ typedef struct tress_sim_def {
   tress_should_simulate_fn should_simulate;
   void *should_simulate_user;
   float device_compute;  /* client profile Compute in [0.25, 4]; <= 0 runs the device bench once */
+  tress_enqueue_task_fn enqueue_task; /* NULL: parallel relaxation (cloth) runs serially */
+  tress_finish_task_fn finish_task;
+  void *task_user;
 } tress_sim_def;
 
 typedef struct tress_chain_settings {
