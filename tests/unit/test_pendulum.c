@@ -406,6 +406,8 @@ static void test_joint_destroyed_mid_sim_releases_the_handle(void **state) {
       if (what == 1) tress_instance_destroy(c.scene, c.head);
       if (what == 2) tress_instance_destroy(c.scene, w.accessory);
       if (what == 3) tress_instance_destroy(c.scene, weld);
+      /* a destroyed joint is heard at once (listener); destroyed parts are found by the next frame */
+      if (what != 1) assert_false(tress_handle_valid(sim, h));
       acc_run(sim, 1.0 / 60, 2);
       assert_false(tress_handle_valid(sim, h));
       assert_int_equal(tress_sim_stats_get(sim).bound, 0);
@@ -475,6 +477,54 @@ static void test_pendulums_skip_the_budget_but_distance_cull(void **state) {
   tress_scene_destroy(c.scene);
 }
 
+/* Joints are searched under the handle, then under the accessory, then anywhere in the model. */
+static void test_joint_search_order(void **state) {
+  (void)state;
+  acc_character c = acc_character_make();
+  float wind[3] = {60, 0, 0};
+  tress_sim *sim = acc_sim(c.scene, acc_wind, wind, 20, 1000);
+  /* a weld moved under the Head (model tier) plus a rigid constraint moved under the accessory
+   * (accessory tier): the accessory tier wins */
+  acc_worn w = acc_wear(&c, "Hair", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
+  assert_true(tress_instance_set_parent(c.scene, w.joint, c.head));
+  tress_id weld = w.joint;
+  tress_xform weld_c1 = tress_joint_get(c.scene, weld)->c1;
+  tress_id ha = tress_instance_create(c.scene, TRESS_KIND_ATTACHMENT, "HairAttachment", w.handle);
+  tress_attachment_set_cframe(c.scene, ha, acc_handle_side(false));
+  tress_id ba = tress_instance_create(c.scene, TRESS_KIND_ATTACHMENT, "HairAttachment", c.head);
+  tress_attachment_set_cframe(c.scene, ba, acc_body_side());
+  tress_id rigid = tress_instance_create(c.scene, TRESS_KIND_JOINT, "Rigid", w.accessory);
+  tress_joint def;
+  memset(&def, 0, sizeof def);
+  def.kind = TRESS_JOINT_RIGID_CONSTRAINT;
+  def.attachment0 = ba;
+  def.attachment1 = ha;
+  def.enabled = true;
+  tress_joint_set(c.scene, rigid, &def);
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, &h), TRESS_OK);
+  tress_xform ha_orig = tress_attachment_cframe(c.scene, ha);
+  acc_run(sim, 1.0 / 60, 30);
+  tress_xform ha_now = tress_attachment_cframe(c.scene, ha);
+  assert_true(acc_quat_angle_deg(ha_now.q, ha_orig.q) > 3.0f); /* the rigid constraint steers */
+  assert_true(acc_xform_bits_equal(tress_joint_get(c.scene, weld)->c1, weld_c1)); /* the weld does not */
+  tress_handle_destroy(sim, h);
+  /* without the accessory-tier joint, the weld under the Head (model tier) is found */
+  tress_instance_destroy(c.scene, rigid);
+  assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, &h), TRESS_OK);
+  acc_run(sim, 1.0 / 60, 30);
+  assert_true(acc_quat_angle_deg(tress_joint_get(c.scene, weld)->c1.q, weld_c1.q) > 3.0f);
+  tress_handle_destroy(sim, h);
+  assert_true(acc_xform_bits_equal(tress_joint_get(c.scene, weld)->c1, weld_c1));
+  /* outside any model there is no model tier: a loose accessory's weld under a folder is not found */
+  tress_id folder = tress_instance_create(c.scene, TRESS_KIND_FOLDER, "Props", c.workspace);
+  assert_true(tress_instance_set_parent(c.scene, w.accessory, folder));
+  assert_true(tress_instance_set_parent(c.scene, weld, folder));
+  assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, &h), TRESS_ERR_NOTHING_TO_BIND);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(c.scene);
+}
+
 static void test_sim_destroy_restores_every_accessory(void **state) {
   (void)state;
   acc_character c = acc_character_make();
@@ -516,6 +566,7 @@ int main(void) {
       cmocka_unit_test(test_live_settings_retune_the_clamp),
       cmocka_unit_test(test_joint_destroyed_mid_sim_releases_the_handle),
       cmocka_unit_test(test_pendulums_skip_the_budget_but_distance_cull),
+      cmocka_unit_test(test_joint_search_order),
       cmocka_unit_test(test_sim_destroy_restores_every_accessory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
