@@ -409,6 +409,7 @@ tress_client_result tress_client_character_info_get(const tress_client *c, uint3
   out->id = ch->id;
   out->owner_peer_id = ch->owner_peer_id;
   out->mine = ch->mine;
+  out->request_id = ch->request_id;
   out->model = ch->model;
   memcpy(out->name, ch->manifest.character_name, sizeof out->name < sizeof ch->manifest.character_name
                                                       ? sizeof out->name

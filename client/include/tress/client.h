@@ -136,6 +136,7 @@ typedef struct tress_client_character_info {
   uint32_t id;
   uint32_t owner_peer_id;
   bool mine;             /* spawned by this client */
+  uint32_t request_id;   /* the owner's spawn request id (tress_client_spawn's) */
   tress_id model;
   char name[TRESS_NAME_MAX];
   uint32_t part_count;

@@ -1,0 +1,62 @@
+/* bot.h - what tress-bot's files share: options, one bot (a client and its own characters'
+ * scripted paths), the walk/turn/teleport path and the sway picture recorder. */
+#ifndef TRESS_BOT_H
+#define TRESS_BOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tress/client.h"
+
+typedef struct bot_options {
+  const char *host;
+  uint16_t port;
+  const char *room;
+  const char *token;
+  uint32_t characters; /* per bot */
+  const char *manifest_path;
+  const char *hair;    /* asset id of the built-in character's hair when no manifest is given */
+  const char *asset_root;
+  int fps;
+  double duration;
+  uint32_t bots;
+  bool json, dump;
+  const char *picture;
+} bot_options;
+
+/* A root that walks forward, turns 90 degrees every few seconds and now and then teleports. */
+typedef struct bot_path {
+  float position[3];
+  float heading;      /* radians about +Y */
+  double time;
+  double next_teleport;
+  uint32_t teleports;
+} bot_path;
+
+void bot_path_init(bot_path *p, uint32_t seed);
+/* Advances by dt; returns the root transform. */
+tress_xform bot_path_advance(bot_path *p, double dt);
+
+typedef struct bot {
+  uint32_t index;
+  tress_client *client;
+  const bot_options *options;
+  bot_path *paths;        /* one per own character, by spawn order */
+  uint32_t *request_ids;
+  uint64_t frames;
+  uint64_t bound_sum, simulated_sum; /* per frame, summed over frames with everything bound */
+  uint64_t settled_frames;
+  uint32_t bound_max, simulated_max;
+  uint32_t characters_not_bound;
+} bot;
+
+/* The picture: a side view of one character's chains over time (picture.c, cairo). */
+typedef struct bot_picture bot_picture;
+bot_picture *bot_picture_create(double seconds, int fps);
+/* Records the character's bones at sim time t (seconds since its bind). */
+void bot_picture_record(bot_picture *pic, tress_client *c, uint32_t character_id, double t);
+/* Writes the PNG; returns 0 or -1 with a message on stderr. */
+int bot_picture_write(bot_picture *pic, const char *path);
+void bot_picture_destroy(bot_picture *pic);
+
+#endif

@@ -1,0 +1,230 @@
+/* picture.c - `tress-bot --picture out.png`: a side view of one character's bone chains over
+ * time, drawn with cairo. Time runs left to right (a filmstrip); each pose is drawn in the
+ * character's root frame (forward to the right, up is up): the animated pose dashed, the
+ * simulated pose solid, and every chain tip's path as a trail, so the sway at 30 and 240 fps
+ * can be compared by eye. Samples are taken at a fixed 30 Hz of sim time whatever the fps. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot.h"
+
+#define SAMPLE_HZ 30.0
+#define MAX_BONES 64
+#define SECONDS_TO_UNITS 2.5 /* filmstrip spacing: units of drawing per second of time */
+#define POSE_EVERY 6         /* draw a full pose every 6 samples (0.2 s) */
+
+typedef struct sample {
+  double t;
+  float animated[MAX_BONES][2]; /* (forward, up) in the root frame */
+  float drawn[MAX_BONES][2];
+} sample;
+
+struct bot_picture {
+  int fps;
+  uint32_t cap, count;
+  uint32_t bone_count;
+  int parent[MAX_BONES];
+  bool tip[MAX_BONES];
+  double next_t;
+  sample *samples;
+};
+
+bot_picture *bot_picture_create(double seconds, int fps) {
+  bot_picture *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->fps = fps;
+  p->cap = (uint32_t)(seconds * SAMPLE_HZ) + 2;
+  p->samples = calloc(p->cap, sizeof *p->samples);
+  if (!p->samples) {
+    free(p);
+    return NULL;
+  }
+  return p;
+}
+
+void bot_picture_destroy(bot_picture *p) {
+  if (!p) return;
+  free(p->samples);
+  free(p);
+}
+
+static void to_side(tress_xform root, tress_xform world, float out[2]) {
+  tress_xform local = tress_xform_inv_mul(root, world);
+  out[0] = local.p[2]; /* the path walks along the root's +Z */
+  out[1] = local.p[1];
+}
+
+void bot_picture_record(bot_picture *p, tress_client *c, uint32_t character_id, double t) {
+  if (!p || p->count >= p->cap || t + 1e-9 < p->next_t) return;
+  tress_id bones[MAX_BONES];
+  uint32_t n = tress_client_bones(c, character_id, bones, MAX_BONES);
+  if (n == 0) return;
+  if (n > MAX_BONES) n = MAX_BONES;
+  tress_scene *scene = tress_client_scene(c);
+  if (p->count == 0) {
+    p->bone_count = n;
+    for (uint32_t i = 0; i < n; i++) {
+      p->parent[i] = -1;
+      p->tip[i] = true;
+      tress_id parent = tress_instance_parent(scene, bones[i]);
+      for (uint32_t j = 0; j < n; j++)
+        if (tress_id_equal(parent, bones[j])) p->parent[i] = (int)j;
+    }
+    for (uint32_t i = 0; i < n; i++)
+      if (p->parent[i] >= 0) p->tip[p->parent[i]] = false;
+  }
+  if (n != p->bone_count) return;
+  tress_xform root;
+  if (tress_client_part_frame(c, character_id, 0, &root) != TRESS_CLIENT_OK) return;
+  sample *s = &p->samples[p->count++];
+  s->t = t;
+  for (uint32_t i = 0; i < n; i++) {
+    to_side(root, tress_bone_world_animated(scene, bones[i]), s->animated[i]);
+    to_side(root, tress_bone_world(scene, bones[i]), s->drawn[i]);
+  }
+  p->next_t += 1.0 / SAMPLE_HZ;
+}
+
+#ifdef TRESS_HAVE_CAIRO
+#include <cairo.h>
+
+typedef struct view {
+  double scale, x0, y0, min_x, max_y;
+} view;
+
+static void map(const view *v, double t, const float side[2], double *x, double *y) {
+  *x = v->x0 + (t * SECONDS_TO_UNITS + side[0] - v->min_x) * v->scale;
+  *y = v->y0 + (v->max_y - side[1]) * v->scale;
+}
+
+static void draw_pose(cairo_t *cr, const bot_picture *p, const view *v, const sample *s, bool animated) {
+  for (uint32_t i = 0; i < p->bone_count; i++) {
+    if (p->parent[i] < 0) continue;
+    const float *a = animated ? s->animated[p->parent[i]] : s->drawn[p->parent[i]];
+    const float *b = animated ? s->animated[i] : s->drawn[i];
+    double x0, y0, x1, y1;
+    map(v, s->t, a, &x0, &y0);
+    map(v, s->t, b, &x1, &y1);
+    cairo_move_to(cr, x0, y0);
+    cairo_line_to(cr, x1, y1);
+  }
+  cairo_stroke(cr);
+}
+
+int bot_picture_write(bot_picture *p, const char *path) {
+  if (!p || p->count < 2) {
+    fprintf(stderr, "tress-bot: no bound character with bones to draw\n");
+    return -1;
+  }
+  float min_x = 1e9f, max_x = -1e9f, min_y = 1e9f, max_y = -1e9f;
+  for (uint32_t k = 0; k < p->count; k++) {
+    const sample *s = &p->samples[k];
+    for (uint32_t i = 0; i < p->bone_count; i++) {
+      for (int w = 0; w < 2; w++) {
+        const float *q = w ? s->drawn[i] : s->animated[i];
+        float x = (float)(s->t * SECONDS_TO_UNITS) + q[0];
+        min_x = fminf(min_x, x), max_x = fmaxf(max_x, x);
+        min_y = fminf(min_y, q[1]), max_y = fmaxf(max_y, q[1]);
+      }
+    }
+  }
+  const int width = 1600, height = 520, margin = 50, title = 40;
+  view v;
+  v.scale = fmin((width - 2.0 * margin) / fmax(max_x - min_x, 1e-3), (height - 2.0 * margin - title) / fmax(max_y - min_y, 1e-3));
+  v.x0 = margin;
+  v.y0 = margin + title;
+  v.min_x = min_x;
+  v.max_y = max_y;
+
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+  cairo_t *cr = cairo_create(surface);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+
+  /* Time axis. */
+  cairo_set_source_rgb(cr, 0.75, 0.75, 0.75);
+  cairo_set_line_width(cr, 1.0);
+  double span = p->samples[p->count - 1].t - p->samples[0].t;
+  for (double t = 0.0; t <= span + 1e-9; t += 0.5) {
+    float zero[2] = {min_x < 0 ? 0.0f : 0.0f, (float)min_y};
+    double x, y;
+    map(&v, p->samples[0].t + t, zero, &x, &y);
+    cairo_move_to(cr, x, height - margin + 8);
+    cairo_line_to(cr, x, height - margin + 16);
+    cairo_stroke(cr);
+    char label[32];
+    snprintf(label, sizeof label, "%.1f s", t);
+    cairo_move_to(cr, x - 10, height - margin + 30);
+    cairo_show_text(cr, label);
+  }
+
+  /* Tip trails: simulated solid orange, animated dashed grey. */
+  for (int pass = 0; pass < 2; pass++) {
+    bool animated = pass == 0;
+    double dash = 4.0;
+    cairo_set_dash(cr, animated ? &dash : NULL, animated ? 1 : 0, 0);
+    cairo_set_line_width(cr, animated ? 1.0 : 1.5);
+    if (animated) cairo_set_source_rgba(cr, 0.4, 0.4, 0.4, 0.7);
+    else cairo_set_source_rgba(cr, 0.95, 0.55, 0.1, 0.9);
+    for (uint32_t i = 0; i < p->bone_count; i++) {
+      if (!p->tip[i]) continue;
+      for (uint32_t k = 0; k < p->count; k++) {
+        const sample *s = &p->samples[k];
+        double x, y;
+        map(&v, s->t, animated ? s->animated[i] : s->drawn[i], &x, &y);
+        if (k == 0) cairo_move_to(cr, x, y);
+        else cairo_line_to(cr, x, y);
+      }
+      cairo_stroke(cr);
+    }
+  }
+
+  /* Poses every POSE_EVERY samples: animated dashed blue, simulated solid dark red. */
+  for (uint32_t k = 0; k < p->count; k += POSE_EVERY) {
+    const sample *s = &p->samples[k];
+    double dash = 3.0;
+    cairo_set_dash(cr, &dash, 1, 0);
+    cairo_set_line_width(cr, 1.2);
+    cairo_set_source_rgb(cr, 0.2, 0.35, 0.8);
+    draw_pose(cr, p, &v, s, true);
+    cairo_set_dash(cr, NULL, 0, 0);
+    cairo_set_line_width(cr, 2.0);
+    cairo_set_source_rgb(cr, 0.6, 0.05, 0.1);
+    draw_pose(cr, p, &v, s, false);
+  }
+
+  cairo_set_dash(cr, NULL, 0, 0);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  cairo_set_font_size(cr, 16);
+  char heading[200];
+  snprintf(heading, sizeof heading,
+           "tress-bot sway at %d fps: %u bones, side view in the root frame (forward right), %.1f s, time runs right",
+           p->fps, p->bone_count, span);
+  cairo_move_to(cr, margin, 28);
+  cairo_show_text(cr, heading);
+  cairo_set_font_size(cr, 12);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_move_to(cr, margin, 48);
+  cairo_show_text(cr, "dashed blue: animated pose   solid red: simulated pose   orange: tip trails (simulated)   "
+                      "dashed grey: tip trails (animated)");
+
+  cairo_status_t st = cairo_surface_write_to_png(surface, path);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  if (st != CAIRO_STATUS_SUCCESS) {
+    fprintf(stderr, "tress-bot: writing %s: %s\n", path, cairo_status_to_string(st));
+    return -1;
+  }
+  return 0;
+}
+#else
+int bot_picture_write(bot_picture *p, const char *path) {
+  (void)p, (void)path;
+  fprintf(stderr, "tress-bot: built without cairo; --picture is unavailable\n");
+  return -1;
+}
+#endif

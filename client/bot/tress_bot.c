@@ -1,0 +1,325 @@
+/* tress_bot.c - tress-bot, the headless client: K clients in one process, each spawning N
+ * characters that walk a scripted path, running the sim at a chosen frame rate, and reporting
+ * what was received and simulated. Exit status 1 on any protocol error or a character that
+ * never got bound, 2 on bad usage. */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bot.h"
+#include "manifest_load.h"
+#include "tress/codec.h"
+#include "tress/sample_character.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: tress-bot --server HOST:PORT [--room R] [--characters N] [--manifest FILE.json]\n"
+          "                 [--fps 30|60|240] [--duration S] [--bots K] [--json] [--dump] [--picture out.png]\n"
+          "                 [--token T] [--assets DIR] [--hair ASSET_ID]\n");
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_until(double t) {
+  double d = t - now_seconds();
+  if (d <= 0) return;
+  struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+static int parse_options(int argc, char **argv, bot_options *o) {
+  static char host[256];
+  static const struct option longs[] = {
+      {"server", required_argument, 0, 's'}, {"room", required_argument, 0, 'r'},
+      {"characters", required_argument, 0, 'n'}, {"manifest", required_argument, 0, 'm'},
+      {"fps", required_argument, 0, 'f'}, {"duration", required_argument, 0, 'd'},
+      {"bots", required_argument, 0, 'k'}, {"json", no_argument, 0, 'j'},
+      {"dump", no_argument, 0, 'D'}, {"picture", required_argument, 0, 'p'},
+      {"token", required_argument, 0, 't'}, {"assets", required_argument, 0, 'a'},
+      {"hair", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  memset(o, 0, sizeof *o);
+  o->room = "bots";
+  o->token = "";
+  o->characters = 1;
+  o->fps = 60;
+  o->duration = 5.0;
+  o->bots = 1;
+  o->asset_root = "assets";
+  int ch;
+  while ((ch = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    switch (ch) {
+    case 's': {
+      const char *colon = strrchr(optarg, ':');
+      if (!colon || colon == optarg || (size_t)(colon - optarg) >= sizeof host) return -1;
+      memcpy(host, optarg, (size_t)(colon - optarg));
+      host[colon - optarg] = '\0';
+      long port = strtol(colon + 1, NULL, 10);
+      if (port <= 0 || port > 65535) return -1;
+      o->host = host;
+      o->port = (uint16_t)port;
+      break;
+    }
+    case 'r': o->room = optarg; break;
+    case 'n': o->characters = (uint32_t)strtoul(optarg, NULL, 10); break;
+    case 'm': o->manifest_path = optarg; break;
+    case 'f': o->fps = atoi(optarg); break;
+    case 'd': o->duration = atof(optarg); break;
+    case 'k': o->bots = (uint32_t)strtoul(optarg, NULL, 10); break;
+    case 'j': o->json = true; break;
+    case 'D': o->dump = true; break;
+    case 'p': o->picture = optarg; break;
+    case 't': o->token = optarg; break;
+    case 'a': o->asset_root = optarg; break;
+    case 'H': o->hair = optarg; break;
+    case 'h': usage(stdout); exit(0);
+    default: return -1;
+    }
+  }
+  if (!o->host || o->fps <= 0 || o->fps > 1000 || o->duration <= 0 || o->bots == 0 || o->bots > 4096 ||
+      o->characters > 1024)
+    return -1;
+  return 0;
+}
+
+/* ---- callbacks ----------------------------------------------------------------------------- */
+
+static void on_error(void *user, tress_client *c, tress_client_error_kind kind, const char *message) {
+  (void)c;
+  const bot *b = user;
+  const char *what = kind == TRESS_CLIENT_ERROR_PROTOCOL ? "protocol error"
+                     : kind == TRESS_CLIENT_ERROR_SERVER ? "server error"
+                                                         : "warning";
+  fprintf(stderr, "tress-bot[%u]: %s: %s\n", b->index, what, message);
+}
+
+static void on_message(void *user, tress_client *c, const tress_msg *msg, size_t wire_bytes) {
+  (void)c;
+  const bot *b = user;
+  if (!b->options->dump) return;
+  char *json = tress_msg_to_json_string(msg);
+  printf("{\"bot\":%u,\"bytes\":%zu,\"message\":%s}\n", b->index, wire_bytes, json ? json : "null");
+  free(json);
+}
+
+/* ---- the run ------------------------------------------------------------------------------- */
+
+typedef struct picture_target {
+  bot_picture *picture;
+  uint32_t character_id;
+  double bound_time; /* sim seconds since the bind */
+} picture_target;
+
+static void frame(bot *b, double dt, picture_target *pic) {
+  tress_client *c = b->client;
+  tress_client_service(c);
+  uint32_t ids[1024];
+  uint32_t n = tress_client_character_ids(c, ids, 1024);
+  bool all_bound = n > 0 && tress_client_get_state(c) == TRESS_CLIENT_READY;
+  for (uint32_t i = 0; i < n; i++) {
+    tress_client_character_info info;
+    if (tress_client_character_info_get(c, ids[i], &info) != TRESS_CLIENT_OK) continue;
+    if (!info.bound) all_bound = false;
+    if (!info.mine || !info.bound || info.request_id == 0 || info.request_id > b->options->characters) continue;
+    tress_client_set_root(c, ids[i], bot_path_advance(&b->paths[info.request_id - 1], dt));
+    if (pic && pic->picture && !pic->character_id && info.bone_count > 0) pic->character_id = ids[i];
+  }
+  tress_client_step(c, dt);
+  if (pic && pic->character_id) {
+    pic->bound_time += dt;
+    bot_picture_record(pic->picture, c, pic->character_id, pic->bound_time);
+  }
+  tress_sim_stats s = tress_sim_stats_get(tress_client_sim(c));
+  b->frames++;
+  if (all_bound) {
+    b->settled_frames++;
+    b->bound_sum += s.bound;
+    b->simulated_sum += s.simulated;
+    if (s.bound > b->bound_max) b->bound_max = s.bound;
+    if (s.simulated > b->simulated_max) b->simulated_max = s.simulated;
+  }
+}
+
+static uint32_t count_unbound(bot *b) {
+  uint32_t ids[1024], missing = 0;
+  uint32_t n = tress_client_character_ids(b->client, ids, 1024);
+  uint32_t mine = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    tress_client_character_info info;
+    tress_client_character_info_get(b->client, ids[i], &info);
+    if (!info.bound) missing++;
+    if (info.mine) mine++;
+  }
+  /* A spawn the server never answered is a character that never got bound too. */
+  if (mine < b->options->characters) missing += b->options->characters - mine;
+  return missing;
+}
+
+static cJSON *bot_json(const bot *b, double fps) {
+  tress_client_stats s = tress_client_stats_get(b->client);
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "bot", b->index);
+  cJSON_AddStringToObject(o, "state", tress_client_state_name(tress_client_get_state(b->client)));
+  cJSON_AddNumberToObject(o, "characters_seen", s.characters_seen);
+  cJSON_AddNumberToObject(o, "characters_now", tress_client_character_count(b->client));
+  cJSON_AddNumberToObject(o, "characters_not_bound", b->characters_not_bound);
+  cJSON_AddNumberToObject(o, "rigs_received", s.rigs_received);
+  cJSON_AddNumberToObject(o, "rigs_applied", s.rigs_applied);
+  cJSON_AddNumberToObject(o, "rigs_fallback", s.rigs_fallback);
+  cJSON_AddNumberToObject(o, "bones_bound", s.bones_bound);
+  cJSON_AddNumberToObject(o, "binds", s.binds);
+  double settled = b->settled_frames ? (double)b->settled_frames : 1.0;
+  cJSON_AddNumberToObject(o, "handles_bound_per_frame", (double)b->bound_sum / settled);
+  cJSON_AddNumberToObject(o, "handles_bound_max", b->bound_max);
+  cJSON_AddNumberToObject(o, "handles_simulated_per_frame", (double)b->simulated_sum / settled);
+  cJSON_AddNumberToObject(o, "handles_simulated_max", b->simulated_max);
+  cJSON_AddNumberToObject(o, "frames", (double)b->frames);
+  cJSON_AddNumberToObject(o, "settled_frames", (double)b->settled_frames);
+  cJSON_AddNumberToObject(o, "fps", fps);
+  cJSON_AddNumberToObject(o, "join_to_bind_ms_mean",
+                          s.join_to_bind_count ? 1000.0 * s.join_to_bind_sum / s.join_to_bind_count : 0.0);
+  cJSON_AddNumberToObject(o, "join_to_bind_ms_max", 1000.0 * s.join_to_bind_max);
+  cJSON_AddNumberToObject(o, "bytes_received", (double)s.bytes_received);
+  cJSON_AddNumberToObject(o, "bytes_rig_bind_phase", (double)s.bytes_rig_phase);
+  cJSON_AddNumberToObject(o, "bytes_steady_state", (double)s.bytes_steady);
+  cJSON_AddNumberToObject(o, "messages_received", (double)s.messages_received);
+  cJSON_AddNumberToObject(o, "protocol_errors", s.protocol_errors);
+  cJSON_AddNumberToObject(o, "server_errors", s.server_errors);
+  cJSON_AddNumberToObject(o, "warnings", s.warnings);
+  cJSON_AddNumberToObject(o, "connects", s.connects);
+  cJSON_AddNumberToObject(o, "disconnects", s.disconnects);
+  cJSON_AddStringToObject(o, "last_error", tress_client_last_error(b->client));
+  return o;
+}
+
+static void print_text(const bot *b) {
+  tress_client_stats s = tress_client_stats_get(b->client);
+  double settled = b->settled_frames ? (double)b->settled_frames : 1.0;
+  printf("bot %u: %s\n", b->index, tress_client_state_name(tress_client_get_state(b->client)));
+  printf("  characters seen %u (now %u, never bound %u)\n", s.characters_seen, tress_client_character_count(b->client),
+         b->characters_not_bound);
+  printf("  rigs received %u (applied %u, pendulum fallback %u), bones bound %u, binds %u\n", s.rigs_received,
+         s.rigs_applied, s.rigs_fallback, s.bones_bound, s.binds);
+  printf("  handles per frame: bound %.1f (max %u), simulated %.1f (max %u) over %llu settled frames of %llu\n",
+         (double)b->bound_sum / settled, b->bound_max, (double)b->simulated_sum / settled, b->simulated_max,
+         (unsigned long long)b->settled_frames, (unsigned long long)b->frames);
+  printf("  join-to-bind: mean %.1f ms, max %.1f ms over %u binds\n",
+         s.join_to_bind_count ? 1000.0 * s.join_to_bind_sum / s.join_to_bind_count : 0.0,
+         1000.0 * s.join_to_bind_max, s.join_to_bind_count);
+  printf("  bytes received %llu: rig/bind phase %llu, steady state %llu (%llu messages)\n",
+         (unsigned long long)s.bytes_received, (unsigned long long)s.bytes_rig_phase,
+         (unsigned long long)s.bytes_steady, (unsigned long long)s.messages_received);
+  printf("  errors: protocol %u, server %u, warnings %u; connects %u, disconnects %u\n", s.protocol_errors,
+         s.server_errors, s.warnings, s.connects, s.disconnects);
+}
+
+int main(int argc, char **argv) {
+  bot_options o;
+  if (parse_options(argc, argv, &o) != 0) {
+    usage(stderr);
+    return 2;
+  }
+  tress_wire_manifest manifest;
+  tress_sample_character sample;
+  bot_manifest_file file;
+  memset(&file, 0, sizeof file);
+  if (o.manifest_path) {
+    char err[256];
+    if (bot_manifest_load(o.manifest_path, &file, err, sizeof err) != 0) {
+      fprintf(stderr, "tress-bot: %s: %s\n", o.manifest_path, err);
+      return 2;
+    }
+    manifest = file.manifest;
+  } else {
+    tress_sample_character_init(&sample, "Bot", o.hair);
+    manifest = sample.manifest;
+  }
+
+  bot *bots = calloc(o.bots, sizeof *bots);
+  if (!bots) return 1;
+  int status = 0;
+  for (uint32_t i = 0; i < o.bots; i++) {
+    bot *b = &bots[i];
+    b->index = i;
+    b->options = &o;
+    b->paths = calloc(o.characters ? o.characters : 1, sizeof *b->paths);
+    tress_client_def def = tress_default_client_def();
+    char name[64];
+    snprintf(name, sizeof name, "tress-bot-%u", i);
+    def.client_name = name;
+    def.asset_root = o.asset_root;
+    def.sim.device_compute = 1.0f; /* deterministic budgets: skip the device bench per bot */
+    def.callbacks = (tress_client_callbacks){.user = b, .on_error = on_error, .on_message = on_message};
+    b->client = tress_client_create(&def);
+    if (!b->client || !b->paths) {
+      fprintf(stderr, "tress-bot: out of memory creating bot %u\n", i);
+      return 1;
+    }
+    if (tress_client_connect(b->client, o.host, o.port, o.token, o.room) != TRESS_CLIENT_OK) {
+      fprintf(stderr, "tress-bot: %s\n", tress_client_last_error(b->client));
+      return 1;
+    }
+    for (uint32_t k = 0; k < o.characters; k++) {
+      snprintf(manifest.character_name, sizeof manifest.character_name, "bot%u_%u", i, k);
+      bot_path_init(&b->paths[k], i * o.characters + k);
+      tress_client_spawn(b->client, &manifest, NULL);
+    }
+  }
+
+  picture_target pic = {0};
+  if (o.picture) pic.picture = bot_picture_create(o.duration < 4.0 ? o.duration : 4.0, o.fps);
+  const double dt = 1.0 / o.fps;
+  double start = now_seconds();
+  uint64_t frames = (uint64_t)(o.duration * o.fps + 0.5);
+  for (uint64_t f = 0; f < frames; f++) {
+    for (uint32_t i = 0; i < o.bots; i++) frame(&bots[i], dt, i == 0 ? &pic : NULL);
+    sleep_until(start + (double)(f + 1) * dt);
+  }
+  double wall = now_seconds() - start;
+
+  cJSON *report = o.json ? cJSON_CreateObject() : NULL;
+  cJSON *list = report ? cJSON_AddArrayToObject(report, "bots") : NULL;
+  uint32_t total_errors = 0, total_unbound = 0;
+  for (uint32_t i = 0; i < o.bots; i++) {
+    bot *b = &bots[i];
+    b->characters_not_bound = count_unbound(b);
+    tress_client_stats s = tress_client_stats_get(b->client);
+    total_errors += s.protocol_errors;
+    total_unbound += b->characters_not_bound;
+    if (s.connects == 0) total_unbound += o.characters ? 0 : 1; /* never joined counts as a failure */
+    if (report) cJSON_AddItemToArray(list, bot_json(b, o.fps));
+    else print_text(b);
+    if (s.connects == 0) status = 1;
+  }
+  if (total_errors || total_unbound) status = 1;
+  if (pic.picture) {
+    if (bot_picture_write(pic.picture, o.picture) != 0) status = 1;
+    bot_picture_destroy(pic.picture);
+  }
+  if (report) {
+    cJSON_AddNumberToObject(report, "wall_seconds", wall);
+    cJSON_AddNumberToObject(report, "protocol_errors", total_errors);
+    cJSON_AddNumberToObject(report, "characters_not_bound", total_unbound);
+    cJSON_AddBoolToObject(report, "ok", status == 0);
+    char *text = cJSON_Print(report);
+    printf("%s\n", text);
+    free(text);
+    cJSON_Delete(report);
+  } else {
+    printf("%u bot(s), %.2f s wall, %d fps: %s (protocol errors %u, characters never bound %u)\n", o.bots, wall,
+           o.fps, status == 0 ? "ok" : "FAILED", total_errors, total_unbound);
+  }
+  for (uint32_t i = 0; i < o.bots; i++) {
+    tress_client_destroy(bots[i].client);
+    free(bots[i].paths);
+  }
+  free(bots);
+  bot_manifest_free(&file);
+  return status;
+}
