@@ -237,6 +237,60 @@ void tress_collider_lanes_gather(tress_collider_lanes *lanes, const tress_collid
   lanes->slots = widest;
 }
 
+enum { PUSH_BLOCK = 32 };
+
+/* Whether any node of a block may be inside its slot's collider: squared distances only (no
+ * sqrt, no divide). The distance to a capsule's infinite axis, |ap|^2 - (ap.ab)^2 / |ab|^2,
+ * is a lower bound of the distance to the segment, so this never misses a hit. Kept out of
+ * line so each loop is its own loop nest and vectorizes. */
+__attribute__((noinline)) static int block_may_hit(const float *restrict x, const float *restrict y,
+                                                   const float *restrict z, const float *restrict cax,
+                                                   const float *restrict cay, const float *restrict caz,
+                                                   const float *restrict cbx, const float *restrict cby,
+                                                   const float *restrict cbz, const float *restrict cr,
+                                                   const float *restrict strand_radius, uint32_t n) {
+  int any = 0;
+  for (uint32_t j = 0; j < n; j++) {
+    float abx = cbx[j] - cax[j], aby = cby[j] - cay[j], abz = cbz[j] - caz[j];
+    float apx = x[j] - cax[j], apy = y[j] - cay[j], apz = z[j] - caz[j];
+    float ab2 = abx * abx + aby * aby + abz * abz;
+    float ap_ab = apx * abx + apy * aby + apz * abz;
+    float ap2 = apx * apx + apy * apy + apz * apz;
+    float r = cr[j] + strand_radius[j];
+    float r2 = r > 0.0f ? r * r : -1.0f;
+    /* ab2 == 0 (a sphere) reduces to ap2 < r2 */
+    any |= ap2 * ab2 - ap_ab * ap_ab < r2 * ab2 || ap2 < r2;
+  }
+  return any;
+}
+
+__attribute__((noinline)) static void block_push(float *restrict x, float *restrict y, float *restrict z,
+                                                 const float *restrict px, const float *restrict py,
+                                                 const float *restrict pz, const float *restrict rest,
+                                                 const float *restrict cax, const float *restrict cay,
+                                                 const float *restrict caz, const float *restrict cbx,
+                                                 const float *restrict cby, const float *restrict cbz,
+                                                 const float *restrict cr, const float *restrict strand_radius,
+                                                 uint32_t n) {
+  for (uint32_t j = 0; j < n; j++)
+    push_keep_link(&x[j], &y[j], &z[j], px[j], py[j], pz[j], rest[j], cax[j], cay[j], caz[j], cbx[j], cby[j],
+                   cbz[j], cr[j] + strand_radius[j]);
+}
+
+__attribute__((noinline)) static void restore_links(float *restrict x, float *restrict y, float *restrict z,
+                                                    const float *restrict px, const float *restrict py,
+                                                    const float *restrict pz, const float *restrict rest,
+                                                    uint32_t n) {
+  for (uint32_t j = 0; j < n; j++) {
+    float dx = x[j] - px[j], dy = y[j] - py[j], dz = z[j] - pz[j];
+    float len = sqrtf(dx * dx + dy * dy + dz * dz);
+    float s = (len > 1e-12f ? 1.0f : 0.0f) * rest[j] / (len > 1e-12f ? len : 1.0f);
+    x[j] = px[j] + dx * s;
+    y[j] = py[j] + dy * s;
+    z[j] = pz[j] + dz * s;
+  }
+}
+
 void tress_collider_push_level(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
                                const float *restrict py, const float *restrict pz, const float *restrict rest,
                                const float *restrict strand_radius, uint32_t count,
@@ -244,21 +298,21 @@ void tress_collider_push_level(float *restrict x, float *restrict y, float *rest
   if (!lanes || lanes->slots == 0 || count == 0) return;
   for (uint32_t k = 0; k < lanes->slots; k++) {
     size_t o = (size_t)k * lanes->stride;
-    const float *restrict cax = lanes->ax + o, *restrict cay = lanes->ay + o, *restrict caz = lanes->az + o;
-    const float *restrict cbx = lanes->bx + o, *restrict cby = lanes->by + o, *restrict cbz = lanes->bz + o;
-    const float *restrict cr = lanes->radius + o;
-    for (uint32_t j = 0; j < count; j++)
-      push_keep_link(&x[j], &y[j], &z[j], px[j], py[j], pz[j], rest[j], cax[j], cay[j], caz[j], cbx[j], cby[j],
-                     cbz[j], cr[j] + strand_radius[j]);
+    const float *cax = lanes->ax + o, *cay = lanes->ay + o, *caz = lanes->az + o;
+    const float *cbx = lanes->bx + o, *cby = lanes->by + o, *cbz = lanes->bz + o;
+    const float *cr = lanes->radius + o;
+    /* Blocks of nodes: the cheap test first, the full push only where some node is inside;
+     * most nodes touch few of their colliders. */
+    for (uint32_t lo = 0; lo < count; lo += PUSH_BLOCK) {
+      uint32_t n = count - lo < PUSH_BLOCK ? count - lo : PUSH_BLOCK;
+      if (!block_may_hit(x + lo, y + lo, z + lo, cax + lo, cay + lo, caz + lo, cbx + lo, cby + lo, cbz + lo, cr + lo,
+                         strand_radius + lo, n))
+        continue;
+      block_push(x + lo, y + lo, z + lo, px + lo, py + lo, pz + lo, rest + lo, cax + lo, cay + lo, caz + lo,
+                 cbx + lo, cby + lo, cbz + lo, cr + lo, strand_radius + lo, n);
+    }
   }
   /* The link back to the parent, for every node (a node no collider moved already has it,
    * within rounding, from the solver's link constraint). */
-  for (uint32_t j = 0; j < count; j++) {
-    float dx = x[j] - px[j], dy = y[j] - py[j], dz = z[j] - pz[j];
-    float len = sqrtf(dx * dx + dy * dy + dz * dz);
-    float s = len > 1e-12f ? rest[j] / len : 0.0f;
-    x[j] = px[j] + dx * s;
-    y[j] = py[j] + dy * s;
-    z[j] = pz[j] + dz * s;
-  }
+  restore_links(x, y, z, px, py, pz, rest, count);
 }
