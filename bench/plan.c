@@ -8,7 +8,15 @@
 
 #include "tress/plan.h"
 
-static double now_s(void) {
+/* CPU time of this thread: "one core" even when the machine is shared with other work, which
+ * wall-clock time is not. Wall time is printed beside it. */
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double wall_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
@@ -34,7 +42,7 @@ static float *make_cloud(uint32_t n) {
 int main(int argc, char **argv) {
   bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
   const uint32_t sizes[] = {1000, 10000, 100000, 1000000};
-  double rates[4];
+  double rates[4], wall_rates[4];
   tress_plan_opts opts = tress_default_plan_opts();
   opts.root[1] = 1.1f;
   opts.has_root = true;
@@ -44,26 +52,31 @@ int main(int argc, char **argv) {
     if (!v) return 1;
     /* Repeat until ~0.2 s of work, best run counts (the others are noise from a shared core). */
     uint32_t reps = 2000000u / n + 3;
-    double best = 1e30;
+    double best = 1e30, best_wall = 1e30;
     for (uint32_t r = 0; r < reps; r++) {
       tress_plan_result p;
-      double t0 = now_s();
+      double t0 = cpu_s(), w0 = wall_s();
       if (tress_plan(v, n, &opts, &p) != TRESS_PLAN_OK) return 1;
-      double dt = now_s() - t0;
+      double dt = cpu_s() - t0, dw = wall_s() - w0;
       tress_plan_free(&p);
       if (dt < best) best = dt;
+      if (dw < best_wall) best_wall = dw;
     }
     rates[s] = (double)n / best;
+    wall_rates[s] = (double)n / best_wall;
     free(v);
   }
   if (json) {
     printf("{\"bench\":\"plan\",\"sectors\":3,\"segments\":3,\"vertices_per_second\":{");
     for (int s = 0; s < 4; s++) printf("%s\"%u\":%.0f", s ? "," : "", sizes[s], rates[s]);
+    printf("},\"wall_vertices_per_second\":{");
+    for (int s = 0; s < 4; s++) printf("%s\"%u\":%.0f", s ? "," : "", sizes[s], wall_rates[s]);
     printf("}}\n");
   } else {
-    printf("plan (sectors 3, segments 3, max_influences 2), best of several runs, one core\n");
-    printf("%10s  %14s  %10s\n", "vertices", "vertices/s", "ms/plan");
-    for (int s = 0; s < 4; s++) printf("%10u  %14.0f  %10.3f\n", sizes[s], rates[s], 1e3 * sizes[s] / rates[s]);
+    printf("plan (sectors 3, segments 3, max_influences 2), best of several runs, one thread\n");
+    printf("%10s  %16s  %10s  %16s\n", "vertices", "vertices/s (cpu)", "ms/plan", "vertices/s (wall)");
+    for (int s = 0; s < 4; s++)
+      printf("%10u  %16.0f  %10.3f  %16.0f\n", sizes[s], rates[s], 1e3 * sizes[s] / rates[s], wall_rates[s]);
   }
   return 0;
 }
