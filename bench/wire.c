@@ -206,11 +206,14 @@ int main(void) {
   size_t added_bytes = tress_msg_encoded_size(&added);
   tress_msg bind;
   sample_message(TRESS_MSG_BIND, SAMPLE_MIN, &bind, &st, 0);
+  uint8_t rigged_hair = 0;
+  bind.bind.rigged_count = 1;
+  bind.bind.rigged_indices = &rigged_hair;
   size_t bind_bytes = tress_msg_encoded_size(&bind);
   size_t rig = asset_rig_bytes ? asset_rig_bytes : rig_bytes;
   printf("CHARACTER_ADDED (15 parts, 3 accessories)   %6zu bytes\n", added_bytes);
   printf("RIG_RESULT (hair, u8 + zstd, %s)   %6zu bytes\n", asset_rig_bytes ? "largest sample mesh" : "synthetic 10k", rig);
-  printf("BIND (default match)                        %6zu bytes\n", bind_bytes);
+  printf("BIND (default match, 1 rigged accessory)    %6zu bytes\n", bind_bytes);
   printf("session total                               %6zu bytes (+ ENet headers; no per-frame traffic)\n",
          added_bytes + rig + bind_bytes);
   sample_store_free(&st);

@@ -196,6 +196,28 @@ static bool read_manifest(decoder *d, tress_wire_manifest *m) {
   return read_sections(d, &m->section_count, &m->sections);
 }
 
+/* A count byte and distinct accessory indices (explicit match, rigged accessories). */
+static bool read_index_set(decoder *d, uint32_t *count, uint8_t **indices, const char *what) {
+  size_t at = wire_reader_offset(&d->r);
+  uint8_t n;
+  if (!wire_read_u8(&d->r, &n, what)) return false;
+  if (!check_count(d, n, TRESS_WIRE_MAX_ACCESSORIES, 1, what, at)) return false;
+  *count = n;
+  if (n && !(*indices = alloc(d, n, at))) return false;
+  uint32_t seen = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    at = wire_reader_offset(&d->r);
+    uint8_t idx;
+    if (!wire_read_u8(&d->r, &idx, what)) return false;
+    if (idx >= TRESS_WIRE_MAX_ACCESSORIES || (seen & (1u << idx)))
+      return fail(d, TRESS_WIRE_ERR_BAD_INDEX, at, "%s index %u out of range or repeated (entry %u)", what, idx, i),
+             false;
+    seen |= 1u << idx;
+    (*indices)[i] = idx;
+  }
+  return true;
+}
+
 static bool read_nonzero_id(decoder *d, uint32_t *id, const char *what) {
   size_t at = wire_reader_offset(&d->r);
   if (!wire_read_u32(&d->r, id, what)) return false;
@@ -344,26 +366,9 @@ static bool read_body(decoder *d, tress_msg *msg) {
       return fail(d, TRESS_WIRE_ERR_BAD_ENUM, at, "%s %u (max %u)", "match policy", m->match_policy,
                   TRESS_MATCH_EXPLICIT),
              false;
-    if (m->match_policy == TRESS_MATCH_EXPLICIT) {
-      at = wire_reader_offset(&d->r);
-      uint8_t n;
-      if (!wire_read_u8(&d->r, &n, "match count")) return false;
-      if (!check_count(d, n, TRESS_WIRE_MAX_ACCESSORIES, 1, "match indices", at)) return false;
-      m->match_count = n;
-      if (n && !(m->match_indices = alloc(d, n, at))) return false;
-      uint32_t seen = 0;
-      for (uint32_t i = 0; i < n; i++) {
-        at = wire_reader_offset(&d->r);
-        uint8_t idx;
-        if (!wire_read_u8(&d->r, &idx, "match index")) return false;
-        if (idx >= TRESS_WIRE_MAX_ACCESSORIES || (seen & (1u << idx)))
-          return fail(d, TRESS_WIRE_ERR_BAD_INDEX, at, "%s %u out of range or repeated (entry %u)", "match index", idx,
-                      i),
-                 false;
-        seen |= 1u << idx;
-        m->match_indices[i] = idx;
-      }
-    }
+    if (m->match_policy == TRESS_MATCH_EXPLICIT && !read_index_set(d, &m->match_count, &m->match_indices, "match"))
+      return false;
+    if (!read_index_set(d, &m->rigged_count, &m->rigged_indices, "rigged")) return false;
     return read_sections(d, &m->section_count, &m->sections);
   }
   case TRESS_MSG_SETTINGS_UPDATE: {

@@ -91,6 +91,24 @@ static tress_wire_status write_sections(wire_writer *w, uint32_t count, const tr
   return TRESS_WIRE_OK;
 }
 
+/* A count byte and distinct accessory indices. */
+static tress_wire_status write_index_set(wire_writer *w, uint32_t count, const uint8_t *indices, const char *what,
+                                         tress_wire_error *err) {
+  if (count > TRESS_WIRE_MAX_ACCESSORIES)
+    return wire_fail(err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, w->len, "%u %s indices, limit %d", count, what,
+                     TRESS_WIRE_MAX_ACCESSORIES);
+  if (count && !indices) return wire_fail(err, TRESS_WIRE_ERR_INVALID_MESSAGE, w->len, "%s indices missing", what);
+  uint32_t seen = 0;
+  wire_write_u8(w, (uint8_t)count);
+  for (uint32_t i = 0; i < count; i++) {
+    if (indices[i] >= TRESS_WIRE_MAX_ACCESSORIES || (seen & (1u << indices[i])))
+      return wire_fail(err, TRESS_WIRE_ERR_BAD_INDEX, w->len, "%s index %u out of range or repeated", what, indices[i]);
+    seen |= 1u << indices[i];
+    wire_write_u8(w, indices[i]);
+  }
+  return TRESS_WIRE_OK;
+}
+
 static tress_wire_status write_manifest(wire_writer *w, const tress_wire_manifest *m, tress_wire_error *err) {
   tress_wire_status st;
   if ((st = write_str(w, m->character_name, TRESS_WIRE_MAX_NAME_BYTES, "character_name", err))) return st;
@@ -275,23 +293,11 @@ static tress_wire_status write_message(wire_writer *w, const tress_msg *msg, tre
       return wire_fail(err, TRESS_WIRE_ERR_BAD_ENUM, w->len, "match policy %u", m->match_policy);
     wire_write_u8(w, m->match_policy);
     if (m->match_policy == TRESS_MATCH_EXPLICIT) {
-      if (m->match_count > TRESS_WIRE_MAX_ACCESSORIES)
-        return wire_fail(err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, w->len, "%u match indices, limit %d", m->match_count,
-                         TRESS_WIRE_MAX_ACCESSORIES);
-      if (m->match_count && !m->match_indices)
-        return wire_fail(err, TRESS_WIRE_ERR_INVALID_MESSAGE, w->len, "match indices missing");
-      uint32_t seen = 0;
-      wire_write_u8(w, (uint8_t)m->match_count);
-      for (uint32_t i = 0; i < m->match_count; i++) {
-        uint8_t idx = m->match_indices[i];
-        if (idx >= TRESS_WIRE_MAX_ACCESSORIES || (seen & (1u << idx)))
-          return wire_fail(err, TRESS_WIRE_ERR_BAD_INDEX, w->len, "match index %u out of range or repeated", idx);
-        seen |= 1u << idx;
-        wire_write_u8(w, idx);
-      }
+      if ((st = write_index_set(w, m->match_count, m->match_indices, "match", err))) return st;
     } else if (m->match_count) {
       return wire_fail(err, TRESS_WIRE_ERR_INVALID_MESSAGE, w->len, "match indices with a non-explicit policy");
     }
+    if ((st = write_index_set(w, m->rigged_count, m->rigged_indices, "rigged", err))) return st;
     return write_sections(w, m->section_count, m->sections, err);
   }
   case TRESS_MSG_SETTINGS_UPDATE: {

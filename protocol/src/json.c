@@ -218,6 +218,8 @@ cJSON *tress_msg_to_json(const tress_msg *msg) {
       cJSON *a = cJSON_AddArrayToObject(o, "match_indices");
       for (uint32_t i = 0; i < m->match_count; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(m->match_indices[i]));
     }
+    cJSON *rigged = cJSON_AddArrayToObject(o, "rigged_indices");
+    for (uint32_t i = 0; i < m->rigged_count; i++) cJSON_AddItemToArray(rigged, cJSON_CreateNumber(m->rigged_indices[i]));
     add_sections(o, m->section_count, m->sections);
     break;
   }

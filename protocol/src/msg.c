@@ -281,6 +281,9 @@ bool tress_msg_equal(const tress_msg *a, const tress_msg *b) {
         x->match_policy != y->match_policy || x->match_count != y->match_count)
       return false;
     if (x->match_count && memcmp(x->match_indices, y->match_indices, x->match_count)) return false;
+    if (x->rigged_count != y->rigged_count ||
+        (x->rigged_count && memcmp(x->rigged_indices, y->rigged_indices, x->rigged_count)))
+      return false;
     return sections_equal(x->section_count, x->sections, y->section_count, y->sections);
   }
   case TRESS_MSG_SETTINGS_UPDATE: {

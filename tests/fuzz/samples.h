@@ -20,6 +20,7 @@ typedef struct sample_store {
   tress_wire_section sections[TRESS_WIRE_MAX_SECTIONS];
   uint8_t section_bytes[TRESS_WIRE_MAX_SECTIONS][40];
   uint8_t match[TRESS_WIRE_MAX_ACCESSORIES];
+  uint8_t rigged[TRESS_WIRE_MAX_ACCESSORIES];
   uint8_t *joints;
   uint16_t *weights;
 } sample_store;
@@ -309,6 +310,9 @@ static inline bool sample_message(tress_msg_type type, int variant, tress_msg *m
       for (uint32_t i = 0; i < n; i++) st->match[i] = (uint8_t)(n - 1 - i);
       msg->bind.match_count = n;
       msg->bind.match_indices = st->match;
+      for (uint32_t i = 0; i < n; i++) st->rigged[i] = (uint8_t)i;
+      msg->bind.rigged_count = max ? n : 1;
+      msg->bind.rigged_indices = st->rigged;
     }
     if (max) {
       tress_wire_manifest m = sample_manifest(st, SAMPLE_MAX);

@@ -450,6 +450,15 @@ static void test_bad_indices_and_weights(void **state) {
   assert_int_equal(decode_status(bytes, len), TRESS_WIRE_ERR_BAD_INDEX);
   bytes[44] = 40;
   assert_int_equal(decode_status(bytes, len), TRESS_WIRE_ERR_BAD_INDEX);
+  bytes[44] = 0;
+  assert_int_equal(decode_status(bytes, len), TRESS_WIRE_OK);
+  /* then the rigged set: count 1, index 0 */
+  assert_int_equal(bytes[45], 1);
+  bytes[46] = 32;
+  assert_int_equal(decode_status(bytes, len), TRESS_WIRE_ERR_BAD_INDEX);
+  bytes[45] = 33;
+  assert_int_equal(decode_status(bytes, len), TRESS_WIRE_ERR_COUNT_OVER_LIMIT);
+  bytes[45] = 1, bytes[46] = 0;
   bytes[41] = 3;
   assert_int_equal(decode_status(bytes, len), TRESS_WIRE_ERR_BAD_ENUM);
   free(bytes);

@@ -307,6 +307,10 @@ typedef struct tress_msg_bind {
   uint8_t match_policy;      /* tress_match_policy */
   uint32_t match_count;      /* EXPLICIT only: 0..TRESS_WIRE_MAX_ACCESSORIES */
   uint8_t *match_indices;    /* distinct, each < TRESS_WIRE_MAX_ACCESSORIES */
+  /* Accessories that have a RIG_RESULT. Those travel on the bulk channel and may arrive after
+   * this BIND: a client binds once it holds every one of them. */
+  uint32_t rigged_count;     /* 0..TRESS_WIRE_MAX_ACCESSORIES */
+  uint8_t *rigged_indices;   /* distinct, each < TRESS_WIRE_MAX_ACCESSORIES */
   uint32_t section_count;    /* 0..TRESS_WIRE_MAX_SECTIONS; colliders will live here */
   tress_wire_section *sections;
 } tress_msg_bind;
