@@ -29,7 +29,7 @@ typedef struct acc_worn {
   bool handle_is_side0;
 } acc_worn;
 
-static acc_character acc_character_make(void) {
+static inline acc_character acc_character_make(void) {
   acc_character c;
   c.scene = tress_scene_create();
   assert_non_null(c.scene);
@@ -42,7 +42,7 @@ static acc_character acc_character_make(void) {
   return c;
 }
 
-static tress_xform acc_rot(float ax, float ay, float az, float degrees, float px, float py, float pz) {
+static inline tress_xform acc_rot(float ax, float ay, float az, float degrees, float px, float py, float pz) {
   float axis[3] = {ax, ay, az};
   tress_xform t = tress_xform_from_axis_angle(axis, degrees * (float)(M_PI / 180.0));
   t.p[0] = px; t.p[1] = py; t.p[2] = pz;
@@ -50,17 +50,17 @@ static tress_xform acc_rot(float ax, float ay, float az, float degrees, float px
 }
 
 /* The body-side frame of the hinge: on top of the head, turned a little so nothing is axis-aligned. */
-static tress_xform acc_body_side(void) { return acc_rot(0, 1, 0, 10, 0.05f, 0.5f, 0.0f); }
+static inline tress_xform acc_body_side(void) { return acc_rot(0, 1, 0, 10, 0.05f, 0.5f, 0.0f); }
 
 /* The handle-side offset: the handle centre hangs ~0.8 below and behind the hinge, tilted. A
  * centred handle has its joint at its own centre (zero offset position). */
-static tress_xform acc_handle_side(bool centred) {
+static inline tress_xform acc_handle_side(bool centred) {
   return centred ? acc_rot(1, 0, 0, 15, 0, 0, 0) : acc_rot(1, 0, 0, 15, 0.1f, 0.8f, 0.15f);
 }
 
 /* An accessory on c.head worn through `kind`. handle_is_side0 puts the handle on part0 /
  * attachment0. The handle is placed where the joint holds it. */
-static acc_worn acc_wear(acc_character *c, const char *name, tress_accessory_type type, tress_joint_kind kind,
+static inline acc_worn acc_wear(acc_character *c, const char *name, tress_accessory_type type, tress_joint_kind kind,
                          bool handle_is_side0, bool centred) {
   tress_scene *s = c->scene;
   acc_worn w;
@@ -113,7 +113,7 @@ static acc_worn acc_wear(acc_character *c, const char *name, tress_accessory_typ
   return w;
 }
 
-static tress_sim *acc_sim(tress_scene *scene, tress_wind_fn wind, void *wind_user, int max_chains, float max_distance) {
+static inline tress_sim *acc_sim(tress_scene *scene, tress_wind_fn wind, void *wind_user, int max_chains, float max_distance) {
   tress_sim_def def = tress_default_sim_def();
   def.scene = scene;
   def.wind = wind;
@@ -126,23 +126,23 @@ static tress_sim *acc_sim(tress_scene *scene, tress_wind_fn wind, void *wind_use
 }
 
 /* A constant wind the test can change between frames. */
-static void acc_wind(void *user, double t, float out[3]) {
+static inline void acc_wind(void *user, double t, float out[3]) {
   (void)t;
   memcpy(out, user, 3 * sizeof(float));
 }
 
-static bool acc_xform_bits_equal(tress_xform a, tress_xform b) {
+static inline bool acc_xform_bits_equal(tress_xform a, tress_xform b) {
   return memcmp(a.p, b.p, sizeof a.p) == 0 && memcmp(a.q, b.q, sizeof a.q) == 0;
 }
 
-static float acc_quat_angle_deg(const float a[4], const float b[4]) {
+static inline float acc_quat_angle_deg(const float a[4], const float b[4]) {
   double d = fabs((double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3]);
   if (d > 1.0) d = 1.0;
   return (float)(2.0 * acos(d) * 180.0 / M_PI);
 }
 
 /* The handle-side offset the joint holds now (the attachment cframe for a RigidConstraint). */
-static tress_xform acc_handle_offset(const tress_scene *s, tress_id joint, tress_id handle_attachment, bool side0) {
+static inline tress_xform acc_handle_offset(const tress_scene *s, tress_id joint, tress_id handle_attachment, bool side0) {
   const tress_joint *j = tress_joint_get(s, joint);
   assert_non_null(j);
   if (j->kind == TRESS_JOINT_RIGID_CONSTRAINT) return tress_attachment_cframe(s, handle_attachment);
@@ -156,7 +156,7 @@ typedef struct acc_scene_state {
   tress_xform handle_cframe, handle_attachment, body_attachment;
 } acc_scene_state;
 
-static acc_scene_state acc_state(const tress_scene *s, const acc_worn *w) {
+static inline acc_scene_state acc_state(const tress_scene *s, const acc_worn *w) {
   acc_scene_state st;
   memset(&st, 0, sizeof st);
   st.instances = tress_scene_instance_count(s);
@@ -168,7 +168,7 @@ static acc_scene_state acc_state(const tress_scene *s, const acc_worn *w) {
   return st;
 }
 
-static void acc_assert_state_equal(const acc_scene_state *a, const acc_scene_state *b) {
+static inline void acc_assert_state_equal(const acc_scene_state *a, const acc_scene_state *b) {
   assert_int_equal(a->instances, b->instances);
   assert_int_equal(a->joint.kind, b->joint.kind);
   assert_int_equal(a->joint.enabled, b->joint.enabled);
@@ -181,7 +181,7 @@ static void acc_assert_state_equal(const acc_scene_state *a, const acc_scene_sta
   assert_true(acc_xform_bits_equal(a->body_attachment, b->body_attachment));
 }
 
-static void acc_run(tress_sim *sim, double dt, int frames) {
+static inline void acc_run(tress_sim *sim, double dt, int frames) {
   for (int i = 0; i < frames; i++) assert_int_equal(tress_sim_step(sim, dt), TRESS_OK);
 }
 
