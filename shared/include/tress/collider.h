@@ -65,7 +65,7 @@ tress_collider_world tress_collider_resolve_in(tress_xform frame, const tress_co
 
 /* A chain's collider set: indices into the caller's collider array. Hair lists the head, a tail
  * lists nothing; an empty set costs nothing. */
-#define TRESS_COLLIDER_SET_MAX 16
+#define TRESS_COLLIDER_SET_MAX 32
 typedef struct tress_collider_set {
   uint32_t count;
   uint16_t index[TRESS_COLLIDER_SET_MAX];
