@@ -89,6 +89,12 @@ static void fallback(tress_client *c, replica_character *ch, uint32_t index) {
   c->stats.rigs_fallback++;
 }
 
+/* Whatever became of it, the rig BIND waits for is here. */
+static void result_in(tress_client *c, replica_character *ch, uint32_t index) {
+  ch->accessories[index].result_received = true;
+  tress__replica_rig_arrived(c, ch);
+}
+
 /* The local mesh with the server's skin: bones in mesh space (bind positions recovered from the
  * worn-scale rests), joints and weights dequantized. */
 static tress_mesh *bake_local(const tress_mesh *local, const tress_msg_rig_result *m, const float part_size[3]) {
@@ -155,10 +161,7 @@ static bool insert_bones(replica_character *ch, uint32_t index, const tress_id *
 void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
   c->stats.rigs_received++;
   replica_character *ch = tress__replica_find(c, m->character_id);
-  if (!ch) {
-    /* Bulk and control are separate channels: a rig can trail its character's removal. */
-    return;
-  }
+  if (!ch) return; /* removed (ignored) or not added yet (client.c holds those) */
   uint32_t index = m->accessory_index;
   if (index >= ch->manifest.accessory_count) {
     tress__client_report(c, TRESS_CLIENT_ERROR_PROTOCOL, "RIG_RESULT for accessory %u of character %u, which has %u",
@@ -178,6 +181,7 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
                          "character %u accessory %u: no local copy of asset '%s'; swinging it as a pendulum", ch->id,
                          index, wa->mesh_asset_id);
     fallback(c, ch, index);
+    result_in(c, ch, index);
     return;
   }
   uint8_t hash[TRESS_MESH_HASH_BYTES];
@@ -191,6 +195,7 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
                          "swinging it as a pendulum",
                          ch->id, index, wa->mesh_asset_id, mine, theirs);
     fallback(c, ch, index);
+    result_in(c, ch, index);
     return;
   }
   if (m->skin.vertex_count != local->vertex_count) {
@@ -198,6 +203,7 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
                          "character %u accessory %u: skin has %u vertices, the mesh %u", ch->id, index,
                          m->skin.vertex_count, local->vertex_count);
     fallback(c, ch, index);
+    result_in(c, ch, index);
     return;
   }
   float size[3];
@@ -233,13 +239,12 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
     c->stats.bones_bound += n;
     if (c->def.callbacks.on_rigged)
       c->def.callbacks.on_rigged(c->def.callbacks.user, c, ch->id, ra->handle, (const char(*)[TRESS_NAME_MAX])names, n);
-    /* A rig after the bind: the accessory was a pendulum until now; bind its bones instead. */
-    if (ch->bound) tress__replica_rebind(c, ch);
   }
   free(names);
   free(parents);
   free(rests);
   free(ids);
+  result_in(c, ch, index);
 }
 
 void tress__apply_rig_failed(tress_client *c, const tress_msg_rig_failed *m) {

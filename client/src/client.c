@@ -116,6 +116,36 @@ tress_client *tress_client_create(const tress_client_def *def_in) {
   return c;
 }
 
+static void held_rigs_clear(tress_client *c) {
+  for (uint32_t i = 0; i < c->held_count; i++) tress_msg_free(&c->held_rigs[i]);
+  c->held_count = 0;
+}
+
+/* Keeps a decoded RIG_RESULT whose character is not here yet; the oldest goes when full. */
+static void hold_rig(tress_client *c, tress_msg *m) {
+  if (c->held_count == TRESS_CLIENT_HELD_RIGS) {
+    tress_msg_free(&c->held_rigs[0]);
+    memmove(&c->held_rigs[0], &c->held_rigs[1], (TRESS_CLIENT_HELD_RIGS - 1) * sizeof c->held_rigs[0]);
+    c->held_count--;
+  }
+  c->held_rigs[c->held_count++] = *m;
+  memset(m, 0, sizeof *m);
+}
+
+static void replay_held_rigs(tress_client *c, uint32_t character_id) {
+  for (uint32_t i = 0; i < c->held_count;) {
+    if (c->held_rigs[i].rig_result.character_id != character_id) {
+      i++;
+      continue;
+    }
+    tress_msg m = c->held_rigs[i];
+    memmove(&c->held_rigs[i], &c->held_rigs[i + 1], (c->held_count - i - 1) * sizeof c->held_rigs[0]);
+    c->held_count--;
+    tress__apply_rig_result(c, &m.rig_result);
+    tress_msg_free(&m);
+  }
+}
+
 static void drop_peer(tress_client *c) {
   if (c->peer) enet_peer_reset(c->peer);
   c->peer = NULL;
@@ -134,6 +164,7 @@ void tress_client_destroy(tress_client *c) {
     tress__replica_clear(c, TRESS_REMOVED_SERVER);
   }
   free(c->characters);
+  held_rigs_clear(c);
   tress__spawns_free(c);
   if (c->sim) tress_sim_destroy(c->sim);
   if (c->scene) tress_scene_destroy(c->scene);
@@ -211,6 +242,7 @@ static void connection_lost(tress_client *c, const char *why) {
   bool was_ready = c->state == TRESS_CLIENT_READY;
   drop_peer(c);
   tress__replica_clear(c, TRESS_REMOVED_SERVER);
+  held_rigs_clear(c);
   if (was_ready) c->stats.disconnects++;
   bool retry = c->want_connection && c->def.reconnect;
   if (retry) {
@@ -319,7 +351,8 @@ static void dispatch(tress_client *c, const tress_msg *m) {
     if (c->def.callbacks.on_connected) c->def.callbacks.on_connected(c->def.callbacks.user, c);
     return;
   case TRESS_MSG_CHARACTER_ADDED:
-    if (expect_ready(c, m)) tress__replica_add(c, &m->character_added);
+    if (expect_ready(c, m) && tress__replica_add(c, &m->character_added) == TRESS_CLIENT_OK)
+      replay_held_rigs(c, m->character_added.character_id);
     return;
   case TRESS_MSG_CHARACTER_REMOVED:
     if (expect_ready(c, m)) tress__replica_remove(c, m->character_removed.character_id, m->character_removed.reason);
@@ -388,6 +421,12 @@ static void receive(tress_client *c, const uint8_t *data, size_t len) {
   else c->stats.bytes_steady += len;
   if ((unsigned)m.type <= TRESS_MSG_TYPE_MAX) c->stats.messages_by_type[m.type]++;
   if (c->def.callbacks.on_message) c->def.callbacks.on_message(c->def.callbacks.user, c, &m, len);
+  if (m.type == TRESS_MSG_RIG_RESULT && c->state == TRESS_CLIENT_READY &&
+      !tress__replica_find(c, m.rig_result.character_id)) {
+    /* Bulk overtook control (PROTOCOL.md 6.3): keep it until CHARACTER_ADDED arrives. */
+    hold_rig(c, &m);
+    return;
+  }
   dispatch(c, &m);
   tress_msg_free(&m);
 }

@@ -16,6 +16,8 @@
 #include "tress/codec.h"
 #include "tress/msg.h"
 
+#define TRESS_CLIENT_HELD_RIGS 16
+
 /* One accessory of a replicated character. */
 typedef struct replica_accessory {
   tress_id accessory;
@@ -23,6 +25,7 @@ typedef struct replica_accessory {
   tress_id joint;
   tress_id attachment0, attachment1; /* RigidConstraint only */
   tress_client_rig_state rig_state;
+  bool result_received; /* a RIG_RESULT arrived (applied or not): BIND may proceed */
   uint32_t bone_first;  /* into the character's bones array */
   uint32_t bone_count;
 } replica_accessory;
@@ -43,6 +46,7 @@ typedef struct replica_character {
   bool have_bind;               /* a BIND arrived; re-applied after a late rig result */
   tress_msg_bind bind;          /* settings from the last BIND (match indices copied) */
   uint8_t match_indices[TRESS_WIRE_MAX_ACCESSORIES];
+  uint8_t rigged_indices[TRESS_WIRE_MAX_ACCESSORIES];
   tress_handle_id *handles;
   uint32_t handle_count, handle_cap;
   double added_at, bound_at;
@@ -92,6 +96,10 @@ struct tress_client {
   uint32_t spawn_count, spawn_cap;
   uint32_t next_request_id;
 
+  /* RIG_RESULTs (bulk) that overtook their CHARACTER_ADDED (control); replayed on arrival. */
+  tress_msg held_rigs[TRESS_CLIENT_HELD_RIGS];
+  uint32_t held_count;
+
   mesh_cache_entry *meshes;
   uint32_t mesh_count, mesh_cap;
 
@@ -114,8 +122,9 @@ void tress__replica_remove(tress_client *c, uint32_t character_id, uint8_t reaso
 void tress__replica_clear(tress_client *c, uint8_t reason);
 /* BIND: bind_character with the server's settings and match policy. */
 tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, const tress_msg_bind *bind);
-/* Re-binds after a late rig result (destroys the character's handles first). */
-void tress__replica_rebind(tress_client *c, replica_character *ch);
+/* After a RIG_RESULT: binds once the BIND and every rig it lists are here; a rig the BIND did
+ * not list re-binds (the character's handles are destroyed first). */
+void tress__replica_rig_arrived(tress_client *c, replica_character *ch);
 void tress__replica_apply_settings(tress_client *c, replica_character *ch, const tress_msg_settings_update *m);
 void tress__replica_place(tress_client *c);
 /* True while some character waits for a rig or a bind (for the bytes-per-phase split). */

@@ -264,12 +264,27 @@ static tress_client_result bind_now(tress_client *c, replica_character *ch) {
   return TRESS_CLIENT_OK;
 }
 
+/* PROTOCOL.md 6.3: bind once the BIND and a RIG_RESULT for each accessory it lists are here,
+ * so a boneless accessory is never bound as a pendulum first and through its bones later. */
+static bool rigs_complete(const replica_character *ch) {
+  for (uint32_t i = 0; i < ch->bind.rigged_count; i++) {
+    uint8_t index = ch->rigged_indices[i];
+    if (index < ch->manifest.accessory_count && !ch->accessories[index].result_received) return false;
+  }
+  return true;
+}
+
 tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, const tress_msg_bind *bind) {
   uint32_t n = bind->match_count <= TRESS_WIRE_MAX_ACCESSORIES ? bind->match_count : TRESS_WIRE_MAX_ACCESSORIES;
+  uint32_t r = bind->rigged_count <= TRESS_WIRE_MAX_ACCESSORIES ? bind->rigged_count : TRESS_WIRE_MAX_ACCESSORIES;
   ch->bind = *bind;
   ch->bind.match_count = n;
+  ch->bind.rigged_count = r;
   if (n) memcpy(ch->match_indices, bind->match_indices, n);
-  ch->bind.match_indices = NULL; /* points into the decoded message; the copy is match_indices */
+  if (r) memcpy(ch->rigged_indices, bind->rigged_indices, r);
+  /* These point into the decoded message; the copies above are what the replica keeps. */
+  ch->bind.match_indices = NULL;
+  ch->bind.rigged_indices = NULL;
   ch->bind.sections = NULL;
   ch->bind.section_count = 0;
   ch->have_bind = true;
@@ -281,13 +296,19 @@ tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, 
     }
     return TRESS_CLIENT_OK;
   }
+  if (!rigs_complete(ch)) return TRESS_CLIENT_OK; /* the bulk channel is still delivering */
   tress__replica_place(c);
   return bind_now(c, ch);
 }
 
-void tress__replica_rebind(tress_client *c, replica_character *ch) {
+void tress__replica_rig_arrived(tress_client *c, replica_character *ch) {
   if (!ch->have_bind) return;
-  destroy_handles(c, ch);
+  if (ch->bound) {
+    /* A rig the BIND did not announce: its accessory swung as a pendulum until now. */
+    destroy_handles(c, ch);
+  } else if (!rigs_complete(ch)) {
+    return;
+  }
   tress__replica_place(c);
   bind_now(c, ch);
 }

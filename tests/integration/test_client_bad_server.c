@@ -79,6 +79,17 @@ static void send_added(fixture *f) {
   assert_true(fake_server_send(&f->server, &m));
 }
 
+static void send_bind_listing(fixture *f, uint32_t character_id, uint8_t *rigged, uint32_t rigged_count) {
+  tress_msg m = {.type = TRESS_MSG_BIND};
+  m.bind.character_id = character_id;
+  m.bind.chain_settings = tress_default_chain_settings();
+  m.bind.accessory_settings = tress_default_accessory_settings();
+  m.bind.match_policy = TRESS_MATCH_DEFAULT;
+  m.bind.rigged_count = rigged_count;
+  m.bind.rigged_indices = rigged;
+  assert_true(fake_server_send(&f->server, &m));
+}
+
 static void send_bind(fixture *f, uint32_t character_id) {
   tress_msg m = {.type = TRESS_MSG_BIND};
   m.bind.character_id = character_id;
@@ -221,11 +232,56 @@ static void test_rig_after_bind_rebinds_bones_once(void **state) {
   teardown_fixture(&f);
 }
 
+static void test_bind_waits_for_the_rigs_it_lists(void **state) {
+  (void)state;
+  fixture f;
+  memset(&f, 0, sizeof f);
+  connect_client(&f);
+  send_added(&f);
+  uint8_t rigged[1] = {0};
+  send_bind_listing(&f, CHARACTER_ID, rigged, 1); /* BIND (control) overtook the RIG_RESULT (bulk) */
+  settle(&f, 200);
+  tress_client_character_info info;
+  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_false(info.bound);
+  assert_int_equal(tress_sim_stats_get(tress_client_sim(f.client)).bound, 0);
+  assert_true(fake_server_send(&f.server, &f.rig_msg));
+  settle(&f, 200);
+  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_true(info.bound);
+  assert_int_equal(f.k.bound, 1); /* bound once, with bones: never a pendulum on the hair first */
+  assert_int_equal(info.bone_count, 10);
+  assert_int_equal(info.handle_count, 2);
+  teardown_fixture(&f);
+}
+
+static void test_rig_before_its_character_is_held(void **state) {
+  (void)state;
+  fixture f;
+  memset(&f, 0, sizeof f);
+  connect_client(&f);
+  assert_true(fake_server_send(&f.server, &f.rig_msg));
+  settle(&f, 100);
+  assert_int_equal(tress_client_character_count(f.client), 0);
+  send_added(&f);
+  uint8_t rigged[1] = {0};
+  send_bind_listing(&f, CHARACTER_ID, rigged, 1);
+  settle(&f, 200);
+  tress_client_character_info info;
+  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_true(info.bound);
+  assert_int_equal(info.bone_count, 10);
+  assert_int_equal(f.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
+  teardown_fixture(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corrupt_messages_are_reported_and_keep_characters),
       cmocka_unit_test(test_mesh_hash_mismatch_falls_back_to_pendulum),
       cmocka_unit_test(test_rig_after_bind_rebinds_bones_once),
+      cmocka_unit_test(test_bind_waits_for_the_rigs_it_lists),
+      cmocka_unit_test(test_rig_before_its_character_is_held),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
