@@ -156,13 +156,19 @@ static tress_rig_entry *entry_from_payload(const uint8_t *payload, size_t len, c
 }
 
 static uint8_t *encode_payload(const tress_msg *msg, size_t *len, char reason[TRESS_WIRE_TEXT_CAP]) {
+  tress_wire_error err;
   size_t cap = tress_msg_encode_bound(msg);
-  uint8_t *buf = cap ? malloc(cap) : NULL;
-  if (!buf) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, cap ? "out of memory" : "the rig result is not encodable");
+  if (cap == 0) { /* invalid: let the encoder say why */
+    uint8_t one;
+    tress_msg_encode(msg, &one, 1, len, &err);
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "not encodable: %.200s", err.message);
     return NULL;
   }
-  tress_wire_error err;
+  uint8_t *buf = malloc(cap);
+  if (!buf) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "out of memory");
+    return NULL;
+  }
   if (tress_msg_encode(msg, buf, cap, len, &err) != TRESS_WIRE_OK) {
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "encode: %.200s", err.message);
     free(buf);
@@ -212,6 +218,7 @@ tress_rig_entry *tress_rig_entry_from_output(const tress_rig_output *out, const 
   memset(&msg, 0, sizeof msg);
   msg.type = TRESS_MSG_RIG_RESULT;
   tress_msg_rig_result *r = &msg.rig_result;
+  r->character_id = 1; /* placeholder: the wire needs a non-zero id; each send sets the real one */
   memcpy(r->mesh_hash, mesh_hash, TRESS_MESH_HASH_BYTES);
   r->options = *opts;
   r->bone_count = out->bone_count;

@@ -15,7 +15,7 @@
 #define TRESS_RIG_KEY_BYTES 32
 
 /* One rig, shared by every character wearing the same hair with the same options. `msg` is a
- * decoded RIG_RESULT (character 0, accessory 0) that owns its arrays; bone rests are unscaled
+ * decoded RIG_RESULT (placeholder character 1, accessory 0) that owns its arrays; bone rests are unscaled
  * (mesh space) and each send scales them by the wearer's handle size / mesh_size. */
 typedef struct tress_rig_entry {
   int32_t refs; /* loop thread only */
