@@ -279,7 +279,7 @@ static bool read_nodes(builder *b, const cJSON *root) {
         warn(b, "node %d \"%s\" lists itself as a child (a cycle): nothing imported from it", i, imp->nodes[i].name);
         child->bad = true;
       } else if (child->parent >= 0 && child->parent != i) {
-        warn(b, "node %d \"%s\" is listed as a child by nodes %d and %d: nothing imported from it", ci, child->name,
+        warn(b, "node %d \"%s\" is listed as a child by two nodes (%d and %d): nothing imported from it or below it", ci, child->name,
              child->parent, i);
         child->bad = true;
       } else {

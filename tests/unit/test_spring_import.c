@@ -1,0 +1,721 @@
+/* test_spring_import.c - the spring importer on .vrm/.glb/.gltf files the test writes itself:
+ * VRM 1.0 springs and colliders, VRM 0.x, extras overrides, names, bad input, scene apply, report. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "tress/spring_import.h"
+#include "tress/spring_report.h"
+
+/* ---- writing model files ---- */
+
+static char g_dir[512];
+
+static void make_dir(void) {
+  const char *bin = getenv("TRESS_BINARY_DIR");
+  snprintf(g_dir, sizeof g_dir, "%s/test_spring_import_XXXXXX", bin && *bin ? bin : "/tmp");
+  assert_non_null(mkdtemp(g_dir));
+}
+
+static void path_in_dir(char *out, size_t size, const char *name) { snprintf(out, size, "%s/%s", g_dir, name); }
+
+static cJSON *doc_new(void) {
+  cJSON *doc = cJSON_CreateObject();
+  cJSON *asset = cJSON_AddObjectToObject(doc, "asset");
+  cJSON_AddStringToObject(asset, "version", "2.0");
+  cJSON_AddArrayToObject(doc, "nodes");
+  return doc;
+}
+
+/* Adds a node hanging `drop` metres below its parent; returns its index. */
+static int add_node(cJSON *doc, const char *name, float drop) {
+  cJSON *nodes = cJSON_GetObjectItem(doc, "nodes");
+  cJSON *n = cJSON_CreateObject();
+  cJSON_AddStringToObject(n, "name", name);
+  if (drop != 0.0f) {
+    const double t[3] = {0.0, -drop, 0.0};
+    cJSON_AddItemToObject(n, "translation", cJSON_CreateDoubleArray(t, 3));
+  }
+  cJSON_AddItemToArray(nodes, n);
+  return cJSON_GetArraySize(nodes) - 1;
+}
+
+static void add_child(cJSON *doc, int parent, int child) {
+  cJSON *n = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "nodes"), parent);
+  cJSON *children = cJSON_GetObjectItem(n, "children");
+  if (!children) children = cJSON_AddArrayToObject(n, "children");
+  cJSON_AddItemToArray(children, cJSON_CreateNumber(child));
+}
+
+static cJSON *node_extras(cJSON *doc, int node, const char *key) {
+  cJSON *n = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "nodes"), node);
+  cJSON *extras = cJSON_AddObjectToObject(n, "extras");
+  cJSON *tress = cJSON_AddObjectToObject(extras, "tress");
+  return cJSON_AddObjectToObject(tress, key);
+}
+
+/* GLB: 12-byte header, JSON chunk padded with spaces, a 4-byte BIN chunk. */
+static void write_glb(const char *path, const cJSON *doc) {
+  char *json = cJSON_PrintUnformatted(doc);
+  assert_non_null(json);
+  uint32_t jlen = (uint32_t)strlen(json), jpad = (jlen + 3u) & ~3u, blen = 4;
+  uint32_t total = 12 + 8 + jpad + 8 + blen;
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  uint32_t header[3] = {0x46546C67u, 2u, total};
+  uint32_t jhead[2] = {jpad, 0x4E4F534Au};
+  uint32_t bhead[2] = {blen, 0x004E4942u};
+  uint8_t bin[4] = {0, 0, 0, 0};
+  fwrite(header, 4, 3, f);
+  fwrite(jhead, 4, 2, f);
+  fwrite(json, 1, jlen, f);
+  for (uint32_t i = jlen; i < jpad; i++) fputc(' ', f);
+  fwrite(bhead, 4, 2, f);
+  fwrite(bin, 1, blen, f);
+  fclose(f);
+  cJSON_free(json);
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static tress_spring_import *load(const char *path, float units_per_metre) {
+  tress_spring_import_def def = tress_default_spring_import_def();
+  if (units_per_metre > 0.0f) def.units_per_metre = units_per_metre;
+  tress_spring_import *imp = NULL;
+  char err[TRESS_SPRING_ERROR_MAX] = "";
+  int rc = tress_spring_import_load(path, &def, &imp, err);
+  if (rc != 0) fprintf(stderr, "import failed: %s\n", err);
+  assert_int_equal(rc, 0);
+  assert_non_null(imp);
+  return imp;
+}
+
+static bool has_warning(const tress_spring_import *imp, const char *a, const char *b) {
+  for (uint32_t i = 0; i < imp->warning_count; i++)
+    if (strstr(imp->warnings[i], a) && (!b || strstr(imp->warnings[i], b))) return true;
+  return false;
+}
+
+static const tress_spring_chain *chain_rooted(const tress_spring_import *imp, const char *name) {
+  int32_t n = tress_spring_import_find_node(imp, name);
+  for (uint32_t i = 0; i < imp->chain_count; i++)
+    if (imp->chains[i].root == n) return &imp->chains[i];
+  return NULL;
+}
+
+/* ---- a VRM 1.0 model with good and bad springs ---- */
+
+static cJSON *vrm_spring(cJSON *springs, const char *name, const int *joints, int n, double stiffness, double power,
+                         double drag, double hit) {
+  cJSON *s = cJSON_CreateObject();
+  cJSON_AddStringToObject(s, "name", name);
+  cJSON *js = cJSON_AddArrayToObject(s, "joints");
+  for (int i = 0; i < n; i++) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "node", joints[i]);
+    cJSON_AddNumberToObject(j, "stiffness", stiffness);
+    cJSON_AddNumberToObject(j, "gravityPower", power);
+    const double dir[3] = {0.0, -1.0, 0.0};
+    cJSON_AddItemToObject(j, "gravityDir", cJSON_CreateDoubleArray(dir, 3));
+    cJSON_AddNumberToObject(j, "dragForce", drag);
+    cJSON_AddNumberToObject(j, "hitRadius", hit);
+    cJSON_AddItemToArray(js, j);
+  }
+  cJSON_AddItemToArray(springs, s);
+  return s;
+}
+
+static cJSON *vrm_collider(cJSON *cols, int node, bool capsule, const double off[3], const double tail[3],
+                          double radius) {
+  cJSON *c = cJSON_CreateObject();
+  cJSON_AddNumberToObject(c, "node", node);
+  cJSON *shape = cJSON_AddObjectToObject(c, "shape");
+  cJSON *s = cJSON_AddObjectToObject(shape, capsule ? "capsule" : "sphere");
+  cJSON_AddItemToObject(s, "offset", cJSON_CreateDoubleArray(off, 3));
+  cJSON_AddNumberToObject(s, "radius", radius);
+  if (capsule) cJSON_AddItemToObject(s, "tail", cJSON_CreateDoubleArray(tail, 3));
+  cJSON_AddItemToArray(cols, c);
+  return c;
+}
+
+static void group_of(cJSON *groups, const int *cols, int n) {
+  cJSON *g = cJSON_CreateObject();
+  cJSON *list = cJSON_AddArrayToObject(g, "colliders");
+  for (int i = 0; i < n; i++) cJSON_AddItemToArray(list, cJSON_CreateNumber(cols[i]));
+  cJSON_AddItemToArray(groups, g);
+}
+
+/* Nodes: Root > Head > {HairA_0 > HairA_1 > HairA_2, Tail_0 > .. > Tail_3, Single > Single_1,
+ * Side_0 > {Side_1, Side_extra}}. */
+static cJSON *vrm_model(void) {
+  cJSON *doc = doc_new();
+  int root = add_node(doc, "Root", 0.0f), head = add_node(doc, "Head", -1.5f);
+  add_child(doc, root, head);
+  int prev = head;
+  for (int i = 0; i < 3; i++) {
+    char nm[32];
+    snprintf(nm, sizeof nm, "HairA_%d", i);
+    int n = add_node(doc, nm, 0.1f);
+    add_child(doc, prev, n);
+    prev = n;
+  }
+  prev = head;
+  for (int i = 0; i < 4; i++) {
+    char nm[32];
+    snprintf(nm, sizeof nm, "Tail_%d", i);
+    int n = add_node(doc, nm, 0.2f);
+    add_child(doc, prev, n);
+    prev = n;
+  }
+  int single = add_node(doc, "Single", 0.1f), single1 = add_node(doc, "Single_1", 0.1f);
+  add_child(doc, head, single);
+  add_child(doc, single, single1);
+  int side0 = add_node(doc, "Side_0", 0.1f), side1 = add_node(doc, "Side_1", 0.1f), sidex = add_node(doc, "Side_extra", 0.1f);
+  add_child(doc, head, side0);
+  add_child(doc, side0, side1);
+  add_child(doc, side0, sidex);
+  /* indices: Root 0, Head 1, HairA 2-4, Tail 5-8, Single 9-10, Side 11-13 */
+  cJSON *ext = cJSON_AddObjectToObject(doc, "extensions");
+  cJSON *sb = cJSON_AddObjectToObject(ext, "VRMC_springBone");
+  cJSON_AddStringToObject(sb, "specVersion", "1.0");
+  cJSON *cols = cJSON_AddArrayToObject(sb, "colliders");
+  const double z[3] = {0, 0, 0}, up5[3] = {0, 0.05, 0}, up20[3] = {0, 0.2, 0};
+  vrm_collider(cols, 1, false, up5, NULL, 0.1);   /* 0: head sphere */
+  vrm_collider(cols, 1, true, z, up20, 0.05);     /* 1: neck capsule */
+  vrm_collider(cols, 0, false, z, NULL, -0.1);    /* 2: negative radius */
+  vrm_collider(cols, 99, false, z, NULL, 0.1);    /* 3: node out of range */
+  vrm_collider(cols, 0, true, up5, up5, 0.1);     /* 4: capsule with no length */
+  cJSON *groups = cJSON_AddArrayToObject(sb, "colliderGroups");
+  const int g0[2] = {0, 1}, g1[2] = {2, 7};
+  group_of(groups, g0, 2);
+  group_of(groups, g1, 2);
+  cJSON *springs = cJSON_AddArrayToObject(sb, "springs");
+  const int hair[3] = {2, 3, 4}, not_chain[2] = {5, 7}, single_j[1] = {9}, oob[2] = {9, 100}, tail[4] = {5, 6, 7, 8},
+            side[2] = {11, 12}, neg[2] = {9, 10};
+  cJSON *s = vrm_spring(springs, "hairA", hair, 3, 1.0, 0.1, 0.4, 0.02);
+  cJSON *cg = cJSON_AddArrayToObject(s, "colliderGroups");
+  cJSON_AddItemToArray(cg, cJSON_CreateNumber(0));
+  vrm_spring(springs, "notchain", not_chain, 2, 1.0, 0.0, 0.5, 0.0);
+  vrm_spring(springs, "single", single_j, 1, 1.0, 0.0, 0.5, 0.0);
+  vrm_spring(springs, "oob", oob, 2, 1.0, 0.0, 0.5, 0.0);
+  s = vrm_spring(springs, "tail", tail, 4, 0.5, 0.0, 0.2, 0.0);
+  cg = cJSON_AddArrayToObject(s, "colliderGroups");
+  cJSON_AddItemToArray(cg, cJSON_CreateNumber(1));
+  vrm_spring(springs, "side", side, 2, 1.0, 0.0, 0.5, 0.0);
+  vrm_spring(springs, "neg", neg, 2, 1.0, 0.0, 0.5, -0.01);
+  return doc;
+}
+
+static void test_vrm1_springs_and_colliders(void **state) {
+  (void)state;
+  char path[600];
+  path_in_dir(path, sizeof path, "model.vrm");
+  cJSON *doc = vrm_model();
+  write_glb(path, doc);
+  cJSON_Delete(doc);
+  tress_spring_import *imp = load(path, 1.0f);
+  assert_int_equal(imp->node_count, 14);
+  assert_int_equal(imp->chain_count, 2);
+  const tress_spring_chain *hair = chain_rooted(imp, "HairA_0");
+  assert_non_null(hair);
+  assert_int_equal(hair->joint_count, 3);
+  assert_string_equal(imp->nodes[hair->joints[2]].name, "HairA_2");
+  assert_int_equal(hair->source, TRESS_SPRING_FROM_VRM1);
+  /* conversions: drag as is, stiffness 1 - exp(-k dt / L) with L = 0.1 m, gravity 60 p dir */
+  assert_float_equal(hair->drag, 0.4f, 1e-6f);
+  assert_float_equal(hair->damping, 0.6f, 1e-6f);
+  assert_float_equal(hair->stiffness, 1.0f - expf(-1.0f / 60.0f / 0.1f), 1e-5f);
+  assert_float_equal(hair->gravity[1], -6.0f, 1e-4f);
+  assert_float_equal(hair->radius, 0.02f, 1e-6f);
+  assert_float_equal(hair->end_length, 0.0f, 0.0f);
+  assert_int_equal(hair->colliders.count, 2);
+  const tress_spring_chain *tail = chain_rooted(imp, "Tail_0");
+  assert_non_null(tail);
+  assert_int_equal(tail->joint_count, 4);
+  assert_int_equal(tail->colliders.count, 0); /* its group held only bad colliders */
+  /* colliders: shapes and radii as written, the bad ones skipped */
+  assert_int_equal(imp->collider_count, 2);
+  assert_int_equal(imp->colliders[0].shape, TRESS_COLLIDER_SPHERE);
+  assert_float_equal(imp->colliders[0].radius, 0.1f, 1e-6f);
+  assert_float_equal(imp->colliders[0].offset[1], 0.05f, 1e-6f);
+  assert_string_equal(imp->nodes[imp->colliders[0].node].name, "Head");
+  assert_int_equal(imp->colliders[1].shape, TRESS_COLLIDER_CAPSULE);
+  assert_float_equal(imp->colliders[1].radius, 0.05f, 1e-6f);
+  assert_float_equal(imp->colliders[1].height, 0.2f, 1e-6f);
+  assert_float_equal(imp->colliders[1].tail[1], 0.2f, 1e-6f);
+  /* every bad spring and collider is a warning */
+  assert_true(has_warning(imp, "\"notchain\"", "parent-child"));
+  assert_true(has_warning(imp, "\"single\"", "at least two"));
+  assert_true(has_warning(imp, "\"oob\"", "out of range"));
+  assert_true(has_warning(imp, "\"side\"", "Side_extra"));
+  assert_true(has_warning(imp, "\"neg\"", "negative hitRadius"));
+  assert_true(has_warning(imp, "collider 2", "negative radius"));
+  assert_true(has_warning(imp, "collider 3", "out of range"));
+  assert_true(has_warning(imp, "collider 4", "no length"));
+  assert_true(has_warning(imp, "collider group 1", "out of range"));
+  tress_spring_import_free(imp);
+
+  /* the default scale turns metres into studs */
+  imp = load(path, 0.0f);
+  hair = chain_rooted(imp, "HairA_0");
+  assert_float_equal(hair->radius, 0.02f / 0.28f, 1e-5f);
+  assert_float_equal(imp->colliders[0].radius, 0.1f / 0.28f, 1e-5f);
+  assert_float_equal(hair->gravity[1], -6.0f / 0.28f, 1e-3f);
+  /* and the mean link length for the stiffness mapping is still in metres */
+  assert_float_equal(hair->stiffness, 1.0f - expf(-1.0f / 60.0f / 0.1f), 1e-5f);
+  tress_spring_import_free(imp);
+}
+
+/* ---- names only ---- */
+
+static cJSON *names_model(void) {
+  cJSON *doc = doc_new();
+  int head = add_node(doc, "Head", 0.0f);
+  const char *leaves[] = {"SBC_Sphere_Head_r9", "SBC_Capsule_Neck_r4_h10", "SBC_Capsule_Bad_r3_h0",
+                          "SBC_Sphere_Broken_rX", "Hair_Crown_B_00"};
+  for (size_t i = 0; i < sizeof leaves / sizeof leaves[0]; i++) add_child(doc, head, add_node(doc, leaves[i], 0.0f));
+  const char *strands[][3] = {{"Hair_Fringe_A_00", "Hair_Fringe_A_01", "Hair_Fringe_A_02"},
+                              {"Hair_Ponytail_Main_00", "Hair_Ponytail_Main_01", NULL},
+                              {"Hair_Temple_L_C_00", "Hair_Temple_L_C_01", NULL},
+                              {"Hair_Mohawk_D_00", "Hair_Mohawk_D_01", NULL}};
+  for (size_t s = 0; s < 4; s++) {
+    int prev = head;
+    for (int k = 0; k < 3 && strands[s][k]; k++) {
+      int n = add_node(doc, strands[s][k], 0.05f);
+      add_child(doc, prev, n);
+      prev = n;
+    }
+  }
+  return doc;
+}
+
+static void test_names_only_model(void **state) {
+  (void)state;
+  char path[600];
+  path_in_dir(path, sizeof path, "names.glb");
+  cJSON *doc = names_model();
+  write_glb(path, doc);
+  cJSON_Delete(doc);
+  tress_spring_import *imp = load(path, 1.0f);
+  assert_int_equal(imp->chain_count, 4);
+  const tress_spring_chain *fringe = chain_rooted(imp, "Hair_Fringe_A_00");
+  const tress_spring_chain *pony = chain_rooted(imp, "Hair_Ponytail_Main_00");
+  const tress_spring_chain *temple = chain_rooted(imp, "Hair_Temple_L_C_00");
+  const tress_spring_chain *mohawk = chain_rooted(imp, "Hair_Mohawk_D_00");
+  assert_non_null(fringe);
+  assert_non_null(pony);
+  assert_non_null(temple);
+  assert_non_null(mohawk);
+  assert_int_equal(fringe->joint_count, 3);
+  assert_int_equal(pony->joint_count, 2);
+  assert_string_equal(fringe->region, "Fringe");
+  assert_string_equal(temple->region, "Temple_L");
+  /* a fringe is held close, a ponytail swings */
+  assert_true(fringe->stiffness > pony->stiffness);
+  assert_true(fringe->drag > pony->drag);
+  float s, d;
+  assert_true(tress_spring_region_preset("Temple_L", &s, &d));
+  assert_float_equal(temple->stiffness, s, 0.0f);
+  assert_false(tress_spring_region_preset("Mohawk", &s, &d));
+  assert_float_equal(mohawk->stiffness, 0.1f, 0.0f);
+  assert_true(has_warning(imp, "Mohawk", "no preset"));
+  /* Earth's gravity in the model's metres */
+  assert_float_equal(fringe->gravity[1], -9.81f, 1e-5f);
+  /* colliders from names: radius and height in centimetres, the capsule along +Y */
+  assert_int_equal(imp->collider_count, 2);
+  assert_int_equal(imp->colliders[0].shape, TRESS_COLLIDER_SPHERE);
+  assert_float_equal(imp->colliders[0].radius, 0.09f, 1e-6f);
+  assert_int_equal(imp->colliders[1].shape, TRESS_COLLIDER_CAPSULE);
+  assert_float_equal(imp->colliders[1].radius, 0.04f, 1e-6f);
+  assert_float_equal(imp->colliders[1].height, 0.10f, 1e-6f);
+  assert_float_equal(imp->colliders[1].offset[1], -0.05f, 1e-6f);
+  assert_float_equal(imp->colliders[1].tail[1], 0.05f, 1e-6f);
+  assert_float_equal(imp->colliders[1].tail[0], 0.0f, 0.0f);
+  /* every name-made chain is kept out of every collider */
+  for (uint32_t i = 0; i < imp->chain_count; i++) assert_int_equal(imp->chains[i].colliders.count, 2);
+  assert_true(has_warning(imp, "SBC_Capsule_Bad_r3_h0", "no length"));
+  assert_true(has_warning(imp, "SBC_Sphere_Broken_rX", "_r<cm>"));
+  assert_true(has_warning(imp, "Hair_Crown_B_00", "no child bones"));
+  tress_spring_import_free(imp);
+}
+
+/* ---- extras win over VRM; names fill the rest ---- */
+
+static void test_extras_override(void **state) {
+  (void)state;
+  char path[600];
+  path_in_dir(path, sizeof path, "extras.gltf");
+  cJSON *doc = vrm_model();
+  /* on the VRM chain's root: override its fields */
+  cJSON *sb = node_extras(doc, 2, "springBone");
+  cJSON_AddNumberToObject(sb, "stiffness", 0.7);
+  cJSON_AddNumberToObject(sb, "drag", 0.1);
+  const double g[3] = {0.0, -20.0, 0.0};
+  cJSON_AddItemToObject(sb, "gravity", cJSON_CreateDoubleArray(g, 3));
+  cJSON_AddNumberToObject(sb, "radius", 0.03);
+  cJSON_AddNumberToObject(sb, "endLength", 0.05);
+  /* on a node no spring names: a chain of it and what is below it */
+  sb = node_extras(doc, 9, "springBone");
+  cJSON_AddNumberToObject(sb, "stiffness", 0.25);
+  /* on the head: replaces its VRM colliders, which the hair's group still lists */
+  cJSON *col = node_extras(doc, 1, "springCollider");
+  cJSON_AddStringToObject(col, "shape", "capsule");
+  cJSON_AddNumberToObject(col, "radius", 0.2);
+  cJSON_AddNumberToObject(col, "height", 0.3);
+  /* a new collider on a node with none */
+  col = node_extras(doc, 0, "springCollider");
+  cJSON_AddNumberToObject(col, "radius", 0.5);
+  /* a name convention on a node extras already made a chain of is not applied */
+  cJSON_SetValuestring(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "nodes"), 9), "name"),
+                       "Hair_Fringe_S_00");
+  char *text = cJSON_Print(doc);
+  write_text(path, text);
+  cJSON_free(text);
+  cJSON_Delete(doc);
+
+  tress_spring_import *imp = load(path, 1.0f);
+  const tress_spring_chain *hair = chain_rooted(imp, "HairA_0");
+  assert_non_null(hair);
+  assert_int_equal(hair->joint_count, 3);
+  assert_float_equal(hair->stiffness, 0.7f, 1e-6f);
+  assert_float_equal(hair->drag, 0.1f, 1e-6f);
+  assert_float_equal(hair->damping, 0.9f, 1e-6f);
+  assert_float_equal(hair->gravity[1], -20.0f, 1e-5f);
+  assert_float_equal(hair->radius, 0.03f, 1e-6f);
+  assert_float_equal(hair->end_length, 0.05f, 1e-6f);
+  assert_int_equal(hair->colliders.count, 2);
+  for (uint32_t k = 0; k < hair->colliders.count; k++) {
+    const tress_spring_collider *c = &imp->colliders[hair->colliders.index[k]];
+    assert_int_equal(c->shape, TRESS_COLLIDER_CAPSULE);
+    assert_float_equal(c->radius, 0.2f, 1e-6f);
+    assert_float_equal(c->height, 0.3f, 1e-6f);
+    assert_int_equal(c->source, TRESS_SPRING_FROM_EXTRAS);
+  }
+  const tress_spring_chain *single = chain_rooted(imp, "Hair_Fringe_S_00");
+  assert_non_null(single);
+  assert_int_equal(single->source, TRESS_SPRING_FROM_EXTRAS);
+  assert_float_equal(single->stiffness, 0.25f, 1e-6f); /* not the Fringe preset */
+  assert_int_equal(single->joint_count, 2);
+  assert_int_equal(single->colliders.count, imp->collider_count); /* every collider */
+  assert_int_equal(imp->collider_count, 3);
+  assert_float_equal(imp->colliders[2].radius, 0.5f, 1e-6f);
+  assert_string_equal(imp->nodes[imp->colliders[2].node].name, "Root");
+  tress_spring_import_free(imp);
+}
+
+/* ---- bad input ---- */
+
+static void test_bad_node_tree_keeps_good_parts(void **state) {
+  (void)state;
+  char path[600];
+  path_in_dir(path, sizeof path, "cycles.vrm");
+  cJSON *doc = doc_new();
+  int a = add_node(doc, "A", 0.0f), b = add_node(doc, "B", 0.1f), c = add_node(doc, "C", 0.1f);
+  add_child(doc, a, b);
+  add_child(doc, b, c);
+  add_child(doc, c, b); /* B listed by A and C: a cycle B > C > B */
+  int d = add_node(doc, "D", 0.1f), e = add_node(doc, "E", 0.1f);
+  add_child(doc, d, e);
+  add_child(doc, e, d); /* D > E > D, reachable from no root */
+  int h0 = add_node(doc, "Hair_Fringe_A_00", 0.0f), h1 = add_node(doc, "Hair_Fringe_A_01", 0.1f);
+  add_child(doc, a, h0);
+  add_child(doc, h0, h1);
+  add_child(doc, h1, 99); /* out of range */
+  int s = add_node(doc, "SBC_Sphere_Loop_r5", 0.0f);
+  add_child(doc, e, s); /* below the D-E cycle */
+  int ok_col = add_node(doc, "SBC_Sphere_Ok_r5", 0.0f);
+  add_child(doc, a, ok_col);
+  int hb = add_node(doc, "Hair_Crown_Z_00", 0.0f);
+  add_child(doc, c, hb); /* in the bad part */
+  add_child(doc, hb, add_node(doc, "Hair_Crown_Z_01", 0.1f));
+  cJSON *ext = cJSON_AddObjectToObject(doc, "extensions");
+  cJSON *sb = cJSON_AddObjectToObject(ext, "VRMC_springBone");
+  cJSON *cols = cJSON_AddArrayToObject(sb, "colliders");
+  const double z[3] = {0, 0, 0};
+  vrm_collider(cols, d, false, z, NULL, 0.1);
+  cJSON *springs = cJSON_AddArrayToObject(sb, "springs");
+  const int de[2] = {d, e}, bc[2] = {b, c};
+  vrm_spring(springs, "loop", de, 2, 1.0, 0.0, 0.5, 0.0);
+  vrm_spring(springs, "bc", bc, 2, 1.0, 0.0, 0.5, 0.0);
+  write_glb(path, doc);
+  cJSON_Delete(doc);
+
+  tress_spring_import *imp = load(path, 1.0f);
+  assert_true(imp->nodes[b].bad);
+  assert_true(imp->nodes[c].bad);
+  assert_true(imp->nodes[d].bad);
+  assert_true(imp->nodes[e].bad);
+  assert_true(imp->nodes[s].bad);
+  assert_false(imp->nodes[a].bad);
+  assert_false(imp->nodes[h0].bad);
+  assert_true(has_warning(imp, "\"B\"", "two"));
+  assert_true(has_warning(imp, "cycle", NULL));
+  assert_true(has_warning(imp, "\"Hair_Fringe_A_01\"", "out of range"));
+  assert_true(has_warning(imp, "\"loop\"", "bad part"));
+  assert_true(has_warning(imp, "\"bc\"", "bad part"));
+  assert_true(has_warning(imp, "collider 0", "bad part"));
+  /* the good parts are still imported */
+  assert_int_equal(imp->chain_count, 1);
+  assert_non_null(chain_rooted(imp, "Hair_Fringe_A_00"));
+  assert_int_equal(imp->collider_count, 1);
+  assert_string_equal(imp->nodes[imp->colliders[0].node].name, "SBC_Sphere_Ok_r5");
+  tress_spring_import_free(imp);
+}
+
+static void test_not_gltf_or_lying_container(void **state) {
+  (void)state;
+  tress_spring_import *imp = NULL;
+  char err[TRESS_SPRING_ERROR_MAX];
+  const char *junk = "this is not json";
+  assert_int_equal(tress_spring_import_memory((const uint8_t *)junk, strlen(junk), NULL, &imp, err), -1);
+  assert_null(imp);
+  assert_non_null(strstr(err, "not glTF"));
+  /* a GLB whose header claims more bytes than there are */
+  uint8_t glb[40] = {'g', 'l', 'T', 'F', 2, 0, 0, 0, 200, 0, 0, 0, 8, 0, 0, 0, 'J', 'S', 'O', 'N', '{', '}', ' ', ' '};
+  assert_int_equal(tress_spring_import_memory(glb, 24, NULL, &imp, err), -1);
+  assert_non_null(strstr(err, "header says"));
+  /* a JSON chunk longer than the file */
+  glb[8] = 24;
+  glb[12] = 100;
+  assert_int_equal(tress_spring_import_memory(glb, 24, NULL, &imp, err), -1);
+  assert_non_null(strstr(err, "overruns"));
+  /* version 1 */
+  glb[4] = 1;
+  glb[12] = 4;
+  assert_int_equal(tress_spring_import_memory(glb, 24, NULL, &imp, err), -1);
+  assert_non_null(strstr(err, "version"));
+  /* a minimal valid one: no nodes, nothing imported, no error */
+  glb[4] = 2;
+  assert_int_equal(tress_spring_import_memory(glb, 24, NULL, &imp, err), 0);
+  assert_int_equal(imp->chain_count, 0);
+  tress_spring_import_free(imp);
+  /* a missing file */
+  char path[600];
+  path_in_dir(path, sizeof path, "missing.vrm");
+  assert_int_equal(tress_spring_import_load(path, NULL, &imp, err), -1);
+  assert_null(imp);
+}
+
+/* ---- VRM 0.x ---- */
+
+static void test_vrm0_secondary_animation(void **state) {
+  (void)state;
+  char path[600];
+  path_in_dir(path, sizeof path, "old.vrm");
+  cJSON *doc = doc_new();
+  int head = add_node(doc, "Head", 0.0f), h0 = add_node(doc, "hair0", 0.1f), h1 = add_node(doc, "hair1", 0.1f),
+      h2 = add_node(doc, "hair2", 0.1f);
+  add_child(doc, head, h0);
+  add_child(doc, h0, h1);
+  add_child(doc, h1, h2);
+  cJSON *ext = cJSON_AddObjectToObject(doc, "extensions");
+  cJSON *vrm = cJSON_AddObjectToObject(ext, "VRM");
+  cJSON *sec = cJSON_AddObjectToObject(vrm, "secondaryAnimation");
+  cJSON *cgs = cJSON_AddArrayToObject(sec, "colliderGroups");
+  cJSON *cg = cJSON_CreateObject();
+  cJSON_AddNumberToObject(cg, "node", head);
+  cJSON *cl = cJSON_AddArrayToObject(cg, "colliders");
+  cJSON *c = cJSON_CreateObject();
+  cJSON *off = cJSON_AddObjectToObject(c, "offset");
+  cJSON_AddNumberToObject(off, "x", 0.02);
+  cJSON_AddNumberToObject(off, "y", 0.1);
+  cJSON_AddNumberToObject(off, "z", 0.0);
+  cJSON_AddNumberToObject(c, "radius", 0.12);
+  cJSON_AddItemToArray(cl, c);
+  cJSON *bad = cJSON_CreateObject();
+  cJSON_AddNumberToObject(bad, "radius", -1.0);
+  cJSON_AddItemToArray(cl, bad);
+  cJSON_AddItemToArray(cgs, cg);
+  cJSON *bgs = cJSON_AddArrayToObject(sec, "boneGroups");
+  cJSON *bg = cJSON_CreateObject();
+  cJSON_AddNumberToObject(bg, "stiffiness", 2.0);
+  cJSON_AddNumberToObject(bg, "gravityPower", 0.05);
+  cJSON_AddNumberToObject(bg, "dragForce", 0.3);
+  cJSON_AddNumberToObject(bg, "hitRadius", 0.01);
+  cJSON *bones = cJSON_AddArrayToObject(bg, "bones");
+  cJSON_AddItemToArray(bones, cJSON_CreateNumber(h0));
+  cJSON_AddItemToArray(bones, cJSON_CreateNumber(42));
+  cJSON *groups = cJSON_AddArrayToObject(bg, "colliderGroups");
+  cJSON_AddItemToArray(groups, cJSON_CreateNumber(0));
+  cJSON_AddItemToArray(bgs, bg);
+  write_glb(path, doc);
+  cJSON_Delete(doc);
+
+  tress_spring_import *imp = load(path, 1.0f);
+  assert_int_equal(imp->chain_count, 1);
+  const tress_spring_chain *ch = chain_rooted(imp, "hair0");
+  assert_non_null(ch);
+  assert_int_equal(ch->source, TRESS_SPRING_FROM_VRM0);
+  assert_int_equal(ch->joint_count, 3);
+  assert_float_equal(ch->drag, 0.3f, 1e-6f);
+  assert_float_equal(ch->stiffness, 1.0f - expf(-2.0f / 60.0f / 0.1f), 1e-5f);
+  assert_float_equal(ch->gravity[1], -3.0f, 1e-4f);
+  assert_float_equal(ch->end_length, 0.07f, 1e-6f);
+  assert_int_equal(imp->collider_count, 1);
+  assert_float_equal(imp->colliders[0].offset[0], -0.02f, 1e-6f); /* Unity x -> glTF x */
+  assert_float_equal(imp->colliders[0].radius, 0.12f, 1e-6f);
+  assert_int_equal(ch->colliders.count, 1);
+  assert_true(has_warning(imp, "negative radius", NULL));
+  assert_true(has_warning(imp, "bone index out of range", NULL));
+  tress_spring_import_free(imp);
+}
+
+/* ---- applying to a scene ---- */
+
+typedef struct counter {
+  uint32_t bones;
+} counter;
+
+static bool count_bones(tress_scene *scene, tress_id id, void *user) {
+  if (tress_instance_kind(scene, id) == TRESS_KIND_BONE) ((counter *)user)->bones++;
+  return true;
+}
+
+static void test_apply_builds_bones_and_colliders(void **state) {
+  (void)state;
+  char path[600];
+  path_in_dir(path, sizeof path, "apply.glb");
+  cJSON *doc = names_model();
+  write_glb(path, doc);
+  cJSON_Delete(doc);
+  tress_spring_import *imp = load(path, 1.0f);
+  tress_scene *scene = tress_scene_create();
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "HairPart", tress_scene_root(scene));
+  tress_part_set_cframe(scene, part, tress_xform_from_pos(0.0f, 10.0f, 0.0f));
+  tress_spring_scene ss;
+  char err[TRESS_SPRING_ERROR_MAX];
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  const tress_spring_chain *fringe = chain_rooted(imp, "Hair_Fringe_A_00");
+  tress_id b0 = ss.node_bones[fringe->joints[0]], b1 = ss.node_bones[fringe->joints[1]];
+  assert_false(tress_id_is_null(b0));
+  assert_string_equal(tress_instance_name(scene, b1), "Hair_Fringe_A_01");
+  assert_true(tress_id_equal(tress_instance_parent(scene, b1), b0));
+  tress_id head = ss.node_bones[tress_spring_import_find_node(imp, "Head")];
+  assert_true(tress_id_equal(tress_instance_parent(scene, head), part));
+  /* rest transforms from the file: 5 cm below the parent */
+  tress_xform w = tress_bone_world_rest(scene, b1);
+  assert_float_equal(w.p[1], 10.0f - 0.1f, 1e-5f);
+  /* colliders follow their node's bone */
+  assert_int_equal(ss.collider_count, 2);
+  tress_id sphere_bone = ss.node_bones[tress_spring_import_find_node(imp, "SBC_Sphere_Head_r9")];
+  assert_true(tress_id_equal(ss.colliders[0].attach, sphere_bone));
+  tress_collider_world cw = tress_collider_resolve(scene, &ss.colliders[0]);
+  assert_float_equal(cw.ay, 10.0f, 1e-5f);
+  assert_float_equal(cw.radius, 0.09f, 1e-6f);
+  /* nodes nothing needs (a skipped capsule) get no bone */
+  assert_true(tress_id_is_null(ss.node_bones[tress_spring_import_find_node(imp, "SBC_Capsule_Bad_r3_h0")]));
+  counter before = {0};
+  tress_instance_visit_descendants(scene, part, count_bones, &before);
+  tress_spring_scene_free(&ss);
+  /* applying again maps onto the bones by name instead of building new ones */
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  counter after = {0};
+  tress_instance_visit_descendants(scene, part, count_bones, &after);
+  assert_int_equal(before.bones, after.bones);
+  assert_true(tress_id_equal(ss.node_bones[fringe->joints[1]], b1));
+  tress_spring_scene_free(&ss);
+  /* a bone is not a part */
+  assert_int_equal(tress_spring_import_apply(imp, scene, b0, &ss, err), -1);
+  tress_scene_destroy(scene);
+  tress_spring_import_free(imp);
+}
+
+/* ---- the --springs report ---- */
+
+static void test_report_json_and_text(void **state) {
+  (void)state;
+  char path[600];
+  path_in_dir(path, sizeof path, "report.vrm");
+  cJSON *doc = vrm_model();
+  write_glb(path, doc);
+  cJSON_Delete(doc);
+  tress_spring_import *imp = load(path, 1.0f);
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  assert_int_equal(tress_spring_report_write(imp, path, true, f), 0);
+  long size = ftell(f);
+  rewind(f);
+  char *text = calloc((size_t)size + 1, 1);
+  assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+  fclose(f);
+  cJSON *r = cJSON_Parse(text);
+  free(text);
+  assert_non_null(r);
+  cJSON *chains = cJSON_GetObjectItem(r, "chains");
+  assert_int_equal(cJSON_GetArraySize(chains), 2);
+  cJSON *c0 = cJSON_GetArrayItem(chains, 0);
+  assert_string_equal(cJSON_GetObjectItem(c0, "root")->valuestring, "HairA_0");
+  assert_int_equal(cJSON_GetObjectItem(c0, "joint_count")->valueint, 3);
+  assert_float_equal(cJSON_GetObjectItem(c0, "drag")->valuedouble, 0.4, 1e-6);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(c0, "colliders")), 2);
+  cJSON *cols = cJSON_GetObjectItem(r, "colliders");
+  assert_int_equal(cJSON_GetArraySize(cols), 2);
+  assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cols, 1), "shape")->valuestring, "capsule");
+  assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cols, 1), "node")->valuestring, "Head");
+  assert_float_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cols, 1), "height")->valuedouble, 0.2, 1e-6);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r, "warnings")), (int)imp->warning_count);
+  cJSON_Delete(r);
+
+  f = tmpfile();
+  assert_int_equal(tress_spring_report_write(imp, "report.vrm", false, f), 0);
+  size = ftell(f);
+  rewind(f);
+  text = calloc((size_t)size + 1, 1);
+  assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+  fclose(f);
+  assert_non_null(strstr(text, "chain 0  root HairA_0  joints 3"));
+  assert_non_null(strstr(text, "collider 1  capsule  node Head"));
+  assert_non_null(strstr(text, "warning: VRMC_springBone spring 2 \"single\""));
+  free(text);
+  tress_spring_import_free(imp);
+
+  /* the command: usage errors, unreadable files */
+  char *no_path[] = {"tress-rig", "--springs"};
+  assert_int_equal(tress_spring_report_main(2, no_path), 2);
+  char missing[600];
+  path_in_dir(missing, sizeof missing, "nope.vrm");
+  char *bad[] = {"tress-rig", "--springs", missing};
+  assert_int_equal(tress_spring_report_main(3, bad), 1);
+}
+
+static int setup(void **state) {
+  (void)state;
+  make_dir();
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[700];
+  if (getenv("KEEP")) return 0;
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_vrm1_springs_and_colliders),
+      cmocka_unit_test(test_names_only_model),
+      cmocka_unit_test(test_extras_override),
+      cmocka_unit_test(test_bad_node_tree_keeps_good_parts),
+      cmocka_unit_test(test_not_gltf_or_lying_container),
+      cmocka_unit_test(test_vrm0_secondary_animation),
+      cmocka_unit_test(test_apply_builds_bones_and_colliders),
+      cmocka_unit_test(test_report_json_and_text),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
