@@ -336,3 +336,15 @@ int th_spawn_load(tress_msg *spawn, const char *character_file, uint32_t request
 }
 
 void th_spawn_free(tress_msg *spawn) { tress_manifest_json_free(&spawn->spawn_character.manifest); }
+
+int th_msg_clone(const tress_msg *m, tress_msg *out) {
+  size_t cap = tress_msg_encode_bound(m), len = 0;
+  uint8_t *buf = malloc(cap ? cap : 1);
+  tress_wire_error err;
+  int rc = -1;
+  if (buf && tress_msg_encode(m, buf, cap, &len, &err) == TRESS_WIRE_OK &&
+      tress_msg_decode(buf, len, out, &err) == TRESS_WIRE_OK)
+    rc = 0;
+  free(buf);
+  return rc;
+}

@@ -73,5 +73,7 @@ int th_spawn_load(tress_msg *spawn, const char *character_file, uint32_t request
 void th_spawn_free(tress_msg *spawn);
 
 const char *th_source_dir(void);
+/* A deep copy that outlives the client's inbox (encode + decode); tress_msg_free it. */
+int th_msg_clone(const tress_msg *m, tress_msg *out);
 
 #endif

@@ -1,0 +1,169 @@
+/* The rig cache on a real server: a second spawn of the same hair is a memory hit with no new
+ * rig; simultaneous spawns share one rig job; a restart is a disk hit; a corrupted file is
+ * detected, logged and rebuilt; the memory budget evicts least recently used entries. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sys/stat.h>
+
+#include "server_harness.h"
+
+static int list_rig_files(const char *dir, char names[8][300]) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strstr(e->d_name, ".tmp.")) fail_msg("stray tmp file %s", e->d_name);
+    if (!strstr(e->d_name, ".rig")) continue;
+    if (n < 8) snprintf(names[n], 300, "%s", e->d_name);
+    n++;
+  }
+  closedir(d);
+  return n;
+}
+
+static th_client *join(th_server *s) {
+  th_client *c = calloc(1, sizeof *c);
+  assert_int_equal(th_client_connect(c, s->udp_port), 0);
+  assert_int_equal(th_client_hello_join(c, "cache-test", "r"), 0);
+  return c;
+}
+
+/* Spawns a sample character and returns its (first) rig result, waiting for the BIND. */
+static const tress_msg *spawn_rigged(th_client *c, const char *file, uint32_t request_id) {
+  tress_msg spawn;
+  assert_int_equal(th_spawn_load(&spawn, file, request_id), 0);
+  assert_int_equal(th_client_send(c, &spawn), 0);
+  th_spawn_free(&spawn);
+  const tress_msg *r = th_client_wait(c, TRESS_MSG_RIG_RESULT, 30000);
+  assert_non_null(r);
+  assert_non_null(th_client_wait(c, TRESS_MSG_BIND, 10000));
+  return r;
+}
+
+/* Same bones and skin, whichever character wears it. */
+static bool same_rig(const tress_msg *a, const tress_msg *b) {
+  tress_msg x = *a, y = *b;
+  y.rig_result.character_id = x.rig_result.character_id;
+  y.rig_result.accessory_index = x.rig_result.accessory_index;
+  return tress_msg_equal(&x, &y);
+}
+
+static double metric(th_server *s, const char *series) { return th_metric(s->http_port, series); }
+
+static void test_cache_memory_disk_corrupt(void **state) {
+  (void)state;
+  th_server s;
+  th_server_init(&s, "cache");
+  assert_int_equal(th_server_start(&s, NULL), 0);
+  th_client *c = join(&s);
+
+  tress_msg first_copy;
+  assert_int_equal(th_msg_clone(spawn_rigged(c, "ava.json", 1), &first_copy), 0);
+  const tress_msg *first = &first_copy;
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 1);
+  assert_int_equal((int)metric(&s, "tress_cache_misses_total"), 1);
+  char files[8][300];
+  assert_int_equal(list_rig_files(s.cache, files), 1);
+  char ava_file[1000];
+  snprintf(ava_file, sizeof ava_file, "%s/%s", s.cache, files[0]);
+
+  /* Same hair again: a memory hit, no new rig job, the same rig. */
+  const tress_msg *second = spawn_rigged(c, "ava.json", 2);
+  assert_true(same_rig(first, second));
+  assert_int_not_equal(first->rig_result.character_id, second->rig_result.character_id);
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 1);
+  assert_int_equal((int)metric(&s, "tress_cache_hits_total{tier=\"memory\"}"), 1);
+
+  /* Three spawns of a new hair in one burst: one rig job serves all three. */
+  tress_msg spawn;
+  assert_int_equal(th_spawn_load(&spawn, "kit.json", 10), 0);
+  for (int i = 0; i < 3; i++) {
+    spawn.spawn_character.request_id = 10 + (uint32_t)i;
+    assert_int_equal(th_client_send(c, &spawn), 0);
+  }
+  th_spawn_free(&spawn);
+  const tress_msg *kit[3];
+  for (int i = 0; i < 3; i++) {
+    kit[i] = th_client_wait(c, TRESS_MSG_RIG_RESULT, 30000);
+    assert_non_null(kit[i]);
+    assert_int_equal(kit[i]->rig_result.bone_count, 13); /* kit.json asks for 3 x 4 */
+  }
+  assert_true(same_rig(kit[0], kit[1]));
+  assert_true(same_rig(kit[0], kit[2]));
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 2);
+  assert_int_equal(th_server_log_count(&s, "event=rig_done asset=\"meshes/hair_ponytail.glb\""), 1);
+  assert_int_equal(th_server_log_count(&s, "waiters=3"), 1);
+  assert_int_equal(list_rig_files(s.cache, files), 2);
+  double entry_bytes = metric(&s, "tress_cache_bytes") / 2;
+  th_client_close(c);
+  free(c);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+
+  /* Restart on the same cache: Ava comes from disk, nothing is rigged. */
+  assert_int_equal(th_server_start(&s, NULL), 0);
+  c = join(&s);
+  const tress_msg *from_disk = spawn_rigged(c, "ava.json", 1);
+  assert_true(same_rig(first, from_disk));
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 0);
+  assert_int_equal((int)metric(&s, "tress_cache_hits_total{tier=\"disk\"}"), 1);
+  th_client_close(c);
+  free(c);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+
+  /* Corrupt Ava's file: detected, logged, rebuilt by a new rig, and the new file is good. */
+  FILE *f = fopen(ava_file, "r+b");
+  assert_non_null(f);
+  struct stat st;
+  assert_int_equal(stat(ava_file, &st), 0);
+  fseek(f, st.st_size / 2, SEEK_SET);
+  int byte = fgetc(f);
+  fseek(f, st.st_size / 2, SEEK_SET);
+  fputc(byte ^ 0x5a, f);
+  fclose(f);
+  int corrupt_logs = th_server_log_count(&s, "event=cache_corrupt");
+  assert_int_equal(th_server_start(&s, NULL), 0);
+  c = join(&s);
+  const tress_msg *rebuilt = spawn_rigged(c, "ava.json", 1);
+  assert_true(same_rig(first, rebuilt));
+  assert_int_equal((int)metric(&s, "tress_cache_corrupt_total"), 1);
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 1);
+  assert_int_equal(th_server_log_count(&s, "event=cache_corrupt"), corrupt_logs + 1);
+  th_client_close(c);
+  free(c);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+
+  /* And the rebuilt file is a clean disk hit. A budget of 1.5 entries keeps only the most
+   * recent one in memory: Ava, Kit, Ava is disk, disk, disk with one eviction. */
+  char budget[32];
+  snprintf(budget, sizeof budget, "%.0f", entry_bytes * 1.5);
+  const char *extra[] = {"--cache-memory-bytes", budget, NULL};
+  assert_int_equal(th_server_start(&s, extra), 0);
+  c = join(&s);
+  spawn_rigged(c, "ava.json", 1);
+  spawn_rigged(c, "kit.json", 2);
+  spawn_rigged(c, "ava.json", 3);
+  assert_int_equal((int)metric(&s, "tress_cache_corrupt_total"), 0);
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 0);
+  assert_int_equal((int)metric(&s, "tress_cache_hits_total{tier=\"disk\"}"), 3);
+  assert_int_equal((int)metric(&s, "tress_cache_hits_total{tier=\"memory\"}"), 0);
+  assert_true(metric(&s, "tress_cache_evictions_total") >= 1);
+  assert_int_equal((int)metric(&s, "tress_cache_entries"), 1);
+  th_client_close(c);
+  free(c);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+  tress_msg_free(&first_copy);
+  th_server_cleanup(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cache_memory_disk_corrupt)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
