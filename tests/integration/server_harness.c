@@ -104,7 +104,7 @@ int th_server_start(th_server *s, const char *const *extra) {
 
 int th_server_stop(th_server *s, int sig, int timeout_ms) {
   if (s->pid <= 0) return -1;
-  kill(s->pid, sig);
+  if (sig) kill(s->pid, sig);
   uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
   int status = 0;
   for (;;) {
