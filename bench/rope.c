@@ -78,6 +78,17 @@ static double bench_cloth(uint32_t *constraints) {
   return per_step * 1e6;
 }
 
+/* The machine is shared: the 1-minute load average says how far to trust the figures. */
+static double load_average(void) {
+  double l = -1.0;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &l) != 1) l = -1.0;
+    fclose(f);
+  }
+  return l;
+}
+
 int main(int argc, char **argv) {
   bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
   rope_result ropes[2] = {
@@ -95,8 +106,8 @@ int main(int argc, char **argv) {
              i ? "," : "", ropes[i].name, ropes[i].ropes, ropes[i].substeps, ropes[i].iterations,
              ropes[i].ns_per_projection, ropes[i].us_per_step);
     printf("],\"cloth\":{\"width\":%u,\"height\":%u,\"constraints\":%u,\"substeps\":%d,\"iterations\":%d,"
-           "\"us_per_step\":%.2f},\"targets\":{\"ns_per_projection\":6,\"cloth_us_per_step\":120}}\n",
-           cd.width, cd.height, constraints, cd.settings.substeps, cd.settings.iterations, cloth_us);
+           "\"us_per_step\":%.2f},\"targets\":{\"ns_per_projection\":6,\"cloth_us_per_step\":120},\"load_average\":%.2f}\n",
+           cd.width, cd.height, constraints, cd.settings.substeps, cd.settings.iterations, cloth_us, load_average());
     return 0;
   }
   printf("%-18s %6s %9s %10s %14s %12s\n", "rope solver", "ropes", "substeps", "iterations", "ns/projection",
@@ -107,5 +118,6 @@ int main(int argc, char **argv) {
   printf("target: <= 6 ns per projection (all-in: integration, pins, tethers included)\n\n");
   printf("cloth %ux%u: %u constraints, %d substeps x %d iterations (Jacobi, serial): %.1f us/step (target <= 120)\n",
          cd.width, cd.height, constraints, cd.settings.substeps, cd.settings.iterations, cloth_us);
+  printf("load average while measuring: %.2f\n", load_average());
   return 0;
 }

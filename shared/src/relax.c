@@ -7,7 +7,9 @@
  * tethers, then collision. Substeps beat iterations: the stretch gravity causes in one substep
  * falls with h^2, while extra passes only shave it linearly.
  *
- * Two relaxations:
+ * Three relaxations:
+ * - Direct (rope default): one Newton step on all of a chain's constraints at once, solved
+ *   exactly by the Thomas algorithm (see relax_direct); stretch no longer depends on h.
  * - Gauss-Seidel, in place, in the order the writer chose. Ropes order their segments even
  *   first, then odd: consecutive projections then touch disjoint particles, so the CPU overlaps
  *   them instead of waiting on a 20-long dependency chain.
