@@ -1,0 +1,313 @@
+/* test_client_server.c - libtress-client, tress-bot and the game_loop example against a real
+ * tress-server on loopback: identical sway at 30 and 240 fps with no pose traffic, late
+ * joiners get the same bones, a server restart re-binds without duplicates. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "server_harness.h"
+#include "tress/client.h"
+#include "tress/sample_character.h"
+
+#define HAIR "meshes/hair_long.glb"
+
+typedef struct counted {
+  int protocol_errors, removed, bound;
+} counted;
+
+static void on_error(void *user, tress_client *c, tress_client_error_kind kind, const char *message) {
+  (void)c;
+  if (kind == TRESS_CLIENT_ERROR_PROTOCOL) ((counted *)user)->protocol_errors++;
+  fprintf(stderr, "client: %s\n", message);
+}
+static void on_removed(void *user, tress_client *c, uint32_t id, uint8_t reason) {
+  (void)c, (void)id, (void)reason;
+  ((counted *)user)->removed++;
+}
+static void on_bound(void *user, tress_client *c, uint32_t id, uint32_t n) {
+  (void)c, (void)id, (void)n;
+  ((counted *)user)->bound++;
+}
+
+static tress_client *client(th_server *s, const char *room, counted *k) {
+  tress_client_def def = tress_default_client_def();
+  def.sim.device_compute = 1.0f;
+  def.sim.max_chains = 100;
+  def.sim.max_distance = 1e5f;
+  def.backoff_initial_ms = 100;
+  def.backoff_max_ms = 400;
+  def.connect_timeout_ms = 1000;
+  def.callbacks = (tress_client_callbacks){.user = k, .on_error = on_error, .on_removed = on_removed, .on_bound = on_bound};
+  tress_client *c = tress_client_create(&def);
+  assert_non_null(c);
+  assert_int_equal(tress_client_connect(c, "127.0.0.1", s->udp_port, "", room), TRESS_CLIENT_OK);
+  return c;
+}
+
+/* The first character of c, bound with bones; 0 while there is none. */
+static uint32_t bound_character(tress_client *c) {
+  uint32_t id = 0;
+  if (tress_client_character_ids(c, &id, 1) == 0) return 0;
+  tress_client_character_info info;
+  if (tress_client_character_info_get(c, id, &info) != TRESS_CLIENT_OK || !info.bound || info.bone_count == 0) return 0;
+  return id;
+}
+
+static bool all_bound(tress_client **cs, int n) {
+  for (int i = 0; i < n; i++)
+    if (!bound_character(cs[i])) return false;
+  return true;
+}
+
+static void pump(tress_client **cs, int n, int ms) {
+  for (int t = 0; t < ms; t += 2)
+    for (int i = 0; i < n; i++) tress_client_service_wait(cs[i], i == 0 ? 2 : 0);
+}
+
+static bool pump_until_bound(tress_client **cs, int n, int timeout_ms) {
+  for (int t = 0; t < timeout_ms && !all_bound(cs, n); t += 10) pump(cs, n, 10);
+  return all_bound(cs, n);
+}
+
+static void start_server(th_server *s, const char *tag) {
+  th_server_init(s, tag);
+  assert_int_equal(th_server_start(s, NULL), 0);
+}
+
+/* Steps c for `seconds` at fps with the root walking at constant speed: a function of time. */
+static void walk(tress_client *c, uint32_t id, int fps, double seconds) {
+  int frames = (int)(seconds * fps + 0.5);
+  for (int f = 1; f <= frames; f++) {
+    double t = (double)f / fps;
+    tress_client_set_root(c, id, tress_xform_from_pos((float)(4.0 * t), 0.0f, (float)(1.5 * t)));
+    assert_int_equal(tress_client_step(c, 1.0 / fps), TRESS_OK);
+  }
+}
+
+static void test_30_and_240_fps_clients_sway_identically(void **state) {
+  (void)state;
+  th_server s;
+  start_server(&s, "client-fps");
+  counted ka = {0}, kb = {0};
+  tress_client *cs[2] = {client(&s, "fps", &ka), client(&s, "fps", &kb)};
+  tress_sample_character sample;
+  tress_sample_character_init(&sample, "Walker", HAIR);
+  assert_int_equal(tress_client_spawn(cs[0], &sample.manifest, NULL), TRESS_CLIENT_OK);
+  assert_true(pump_until_bound(cs, 2, 20000));
+  uint32_t a = bound_character(cs[0]), b = bound_character(cs[1]);
+  assert_int_equal(a, b);
+  tress_client_stats before = tress_client_stats_get(cs[1]);
+
+  walk(cs[0], a, 30, 2.0);
+  walk(cs[1], b, 240, 2.0);
+
+  float ma[64 * 16], mb[64 * 16];
+  uint32_t na = tress_client_bone_matrices(cs[0], a, ma, 64), nb = tress_client_bone_matrices(cs[1], b, mb, 64);
+  assert_int_equal(na, 10);
+  assert_int_equal(na, nb);
+  float worst = 0.0f;
+  for (uint32_t i = 0; i < 16 * na; i++) worst = fmaxf(worst, fabsf(ma[i] - mb[i]));
+  printf("30 vs 240 fps: largest bone matrix difference after 2 s: %.3g\n", worst);
+  assert_true(worst < 1e-4f);
+  /* ... and they did sway: the tips hang off the animated pose. */
+  tress_id bones[64];
+  tress_client_bones(cs[0], a, bones, 64);
+  float sway = 0.0f;
+  for (uint32_t i = 0; i < na; i++)
+    sway = fmaxf(sway, tress_xform_distance(tress_bone_world(tress_client_scene(cs[0]), bones[i]),
+                                            tress_bone_world_animated(tress_client_scene(cs[0]), bones[i])));
+  assert_true(sway > 0.01f);
+  /* The pendulum hat too. */
+  tress_xform ca, cb;
+  tress_client_accessory_frame(cs[0], a, 1, NULL, &ca, NULL, NULL);
+  tress_client_accessory_frame(cs[1], b, 1, NULL, &cb, NULL, NULL);
+  assert_true(tress_xform_distance(ca, cb) < 1e-4f);
+  /* No pose traffic: stepping for 2 s received nothing. */
+  pump(cs, 2, 200);
+  tress_client_stats after = tress_client_stats_get(cs[1]);
+  assert_int_equal(after.bytes_received, before.bytes_received);
+  assert_int_equal(ka.protocol_errors + kb.protocol_errors, 0);
+  tress_client_destroy(cs[0]);
+  tress_client_destroy(cs[1]);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
+  th_server_cleanup(&s);
+}
+
+static void test_late_joiner_gets_the_same_bones(void **state) {
+  (void)state;
+  th_server s;
+  start_server(&s, "client-late");
+  counted ka = {0}, kc = {0};
+  tress_client *owner = client(&s, "late", &ka);
+  tress_sample_character sample;
+  tress_sample_character_init(&sample, "Early", HAIR);
+  tress_client_spawn(owner, &sample.manifest, NULL);
+  assert_true(pump_until_bound(&owner, 1, 20000));
+  tress_client *cs[2] = {owner, client(&s, "late", &kc)};
+  assert_true(pump_until_bound(cs, 2, 20000));
+  uint32_t a = bound_character(cs[0]), c = bound_character(cs[1]);
+  assert_int_equal(a, c);
+  tress_id ba[64], bc[64];
+  uint32_t na = tress_client_bones(cs[0], a, ba, 64), nc = tress_client_bones(cs[1], c, bc, 64);
+  assert_int_equal(na, 10);
+  assert_int_equal(na, nc);
+  tress_scene *sa = tress_client_scene(cs[0]), *sc = tress_client_scene(cs[1]);
+  for (uint32_t i = 0; i < na; i++) {
+    assert_string_equal(tress_instance_name(sa, ba[i]), tress_instance_name(sc, bc[i]));
+    tress_xform ra = tress_bone_cframe(sa, ba[i]), rc = tress_bone_cframe(sc, bc[i]);
+    assert_memory_equal(&ra, &rc, sizeof ra);
+  }
+  tress_id ha, hc;
+  tress_client_accessory_frame(cs[0], a, 0, &ha, NULL, NULL, NULL);
+  tress_client_accessory_frame(cs[1], c, 0, &hc, NULL, NULL, NULL);
+  const tress_mesh *ma = tress_part_mesh(sa, ha), *mc = tress_part_mesh(sc, hc);
+  assert_true(tress_mesh_is_skinned(ma) && tress_mesh_is_skinned(mc));
+  assert_int_equal(ma->vertex_count, mc->vertex_count);
+  assert_memory_equal(ma->joints, mc->joints, 4 * sizeof *ma->joints * ma->vertex_count);
+  assert_memory_equal(ma->weights, mc->weights, 4 * sizeof *ma->weights * ma->vertex_count);
+  assert_int_equal(ka.protocol_errors + kc.protocol_errors, 0);
+  tress_client_destroy(cs[0]);
+  tress_client_destroy(cs[1]);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
+  th_server_cleanup(&s);
+}
+
+static void test_server_restart_rebinds_without_duplicates(void **state) {
+  (void)state;
+  th_server s;
+  start_server(&s, "client-restart");
+  counted ka = {0}, kb = {0};
+  tress_client *cs[2] = {client(&s, "restart", &ka), client(&s, "restart", &kb)};
+  tress_sample_character sample;
+  tress_sample_character_init(&sample, "Phoenix", HAIR);
+  tress_client_spawn(cs[0], &sample.manifest, NULL);
+  assert_true(pump_until_bound(cs, 2, 20000));
+  uint32_t instances[2], handles[2];
+  for (int i = 0; i < 2; i++) {
+    instances[i] = tress_scene_instance_count(tress_client_scene(cs[i]));
+    handles[i] = tress_sim_stats_get(tress_client_sim(cs[i])).bound;
+    assert_int_equal(handles[i], 2); /* hair bones + hat pendulum */
+  }
+
+  uint16_t port = s.udp_port;
+  assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
+  for (int t = 0; t < 10000 && (tress_client_get_state(cs[0]) == TRESS_CLIENT_READY ||
+                                 tress_client_get_state(cs[1]) == TRESS_CLIENT_READY); t += 10)
+    pump(cs, 2, 10);
+  for (int i = 0; i < 2; i++) {
+    assert_int_not_equal(tress_client_get_state(cs[i]), TRESS_CLIENT_READY);
+    assert_int_equal(tress_client_character_count(cs[i]), 0);
+    assert_int_equal(tress_sim_stats_get(tress_client_sim(cs[i])).bound, 0);
+  }
+  char port_text[16];
+  snprintf(port_text, sizeof port_text, "%u", port);
+  const char *extra[] = {"--port", port_text, NULL};
+  assert_int_equal(th_server_start(&s, extra), 0);
+  assert_int_equal(s.udp_port, port);
+  assert_true(pump_until_bound(cs, 2, 30000));
+  pump(cs, 2, 300); /* anything duplicated would arrive now */
+  for (int i = 0; i < 2; i++) {
+    tress_client_stats st = tress_client_stats_get(cs[i]);
+    assert_int_equal(st.connects, 2);
+    assert_int_equal(tress_client_character_count(cs[i]), 1);
+    assert_int_equal(tress_sim_stats_get(tress_client_sim(cs[i])).bound, handles[i]);
+    assert_int_equal(tress_scene_instance_count(tress_client_scene(cs[i])), instances[i]);
+    tress_client_character_info info;
+    assert_int_equal(tress_client_character_info_get(cs[i], bound_character(cs[i]), &info), TRESS_CLIENT_OK);
+    assert_int_equal(info.bone_count, 10);
+    assert_int_equal(st.protocol_errors, 0);
+  }
+  assert_int_equal(ka.bound, 2);
+  assert_int_equal(kb.bound, 2);
+  tress_client_destroy(cs[0]);
+  tress_client_destroy(cs[1]);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
+  th_server_cleanup(&s);
+}
+
+/* Runs argv with stdout to a file; returns the exit status. */
+static int run(const char *const *argv, const char *out_path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE *f = freopen(out_path, "w", stdout);
+    (void)f;
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static void test_game_loop_example_runs(void **state) {
+  (void)state;
+  th_server s;
+  start_server(&s, "client-example");
+  char bin[600], port[16], out[700];
+  snprintf(bin, sizeof bin, "%s/client/examples/game_loop", getenv("TRESS_BINARY_DIR"));
+  snprintf(port, sizeof port, "%u", s.udp_port);
+  snprintf(out, sizeof out, "%s/game_loop.out", s.dir);
+  const char *argv[] = {bin, "127.0.0.1", port, "example", "1.0", NULL};
+  assert_int_equal(run(argv, out), 0);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
+  th_server_cleanup(&s);
+}
+
+static void test_bot_reports_and_exits_zero(void **state) {
+  (void)state;
+  th_server s;
+  start_server(&s, "client-bot");
+  char bin[600], server[64], out[700];
+  snprintf(bin, sizeof bin, "%s/client/bot/tress-bot", getenv("TRESS_BINARY_DIR"));
+  snprintf(server, sizeof server, "127.0.0.1:%u", s.udp_port);
+  snprintf(out, sizeof out, "%s/bot.json", s.dir);
+  const char *argv[] = {bin, "--server", server, "--room", "load", "--bots", "3", "--characters", "2",
+                        "--fps", "60", "--duration", "3", "--json", NULL};
+  assert_int_equal(run(argv, out), 0);
+  FILE *f = fopen(out, "r");
+  assert_non_null(f);
+  static char text[1 << 16];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  cJSON *report = cJSON_Parse(text);
+  assert_non_null(report);
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItem(report, "ok")));
+  cJSON *bot;
+  cJSON_ArrayForEach(bot, cJSON_GetObjectItem(report, "bots")) {
+    assert_int_equal(cJSON_GetObjectItem(bot, "characters_seen")->valueint, 6);
+    assert_int_equal(cJSON_GetObjectItem(bot, "rigs_applied")->valueint, 6);
+    assert_int_equal(cJSON_GetObjectItem(bot, "bones_bound")->valueint, 60);
+    assert_int_equal(cJSON_GetObjectItem(bot, "handles_bound_max")->valueint, 12); /* 6 characters x (hair + hat) */
+    double rig = cJSON_GetObjectItem(bot, "bytes_rig_bind_phase")->valuedouble;
+    double steady = cJSON_GetObjectItem(bot, "bytes_steady_state")->valuedouble;
+    printf("bot %d: join-to-bind mean %.1f ms, bytes rig/bind %.0f, steady %.0f\n",
+           cJSON_GetObjectItem(bot, "bot")->valueint, cJSON_GetObjectItem(bot, "join_to_bind_ms_mean")->valuedouble,
+           rig, steady);
+    assert_true(rig > 0);
+    assert_true(steady == 0); /* no pose traffic once everyone is bound */
+  }
+  cJSON_Delete(report);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
+  th_server_cleanup(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_30_and_240_fps_clients_sway_identically),
+      cmocka_unit_test(test_late_joiner_gets_the_same_bones),
+      cmocka_unit_test(test_server_restart_rebinds_without_duplicates),
+      cmocka_unit_test(test_game_loop_example_runs),
+      cmocka_unit_test(test_bot_reports_and_exits_zero),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
