@@ -223,6 +223,13 @@ tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chai
   w.slot = s;
   w.count = 0;
   walk_bones(&w, root_part, -1, 0);
+  /* A non-finite rest pose would poison every pose below it: refuse the bind. */
+  for (uint32_t i = 0; i < s->node_count; i++) {
+    if (!tress_xform_is_finite(s->rest[i])) {
+      slot_free(s);
+      return TRESS_ERR_INVALID_ARGUMENT;
+    }
+  }
   for (uint32_t i = 0; i < s->node_count; i++) tress_bone_set_simulated(sim->scene, s->ids[i], true);
 
   tress_handle_id h = tress__handle_alloc(sim, TRESS_HANDLE_BONES, root_part, si);
@@ -466,7 +473,8 @@ static void root_world(tress_sim *sim, struct tress_chains *c, const chain_slot 
     tress_xform an = {{n->an_px[i], n->an_py[i], n->an_pz[i]}, {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]}};
     w = tress_xform_mul(tress_xform_mul(part, cf), an);
   }
-  if (!tress_xform_is_finite(w)) w = tress_xform_from_pos(n->aw_px[i], n->aw_py[i], n->aw_pz[i]);
+  /* A non-finite part frame keeps last frame's pose: the chain holds still rather than NaN. */
+  if (!tress_xform_is_finite(w)) return;
   n->aw_px[i] = w.p[0]; n->aw_py[i] = w.p[1]; n->aw_pz[i] = w.p[2];
   n->aw_qx[i] = w.q[0]; n->aw_qy[i] = w.q[1]; n->aw_qz[i] = w.q[2]; n->aw_qw[i] = w.q[3];
 }

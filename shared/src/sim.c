@@ -114,6 +114,7 @@ void tress_sim_set_loop_hook(tress_sim *sim, tress_loop_fn fn, void *user) {
   if (sim->loop_running && sim->loop_fn) sim->loop_fn(sim->loop_user, sim, false);
   sim->loop_fn = fn;
   sim->loop_user = user;
+  sim->loop_release = NULL;
   sim->loop_running = false;
   if (fn && sim->live_handles > 0) {
     sim->loop_running = true;
@@ -128,6 +129,7 @@ void tress_sim_destroy(tress_sim *sim) {
     if (h->alive) tress_handle_destroy(sim, (tress_handle_id){i + 1, h->generation});
   }
   if (sim->loop_running && sim->loop_fn) sim->loop_fn(sim->loop_user, sim, false);
+  if (sim->loop_release) sim->loop_release(sim->loop_user);
   if (sim->chains) tress__chains_destroy(sim->chains);
   if (sim->pendulums) tress__pendulums_destroy(sim->pendulums);
   if (sim->ropes) tress__ropes_destroy(sim->ropes);

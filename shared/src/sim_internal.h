@@ -74,6 +74,7 @@ struct tress_sim {
   tress_sim_stats stats;
   tress_loop_fn loop_fn;
   void *loop_user;
+  void (*loop_release)(void *loop_user); /* frees the adapter when the sim goes first */
   bool loop_running;
   /* cull scratch, reused every frame */
   uint32_t *cull_order;

@@ -50,6 +50,13 @@ static void on_needed(void *user, tress_sim *sim, bool needed) {
   }
 }
 
+/* The sim is destroyed while still attached: its hook already stopped the timer. */
+static void release(void *user) {
+  sim_uv *a = user;
+  stop_timer(a);
+  free(a);
+}
+
 int tress_sim_attach_loop(tress_sim *sim, uv_loop_t *loop, unsigned interval_ms) {
   if (!sim || !loop) return UV_EINVAL;
   tress_sim_detach_loop(sim);
@@ -60,6 +67,7 @@ int tress_sim_attach_loop(tress_sim *sim, uv_loop_t *loop, unsigned interval_ms)
   a->interval_ms = interval_ms ? interval_ms : (unsigned)(1000.0f / sim->def.fixed_hz);
   if (a->interval_ms == 0) a->interval_ms = 1;
   tress_sim_set_loop_hook(sim, on_needed, a);
+  sim->loop_release = release;
   return 0;
 }
 

@@ -1,0 +1,290 @@
+/* test_sim_bad_input.c - what the solver does with bad input: a clear error or a documented clamp,
+ * and never a NaN written to a bone. Settings: damping and stiffness are clamped into [0, 1];
+ * a non-finite setting is rejected with TRESS_ERR_INVALID_ARGUMENT; out-of-range sim
+ * definitions (fixed_hz, max_substeps, units_per_stud, NaN gravity/wind) are clamped. */
+#include "unit/sim_fixture.h"
+
+#include "sim_internal.h"
+
+static void test_bad_dt_is_rejected_and_changes_nothing(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  assert_int_equal(tress_sim_bind(sim, c.part, NULL, NULL), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 10);
+  tress_xform before[4];
+  for (int b = 0; b < 4; b++) before[b] = tress_bone_transform(scene, c.bones[b]);
+  const double bad[] = {NAN, INFINITY, -INFINITY, -1.0 / 60.0};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(tress_sim_step(sim, bad[i]), TRESS_ERR_INVALID_ARGUMENT);
+    assert_int_equal(tress_sim_stats_get(sim).substeps, 0);
+  }
+  for (int b = 0; b < 4; b++) assert_true(fix_xform_equal(tress_bone_transform(scene, c.bones[b]), before[b]));
+  /* the accumulator was not poisoned: the next good frame runs exactly one substep */
+  assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  assert_int_equal(tress_sim_stats_get(sim).substeps, 1);
+  fix_assert_finite(scene, &c);
+  assert_int_equal(tress_sim_step(NULL, 1.0 / 60.0), TRESS_ERR_INVALID_ARGUMENT);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+static void test_nan_part_cframe_never_reaches_a_bone(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  float cam[3] = {0, 5, 0};
+  tress_sim_set_camera(sim, cam);
+  assert_int_equal(tress_sim_bind(sim, c.part, NULL, NULL), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 10);
+  tress_xform bad = tress_xform_from_pos(NAN, 5, 0);
+  tress_part_set_cframe(scene, c.part, bad);
+  fix_run(sim, 1.0 / 60.0, 5);
+  for (int b = 0; b < c.count; b++) assert_true(fix_xform_finite(tress_bone_transform(scene, c.bones[b])));
+  bad = tress_xform_from_pos(0, 5, 0);
+  bad.q[1] = INFINITY;
+  tress_part_set_cframe(scene, c.part, bad);
+  fix_run(sim, 1.0 / 60.0, 5);
+  for (int b = 0; b < c.count; b++) assert_true(fix_xform_finite(tress_bone_transform(scene, c.bones[b])));
+  /* recovers once the part is sane again */
+  tress_part_set_cframe(scene, c.part, tress_xform_from_pos(1, 5, 0));
+  fix_run(sim, 1.0 / 60.0, 30);
+  fix_assert_finite(scene, &c);
+  float root[3];
+  fix_world_pos(scene, c.bones[0], root);
+  assert_true(fabsf(root[0] - 1.0f) < 1e-5f);
+  /* a chain bound while its part is NaN stays finite too */
+  fix_chain d = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
+  tress_part_set_cframe(scene, d.part, tress_xform_from_pos(NAN, NAN, NAN));
+  assert_int_equal(tress_sim_bind(sim, d.part, NULL, NULL), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 5);
+  for (int b = 0; b < d.count; b++) assert_true(fix_xform_finite(tress_bone_transform(scene, d.bones[b])));
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+static void test_nan_animated_value_never_reaches_a_bone(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  assert_int_equal(tress_sim_bind(sim, c.part, NULL, NULL), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 10);
+  tress_xform bad = tress_xform_identity();
+  bad.q[2] = NAN;
+  tress_bone_set_animated(scene, c.bones[0], bad); /* the pinned root */
+  bad = tress_xform_from_pos(INFINITY, 0, 0);
+  tress_bone_set_animated(scene, c.bones[2], bad); /* a simulated node */
+  fix_run(sim, 1.0 / 60.0, 20);
+  for (int b = 0; b < c.count; b++) assert_true(fix_xform_finite(tress_bone_transform(scene, c.bones[b])));
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+static void test_zero_length_links_stay_finite(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.0f); /* every link zero length */
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = scene;
+  def.max_chains = 10;
+  def.max_distance = 1000.0f;
+  def.ambient_wind[0] = 30.0f;
+  tress_sim *sim = tress_sim_create(&def);
+  assert_int_equal(tress_sim_bind(sim, c.part, NULL, NULL), TRESS_OK);
+  for (int i = 0; i < 60; i++) {
+    tress_part_set_cframe(scene, c.part, tress_xform_from_pos((float)sin(i * 0.5), 5, 0));
+    fix_run(sim, 1.0 / 60.0, 1);
+    fix_assert_finite(scene, &c);
+  }
+  float root[3], tip[3];
+  fix_world_pos(scene, c.bones[0], root);
+  fix_world_pos(scene, c.bones[4], tip);
+  assert_true(fix_dist(root, tip) < 1e-4f); /* zero rest length is kept */
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+static void test_destroyed_root_destroys_the_handle(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
+  fix_chain other = fix_chain_make(scene, 2, 5, 0, 4, 0.5f);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  tress_handle_id h, ho;
+  assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind(sim, other.part, NULL, &ho), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 10);
+  assert_int_equal(tress_sim_stats_get(sim).bound, 2);
+  tress_id dead = c.part;
+  tress_instance_destroy(scene, dead);
+  assert_false(tress_handle_valid(sim, h));
+  assert_int_equal(tress_sim_stats_get(sim).bound, 1);
+  fix_run(sim, 1.0 / 60.0, 10); /* the survivor keeps stepping */
+  assert_int_equal(tress_sim_stats_get(sim).simulated, 1);
+  fix_assert_finite(scene, &other);
+  /* the stale id is refused, the stale handle is harmless */
+  assert_int_equal(tress_sim_bind(sim, dead, NULL, &h), TRESS_ERR_STALE_ID);
+  assert_true(tress_handle_is_null(h));
+  tress_handle_destroy(sim, h);
+  assert_int_equal(tress_handle_set_chain_settings(sim, h, NULL), TRESS_ERR_STALE_ID);
+  assert_int_equal(tress_sim_stats_get(sim).bound, 1);
+  /* a bone destroyed under a live chain: no crash, the rest keeps its rest lengths */
+  tress_instance_destroy(scene, other.bones[3]);
+  fix_run(sim, 1.0 / 60.0, 10);
+  float p0[3], p1[3];
+  fix_world_pos(scene, other.bones[1], p0);
+  fix_world_pos(scene, other.bones[2], p1);
+  assert_true(fabsf(fix_dist(p0, p1) - 0.5f) < 1e-4f);
+  /* a part that is not a part */
+  assert_int_equal(tress_sim_bind(sim, other.bones[0], NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_sim_bind(NULL, other.part, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* Tip position after a second with these settings (static root, default sim). */
+static void tip_after(const tress_chain_settings *s, float out[3]) {
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  assert_int_equal(tress_sim_bind(sim, c.part, s, NULL), TRESS_OK);
+  for (int i = 0; i < 60; i++) {
+    tress_part_set_cframe(scene, c.part, tress_xform_from_pos((float)sin(i * 0.3), 5, 0));
+    fix_run(sim, 1.0 / 60.0, 1);
+  }
+  fix_world_pos(scene, c.bones[4], out);
+  fix_assert_finite(scene, &c);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+static void test_out_of_range_settings_are_clamped(void **state) {
+  (void)state;
+  float a[3], b[3];
+  tress_chain_settings s = tress_default_chain_settings();
+  tress_chain_settings t = s;
+  s.stiffness = 5.0f;
+  t.stiffness = 1.0f;
+  tip_after(&s, a);
+  tip_after(&t, b);
+  assert_true(fix_dist(a, b) == 0.0f);
+  s = t = tress_default_chain_settings();
+  s.stiffness = -3.0f;
+  t.stiffness = 0.0f;
+  tip_after(&s, a);
+  tip_after(&t, b);
+  assert_true(fix_dist(a, b) == 0.0f);
+  s = t = tress_default_chain_settings();
+  s.damping = 2.5f;
+  t.damping = 1.0f;
+  tip_after(&s, a);
+  tip_after(&t, b);
+  assert_true(fix_dist(a, b) == 0.0f);
+  s = t = tress_default_chain_settings();
+  s.damping = -1.0f;
+  t.damping = 0.0f;
+  tip_after(&s, a);
+  tip_after(&t, b);
+  assert_true(fix_dist(a, b) == 0.0f);
+  /* absurd but finite scales are kept: the output is still finite */
+  s = tress_default_chain_settings();
+  s.gravity_scale = 3e38f;
+  s.wind_scale = -3e38f;
+  tip_after(&s, a);
+  assert_true(isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]));
+}
+
+static void test_non_finite_settings_are_rejected(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  const float bad[] = {NAN, INFINITY, -INFINITY};
+  for (int field = 0; field < 4; field++) {
+    for (size_t i = 0; i < 3; i++) {
+      tress_chain_settings s = tress_default_chain_settings();
+      float *f = field == 0 ? &s.damping : field == 1 ? &s.stiffness : field == 2 ? &s.gravity_scale : &s.wind_scale;
+      *f = bad[i];
+      tress_handle_id h;
+      assert_int_equal(tress_sim_bind(sim, c.part, &s, &h), TRESS_ERR_INVALID_ARGUMENT);
+      assert_true(tress_handle_is_null(h));
+    }
+  }
+  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_OK);
+  tress_chain_settings s = tress_default_chain_settings();
+  s.damping = NAN;
+  assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_handle_set_chain_settings(sim, h, NULL), TRESS_ERR_INVALID_ARGUMENT);
+  fix_run(sim, 1.0 / 60.0, 30);
+  fix_assert_finite(scene, &c);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+static void test_non_finite_bone_rest_is_rejected(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
+  tress_bone_set_cframe(scene, c.bones[2], tress_xform_from_pos(NAN, 0, 0));
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
+  assert_true(tress_handle_is_null(h));
+  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  assert_false(tress_bone_simulated(scene, c.bones[0]));
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+static void test_out_of_range_sim_def_is_clamped(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = scene;
+  def.max_chains = 4;
+  def.max_distance = 10.0f;
+  def.fixed_hz = 0.0f;
+  def.max_substeps = 0;
+  def.units_per_stud = -2.0f;
+  def.gravity[1] = NAN;
+  def.ambient_wind[0] = INFINITY;
+  tress_sim *sim = tress_sim_create(&def);
+  assert_non_null(sim);
+  const tress_sim_def *d = tress_sim_get_def(sim);
+  assert_true(d->fixed_hz == 1.0f);
+  assert_int_equal(d->max_substeps, 1);
+  assert_true(d->units_per_stud == 1.0f);
+  assert_true(d->gravity[1] == 0.0f);
+  assert_true(d->ambient_wind[0] == 0.0f);
+  tress_sim_destroy(sim);
+  def.fixed_hz = NAN;
+  def.max_substeps = 1000;
+  sim = tress_sim_create(&def);
+  assert_true(tress_sim_get_def(sim)->fixed_hz == 60.0f);
+  assert_int_equal(tress_sim_get_def(sim)->max_substeps, 64);
+  tress_sim_destroy(sim);
+  def.scene = NULL;
+  assert_null(tress_sim_create(&def));
+  assert_null(tress_sim_create(NULL));
+  tress_scene_destroy(scene);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bad_dt_is_rejected_and_changes_nothing),
+      cmocka_unit_test(test_nan_part_cframe_never_reaches_a_bone),
+      cmocka_unit_test(test_nan_animated_value_never_reaches_a_bone),
+      cmocka_unit_test(test_zero_length_links_stay_finite),
+      cmocka_unit_test(test_destroyed_root_destroys_the_handle),
+      cmocka_unit_test(test_out_of_range_settings_are_clamped),
+      cmocka_unit_test(test_non_finite_settings_are_rejected),
+      cmocka_unit_test(test_non_finite_bone_rest_is_rejected),
+      cmocka_unit_test(test_out_of_range_sim_def_is_clamped),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,300 @@
+/* test_sim_cull.c - who simulates: camera distance, the should_simulate override, the max_chains
+ * budget (nearest win), sleep without writes, wake and teleport snaps, device budgets. */
+#include "unit/sim_fixture.h"
+
+#include "sim_internal.h"
+
+static void test_distance_cull(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain near = fix_chain_make(scene, 10, 5, 0, 4, 0.5f);
+  fix_chain far = fix_chain_make(scene, 60, 5, 0, 4, 0.5f);
+  tress_sim *sim = fix_sim(scene, 10, 40.0f);
+  float cam[3] = {0, 5.5f, 0};
+  tress_sim_set_camera(sim, cam);
+  tress_handle_id hn, hf;
+  assert_int_equal(tress_sim_bind(sim, near.part, NULL, &hn), TRESS_OK);
+  assert_int_equal(tress_sim_bind(sim, far.part, NULL, &hf), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 30);
+  assert_true(tress_handle_awake(sim, hn));
+  assert_false(tress_handle_awake(sim, hf));
+  assert_int_equal(tress_sim_stats_get(sim).simulated, 1);
+  assert_true(fix_swung(scene, near.bones[1]));
+  assert_true(fix_xform_is_identity(tress_bone_transform(scene, far.bones[1])));
+  /* the camera walks over: the far chain wakes, the near one (now 50 away) sleeps */
+  cam[0] = 55.0f;
+  tress_sim_set_camera(sim, cam);
+  fix_run(sim, 1.0 / 60.0, 30);
+  assert_false(tress_handle_awake(sim, hn));
+  assert_true(tress_handle_awake(sim, hf));
+  assert_true(fix_swung(scene, far.bones[1]));
+  /* exactly at the boundary still simulates */
+  cam[0] = 10.0f + 40.0f;
+  cam[1] = 5.5f;
+  tress_sim_set_camera(sim, cam);
+  fix_run(sim, 1.0 / 60.0, 1);
+  assert_true(tress_handle_awake(sim, hn));
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+typedef struct gate {
+  bool answer;
+  int calls;
+  tress_id last_root;
+} gate;
+
+static bool gate_fn(void *user, const tress_scene *scene, tress_id root) {
+  (void)scene;
+  gate *g = user;
+  g->calls++;
+  g->last_root = root;
+  return g->answer;
+}
+
+static void test_should_simulate_replaces_the_distance_check(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 500, 5, 0, 4, 0.5f);
+  gate g = {true, 0, TRESS_NULL_ID};
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = scene;
+  def.max_chains = 10;
+  def.max_distance = 10.0f;
+  def.should_simulate = gate_fn;
+  def.should_simulate_user = &g;
+  tress_sim *sim = tress_sim_create(&def);
+  float cam[3] = {0, 0, 0};
+  tress_sim_set_camera(sim, cam);
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_OK);
+  /* 500 away, far past max_distance, yet it simulates: the override owns the decision */
+  fix_run(sim, 1.0 / 60.0, 5);
+  assert_true(tress_handle_awake(sim, h));
+  assert_int_equal(tress_sim_stats_get(sim).simulated, 1);
+  assert_int_equal(g.calls, 5); /* once per frame */
+  assert_true(tress_id_equal(g.last_root, c.part));
+  /* next to the camera, but the override says no */
+  tress_part_set_cframe(scene, c.part, tress_xform_from_pos(0, 0, 0));
+  g.answer = false;
+  fix_run(sim, 1.0 / 60.0, 5);
+  assert_false(tress_handle_awake(sim, h));
+  assert_int_equal(tress_sim_stats_get(sim).simulated, 0);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* Deterministic pseudo-random numbers (no global state). */
+static uint32_t lcg(uint32_t *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return *s >> 8;
+}
+
+static void test_budget_keeps_the_nearest(void **state) {
+  (void)state;
+  enum { N = 24 };
+  tress_scene *scene = tress_scene_create();
+  fix_chain c[N];
+  uint32_t seed = 12345;
+  for (int i = 0; i < N; i++) {
+    float x = (float)(lcg(&seed) % 2000) / 10.0f - 100.0f;
+    float z = (float)(lcg(&seed) % 2000) / 10.0f - 100.0f;
+    c[i] = fix_chain_make(scene, x, 5, z, 3, 0.5f);
+  }
+  for (int keep = 1; keep <= 9; keep += 4) {
+    tress_sim *sim = fix_sim(scene, keep, 1e6f);
+    tress_handle_id h[N];
+    for (int i = 0; i < N; i++) assert_int_equal(tress_sim_bind(sim, c[i].part, NULL, &h[i]), TRESS_OK);
+    for (int round = 0; round < 6; round++) {
+      float cam[3] = {(float)(lcg(&seed) % 200) - 100.0f, 5.5f, (float)(lcg(&seed) % 200) - 100.0f};
+      tress_sim_set_camera(sim, cam);
+      fix_run(sim, 1.0 / 60.0, 1);
+      float dist[N];
+      int awake = 0;
+      for (int i = 0; i < N; i++) {
+        float p[3];
+        fix_world_pos(scene, c[i].bones[0], p);
+        dist[i] = fix_dist(p, cam);
+        awake += tress_handle_awake(sim, h[i]);
+      }
+      assert_int_equal(awake, keep);
+      assert_int_equal(tress_sim_stats_get(sim).simulated, keep);
+      for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+          if (tress_handle_awake(sim, h[i]) && !tress_handle_awake(sim, h[j])) assert_true(dist[i] <= dist[j]);
+    }
+    tress_sim_destroy(sim);
+  }
+  tress_scene_destroy(scene);
+}
+
+static void test_sleeping_chain_writes_nothing(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
+  tress_sim *sim = fix_sim(scene, 10, 20.0f);
+  float cam[3] = {0, 5, 0};
+  tress_sim_set_camera(sim, cam);
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 20);
+  cam[0] = 100.0f;
+  tress_sim_set_camera(sim, cam);
+  /* a sentinel in every output slot: a sleeping chain must leave it alone */
+  tress_xform sentinel = tress_xform_from_pos(7, 8, 9);
+  for (int b = 0; b < c.count; b++) tress_bone_set_transform(scene, c.bones[b], sentinel);
+  tress_part_set_cframe(scene, c.part, tress_xform_from_pos(1, 5, 0)); /* the root moves meanwhile */
+  fix_run(sim, 1.0 / 60.0, 30);
+  assert_false(tress_handle_awake(sim, h));
+  assert_int_equal(tress_sim_stats_get(sim).simulated, 0);
+  for (int b = 0; b < c.count; b++) assert_true(fix_xform_equal(tress_bone_transform(scene, c.bones[b]), sentinel));
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+static void test_wake_snaps_to_the_animated_pose(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
+  tress_sim *sim = fix_sim(scene, 10, 20.0f);
+  float cam[3] = {0, 5, 0};
+  tress_sim_set_camera(sim, cam);
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 30);
+  cam[0] = -100.0f;
+  tress_sim_set_camera(sim, cam);
+  fix_run(sim, 1.0 / 60.0, 5);
+  assert_false(tress_handle_awake(sim, h));
+  /* while asleep the root crosses 30 units (under the teleport distance), then the camera follows */
+  tress_part_set_cframe(scene, c.part, tress_xform_from_pos(30, 5, 0));
+  fix_run(sim, 1.0 / 60.0, 5);
+  cam[0] = 30.0f;
+  tress_sim_set_camera(sim, cam);
+  fix_run(sim, 1.0 / 60.0, 1);
+  assert_true(tress_handle_awake(sim, h));
+  for (int b = 0; b < c.count; b++) {
+    float p[3];
+    fix_world_pos(scene, c.bones[b], p);
+    tress_xform want = tress_bone_world_animated(scene, c.bones[b]);
+    if (fix_dist(p, want.p) > 0.05f) fail_msg("bone %d whipped: %.3f from its animated pose", b, (double)fix_dist(p, want.p));
+  }
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* How far (worst bone) the chain is from its animated pose one frame after its root jumps by
+ * `jump` units along x. The chain first hangs straight down (stiffness 0), far from that pose. */
+static float teleport_offset(float units_per_stud, float jump) {
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = scene;
+  def.max_chains = 10;
+  def.max_distance = 1e6f;
+  def.units_per_stud = units_per_stud;
+  tress_sim *sim = tress_sim_create(&def);
+  tress_chain_settings s = tress_default_chain_settings();
+  s.stiffness = 0.0f;
+  assert_int_equal(tress_sim_bind(sim, c.part, &s, NULL), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 300);
+  float tip[3], root[3];
+  fix_world_pos(scene, c.bones[0], root);
+  fix_world_pos(scene, c.bones[4], tip);
+  assert_true(root[1] - tip[1] > 1.9f); /* hanging */
+  tress_part_set_cframe(scene, c.part, tress_xform_from_pos(jump, 5, 0));
+  fix_run(sim, 1.0 / 60.0, 1);
+  float worst = 0.0f;
+  for (int b = 0; b < c.count; b++) {
+    float p[3];
+    fix_world_pos(scene, c.bones[b], p);
+    float d = fix_dist(p, tress_bone_world_animated(scene, c.bones[b]).p);
+    if (d > worst) worst = d;
+  }
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+  return worst;
+}
+
+static void test_teleport_snaps_past_50_units(void **state) {
+  (void)state;
+  /* past 50 the chain snaps to its animated pose (then one substep of gravity) */
+  assert_true(teleport_offset(1.0f, 51.0f) < 0.05f);
+  assert_true(teleport_offset(1.0f, -80.0f) < 0.05f);
+  /* at 49 it integrates the jump: the strand is dragged behind the root */
+  assert_true(teleport_offset(1.0f, 49.0f) > 0.5f);
+  /* the distance scales with units_per_stud: 50 studs at 0.28 units each is 14 units */
+  assert_true(teleport_offset(0.28f, 20.0f) < 0.05f);
+  assert_true(teleport_offset(1.0f, 20.0f) > 0.5f);
+  assert_true(teleport_offset(0.28f, 13.0f) > 0.5f);
+}
+
+static void test_device_budget_formulas(void **state) {
+  (void)state;
+  assert_int_equal(tress_device_max_chains(0.25f), 3);
+  assert_int_equal(tress_device_max_chains(1.0f), 10);
+  assert_int_equal(tress_device_max_chains(4.0f), 40);
+  assert_int_equal(tress_device_max_chains(1.26f), 13);
+  assert_int_equal(tress_device_max_chains(0.01f), 1);
+  assert_true(tress_device_max_distance(0.25f) == 20.0f);
+  assert_true(tress_device_max_distance(1.0f) == 80.0f);
+  assert_true(tress_device_max_distance(4.0f) == 320.0f);
+  assert_true(tress_device_max_distance(1.26f) == 101.0f);
+  float c = tress_device_compute();
+  assert_true(c >= 0.25f && c <= 4.0f);
+}
+
+static void test_role_defaults(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = scene;
+  def.role = TRESS_SIM_SERVER;
+  tress_sim *sim = tress_sim_create(&def);
+  assert_int_equal(sim->max_chains, 20);
+  assert_true(sim->max_distance == 100.0f);
+  tress_sim_destroy(sim);
+  /* client: from the device profile */
+  def = tress_default_sim_def();
+  def.scene = scene;
+  def.device_compute = 2.0f;
+  sim = tress_sim_create(&def);
+  assert_int_equal(sim->max_chains, 20);
+  assert_true(sim->max_distance == 160.0f);
+  tress_sim_destroy(sim);
+  def.device_compute = 9.0f; /* clamped into [0.25, 4] */
+  sim = tress_sim_create(&def);
+  assert_int_equal(sim->max_chains, 40);
+  assert_true(sim->max_distance == 320.0f);
+  tress_sim_destroy(sim);
+  /* unset compute runs the bench once; whatever it says lands in range */
+  def.device_compute = 0.0f;
+  sim = tress_sim_create(&def);
+  const tress_sim_def *got = tress_sim_get_def(sim);
+  assert_true(got->device_compute >= 0.25f && got->device_compute <= 4.0f);
+  assert_int_equal(sim->max_chains, tress_device_max_chains(got->device_compute));
+  tress_sim_destroy(sim);
+  /* explicit values win over the profile; lengths scale with units_per_stud */
+  def.device_compute = 1.0f;
+  def.max_chains = 7;
+  def.units_per_stud = 0.5f;
+  sim = tress_sim_create(&def);
+  assert_int_equal(sim->max_chains, 7);
+  assert_true(sim->max_distance == 40.0f);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_distance_cull),
+      cmocka_unit_test(test_should_simulate_replaces_the_distance_check),
+      cmocka_unit_test(test_budget_keeps_the_nearest),
+      cmocka_unit_test(test_sleeping_chain_writes_nothing),
+      cmocka_unit_test(test_wake_snaps_to_the_animated_pose),
+      cmocka_unit_test(test_teleport_snaps_past_50_units),
+      cmocka_unit_test(test_device_budget_formulas),
+      cmocka_unit_test(test_role_defaults),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

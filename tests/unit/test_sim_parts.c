@@ -1,0 +1,120 @@
+/* test_sim_parts.c - part chains (bind_parts): parts[0] is the pin the body moves, the rest are
+ * written through their world cframe, links are inextensible, and binds are not deduplicated. */
+#include "unit/sim_fixture.h"
+
+typedef struct tail {
+  tress_id parts[4];
+} tail;
+
+static tail tail_make(tress_scene *scene, float x) {
+  tail t;
+  for (int i = 0; i < 4; i++) {
+    t.parts[i] = tress_instance_create(scene, TRESS_KIND_PART, i == 0 ? "TailRoot" : "Segment", tress_scene_root(scene));
+    tress_part_set_cframe(scene, t.parts[i], tress_xform_from_pos(x + 0.5f * (float)i, 5, 0));
+  }
+  return t;
+}
+
+static float part_dist(const tress_scene *scene, tress_id a, tress_id b) {
+  tress_xform pa = tress_part_cframe(scene, a), pb = tress_part_cframe(scene, b);
+  return fix_dist(pa.p, pb.p);
+}
+
+static void test_part_chain_of_four(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  tail t = tail_make(scene, 0);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  tress_chain_settings s = tress_default_chain_settings();
+  s.stiffness = 0.0f; /* the seed: things that hang bind with stiffness 0 */
+  s.damping = 0.85f;
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind_parts(sim, t.parts, 4, &s, &h), TRESS_OK);
+  assert_false(tress_handle_is_null(h));
+  assert_int_equal(tress_sim_stats_get(sim).bound, 1);
+  /* the body walks and turns: the pin is moved by the game, the segments follow */
+  float axis[3] = {0, 1, 0};
+  for (int i = 0; i < 180; i++) {
+    tress_xform pin = tress_xform_from_axis_angle(axis, (float)(0.02 * i));
+    pin.p[0] = (float)(0.04 * i);
+    pin.p[1] = 5.0f + (float)(0.3 * sin(i * 0.4));
+    pin.p[2] = 0.0f;
+    tress_part_set_cframe(scene, t.parts[0], pin);
+    fix_run(sim, 1.0 / 60.0, 1);
+    assert_true(fix_xform_equal(tress_part_cframe(scene, t.parts[0]), pin)); /* the pin is never written */
+    for (int k = 1; k < 4; k++) {
+      float d = part_dist(scene, t.parts[k - 1], t.parts[k]);
+      if (fabsf(d - 0.5f) > 1e-4f) fail_msg("frame %d link %d: %.6f", i, k, (double)d);
+      assert_true(fix_xform_finite(tress_part_cframe(scene, t.parts[k])));
+    }
+  }
+  /* gravity owns the segments: they hang below the pin, and they moved with the body */
+  tress_xform pin = tress_part_cframe(scene, t.parts[0]);
+  tress_xform end = tress_part_cframe(scene, t.parts[3]);
+  assert_true(end.p[1] < pin.p[1] - 0.3f);
+  assert_true(fix_dist(end.p, pin.p) <= 1.5f + 1e-4f);
+  assert_true(end.p[0] > 5.0f);
+  /* the segments turn with the chain: unit rotations */
+  for (int k = 1; k < 4; k++) {
+    tress_xform x = tress_part_cframe(scene, t.parts[k]);
+    float n = x.q[0] * x.q[0] + x.q[1] * x.q[1] + x.q[2] * x.q[2] + x.q[3] * x.q[3];
+    assert_true(fabsf(n - 1.0f) < 1e-4f);
+  }
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+static void test_bind_parts_is_not_deduplicated(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  tail t = tail_make(scene, 0);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  tress_handle_id a, b;
+  assert_int_equal(tress_sim_bind_parts(sim, t.parts, 4, NULL, &a), TRESS_OK);
+  assert_int_equal(tress_sim_bind_parts(sim, t.parts, 4, NULL, &b), TRESS_OK);
+  assert_false(a.index1 == b.index1 && a.generation == b.generation);
+  assert_int_equal(tress_sim_stats_get(sim).bound, 2);
+  fix_run(sim, 1.0 / 60.0, 1);
+  assert_int_equal(tress_sim_stats_get(sim).simulated, 2);
+  tress_handle_destroy(sim, a);
+  assert_true(tress_handle_valid(sim, b));
+  assert_int_equal(tress_sim_stats_get(sim).bound, 1);
+  /* destroying the pin destroys the handle */
+  tress_instance_destroy(scene, t.parts[0]);
+  assert_false(tress_handle_valid(sim, b));
+  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+static void test_bind_parts_needs_a_pin_and_a_link(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  tail t = tail_make(scene, 0);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind_parts(sim, t.parts, 1, NULL, &h), TRESS_ERR_TOO_FEW_PARTS);
+  assert_true(tress_handle_is_null(h));
+  assert_int_equal(tress_sim_bind_parts(sim, t.parts, 0, NULL, &h), TRESS_ERR_TOO_FEW_PARTS);
+  assert_int_equal(tress_sim_bind_parts(sim, NULL, 3, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
+  tress_id mixed[2] = {t.parts[0], tress_instance_create(scene, TRESS_KIND_FOLDER, "x", tress_scene_root(scene))};
+  assert_int_equal(tress_sim_bind_parts(sim, mixed, 2, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
+  tress_id gone = tress_instance_create(scene, TRESS_KIND_PART, "gone", tress_scene_root(scene));
+  tress_instance_destroy(scene, gone);
+  tress_id stale[2] = {t.parts[0], gone};
+  assert_int_equal(tress_sim_bind_parts(sim, stale, 2, NULL, &h), TRESS_ERR_STALE_ID);
+  tress_part_set_cframe(scene, t.parts[2], tress_xform_from_pos(NAN, 0, 0));
+  assert_int_equal(tress_sim_bind_parts(sim, t.parts, 4, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_part_chain_of_four),
+      cmocka_unit_test(test_bind_parts_is_not_deduplicated),
+      cmocka_unit_test(test_bind_parts_needs_a_pin_and_a_link),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
