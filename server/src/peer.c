@@ -213,7 +213,7 @@ void tress_peer_on_receive(tress_server *s, ENetPeer *enet, const ENetPacket *pa
     case TRESS_MSG_DESPAWN_CHARACTER: tress_session_despawn(s, slot, &msg.despawn_character); break;
     case TRESS_MSG_SETTINGS_UPDATE: tress_session_settings_update(s, slot, &msg.settings_update); break;
     default:
-      tress_net_send_error(s, slot, TRESS_CODE_UNEXPECTED_MESSAGE, msg.type, 0, 0, "%s is not a client message here",
+      tress_net_send_error(s, slot, TRESS_CODE_UNEXPECTED_MESSAGE, msg.type, 0, 0, "%s is not accepted from a client in this state",
                            tress_msg_type_name(msg.type));
       tress_peer_strike(s, slot, "unexpected_type");
       break;
