@@ -12,7 +12,7 @@
 
 #define SAMPLE_HZ 30.0
 #define MAX_BONES 64
-#define SECONDS_TO_UNITS 2.5 /* filmstrip spacing: units of drawing per second of time */
+#define SECONDS_TO_UNITS 9.0 /* filmstrip spacing: units of drawing per second of time */
 #define POSE_EVERY 6         /* draw a full pose every 6 samples (0.2 s) */
 
 typedef struct sample {
@@ -130,9 +130,12 @@ int bot_picture_write(bot_picture *p, const char *path) {
       }
     }
   }
-  const int width = 1600, height = 520, margin = 50, title = 40;
+  /* The filmstrip's width fixes the scale; the picture is as tall as the chains need. */
+  const int width = 1600, margin = 50, title = 40, panel = 200, gap = 40;
   view v;
-  v.scale = fmin((width - 2.0 * margin) / fmax(max_x - min_x, 1e-3), (height - 2.0 * margin - title) / fmax(max_y - min_y, 1e-3));
+  v.scale = (width - 2.0 * margin) / fmax(max_x - min_x, 1e-3);
+  v.scale = fmin(v.scale, 420.0 / fmax(max_y - min_y, 1e-3));
+  const int height = (int)(2 * margin + title + (max_y - min_y) * v.scale + gap + panel);
   v.x0 = margin;
   v.y0 = margin + title;
   v.min_x = min_x;
@@ -152,12 +155,12 @@ int bot_picture_write(bot_picture *p, const char *path) {
     float zero[2] = {min_x < 0 ? 0.0f : 0.0f, (float)min_y};
     double x, y;
     map(&v, p->samples[0].t + t, zero, &x, &y);
-    cairo_move_to(cr, x, height - margin + 8);
-    cairo_line_to(cr, x, height - margin + 16);
+    cairo_move_to(cr, x, height - margin - panel + 8);
+    cairo_line_to(cr, x, height - margin + 8);
     cairo_stroke(cr);
     char label[32];
     snprintf(label, sizeof label, "%.1f s", t);
-    cairo_move_to(cr, x - 10, height - margin + 30);
+    cairo_move_to(cr, x - 10, height - margin + 22);
     cairo_show_text(cr, label);
   }
 
@@ -195,6 +198,42 @@ int bot_picture_write(bot_picture *p, const char *path) {
     cairo_set_source_rgb(cr, 0.6, 0.05, 0.1);
     draw_pose(cr, p, &v, s, false);
   }
+
+  /* Lower panel: each tip's lag behind its animated position along the walk (forward axis),
+   * against time: the sway as a waveform, easy to compare between frame rates. */
+  double lag_max = 1e-3;
+  for (uint32_t k = 0; k < p->count; k++)
+    for (uint32_t i = 0; i < p->bone_count; i++)
+      if (p->tip[i]) lag_max = fmax(lag_max, fabs(p->samples[k].drawn[i][0] - p->samples[k].animated[i][0]));
+  double mid = height - margin - panel / 2.0, half = panel / 2.0 - 12.0;
+  cairo_set_dash(cr, NULL, 0, 0);
+  cairo_set_source_rgb(cr, 0.8, 0.8, 0.8);
+  cairo_set_line_width(cr, 1.0);
+  cairo_move_to(cr, v.x0, mid);
+  cairo_line_to(cr, width - margin, mid);
+  cairo_stroke(cr);
+  cairo_set_source_rgba(cr, 0.6, 0.05, 0.1, 0.85);
+  cairo_set_line_width(cr, 1.5);
+  for (uint32_t i = 0; i < p->bone_count; i++) {
+    if (!p->tip[i]) continue;
+    for (uint32_t k = 0; k < p->count; k++) {
+      const sample *s = &p->samples[k];
+      float zero[2] = {0.0f, 0.0f};
+      double x, y;
+      map(&v, s->t, zero, &x, &y);
+      double lag = s->drawn[i][0] - s->animated[i][0];
+      y = mid - lag / lag_max * half;
+      if (k == 0) cairo_move_to(cr, x, y);
+      else cairo_line_to(cr, x, y);
+    }
+    cairo_stroke(cr);
+  }
+  cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+  cairo_set_font_size(cr, 12);
+  char lag_label[96];
+  snprintf(lag_label, sizeof lag_label, "tip offset from the animated pose along the walk (+-%.2f units)", lag_max);
+  cairo_move_to(cr, margin, height - margin - panel + 4);
+  cairo_show_text(cr, lag_label);
 
   cairo_set_dash(cr, NULL, 0, 0);
   cairo_set_source_rgb(cr, 0, 0, 0);
