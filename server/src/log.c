@@ -51,6 +51,31 @@ const char *tress_log_quote(const char *value, char *out, size_t cap) {
   return out;
 }
 
+/* True when v[0..n) is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool is_json_number(const char *v, size_t n) {
+  size_t i = 0;
+  if (i < n && v[i] == '-') i++;
+  if (i >= n) return false;
+  if (v[i] == '0') i++;
+  else if (v[i] >= '1' && v[i] <= '9')
+    while (i < n && v[i] >= '0' && v[i] <= '9') i++;
+  else
+    return false;
+  if (i < n && v[i] == '.') {
+    size_t start = ++i;
+    while (i < n && v[i] >= '0' && v[i] <= '9') i++;
+    if (i == start) return false;
+  }
+  if (i < n && (v[i] == 'e' || v[i] == 'E')) {
+    i++;
+    if (i < n && (v[i] == '+' || v[i] == '-')) i++;
+    size_t start = i;
+    while (i < n && v[i] >= '0' && v[i] <= '9') i++;
+    if (i == start) return false;
+  }
+  return i == n;
+}
+
 /* Appends logfmt pairs as JSON members: numbers stay bare, quoted values are re-escaped. */
 static size_t logfmt_to_json(const char *in, char *out, size_t cap) {
   size_t o = 0;
@@ -89,10 +114,7 @@ static size_t logfmt_to_json(const char *in, char *out, size_t cap) {
       const char *v = p;
       while (*p && *p != ' ') p++;
       size_t vl = (size_t)(p - v);
-      bool numeric = vl > 0;
-      for (size_t i = 0; i < vl; i++)
-        if (!strchr("0123456789.-e+", v[i])) numeric = false;
-      if (vl == 1 && (v[0] == '-' || v[0] == '.')) numeric = false;
+      bool numeric = is_json_number(v, vl);
       if (!numeric) PUT('"');
       for (size_t i = 0; i < vl; i++) {
         if (v[i] == '"' || v[i] == '\\') PUT('\\');
