@@ -280,7 +280,7 @@ typedef struct tress_msg_character_removed {
 typedef struct tress_msg_rig_result {
   uint32_t character_id;
   uint8_t accessory_index;     /* into the character's manifest accessories */
-  uint8_t mesh_hash[32];       /* BLAKE2b-256 of the mesh asset's bytes */
+  uint8_t mesh_hash[32];       /* tress_mesh_content_hash (BLAKE2b-256) of the handle mesh */
   tress_wire_rig_options options; /* as used by the server */
   uint32_t bone_count;         /* 1..TRESS_WIRE_MAX_BONES */
   tress_wire_bone *bones;
