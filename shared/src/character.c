@@ -4,7 +4,8 @@
  * part that carries bones (tress_sim_bind), then every remaining accessory the match accepts
  * (tress_sim_bind_accessory), and both of those return the existing handle for an already bound
  * root. An accessory whose handle carries bones is already covered by the first pass, and layered
- * clothing (a handle with a wrap layer child) never swings, whatever the match says. Accessories
+ * clothing (a handle with a wrap layer child) never swings, whatever the match says: not as a
+ * pendulum and not as a bone chain either (a layered handle with bones is skipped in both passes). Accessories
  * that cannot swing (no Handle, no steerable joint, bad offsets) are skipped, not errors.
  *
  * Lifecycle: every handle the scan returns remembers the model (handle->character) and listens on
@@ -72,9 +73,14 @@ static bool carries_bones(const tress_scene *scene, tress_id part) {
   return !tress_id_is_null(tress_instance_find_child_of_kind(scene, part, TRESS_KIND_BONE));
 }
 
+static bool is_layered(const tress_scene *scene, tress_id part) {
+  return !tress_id_is_null(tress_instance_find_child_of_kind(scene, part, TRESS_KIND_WRAP_LAYER));
+}
+
 static bool visit_boned_part(tress_scene *scene, tress_id id, void *user) {
   character_scan *scan = user;
   if (tress_instance_kind(scene, id) != TRESS_KIND_PART || !carries_bones(scene, id)) return true;
+  if (is_layered(scene, id)) return true; /* layered clothing never swings, bones or not */
   tress_handle_id h;
   tress_result r = tress_sim_bind(scan->sim, id, scan->settings, &h);
   if (r == TRESS_OK) claim(scan, h);
@@ -88,7 +94,7 @@ static bool visit_accessory(tress_scene *scene, tress_id id, void *user) {
   tress_id handle = tress_accessory_handle(scene, id);
   if (tress_id_is_null(handle)) return true;
   if (carries_bones(scene, handle)) return true; /* bound as a bone chain in the first pass */
-  if (!tress_id_is_null(tress_instance_find_child_of_kind(scene, handle, TRESS_KIND_WRAP_LAYER))) return true;
+  if (is_layered(scene, handle)) return true;
   if (!scan->match(scan->match_user, scene, id)) return true;
   tress_handle_id h;
   tress_result r = tress_sim_bind_accessory(scan->sim, id, scan->accessory_settings, &h);

@@ -14,6 +14,7 @@ typedef struct full_character {
   acc_worn layered_hair;      /* type Hair but its handle has a WrapLayer */
   acc_worn jacket;            /* layered type with a WrapLayer */
   acc_worn boned;             /* type Hair, its handle carries bones */
+  acc_worn boned_layered;     /* a layered jacket whose handle carries bones */
   tress_id no_handle;         /* type Hat, no Handle */
 } full_character;
 
@@ -47,6 +48,9 @@ static full_character full_make(void) {
   tress_instance_create(s, TRESS_KIND_WRAP_LAYER, "WrapLayer", f.jacket.handle);
   f.boned = acc_wear(&f.c, "BonedHair", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
   add_bones(s, f.boned.handle);
+  f.boned_layered = acc_wear(&f.c, "SkinnedJacket", TRESS_ACCESSORY_JACKET, TRESS_JOINT_WELD, false, false);
+  add_bones(s, f.boned_layered.handle);
+  tress_instance_create(s, TRESS_KIND_WRAP_LAYER, "WrapLayer", f.boned_layered.handle);
   f.no_handle = tress_instance_create(s, TRESS_KIND_ACCESSORY, "Bare", f.c.model);
   tress_accessory_set_type(s, f.no_handle, TRESS_ACCESSORY_HAT);
   return f;
@@ -97,6 +101,8 @@ static void test_binds_boned_parts_then_matching_accessories(void **state) {
   assert_false(accessory_bound(sim, &f.layered_hair));
   assert_false(accessory_bound(sim, &f.jacket));
   assert_false(accessory_bound(sim, &f.boned));
+  assert_false(accessory_bound(sim, &f.boned_layered));
+  assert_false(bones_bound(sim, f.boned_layered.handle)); /* layered: not even its bones */
   /* every returned handle knows its character */
   for (uint32_t i = 0; i < n; i++) assert_true(tress_id_equal(tress__handle_get(sim, out[i])->character, f.c.model));
   /* max_out smaller than the total: the first max_out handles, the full count */
@@ -208,6 +214,7 @@ static void test_match_predicate_replaces_the_default(void **state) {
   assert_false(was_asked(&log, f.layered_hair.accessory));
   assert_false(was_asked(&log, f.jacket.accessory));
   assert_false(was_asked(&log, f.boned.accessory));
+  assert_false(was_asked(&log, f.boned_layered.accessory));
   assert_true(was_asked(&log, f.hair.accessory));
   tress_sim_destroy(sim);
 
@@ -221,6 +228,7 @@ static void test_match_predicate_replaces_the_default(void **state) {
   assert_true(accessory_bound(sim, &f.face));
   assert_false(accessory_bound(sim, &f.layered_hair));
   assert_false(accessory_bound(sim, &f.jacket));
+  assert_false(bones_bound(sim, f.boned_layered.handle));
   tress_sim_destroy(sim);
   tress_scene_destroy(f.c.scene);
 }
