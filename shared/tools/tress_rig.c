@@ -3,6 +3,7 @@
  *   tress-rig hair.glb -o hair_rigged.glb [--sectors N] [--segments N] [--max-influences N]
  *             [--axis x,y,z] [--root x,y,z] [--json]
  *   tress-rig --generate bob|ponytail|long -o FILE(.glb|.obj) [--json]
+ *   tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]   (spring_report.c: what the importer made)
  *
  * main() only parses and dispatches to one small function per mode, so a new mode is one more
  * function and one more branch. */
@@ -18,6 +19,7 @@
 #include "tress/obj.h"
 #include "tress/rig.h"
 #include "tress/sample_hair.h"
+#include "tress/spring_report.h"
 
 typedef struct args {
   const char *input;
@@ -37,7 +39,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: tress-rig MESH(.glb|.gltf|.obj) -o OUT.glb [--sectors N] [--segments N] [--max-influences N]\n"
           "                 [--axis x,y,z] [--root x,y,z] [--json]\n"
-          "       tress-rig --generate bob|ponytail|long -o OUT(.glb|.obj) [--json]\n");
+          "       tress-rig --generate bob|ponytail|long -o OUT(.glb|.obj) [--json]\n"
+          "       tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]\n");
 }
 
 static bool parse_vec3(const char *s, float out[3]) {
@@ -165,6 +168,8 @@ static int cmd_rig(const args *a) {
 }
 
 int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--springs") == 0) return tress_spring_report_main(argc, argv);
   args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -692,6 +693,51 @@ static void test_report_json_and_text(void **state) {
   assert_int_equal(tress_spring_report_main(3, bad), 1);
 }
 
+/* The real tool, as a user runs it: tress-rig --springs MODEL --json, output parsed back. */
+static void test_tress_rig_springs_command(void **state) {
+  (void)state;
+  const char *bin = getenv("TRESS_BINARY_DIR");
+  char tool[600];
+  snprintf(tool, sizeof tool, "%s/shared/tress-rig", bin && *bin ? bin : "build");
+  if (access(tool, X_OK) != 0) {
+    fprintf(stderr, "%s not built: build the whole tree to run this test\n", tool);
+    skip();
+  }
+  char path[600];
+  path_in_dir(path, sizeof path, "tool.vrm");
+  cJSON *doc = vrm_model();
+  write_glb(path, doc);
+  cJSON_Delete(doc);
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd, "'%s' --springs '%s' --json", tool, path);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  char *text = calloc(1 << 20, 1);
+  size_t n = fread(text, 1, (1 << 20) - 1, p);
+  assert_int_equal(pclose(p), 0);
+  assert_true(n > 0);
+  cJSON *r = cJSON_Parse(text);
+  free(text);
+  assert_non_null(r);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r, "chains")), 2);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r, "colliders")), 2);
+  assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(r, "warnings")) >= 9);
+  cJSON_Delete(r);
+  /* text mode, and a file that is not a model fails with status 1 */
+  snprintf(cmd, sizeof cmd, "'%s' --springs '%s' | grep -c '^chain '", tool, path);
+  p = popen(cmd, "r");
+  char line[64] = "";
+  assert_non_null(fgets(line, sizeof line, p));
+  pclose(p);
+  assert_int_equal(atoi(line), 2);
+  char junk[600];
+  path_in_dir(junk, sizeof junk, "junk.vrm");
+  write_text(junk, "not a model");
+  snprintf(cmd, sizeof cmd, "'%s' --springs '%s' 2>/dev/null", tool, junk);
+  int status = system(cmd);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+}
+
 static int setup(void **state) {
   (void)state;
   make_dir();
@@ -716,6 +762,7 @@ int main(void) {
       cmocka_unit_test(test_vrm0_secondary_animation),
       cmocka_unit_test(test_apply_builds_bones_and_colliders),
       cmocka_unit_test(test_report_json_and_text),
+      cmocka_unit_test(test_tress_rig_springs_command),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
