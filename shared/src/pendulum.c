@@ -61,6 +61,7 @@ typedef struct pendulum {
   bool handle_is_side0;  /* handle is part0 (writes c0) or attachment0's parent */
   tress_id handle_attachment, body_attachment; /* RigidConstraint */
   tress_id constraint;   /* the WeldConstraint swapped out, or null */
+  tress_xform orig_constraint_offset; /* its captured offset, restored bit for bit */
   tress_xform orig_c0, orig_c1; /* Weld/Motor6D (or CKSwayWeld as created) at first bind */
   tress_xform orig_attachment;  /* RigidConstraint: handle-side attachment cframe at first bind */
   tress_xform orig_offset;      /* the handle-side offset at first bind */
@@ -422,6 +423,7 @@ tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const 
   p->handle_attachment = pick.handle_attachment;
   p->body_attachment = pick.body_attachment;
   p->constraint = constraint;
+  if (!tress_id_is_null(constraint)) p->orig_constraint_offset = tress_joint_weld_constraint_offset(scene, constraint);
   const tress_joint *j = tress_joint_get(scene, p->joint);
   p->orig_c0 = j->c0;
   p->orig_c1 = j->c1;
@@ -474,7 +476,10 @@ void tress__pendulums_unbind(tress_sim *sim, tress_handle *h) {
      * offset, not a swung one. */
     tress_instance_destroy(scene, p->joint);
     const tress_joint *c = tress_joint_get(scene, p->constraint);
-    if (c && c->kind == TRESS_JOINT_WELD_CONSTRAINT) tress_joint_set_enabled(scene, p->constraint, true);
+    if (c && c->kind == TRESS_JOINT_WELD_CONSTRAINT) {
+      tress_joint_set_enabled(scene, p->constraint, true);
+      tress_joint_set_weld_constraint_offset(scene, p->constraint, p->orig_constraint_offset);
+    }
   }
 }
 

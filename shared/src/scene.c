@@ -688,6 +688,11 @@ tress_xform tress_joint_weld_constraint_offset(const tress_scene *s, tress_id id
   return in ? in->u.joint.constraint_offset : tress_xform_identity();
 }
 
+void tress_joint_set_weld_constraint_offset(tress_scene *s, tress_id id, tress_xform offset) {
+  instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
+  if (in && tress_xform_is_finite(offset)) in->u.joint.constraint_offset = offset;
+}
+
 bool tress_joint_solve(tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
   if (!in || !in->u.joint.def.enabled) return false;

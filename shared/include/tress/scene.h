@@ -175,6 +175,8 @@ void tress_joint_set_enabled(tress_scene *scene, tress_id joint, bool enabled);
 void tress_joint_set_offsets(tress_scene *scene, tress_id joint, tress_xform c0, tress_xform c1);
 /* The offset a WeldConstraint holds (part0^-1 * part1 at enable time). */
 tress_xform tress_joint_weld_constraint_offset(const tress_scene *scene, tress_id joint);
+/* Restores a captured WeldConstraint offset exactly (a re-enable would re-capture it). */
+void tress_joint_set_weld_constraint_offset(tress_scene *scene, tress_id joint, tress_xform offset);
 /* Place part1 from part0 through one enabled joint, as an engine's joint solver would. */
 bool tress_joint_solve(tress_scene *scene, tress_id joint);
 /* Solve every enabled joint in creation order (body-side parts first by convention). */
