@@ -693,6 +693,70 @@ static void test_report_json_and_text(void **state) {
   assert_int_equal(tress_spring_report_main(3, bad), 1);
 }
 
+/* Every number of the VRM model mutated at random (indices out of range, negative radii,
+ * children that make cycles, huge values): the import never fails on valid JSON and what it
+ * returns always holds together. */
+static uint32_t lcg(uint32_t *seed) {
+  *seed = *seed * 1664525u + 1013904223u;
+  return *seed >> 8;
+}
+
+static void mutate_numbers(cJSON *item, uint32_t *seed) {
+  static const double values[] = {-1.0, 0.0, 1.0, 2.0, 3.0, 5.0, 13.0, 99999.0, -0.5, 1e30, 0.25, 4294967296.0};
+  for (cJSON *c = item ? item->child : NULL; c; c = c->next) {
+    if (cJSON_IsNumber(c) && lcg(seed) % 6 == 0) cJSON_SetNumberValue(c, values[lcg(seed) % 12]);
+    mutate_numbers(c, seed);
+  }
+}
+
+static void test_mutated_models_hold_together(void **state) {
+  (void)state;
+  uint32_t seed = 2026u;
+  for (int round = 0; round < 300; round++) {
+    cJSON *doc = vrm_model();
+    mutate_numbers(doc, &seed);
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    tress_spring_import *imp = NULL;
+    char err[TRESS_SPRING_ERROR_MAX];
+    tress_spring_import_def def = tress_default_spring_import_def();
+    assert_int_equal(tress_spring_import_memory((const uint8_t *)text, strlen(text), &def, &imp, err), 0);
+    cJSON_free(text);
+    for (uint32_t i = 0; i < imp->chain_count; i++) {
+      const tress_spring_chain *ch = &imp->chains[i];
+      assert_true(ch->joint_count >= 2);
+      assert_int_equal(ch->joints[0], ch->root);
+      for (uint32_t k = 0; k < ch->joint_count; k++) {
+        assert_true(ch->joints[k] >= 0 && (uint32_t)ch->joints[k] < imp->node_count);
+        assert_false(imp->nodes[ch->joints[k]].bad);
+        if (k) assert_true(imp->nodes[ch->joints[k]].parent >= 0);
+      }
+      assert_true(ch->stiffness >= 0.0f && ch->stiffness <= 1.0f);
+      assert_true(ch->drag >= 0.0f && ch->drag <= 1.0f);
+      assert_true(ch->radius >= 0.0f);
+      for (uint32_t k = 0; k < ch->colliders.count; k++) assert_true(ch->colliders.index[k] < imp->collider_count);
+    }
+    for (uint32_t i = 0; i < imp->collider_count; i++) {
+      const tress_spring_collider *c = &imp->colliders[i];
+      assert_true(c->node >= 0 && (uint32_t)c->node < imp->node_count);
+      assert_false(imp->nodes[c->node].bad);
+      assert_true(c->radius >= 0.0f);
+      if (c->shape == TRESS_COLLIDER_CAPSULE) assert_true(c->height > 0.0f);
+    }
+    /* and it applies to a scene without tripping over anything */
+    tress_scene *scene = tress_scene_create();
+    tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_root(scene));
+    tress_spring_scene ss;
+    assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+    for (uint32_t i = 0; i < imp->chain_count; i++)
+      for (uint32_t k = 0; k < imp->chains[i].joint_count; k++)
+        assert_false(tress_id_is_null(ss.node_bones[imp->chains[i].joints[k]]));
+    tress_spring_scene_free(&ss);
+    tress_scene_destroy(scene);
+    tress_spring_import_free(imp);
+  }
+}
+
 /* The real tool, as a user runs it: tress-rig --springs MODEL --json, output parsed back. */
 static void test_tress_rig_springs_command(void **state) {
   (void)state;
@@ -763,6 +827,7 @@ int main(void) {
       cmocka_unit_test(test_apply_builds_bones_and_colliders),
       cmocka_unit_test(test_report_json_and_text),
       cmocka_unit_test(test_tress_rig_springs_command),
+      cmocka_unit_test(test_mutated_models_hold_together),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
