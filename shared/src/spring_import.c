@@ -1049,6 +1049,23 @@ int32_t tress_spring_import_find_node(const tress_spring_import *imp, const char
   return -1;
 }
 
+tress_chain_settings tress_spring_chain_settings(const tress_spring_chain *chain, const float sim_gravity[3]) {
+  tress_chain_settings s = tress_default_chain_settings();
+  if (!chain) return s;
+  s.damping = chain->damping;
+  s.stiffness = chain->stiffness;
+  s.wind_scale = 1.0f;
+  float g2 = sim_gravity ? sim_gravity[0] * sim_gravity[0] + sim_gravity[1] * sim_gravity[1] +
+                               sim_gravity[2] * sim_gravity[2]
+                         : 0.0f;
+  if (g2 > 1e-12f) {
+    float along = chain->gravity[0] * sim_gravity[0] + chain->gravity[1] * sim_gravity[1] +
+                  chain->gravity[2] * sim_gravity[2];
+    s.gravity_scale = along / g2;
+  }
+  return s;
+}
+
 /* ---- applying to a scene ---- */
 
 typedef struct find_bone {

@@ -336,6 +336,12 @@ static void test_names_only_model(void **state) {
   assert_true(has_warning(imp, "Mohawk", "no preset"));
   /* Earth's gravity in the model's metres */
   assert_float_equal(fringe->gravity[1], -9.81f, 1e-5f);
+  /* as the sim's settings: damping = 1 - drag, gravity as a scale of the sim's */
+  const float sim_g[3] = {0.0f, -30.0f, 0.0f};
+  tress_chain_settings cs = tress_spring_chain_settings(fringe, sim_g);
+  assert_float_equal(cs.damping, 1.0f - fringe->drag, 1e-6f);
+  assert_float_equal(cs.stiffness, fringe->stiffness, 0.0f);
+  assert_float_equal(cs.gravity_scale, 9.81f / 30.0f, 1e-5f);
   /* colliders from names: radius and height in centimetres, the capsule along +Y */
   assert_int_equal(imp->collider_count, 2);
   assert_int_equal(imp->colliders[0].shape, TRESS_COLLIDER_SPHERE);

@@ -10,6 +10,7 @@
 #include "tress/collider.h"
 #include "tress/math.h"
 #include "tress/scene.h"
+#include "tress/sim.h"
 
 /*
  * What the importer reads, in this order (a later source fills only what an earlier one left
@@ -146,6 +147,11 @@ void tress_spring_import_free(tress_spring_import *imp);
 
 /* Index of the first node with this name, or -1. */
 int32_t tress_spring_import_find_node(const tress_spring_import *imp, const char *name);
+
+/* The sim's settings for an imported chain: damping and stiffness as they are, wind scale 1,
+ * and the chain's gravity as a scale of the sim's gravity (its component along the sim's
+ * gravity direction: the sim has one gravity direction, so a sideways part is dropped). */
+tress_chain_settings tress_spring_chain_settings(const tress_spring_chain *chain, const float sim_gravity[3]);
 
 /*
  * Applying an import to a scene: every node a chain or collider needs (joints, collider nodes
