@@ -23,6 +23,15 @@
 
 #include "sim_internal.h"
 
+/* The hot level loops are compiled for AVX-512, AVX2 and baseline x86-64 and picked at load
+ * time (ifunc), so one binary runs anywhere and uses the widest vectors the CPU has. ISO C mode
+ * keeps floating-point contraction off, so every clone computes bit-identical results. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define HOT_LOOP __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define HOT_LOOP
+#endif
+
 /* Every per-node float array, in one list so rebuild, permute and free stay generic. */
 #define CHAIN_FIELDS(X)                                                                            \
   X(cf_px) X(cf_py) X(cf_pz) X(cf_qx) X(cf_qy) X(cf_qz) X(cf_qw)  /* rest local (bone cframe) */  \
@@ -57,6 +66,7 @@ typedef struct chain_slot {
   uint32_t *global;          /* index into chain_nodes, valid after a rebuild */
   tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind */
   bool fresh;                /* bound since the last frame: start where it is drawn */
+  float act_last;            /* the activity mask its nodes carry (-1: unknown, refill) */
   tress_handle_id handle;
 } chain_slot;
 
@@ -71,11 +81,28 @@ struct tress_chains {
   /* scratch for one level's gathers: parent pos, parent rot, child pos */
   float *g[10];
   uint32_t g_cap;
+  /* Per level: parent[i] == i - parent_shift[l] for every node of the level (-1 when not), and
+   * the same for first_child; a level with a shift reads its parents in place, no gather. */
+  int64_t *parent_shift, *child_shift;
+  /* Per node, global order: the chain slot, and cached pointers to the scene's animated and
+   * transform slots (part chains and vanished bones point at `identity` / `sink`). The pointers
+   * are valid for scene layout epoch `ptr_epoch`; they are re-fetched when it changes. */
+  uint32_t *node_slot;
+  const tress_xform **in_ptr;
+  tress_xform **out_ptr;
+  uint32_t ptr_cap;
+  uint64_t ptr_epoch;
+  bool ptr_valid;
+  tress_xform identity, sink;
 };
 
 static float *const *field_ptrs(const chain_nodes *n, uint32_t *count);
 
-struct tress_chains *tress__chains_create(void) { return calloc(1, sizeof(struct tress_chains)); }
+struct tress_chains *tress__chains_create(void) {
+  struct tress_chains *c = calloc(1, sizeof *c);
+  if (c) c->identity = c->sink = tress_xform_identity();
+  return c;
+}
 
 static void nodes_free(chain_nodes *n) {
 #define FREE_FIELD(name) free(n->name);
@@ -103,6 +130,11 @@ void tress__chains_destroy(struct tress_chains *c) {
   nodes_free(&c->nodes);
   free(c->level_start);
   for (int k = 0; k < 10; k++) free(c->g[k]);
+  free(c->parent_shift);
+  free(c->child_shift);
+  free(c->node_slot);
+  free(c->in_ptr);
+  free(c->out_ptr);
   free(c);
 }
 
@@ -337,6 +369,46 @@ static bool ensure_scratch(struct tress_chains *c, uint32_t n) {
   return true;
 }
 
+/* Per-node slot index, pointer caches (re-fetched next frame) and the per-level shifts that
+ * let a level whose parents (children) sit at a constant distance skip its gathers. */
+static bool index_levels(struct tress_chains *c, uint32_t total) {
+  chain_nodes *n = &c->nodes;
+  if (total > c->ptr_cap) {
+    uint32_t *ns = realloc(c->node_slot, total * sizeof *ns);
+    if (ns) c->node_slot = ns;
+    const tress_xform **ip = realloc(c->in_ptr, total * sizeof *ip);
+    if (ip) c->in_ptr = ip;
+    tress_xform **op = realloc(c->out_ptr, total * sizeof *op);
+    if (op) c->out_ptr = op;
+    if (!ns || !ip || !op) return false;
+    c->ptr_cap = total;
+  }
+  int64_t *ps = realloc(c->parent_shift, (c->level_count + 1) * sizeof *ps);
+  if (ps) c->parent_shift = ps;
+  int64_t *cs = realloc(c->child_shift, (c->level_count + 1) * sizeof *cs);
+  if (cs) c->child_shift = cs;
+  if (!ps || !cs) return false;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    s->act_last = -1.0f;
+    for (uint32_t k = 0; k < s->node_count; k++) c->node_slot[s->global[k]] = si;
+  }
+  for (uint32_t l = 0; l < c->level_count; l++) {
+    uint32_t lo = c->level_start[l], hi = c->level_start[l + 1];
+    int64_t p = l == 0 ? -1 : (int64_t)lo - n->parent[lo];
+    int64_t ch = n->first_child[lo] < 0 ? -1 : (int64_t)n->first_child[lo] - lo;
+    for (uint32_t i = lo; i < hi && (p >= 0 || ch >= 0); i++) {
+      if (p >= 0 && (int64_t)i - n->parent[i] != p) p = -1;
+      if (ch >= 0 && (n->first_child[i] < 0 || (int64_t)n->first_child[i] - i != ch)) ch = -1;
+    }
+    c->parent_shift[l] = p;
+    c->child_shift[l] = ch;
+  }
+  c->ptr_valid = false;
+  return true;
+}
+
 static bool rebuild(struct tress_chains *c) {
   uint32_t total = 0, levels = 0;
   for (uint32_t si = 0; si < c->slot_count; si++) {
@@ -422,6 +494,7 @@ static bool rebuild(struct tress_chains *c) {
   nodes_free(old);
   c->nodes = fresh;
   c->level_count = levels;
+  if (!index_levels(c, total)) return false;
   c->dirty = false;
   return true;
 }
@@ -434,79 +507,146 @@ static float *const *field_ptrs(const chain_nodes *n, uint32_t *count) {
 
 /* ---- frame ---- */
 
-/* Reads animated locals (and the roots' parent frames) for awake chains, snaps the ones that
- * need it, and builds animated world poses level by level. Returns false on a bad scene read. */
+/* Fetch (again) the scene slot pointers of every bone node; part chains read identity and
+ * write nowhere through this path (write_parts does them). */
+static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    for (uint32_t k = 0; k < s->node_count; k++) {
+      uint32_t i = s->global[k];
+      const tress_xform *in = NULL;
+      tress_xform *out = NULL;
+      if (s->kind == TRESS_HANDLE_BONES) tress_bone_slot_pointers(sim->scene, &s->ids[k], 1, &in, &out);
+      c->in_ptr[i] = in ? in : &c->identity;
+      c->out_ptr[i] = out ? out : &c->sink;
+    }
+  }
+  c->ptr_epoch = tress_scene_layout_epoch(sim->scene);
+  c->ptr_valid = true;
+}
+
+/* Decides which chains run this frame (a mask per node, refilled only when a chain's activity
+ * changes) and reads every awake node's animated local straight from the scene. */
 static void read_inputs(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
   chain_nodes *n = &c->nodes;
+  if (!c->ptr_valid || c->ptr_epoch != tress_scene_layout_epoch(sim->scene)) refresh_pointers(sim, c);
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     float act = 0.0f;
     tress_handle *h = tress__handle_get(sim, s->handle);
-    if (h && h->eligible && f->substeps > 0) act = 1.0f;
-    if (h && h->eligible && f->substeps == 0 && h->was_awake) act = 1.0f;
-    for (uint32_t k = 0; k < s->node_count; k++) n->active[s->global[k]] = act;
-    if (!act) {
-      if (h) h->was_awake = false;
-      continue;
+    /* a frame without substeps still rewrites poses of a chain that is awake */
+    if (h && h->eligible && (f->substeps > 0 || h->was_awake)) act = 1.0f;
+    if (act != s->act_last) {
+      for (uint32_t k = 0; k < s->node_count; k++) n->active[s->global[k]] = act;
+      s->act_last = act;
     }
-    for (uint32_t k = 0; k < s->node_count; k++) {
-      uint32_t i = s->global[k];
-      tress_xform a = s->kind == TRESS_HANDLE_BONES ? tress_bone_animated(sim->scene, s->ids[k]) : tress_xform_identity();
-      if (!tress_xform_is_finite(a)) a = tress_xform_identity();
-      n->an_px[i] = a.p[0]; n->an_py[i] = a.p[1]; n->an_pz[i] = a.p[2];
-      n->an_qx[i] = a.q[0]; n->an_qy[i] = a.q[1]; n->an_qz[i] = a.q[2]; n->an_qw[i] = a.q[3];
+    if (!act && h) h->was_awake = false;
+  }
+  const tress_xform *const *in = c->in_ptr;
+  const float *act = n->active;
+  float *restrict apx = n->an_px, *restrict apy = n->an_py, *restrict apz = n->an_pz;
+  float *restrict aqx = n->an_qx, *restrict aqy = n->an_qy, *restrict aqz = n->an_qz, *restrict aqw = n->an_qw;
+  for (uint32_t i = 0; i < n->count; i++) {
+    if (act[i] == 0.0f) continue;
+    const tress_xform *a = in[i];
+    float px = a->p[0], py = a->p[1], pz = a->p[2], qx = a->q[0], qy = a->q[1], qz = a->q[2], qw = a->q[3];
+    /* (v - v) is 0 for every finite v and NaN otherwise: one test for all seven */
+    float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw);
+    if (probe != 0.0f) {
+      px = py = pz = qx = qy = qz = 0.0f;
+      qw = 1.0f;
     }
+    apx[i] = px; apy[i] = py; apz[i] = pz;
+    aqx[i] = qx; aqy[i] = qy; aqz[i] = qz; aqw[i] = qw;
   }
 }
 
-/* Roots: parent frame (the part) * cframe * animated. For part chains the pin is the part. */
-static void root_world(tress_sim *sim, struct tress_chains *c, const chain_slot *s, uint32_t k) {
+/* Roots: parent frame (the part) * cframe * animated. For part chains the pin is the part.
+ * A non-finite part frame keeps last frame's pose: the chain holds still rather than NaN. */
+static void roots_world(tress_sim *sim, struct tress_chains *c) {
   chain_nodes *n = &c->nodes;
-  uint32_t i = s->global[k];
-  tress_xform w;
-  if (s->kind == TRESS_HANDLE_PARTS) {
-    w = tress_part_cframe(sim->scene, s->ids[0]);
-  } else {
-    tress_xform part = tress_part_cframe(sim->scene, s->part);
-    tress_xform cf = s->rest[k];
-    tress_xform an = {{n->an_px[i], n->an_py[i], n->an_pz[i]}, {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]}};
-    w = tress_xform_mul(tress_xform_mul(part, cf), an);
+  uint32_t last_slot = UINT32_MAX;
+  tress_xform part = tress_xform_identity();
+  bool part_ok = false;
+  for (uint32_t i = c->level_start[0]; i < c->level_start[1]; i++) {
+    if (n->active[i] == 0.0f) continue;
+    uint32_t si = c->node_slot[i];
+    const chain_slot *s = &c->slots[si];
+    if (si != last_slot) {
+      part = tress_part_cframe(sim->scene, s->part);
+      part_ok = tress_xform_is_finite(part);
+      last_slot = si;
+    }
+    if (!part_ok) continue;
+    tress_xform w = part;
+    if (s->kind == TRESS_HANDLE_BONES) {
+      tress_xform cf = {{n->cf_px[i], n->cf_py[i], n->cf_pz[i]}, {n->cf_qx[i], n->cf_qy[i], n->cf_qz[i], n->cf_qw[i]}};
+      tress_xform an = {{n->an_px[i], n->an_py[i], n->an_pz[i]}, {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]}};
+      w = tress_xform_mul(tress_xform_mul(part, cf), an);
+    }
+    n->aw_px[i] = w.p[0]; n->aw_py[i] = w.p[1]; n->aw_pz[i] = w.p[2];
+    n->aw_qx[i] = w.q[0]; n->aw_qy[i] = w.q[1]; n->aw_qz[i] = w.q[2]; n->aw_qw[i] = w.q[3];
   }
-  /* A non-finite part frame keeps last frame's pose: the chain holds still rather than NaN. */
-  if (!tress_xform_is_finite(w)) return;
-  n->aw_px[i] = w.p[0]; n->aw_py[i] = w.p[1]; n->aw_pz[i] = w.p[2];
-  n->aw_qx[i] = w.q[0]; n->aw_qy[i] = w.q[1]; n->aw_qz[i] = w.q[2]; n->aw_qw[i] = w.q[3];
+}
+
+/* Pointers to one level's parent (or child) data: in place when every node of the level finds
+ * it at the same distance (`shift`, from index_levels), else gathered into scratch through
+ * `index` (-1 reads the node itself). `src` lists the source arrays, `dst` gets the view. */
+static void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, int64_t shift, bool toward_children,
+                       const int32_t *index, float *const *src, int count, const float **dst, int scratch0) {
+  if (shift >= 0) {
+    int64_t offset = toward_children ? shift : -shift;
+    for (int k = 0; k < count; k++) dst[k] = src[k] + ((int64_t)lo + offset);
+    return;
+  }
+  for (int k = 0; k < count; k++) {
+    float *restrict g = c->g[scratch0 + k];
+    const float *restrict from = src[k];
+    for (uint32_t i = lo; i < hi; i++) {
+      int32_t j = index[i] < 0 ? (int32_t)i : index[i];
+      g[i - lo] = from[j];
+    }
+    dst[k] = g;
+  }
 }
 
 /* world = parent_world * cframe * animated for one level, over contiguous arrays. */
-static void animated_world_level(struct tress_chains *c, uint32_t lo, uint32_t hi) {
+HOT_LOOP static void animated_world_level(struct tress_chains *c, uint32_t l) {
   chain_nodes *n = &c->nodes;
-  float *gpx = c->g[0], *gpy = c->g[1], *gpz = c->g[2];
-  float *gqx = c->g[3], *gqy = c->g[4], *gqz = c->g[5], *gqw = c->g[6];
-  for (uint32_t i = lo; i < hi; i++) {
-    int32_t p = n->parent[i];
-    uint32_t j = i - lo;
-    gpx[j] = n->aw_px[p]; gpy[j] = n->aw_py[p]; gpz[j] = n->aw_pz[p];
-    gqx[j] = n->aw_qx[p]; gqy[j] = n->aw_qy[p]; gqz[j] = n->aw_qz[p]; gqw[j] = n->aw_qw[p];
-  }
-  for (uint32_t i = lo; i < hi; i++) {
-    uint32_t j = i - lo;
+  uint32_t lo = c->level_start[l], hi = c->level_start[l + 1];
+  const float *par[7];
+  float *const src[7] = {n->aw_px, n->aw_py, n->aw_pz, n->aw_qx, n->aw_qy, n->aw_qz, n->aw_qw};
+  level_view(c, lo, hi, c->parent_shift[l], false, n->parent, src, 7, par, 0);
+  const float *restrict gpx = par[0], *restrict gpy = par[1], *restrict gpz = par[2];
+  const float *restrict gqx = par[3], *restrict gqy = par[4], *restrict gqz = par[5], *restrict gqw = par[6];
+  const float *restrict cpx = n->cf_px + lo, *restrict cpy = n->cf_py + lo, *restrict cpz = n->cf_pz + lo;
+  const float *restrict cqx = n->cf_qx + lo, *restrict cqy = n->cf_qy + lo, *restrict cqz = n->cf_qz + lo,
+                        *restrict cqw = n->cf_qw + lo;
+  const float *restrict apx = n->an_px + lo, *restrict apy = n->an_py + lo, *restrict apz = n->an_pz + lo;
+  const float *restrict aqx = n->an_qx + lo, *restrict aqy = n->an_qy + lo, *restrict aqz = n->an_qz + lo,
+                        *restrict aqw = n->an_qw + lo;
+  float *restrict wpx = n->aw_px + lo, *restrict wpy = n->aw_py + lo, *restrict wpz = n->aw_pz + lo;
+  float *restrict wqx = n->aw_qx + lo, *restrict wqy = n->aw_qy + lo, *restrict wqz = n->aw_qz + lo,
+                  *restrict wqw = n->aw_qw + lo;
+  uint32_t count = hi - lo;
+  /* the arrays never overlap (parents live in the previous level): let it vectorize */
+#pragma GCC ivdep
+  for (uint32_t j = 0; j < count; j++) {
     float q[4] = {gqx[j], gqy[j], gqz[j], gqw[j]};
-    float cq[4] = {n->cf_qx[i], n->cf_qy[i], n->cf_qz[i], n->cf_qw[i]};
-    float aq[4] = {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]};
-    float cp[3] = {n->cf_px[i], n->cf_py[i], n->cf_pz[i]};
-    float ap[3] = {n->an_px[i], n->an_py[i], n->an_pz[i]};
+    float cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]};
+    float aq[4] = {aqx[j], aqy[j], aqz[j], aqw[j]};
+    float cp[3] = {cpx[j], cpy[j], cpz[j]};
+    float ap[3] = {apx[j], apy[j], apz[j]};
     /* base = parent * cframe; world = base * animated */
-    float bq[4], bp[3], wq[4], wp[3], r[3];
+    float bq[4], wq[4], r[3], s[3];
     tress_quat_rotate(q, cp, r);
-    bp[0] = gpx[j] + r[0]; bp[1] = gpy[j] + r[1]; bp[2] = gpz[j] + r[2];
     tress_quat_mul(q, cq, bq);
-    tress_quat_rotate(bq, ap, r);
-    wp[0] = bp[0] + r[0]; wp[1] = bp[1] + r[1]; wp[2] = bp[2] + r[2];
+    tress_quat_rotate(bq, ap, s);
     tress_quat_mul(bq, aq, wq);
-    n->aw_px[i] = wp[0]; n->aw_py[i] = wp[1]; n->aw_pz[i] = wp[2];
-    n->aw_qx[i] = wq[0]; n->aw_qy[i] = wq[1]; n->aw_qz[i] = wq[2]; n->aw_qw[i] = wq[3];
+    wpx[j] = gpx[j] + r[0] + s[0]; wpy[j] = gpy[j] + r[1] + s[1]; wpz[j] = gpz[j] + r[2] + s[2];
+    wqx[j] = wq[0]; wqy[j] = wq[1]; wqz[j] = wq[2]; wqw[j] = wq[3];
   }
 }
 
@@ -524,21 +664,26 @@ static tress_handle *slot_handle(tress_sim *sim, uint32_t si) {
   return tress__handle_get(sim, sim->chains->slots[si].handle);
 }
 
+static void swap_arrays(float **a, float **b) {
+  float *t = *a;
+  *a = *b;
+  *b = t;
+}
+
 static void prepare(tress_sim *sim, const tress_frame *f) {
   struct tress_chains *c = sim->chains;
   chain_nodes *n = &c->nodes;
-  read_inputs(sim, c, f);
-  /* Last frame's animated positions become the interpolation start. */
-  memcpy(n->pa_px, n->aw_px, n->count * sizeof(float));
-  memcpy(n->pa_py, n->aw_py, n->count * sizeof(float));
-  memcpy(n->pa_pz, n->aw_pz, n->count * sizeof(float));
-  for (uint32_t si = 0; si < c->slot_count; si++) {
-    chain_slot *s = &c->slots[si];
-    if (!s->used || n->active[s->global[0]] == 0.0f) continue;
-    for (uint32_t k = 0; k < s->node_count; k++)
-      if (s->local_parent[k] < 0) root_world(sim, c, s, k);
+  /* Last frame's animated positions become the interpolation start: swap, then recompute. The
+   * root quaternions stay in place, so a root whose part went non-finite keeps its last pose. */
+  swap_arrays(&n->pa_px, &n->aw_px);
+  swap_arrays(&n->pa_py, &n->aw_py);
+  swap_arrays(&n->pa_pz, &n->aw_pz);
+  for (uint32_t i = c->level_start[0]; i < c->level_start[1]; i++) {
+    n->aw_px[i] = n->pa_px[i]; n->aw_py[i] = n->pa_py[i]; n->aw_pz[i] = n->pa_pz[i];
   }
-  for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, c->level_start[l], c->level_start[l + 1]);
+  read_inputs(sim, c, f);
+  roots_world(sim, c);
+  for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, l);
   /* Snap: new chains start where they are drawn, waking chains and teleports do not whip. */
   float tele2 = f->teleport_distance * f->teleport_distance;
   for (uint32_t si = 0; si < c->slot_count; si++) {
@@ -552,6 +697,51 @@ static void prepare(tress_sim *sim, const tress_frame *f) {
     if (s->fresh || teleport || (h && !h->was_awake)) snap_slot(c, s);
     s->fresh = false;
     if (h) h->was_awake = true;
+  }
+}
+
+typedef struct substep_consts {
+  float gx, gy, gz, wx, wy, wz, alpha; /* gravity and wind already times dt^2 */
+} substep_consts;
+
+/* One level of one substep: integrate, stiffness, inextensible link. Parameters, not struct
+ * fields, so every array is a restrict pointer and the loop vectorizes. */
+HOT_LOOP static void substep_level(uint32_t count, float *restrict px, float *restrict py, float *restrict pz,
+                          float *restrict ox, float *restrict oy, float *restrict oz, const float *restrict ax,
+                          const float *restrict ay, const float *restrict az, const float *restrict bx,
+                          const float *restrict by, const float *restrict bz, const float *restrict damp,
+                          const float *restrict stiff, const float *restrict gs, const float *restrict ws,
+                          const float *restrict rest, const float *restrict act, const float *restrict qx,
+                          const float *restrict qy, const float *restrict qz, const substep_consts *kc) {
+  const float gx = kc->gx, gy = kc->gy, gz = kc->gz, wx = kc->wx, wy = kc->wy, wz = kc->wz, alpha = kc->alpha;
+  for (uint32_t j = 0; j < count; j++) {
+    float m = act[j];
+    float cx = px[j], cy = py[j], cz = pz[j];
+    /* integrate */
+    float vx = (cx - ox[j]) * damp[j], vy = (cy - oy[j]) * damp[j], vz = (cz - oz[j]) * damp[j];
+    float nx = cx + vx + gx * gs[j] + wx * ws[j];
+    float ny = cy + vy + gy * gs[j] + wy * ws[j];
+    float nz = cz + vz + gz * gs[j] + wz * ws[j];
+    /* stiffness: pull toward the animated pose at this substep's time */
+    float tx = bx[j] + (ax[j] - bx[j]) * alpha, ty = by[j] + (ay[j] - by[j]) * alpha, tz = bz[j] + (az[j] - bz[j]) * alpha;
+    nx += (tx - nx) * stiff[j];
+    ny += (ty - ny) * stiff[j];
+    nz += (tz - nz) * stiff[j];
+    /* inextensible link to the parent, already solved this pass; a zero-length offset stays
+     * on the parent (the clamp keeps 0 * inf out) */
+    float dx = nx - qx[j], dy = ny - qy[j], dz = nz - qz[j];
+    float len2 = dx * dx + dy * dy + dz * dz;
+    float s = rest[j] / sqrtf(len2 > 1e-24f ? len2 : 1e-24f);
+    nx = qx[j] + dx * s;
+    ny = qy[j] + dy * s;
+    nz = qz[j] + dz * s;
+    /* sleeping chains keep their state: blend by the mask instead of branching */
+    ox[j] = cx + (ox[j] - cx) * (1.0f - m);
+    oy[j] = cy + (oy[j] - cy) * (1.0f - m);
+    oz[j] = cz + (oz[j] - cz) * (1.0f - m);
+    px[j] = cx + (nx - cx) * m;
+    py[j] = cy + (ny - cy) * m;
+    pz[j] = cz + (nz - cz) * m;
   }
 }
 
@@ -572,105 +762,102 @@ static void substep(struct tress_chains *c, const tress_frame *f, float alpha) {
     n->pz[i] += (z - n->pz[i]) * m;
   }
   float dt2 = f->dt * f->dt;
-  float gx = f->gravity[0] * dt2, gy = f->gravity[1] * dt2, gz = f->gravity[2] * dt2;
-  float wx = f->wind[0] * dt2, wy = f->wind[1] * dt2, wz = f->wind[2] * dt2;
-  float *gpx = c->g[0], *gpy = c->g[1], *gpz = c->g[2];
+  substep_consts k = {f->gravity[0] * dt2, f->gravity[1] * dt2, f->gravity[2] * dt2,
+                      f->wind[0] * dt2,    f->wind[1] * dt2,    f->wind[2] * dt2, alpha};
   for (uint32_t l = 1; l < c->level_count; l++) {
     uint32_t lo = c->level_start[l], hi = c->level_start[l + 1];
-    for (uint32_t i = lo; i < hi; i++) {
-      int32_t p = n->parent[i];
-      gpx[i - lo] = n->px[p]; gpy[i - lo] = n->py[p]; gpz[i - lo] = n->pz[p];
-    }
-    float *restrict px = n->px + lo, *restrict py = n->py + lo, *restrict pz = n->pz + lo;
-    float *restrict ox = n->ox + lo, *restrict oy = n->oy + lo, *restrict oz = n->oz + lo;
-    const float *restrict ax = n->aw_px + lo, *restrict ay = n->aw_py + lo, *restrict az = n->aw_pz + lo;
-    const float *restrict bx = n->pa_px + lo, *restrict by = n->pa_py + lo, *restrict bz = n->pa_pz + lo;
-    const float *restrict damp = n->damping + lo, *restrict stiff = n->stiffness + lo;
-    const float *restrict gs = n->gscale + lo, *restrict ws = n->wscale + lo;
-    const float *restrict rest = n->rest_len + lo, *restrict act = n->active + lo;
-    const float *restrict qx = gpx, *restrict qy = gpy, *restrict qz = gpz;
-    uint32_t count = hi - lo;
-    for (uint32_t j = 0; j < count; j++) {
-      float m = act[j];
-      float cx = px[j], cy = py[j], cz = pz[j];
-      /* integrate */
-      float vx = (cx - ox[j]) * damp[j], vy = (cy - oy[j]) * damp[j], vz = (cz - oz[j]) * damp[j];
-      float nx = cx + vx + gx * gs[j] + wx * ws[j];
-      float ny = cy + vy + gy * gs[j] + wy * ws[j];
-      float nz = cz + vz + gz * gs[j] + wz * ws[j];
-      /* stiffness: pull toward the animated pose at this substep's time */
-      float tx = bx[j] + (ax[j] - bx[j]) * alpha, ty = by[j] + (ay[j] - by[j]) * alpha, tz = bz[j] + (az[j] - bz[j]) * alpha;
-      nx += (tx - nx) * stiff[j];
-      ny += (ty - ny) * stiff[j];
-      nz += (tz - nz) * stiff[j];
-      /* inextensible link to the parent, already solved this pass */
-      float dx = nx - qx[j], dy = ny - qy[j], dz = nz - qz[j];
-      float len2 = dx * dx + dy * dy + dz * dz;
-      float len = sqrtf(len2);
-      float s = len > 1e-12f ? rest[j] / len : 0.0f;
-      nx = qx[j] + dx * s;
-      ny = qy[j] + dy * s;
-      nz = qz[j] + dz * s;
-      /* sleeping chains keep their state: blend by the mask instead of branching */
-      ox[j] = cx + (ox[j] - cx) * (1.0f - m);
-      oy[j] = cy + (oy[j] - cy) * (1.0f - m);
-      oz[j] = cz + (oz[j] - cz) * (1.0f - m);
-      px[j] = cx + (nx - cx) * m;
-      py[j] = cy + (ny - cy) * m;
-      pz[j] = cz + (nz - cz) * m;
-    }
+    const float *par[3];
+    float *const src[3] = {n->px, n->py, n->pz};
+    level_view(c, lo, hi, c->parent_shift[l], false, n->parent, src, 3, par, 0);
+    substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, n->aw_px + lo,
+                  n->aw_py + lo, n->aw_pz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->damping + lo,
+                  n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->active + lo, par[0], par[1],
+                  par[2], &k);
   }
+}
+
+
+/* Shortest-arc rotation taking a to b, branch-free so the output loop vectorizes: the same
+ * cases as tress_quat_from_to (degenerate -> identity, opposite -> a half turn about an axis
+ * perpendicular to a). */
+static inline void arc_between(float ax, float ay, float az, float bx, float by, float bz, float q[4]) {
+  float lab = sqrtf((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz));
+  float w = lab + (ax * bx + ay * by + az * bz);
+  float x = ay * bz - az * by, y = az * bx - ax * bz, z = ax * by - ay * bx;
+  bool opposite = w < 1e-6f * lab;
+  bool use_x = fabsf(ax) > fabsf(az);
+  x = opposite ? (use_x ? -ay : 0.0f) : x;
+  y = opposite ? (use_x ? ax : -az) : y;
+  z = opposite ? (use_x ? 0.0f : ay) : z;
+  w = opposite ? 0.0f : w;
+  float n2 = x * x + y * y + z * z + w * w;
+  bool degenerate = !(lab > 1e-24f) || !(n2 > 1e-30f);
+  float inv = 1.0f / sqrtf(degenerate ? 1.0f : n2);
+  q[0] = degenerate ? 0.0f : x * inv;
+  q[1] = degenerate ? 0.0f : y * inv;
+  q[2] = degenerate ? 0.0f : z * inv;
+  q[3] = degenerate ? 1.0f : w * inv;
 }
 
 /* Output for one level: base = parent written * cframe; the node sits at its simulated
  * position and turns by the shortest arc from its animated aim to where its first child is. */
-static void output_level(struct tress_chains *c, uint32_t lo, uint32_t hi) {
+HOT_LOOP static void output_level(struct tress_chains *c, uint32_t l) {
   chain_nodes *n = &c->nodes;
-  float *gpx = c->g[0], *gpy = c->g[1], *gpz = c->g[2];
-  float *gqx = c->g[3], *gqy = c->g[4], *gqz = c->g[5], *gqw = c->g[6];
-  float *ccx = c->g[7], *ccy = c->g[8], *ccz = c->g[9];
-  for (uint32_t i = lo; i < hi; i++) {
-    int32_t p = n->parent[i];
-    int32_t ch = n->first_child[i];
-    uint32_t j = i - lo;
-    gpx[j] = n->wp_x[p]; gpy[j] = n->wp_y[p]; gpz[j] = n->wp_z[p];
-    gqx[j] = n->wq_x[p]; gqy[j] = n->wq_y[p]; gqz[j] = n->wq_z[p]; gqw[j] = n->wq_w[p];
-    /* a leaf aims nowhere: child == self gives a zero direction and an identity arc */
-    int32_t t = ch >= 0 ? ch : (int32_t)i;
-    ccx[j] = n->px[t]; ccy[j] = n->py[t]; ccz[j] = n->pz[t];
-  }
-  for (uint32_t i = lo; i < hi; i++) {
-    uint32_t j = i - lo;
+  uint32_t lo = c->level_start[l], hi = c->level_start[l + 1];
+  const float *par[7], *kid[3];
+  float *const psrc[7] = {n->wp_x, n->wp_y, n->wp_z, n->wq_x, n->wq_y, n->wq_z, n->wq_w};
+  float *const csrc[3] = {n->px, n->py, n->pz};
+  level_view(c, lo, hi, c->parent_shift[l], false, n->parent, psrc, 7, par, 0);
+  /* a leaf aims nowhere: the gather reads its own position, a zero direction, an identity arc */
+  level_view(c, lo, hi, c->child_shift[l], true, n->first_child, csrc, 3, kid, 7);
+  const float *restrict gpx = par[0], *restrict gpy = par[1], *restrict gpz = par[2];
+  const float *restrict gqx = par[3], *restrict gqy = par[4], *restrict gqz = par[5], *restrict gqw = par[6];
+  const float *restrict ccx = kid[0], *restrict ccy = kid[1], *restrict ccz = kid[2];
+  const float *restrict cpx = n->cf_px + lo, *restrict cpy = n->cf_py + lo, *restrict cpz = n->cf_pz + lo;
+  const float *restrict cqx = n->cf_qx + lo, *restrict cqy = n->cf_qy + lo, *restrict cqz = n->cf_qz + lo,
+                        *restrict cqw = n->cf_qw + lo;
+  const float *restrict aqx = n->an_qx + lo, *restrict aqy = n->an_qy + lo, *restrict aqz = n->an_qz + lo,
+                        *restrict aqw = n->an_qw + lo;
+  const float *restrict mx = n->aim_x + lo, *restrict my = n->aim_y + lo, *restrict mz = n->aim_z + lo;
+  const float *restrict px = n->px + lo, *restrict py = n->py + lo, *restrict pz = n->pz + lo;
+  float *restrict tpx = n->tp_x + lo, *restrict tpy = n->tp_y + lo, *restrict tpz = n->tp_z + lo;
+  float *restrict tqx = n->tq_x + lo, *restrict tqy = n->tq_y + lo, *restrict tqz = n->tq_z + lo,
+                  *restrict tqw = n->tq_w + lo;
+  float *restrict wpx = n->wp_x + lo, *restrict wpy = n->wp_y + lo, *restrict wpz = n->wp_z + lo;
+  float *restrict wqx = n->wq_x + lo, *restrict wqy = n->wq_y + lo, *restrict wqz = n->wq_z + lo,
+                  *restrict wqw = n->wq_w + lo;
+  uint32_t count = hi - lo;
+#pragma GCC ivdep
+  for (uint32_t j = 0; j < count; j++) {
     float pq[4] = {gqx[j], gqy[j], gqz[j], gqw[j]};
-    float cq[4] = {n->cf_qx[i], n->cf_qy[i], n->cf_qz[i], n->cf_qw[i]};
-    float cp[3] = {n->cf_px[i], n->cf_py[i], n->cf_pz[i]};
-    float aq[4] = {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]};
-    float bq[4], bp[3], r[3];
+    float cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]};
+    float cp[3] = {cpx[j], cpy[j], cpz[j]};
+    float aq[4] = {aqx[j], aqy[j], aqz[j], aqw[j]};
+    float bq[4], r[3];
     tress_quat_rotate(pq, cp, r);
-    bp[0] = gpx[j] + r[0]; bp[1] = gpy[j] + r[1]; bp[2] = gpz[j] + r[2];
+    float bpx = gpx[j] + r[0], bpy = gpy[j] + r[1], bpz = gpz[j] + r[2];
     tress_quat_mul(pq, cq, bq);
-    float p[3] = {n->px[i], n->py[i], n->pz[i]};
     /* local translation: where the simulation put the node, seen from base */
-    float d[3] = {p[0] - bp[0], p[1] - bp[1], p[2] - bp[2]};
+    float d[3] = {px[j] - bpx, py[j] - bpy, pz[j] - bpz};
     float tp[3];
     tress_quat_rotate_inv(bq, d, tp);
     /* aim: animated direction (in base frame) vs simulated direction (in base frame) */
-    float aim[3] = {n->aim_x[i], n->aim_y[i], n->aim_z[i]};
+    float aim[3] = {mx[j], my[j], mz[j]};
     float from[3];
     tress_quat_rotate(aq, aim, from);
-    float sd[3] = {ccx[j] - p[0], ccy[j] - p[1], ccz[j] - p[2]};
+    float sd[3] = {ccx[j] - px[j], ccy[j] - py[j], ccz[j] - pz[j]};
     float to[3];
     tress_quat_rotate_inv(bq, sd, to);
     float arc[4];
-    tress_quat_from_to(from, to, arc);
+    arc_between(from[0], from[1], from[2], to[0], to[1], to[2], arc);
     float tq[4];
     tress_quat_mul(arc, aq, tq);
     float wq[4];
     tress_quat_mul(bq, tq, wq);
-    n->tp_x[i] = tp[0]; n->tp_y[i] = tp[1]; n->tp_z[i] = tp[2];
-    n->tq_x[i] = tq[0]; n->tq_y[i] = tq[1]; n->tq_z[i] = tq[2]; n->tq_w[i] = tq[3];
-    n->wp_x[i] = p[0]; n->wp_y[i] = p[1]; n->wp_z[i] = p[2];
-    n->wq_x[i] = wq[0]; n->wq_y[i] = wq[1]; n->wq_z[i] = wq[2]; n->wq_w[i] = wq[3];
+    tpx[j] = tp[0]; tpy[j] = tp[1]; tpz[j] = tp[2];
+    tqx[j] = tq[0]; tqy[j] = tq[1]; tqz[j] = tq[2]; tqw[j] = tq[3];
+    wpx[j] = px[j]; wpy[j] = py[j]; wpz[j] = pz[j];
+    wqx[j] = wq[0]; wqy[j] = wq[1]; wqz[j] = wq[2]; wqw[j] = wq[3];
   }
 }
 
@@ -684,38 +871,58 @@ static void output(struct tress_chains *c) {
     n->tp_x[i] = n->an_px[i]; n->tp_y[i] = n->an_py[i]; n->tp_z[i] = n->an_pz[i];
     n->tq_x[i] = n->an_qx[i]; n->tq_y[i] = n->an_qy[i]; n->tq_z[i] = n->an_qz[i]; n->tq_w[i] = n->an_qw[i];
   }
-  for (uint32_t l = 1; l < c->level_count; l++) output_level(c, c->level_start[l], c->level_start[l + 1]);
+  for (uint32_t l = 1; l < c->level_count; l++) output_level(c, l);
+}
+
+/* A chain whose output went non-finite (absurd settings overflowed) snaps back to its animated
+ * pose, and its nodes' outputs become the animated values: a NaN never reaches the scene. */
+static void recover_slot(struct tress_chains *c, chain_slot *s) {
+  chain_nodes *n = &c->nodes;
+  snap_slot(c, s);
+  for (uint32_t k = 0; k < s->node_count; k++) {
+    uint32_t i = s->global[k];
+    n->tp_x[i] = n->an_px[i]; n->tp_y[i] = n->an_py[i]; n->tp_z[i] = n->an_pz[i];
+    n->tq_x[i] = n->an_qx[i]; n->tq_y[i] = n->an_qy[i]; n->tq_z[i] = n->an_qz[i]; n->tq_w[i] = n->an_qw[i];
+    n->wp_x[i] = n->aw_px[i]; n->wp_y[i] = n->aw_py[i]; n->wp_z[i] = n->aw_pz[i];
+    n->wq_x[i] = n->aw_qx[i]; n->wq_y[i] = n->aw_qy[i]; n->wq_z[i] = n->aw_qz[i]; n->wq_w[i] = n->aw_qw[i];
+  }
 }
 
 static void write_scene(tress_sim *sim, struct tress_chains *c) {
   chain_nodes *n = &c->nodes;
+  /* Bones: one pass in node order straight into the cached transform slots. */
+  tress_xform *const *out = c->out_ptr;
+  bool any_bad = false;
+  for (uint32_t i = 0; i < n->count; i++) {
+    if (n->active[i] == 0.0f) continue;
+    float px = n->tp_x[i], py = n->tp_y[i], pz = n->tp_z[i];
+    float qx = n->tq_x[i], qy = n->tq_y[i], qz = n->tq_z[i], qw = n->tq_w[i];
+    float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw) +
+                  (n->px[i] - n->px[i]) + (n->py[i] - n->py[i]) + (n->pz[i] - n->pz[i]);
+    if (probe != 0.0f) {
+      /* never write it; the whole chain is recovered below */
+      c->slots[c->node_slot[i]].act_last = -2.0f;
+      any_bad = true;
+      continue;
+    }
+    tress_xform *o = out[i];
+    o->p[0] = px; o->p[1] = py; o->p[2] = pz;
+    o->q[0] = qx; o->q[1] = qy; o->q[2] = qz; o->q[3] = qw;
+  }
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used || n->active[s->global[0]] == 0.0f) continue;
-    /* One NaN anywhere snaps the whole chain back to its animated pose: never write a NaN. */
-    bool finite = true;
-    for (uint32_t k = 0; k < s->node_count && finite; k++) {
-      uint32_t i = s->global[k];
-      finite = isfinite(n->px[i] + n->py[i] + n->pz[i] + n->tq_x[i] + n->tq_y[i] + n->tq_z[i] + n->tq_w[i] +
-                        n->tp_x[i] + n->tp_y[i] + n->tp_z[i]);
-    }
-    if (!finite) {
-      snap_slot(c, s);
-      for (uint32_t k = 0; k < s->node_count; k++) {
-        uint32_t i = s->global[k];
-        n->tp_x[i] = n->an_px[i]; n->tp_y[i] = n->an_py[i]; n->tp_z[i] = n->an_pz[i];
-        n->tq_x[i] = n->an_qx[i]; n->tq_y[i] = n->an_qy[i]; n->tq_z[i] = n->an_qz[i]; n->tq_w[i] = n->an_qw[i];
-        n->wp_x[i] = n->aw_px[i]; n->wp_y[i] = n->aw_py[i]; n->wp_z[i] = n->aw_pz[i];
-        n->wq_x[i] = n->aw_qx[i]; n->wq_y[i] = n->aw_qy[i]; n->wq_z[i] = n->aw_qz[i]; n->wq_w[i] = n->aw_qw[i];
-      }
-    }
-    if (s->kind == TRESS_HANDLE_BONES) {
+    if (s->act_last == -2.0f) {
+      s->act_last = 1.0f;
+      recover_slot(c, s);
       for (uint32_t k = 0; k < s->node_count; k++) {
         uint32_t i = s->global[k];
         tress_xform t = {{n->tp_x[i], n->tp_y[i], n->tp_z[i]}, {n->tq_x[i], n->tq_y[i], n->tq_z[i], n->tq_w[i]}};
-        tress_bone_set_transform(sim->scene, s->ids[k], t);
+        *out[i] = t;
       }
-    } else {
+    }
+    /* Part chains write world cframes; the pin (node 0) belongs to the body. */
+    if (s->kind == TRESS_HANDLE_PARTS) {
       for (uint32_t k = 1; k < s->node_count; k++) {
         uint32_t i = s->global[k];
         tress_xform w = {{n->wp_x[i], n->wp_y[i], n->wp_z[i]}, {n->wq_x[i], n->wq_y[i], n->wq_z[i], n->wq_w[i]}};
@@ -723,6 +930,7 @@ static void write_scene(tress_sim *sim, struct tress_chains *c) {
       }
     }
   }
+  (void)any_bad;
 }
 
 bool tress__chains_prepare(tress_sim *sim, const tress_frame *f) {

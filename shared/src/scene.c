@@ -72,6 +72,7 @@ struct tress_scene {
   uint32_t listener_free; /* one-based chain through next */
   uint32_t *scratch;      /* reused buffer for subtree walks */
   uint32_t scratch_cap;
+  uint64_t layout_epoch;  /* bumped when slot storage moves or a slot is freed */
 };
 
 static instance *slot_get(const tress_scene *s, tress_id id) {
@@ -110,6 +111,7 @@ static uint32_t slot_alloc(tress_scene *s) {
     if (!n) return 0;
     s->slots = n;
     s->slot_cap = cap;
+    s->layout_epoch++; /* slot pointers handed out by tress_bone_slot_pointers moved */
   }
   s->slots[s->slot_count].generation = 0;
   return ++s->slot_count;
@@ -336,6 +338,7 @@ static void free_slot(tress_scene *s, uint32_t i) {
   if (in->kind == TRESS_KIND_PART && in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
   in->alive = false;
   in->generation++;
+  s->layout_epoch++; /* a cached pointer to this slot may now reach a reused instance */
   in->first_listener = 0;
   in->first_child = in->last_child = in->parent = in->prev_sibling = 0;
   in->next_sibling = s->free_head;
@@ -548,6 +551,18 @@ bool tress_bone_simulated(const tress_scene *s, tress_id id) {
 void tress_bone_set_simulated(tress_scene *s, tress_id id, bool sim) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
   if (in) in->u.bone.simulated = sim;
+}
+
+uint64_t tress_scene_layout_epoch(const tress_scene *s) { return s ? s->layout_epoch : 0; }
+
+uint64_t tress_bone_slot_pointers(tress_scene *s, const tress_id *bones, size_t n, const tress_xform **animated,
+                                  tress_xform **transform) {
+  for (size_t i = 0; i < n; i++) {
+    instance *in = slot_kind(s, bones[i], TRESS_KIND_BONE);
+    if (animated) animated[i] = in ? &in->u.bone.animated : NULL;
+    if (transform) transform[i] = in ? &in->u.bone.transform : NULL;
+  }
+  return s ? s->layout_epoch : 0;
 }
 
 /* World frame of a part, bone or attachment, with bones composed through `which` slot. */

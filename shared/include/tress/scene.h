@@ -148,6 +148,13 @@ tress_xform tress_bone_transform(const tress_scene *scene, tress_id bone);
 void tress_bone_set_transform(tress_scene *scene, tress_id bone, tress_xform transform);
 bool tress_bone_simulated(const tress_scene *scene, tress_id bone);
 void tress_bone_set_simulated(tress_scene *scene, tress_id bone, bool simulated);
+/* Batch access for a solver that reads and writes thousands of bones every frame: fills
+ * animated[i] / transform[i] (either array may be NULL) with pointers to bone i's slots, NULL for
+ * a stale id or a non-bone, and returns the layout epoch they stay valid for. The epoch changes
+ * whenever instance storage moves or any instance is destroyed; re-fetch when it differs. */
+uint64_t tress_scene_layout_epoch(const tress_scene *scene);
+uint64_t tress_bone_slot_pointers(tress_scene *scene, const tress_id *bones, size_t n, const tress_xform **animated,
+                                  tress_xform **transform);
 /* Rest world pose: parent world * cframe, ignoring every transform (the seed's WorldCFrame). */
 tress_xform tress_bone_world_rest(const tress_scene *scene, tress_id bone);
 /* Drawn pose: composed with every ancestor's and its own transform (TransformedWorldCFrame). */
