@@ -507,6 +507,9 @@ static float *const *field_ptrs(const chain_nodes *n, uint32_t *count) {
 
 /* ---- frame ---- */
 
+/* How many nodes ahead the scene read and write passes prefetch bone slots. */
+#define PREFETCH_AHEAD 16
+
 /* Fetch (again) the scene slot pointers of every bone node; part chains read identity and
  * write nowhere through this path (write_parts does them). */
 static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
@@ -548,7 +551,10 @@ static void read_inputs(tress_sim *sim, struct tress_chains *c, const tress_fram
   const float *act = n->active;
   float *restrict apx = n->an_px, *restrict apy = n->an_py, *restrict apz = n->an_pz;
   float *restrict aqx = n->an_qx, *restrict aqy = n->an_qy, *restrict aqz = n->an_qz, *restrict aqw = n->an_qw;
-  for (uint32_t i = 0; i < n->count; i++) {
+  uint32_t count = n->count;
+  for (uint32_t i = 0; i < count; i++) {
+    /* node order strides through the scene (a level visits one bone per chain): fetch ahead */
+    if (i + PREFETCH_AHEAD < count) __builtin_prefetch(in[i + PREFETCH_AHEAD], 0, 0);
     if (act[i] == 0.0f) continue;
     const tress_xform *a = in[i];
     float px = a->p[0], py = a->p[1], pz = a->p[2], qx = a->q[0], qy = a->q[1], qz = a->q[2], qw = a->q[3];
@@ -893,7 +899,9 @@ static void write_scene(tress_sim *sim, struct tress_chains *c) {
   /* Bones: one pass in node order straight into the cached transform slots. */
   tress_xform *const *out = c->out_ptr;
   bool any_bad = false;
-  for (uint32_t i = 0; i < n->count; i++) {
+  uint32_t count = n->count;
+  for (uint32_t i = 0; i < count; i++) {
+    if (i + PREFETCH_AHEAD < count) __builtin_prefetch(out[i + PREFETCH_AHEAD], 1, 0);
     if (n->active[i] == 0.0f) continue;
     float px = n->tp_x[i], py = n->tp_y[i], pz = n->tp_z[i];
     float qx = n->tq_x[i], qy = n->tq_y[i], qz = n->tq_z[i], qw = n->tq_w[i];
