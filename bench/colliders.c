@@ -6,8 +6,11 @@
  * 4 spheres + 2 capsules per chain (head, neck and two shoulder spheres, two upper-arm
  * capsules around each chain's root, so the strands really drape on them), pushed out by
  * tress_collider_push_level after the link constraint. Colliders follow the root (the body),
- * so their world poses and the per-node lanes are refreshed once per frame; that cost is
- * printed on its own, and so is root pinning (outside the timed substep, as it has a sinf). Figures are printed, never asserted. `--json` prints one object.
+ * so their world poses and the per-node lanes are refreshed once per frame over every node
+ * (one lanes block, a view per level), and that cost is printed on its own; a second variant
+ * keeps one lane per chain's collider set and lets each node read it through its set index
+ * (tress_collider_push_level_sets: per-frame work per set, not per node). Root
+ * pinning is left out of the timed substep (it has a sinf). Figures are printed, never asserted. `--json` prints one object.
  */
 #include <math.h>
 #include <stdio.h>
@@ -135,19 +138,30 @@ typedef struct figures {
   double inside;     /* fraction of nodes left inside a collider after the run */
 } figures;
 
-static figures run(bool with_colliders, uint32_t frames) {
+typedef enum mode {
+  NO_COLLIDERS,
+  LANES_PER_FRAME, /* one lanes block over every node, gathered once per frame; a view per level */
+  SET_LANES,       /* one lane per chain's set, filled once per frame; nodes read it by set index */
+} mode;
+
+static figures run(mode m, uint32_t frames) {
+  bool with_colliders = m != NO_COLLIDERS;
   level_soa s;
   soa_init(&s);
   tress_collider_world *world = calloc((size_t)CHAINS * COLLIDERS, sizeof *world);
   tress_collider_set *sets = calloc(CHAINS, sizeof *sets);
+  uint32_t *chain_of_node = calloc((size_t)CHAINS * NODES, sizeof *chain_of_node);
   tress_collider_lanes lanes;
-  if (!world || !sets || !tress_collider_lanes_init(&lanes, COLLIDERS, CHAINS)) {
+  uint32_t lane_nodes = m == LANES_PER_FRAME ? CHAINS * NODES : CHAINS; /* SET_LANES: one per set */
+  if (!world || !sets || !chain_of_node || !tress_collider_lanes_init(&lanes, COLLIDERS, lane_nodes)) {
     fprintf(stderr, "out of memory\n");
     exit(1);
   }
   /* chain j's set lists its own six colliders, world[j * 6 .. j * 6 + 5] (60000 < 65536) */
   for (uint32_t j = 0; j < CHAINS; j++)
     for (uint32_t k = 0; k < COLLIDERS; k++) tress_collider_set_add(&sets[j], (uint16_t)(j * COLLIDERS + k));
+  /* nodes in level order, chain by chain inside a level: the map chains.c keeps */
+  for (uint32_t i = 0; i < CHAINS * NODES; i++) chain_of_node[i] = i % CHAINS;
   const float dt = 1.0f / 60.0f, gy = -30.0f * dt * dt;
   double sub_ns = 0.0, prep_ns = 0.0;
   uint32_t warm = 60;
@@ -156,7 +170,12 @@ static figures run(bool with_colliders, uint32_t frames) {
     double t0 = now_ns(), t_prep = t0;
     if (with_colliders) {
       colliders_world(world, t);
-      /* node j of every level is chain j's here, so one gather serves all levels */
+    }
+    if (m == LANES_PER_FRAME) {
+      tress_collider_lanes_gather(&lanes, world, (uint32_t)((size_t)CHAINS * COLLIDERS), sets, CHAINS, chain_of_node,
+                                  CHAINS * NODES);
+      t_prep = now_ns();
+    } else if (m == SET_LANES) {
       tress_collider_lanes_gather(&lanes, world, (uint32_t)((size_t)CHAINS * COLLIDERS), sets, CHAINS, NULL, CHAINS);
       t_prep = now_ns();
     }
@@ -166,8 +185,14 @@ static figures run(bool with_colliders, uint32_t frames) {
       substep_level(&s, l, gy);
       if (with_colliders) {
         size_t lo = (size_t)l * CHAINS, plo = lo - CHAINS;
-        tress_collider_push_level(s.px + lo, s.py + lo, s.pz + lo, s.px + plo, s.py + plo, s.pz + plo, s.rest + lo,
-                                  s.strand_radius + lo, CHAINS, &lanes);
+        if (m == SET_LANES) {
+          tress_collider_push_level_sets(s.px + lo, s.py + lo, s.pz + lo, s.px + plo, s.py + plo, s.pz + plo,
+                                         s.rest + lo, s.strand_radius + lo, CHAINS, &lanes, chain_of_node + lo);
+        } else {
+          tress_collider_lanes view = tress_collider_lanes_view(&lanes, (uint32_t)lo);
+          tress_collider_push_level(s.px + lo, s.py + lo, s.pz + lo, s.px + plo, s.py + plo, s.pz + plo,
+                                    s.rest + lo, s.strand_radius + lo, CHAINS, &view);
+        }
       }
     }
     double t2 = now_ns();
@@ -202,6 +227,7 @@ static figures run(bool with_colliders, uint32_t frames) {
   tress_collider_lanes_free(&lanes);
   free(world);
   free(sets);
+  free(chain_of_node);
   float **f[] = {&s.px, &s.py, &s.pz, &s.ox, &s.oy, &s.oz, &s.ax, &s.ay, &s.az,
                  &s.rest, &s.damp, &s.stiff, &s.gs, &s.act, &s.strand_radius, &s.gx, &s.gy, &s.gz};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) free(*f[i]);
@@ -211,21 +237,28 @@ static figures run(bool with_colliders, uint32_t frames) {
 int main(int argc, char **argv) {
   bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
   uint32_t frames = 200;
-  figures none = run(false, frames);
-  figures with = run(true, frames);
+  figures none = run(NO_COLLIDERS, frames);
+  figures with = run(LANES_PER_FRAME, frames);
+  figures sets = run(SET_LANES, frames);
   if (json) {
     printf("{\"chains\":%d,\"nodes\":%d,\"spheres\":%d,\"capsules\":%d,\"frames\":%u,"
            "\"ns_per_node_substep_no_colliders\":%.3f,\"ns_per_node_substep_colliders\":%.3f,"
-           "\"ns_per_node_frame_collider_prep\":%.3f,\"nodes_inside_after\":%.5f}\n",
-           CHAINS, NODES, SPHERES, CAPSULES, frames, none.substep_ns, with.substep_ns, with.prep_ns, with.inside);
+           "\"ns_per_node_frame_collider_prep\":%.3f,\"ns_per_node_substep_set_lanes\":%.3f,"
+           "\"ns_per_node_frame_set_lanes_prep\":%.3f,\"nodes_inside_after\":%.5f}\n",
+           CHAINS, NODES, SPHERES, CAPSULES, frames, none.substep_ns, with.substep_ns, with.prep_ns, sets.substep_ns,
+           sets.prep_ns, sets.inside);
     return 0;
   }
   printf("colliders: %d chains x %d nodes, %u frames of one 60 Hz substep\n", CHAINS, NODES, frames);
   printf("  no colliders                      %7.3f ns per node-substep\n", none.substep_ns);
   printf("  %d spheres + %d capsules per chain  %7.3f ns per node-substep (push %.3f)\n", SPHERES, CAPSULES,
          with.substep_ns, with.substep_ns - none.substep_ns);
-  printf("  collider world poses + lanes      %7.3f ns per node per frame\n", with.prep_ns);
-  printf("  nodes left inside a collider      %7.3f%% (no colliders: %.3f%%)\n", with.inside * 100.0,
-         none.inside * 100.0);
+  printf("    + per-node lanes, once a frame  %7.3f ns per node per frame (world poses + gather)\n", with.prep_ns);
+  printf("  the same through set lanes        %7.3f ns per node-substep (push %.3f)\n", sets.substep_ns,
+         sets.substep_ns - none.substep_ns);
+  printf("    + set lanes, once a frame       %7.3f ns per node per frame (world poses + one lane per set)\n",
+         sets.prep_ns);
+  printf("  nodes left inside a collider      %7.3f%% / %.3f%% (no colliders: %.3f%%)\n", with.inside * 100.0,
+         sets.inside * 100.0, none.inside * 100.0);
   return 0;
 }

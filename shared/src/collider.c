@@ -208,33 +208,42 @@ void tress_collider_lanes_gather(tress_collider_lanes *lanes, const tress_collid
                                  const tress_collider_set *sets, uint32_t set_count, const uint32_t *set_of_node,
                                  uint32_t count) {
   if (count > lanes->stride) count = lanes->stride;
-  uint32_t slot_cap = lanes->slot_cap;
   uint32_t widest = 0;
   for (uint32_t j = 0; j < count; j++) {
     uint32_t si = set_of_node ? set_of_node[j] : j;
-    const tress_collider_set *s = si < set_count ? &sets[si] : NULL;
-    uint32_t n = s ? s->count : 0;
-    if (n > slot_cap) n = slot_cap;
+    uint32_t n = si < set_count ? sets[si].count : 0;
     if (n > widest) widest = n;
   }
-  for (uint32_t j = 0; j < count; j++) {
-    uint32_t si = set_of_node ? set_of_node[j] : j;
-    const tress_collider_set *s = si < set_count ? &sets[si] : NULL;
-    uint32_t n = s ? s->count : 0;
-    for (uint32_t k = 0; k < widest; k++) {
-      size_t o = (size_t)k * lanes->stride + j;
-      if (k < n && s->index[k] < world_count) {
+  if (widest > lanes->slot_cap) widest = lanes->slot_cap;
+  /* slot-outer: each pass writes seven contiguous streams */
+  for (uint32_t k = 0; k < widest; k++) {
+    size_t o = (size_t)k * lanes->stride;
+    float *ax = lanes->ax + o, *ay = lanes->ay + o, *az = lanes->az + o;
+    float *bx = lanes->bx + o, *by = lanes->by + o, *bz = lanes->bz + o, *r = lanes->radius + o;
+    for (uint32_t j = 0; j < count; j++) {
+      uint32_t si = set_of_node ? set_of_node[j] : j;
+      const tress_collider_set *s = si < set_count ? &sets[si] : NULL;
+      if (s && k < s->count && s->index[k] < world_count) {
         const tress_collider_world *c = &world[s->index[k]];
-        lanes->ax[o] = c->ax; lanes->ay[o] = c->ay; lanes->az[o] = c->az;
-        lanes->bx[o] = c->bx; lanes->by[o] = c->by; lanes->bz[o] = c->bz;
-        lanes->radius[o] = c->radius;
+        ax[j] = c->ax; ay[j] = c->ay; az[j] = c->az;
+        bx[j] = c->bx; by[j] = c->by; bz[j] = c->bz;
+        r[j] = c->radius;
       } else {
-        lanes->ax[o] = lanes->ay[o] = lanes->az[o] = lanes->bx[o] = lanes->by[o] = lanes->bz[o] = 0.0f;
-        lanes->radius[o] = TRESS_COLLIDER_UNUSED_RADIUS;
+        ax[j] = ay[j] = az[j] = bx[j] = by[j] = bz[j] = 0.0f;
+        r[j] = TRESS_COLLIDER_UNUSED_RADIUS;
       }
     }
   }
   lanes->slots = widest;
+}
+
+tress_collider_lanes tress_collider_lanes_view(const tress_collider_lanes *lanes, uint32_t first) {
+  tress_collider_lanes v = *lanes;
+  if (first > lanes->stride) first = lanes->stride;
+  v.ax += first; v.ay += first; v.az += first;
+  v.bx += first; v.by += first; v.bz += first;
+  v.radius += first;
+  return v;
 }
 
 enum { PUSH_BLOCK = 32 };
@@ -314,5 +323,68 @@ void tress_collider_push_level(float *restrict x, float *restrict y, float *rest
   }
   /* The link back to the parent, for every node (a node no collider moved already has it,
    * within rounding, from the solver's link constraint). */
+  restore_links(x, y, z, px, py, pz, rest, count);
+}
+
+/* ---- the same, reading each node's colliders through its set index ---- */
+
+/* As block_may_hit / block_push, with slot data at [set_of_node[j]]: gcc emulates the gathers
+ * and still vectorizes the math, so no per-node copy of collider data is ever made. */
+__attribute__((noinline)) static int block_may_hit_sets(const float *restrict x, const float *restrict y,
+                                                        const float *restrict z, const float *restrict cax,
+                                                        const float *restrict cay, const float *restrict caz,
+                                                        const float *restrict cbx, const float *restrict cby,
+                                                        const float *restrict cbz, const float *restrict cr,
+                                                        const float *restrict strand_radius,
+                                                        const uint32_t *restrict set, uint32_t n) {
+  int any = 0;
+  for (uint32_t j = 0; j < n; j++) {
+    uint32_t s = set[j];
+    float abx = cbx[s] - cax[s], aby = cby[s] - cay[s], abz = cbz[s] - caz[s];
+    float apx = x[j] - cax[s], apy = y[j] - cay[s], apz = z[j] - caz[s];
+    float ab2 = abx * abx + aby * aby + abz * abz;
+    float ap_ab = apx * abx + apy * aby + apz * abz;
+    float ap2 = apx * apx + apy * apy + apz * apz;
+    float r = cr[s] + strand_radius[j];
+    float r2 = r > 0.0f ? r * r : -1.0f;
+    any |= ap2 * ab2 - ap_ab * ap_ab < r2 * ab2 || ap2 < r2;
+  }
+  return any;
+}
+
+__attribute__((noinline)) static void block_push_sets(float *restrict x, float *restrict y, float *restrict z,
+                                                      const float *restrict px, const float *restrict py,
+                                                      const float *restrict pz, const float *restrict rest,
+                                                      const float *restrict cax, const float *restrict cay,
+                                                      const float *restrict caz, const float *restrict cbx,
+                                                      const float *restrict cby, const float *restrict cbz,
+                                                      const float *restrict cr, const float *restrict strand_radius,
+                                                      const uint32_t *restrict set, uint32_t n) {
+  for (uint32_t j = 0; j < n; j++) {
+    uint32_t s = set[j];
+    push_keep_link(&x[j], &y[j], &z[j], px[j], py[j], pz[j], rest[j], cax[s], cay[s], caz[s], cbx[s], cby[s], cbz[s],
+                   cr[s] + strand_radius[j]);
+  }
+}
+
+void tress_collider_push_level_sets(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
+                                    const float *restrict py, const float *restrict pz, const float *restrict rest,
+                                    const float *restrict strand_radius, uint32_t count,
+                                    const tress_collider_lanes *set_lanes, const uint32_t *restrict set_of_node) {
+  if (!set_lanes || set_lanes->slots == 0 || count == 0 || !set_of_node) return;
+  for (uint32_t k = 0; k < set_lanes->slots; k++) {
+    size_t o = (size_t)k * set_lanes->stride;
+    const float *cax = set_lanes->ax + o, *cay = set_lanes->ay + o, *caz = set_lanes->az + o;
+    const float *cbx = set_lanes->bx + o, *cby = set_lanes->by + o, *cbz = set_lanes->bz + o;
+    const float *cr = set_lanes->radius + o;
+    for (uint32_t lo = 0; lo < count; lo += PUSH_BLOCK) {
+      uint32_t n = count - lo < PUSH_BLOCK ? count - lo : PUSH_BLOCK;
+      if (!block_may_hit_sets(x + lo, y + lo, z + lo, cax, cay, caz, cbx, cby, cbz, cr, strand_radius + lo,
+                              set_of_node + lo, n))
+        continue;
+      block_push_sets(x + lo, y + lo, z + lo, px + lo, py + lo, pz + lo, rest + lo, cax, cay, caz, cbx, cby, cbz, cr,
+                      strand_radius + lo, set_of_node + lo, n);
+    }
+  }
   restore_links(x, y, z, px, py, pz, rest, count);
 }

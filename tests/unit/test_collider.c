@@ -208,6 +208,32 @@ static void test_batch_matches_scalar(void **state) {
   }
   assert_true(moved_with_set > 0);
   tress_collider_lanes_free(&lanes);
+
+  /* through set lanes (one lane per set, nodes read it by index): the same positions */
+  tress_collider_lanes set_lanes;
+  assert_true(tress_collider_lanes_init(&set_lanes, 8, 3));
+  tress_collider_lanes_gather(&set_lanes, world, C, sets, 3, NULL, 3);
+  float sx[N], sy[N], sz[N];
+  memcpy(sx, x, sizeof x); memcpy(sy, y, sizeof y); memcpy(sz, z, sizeof z);
+  tress_collider_push_level_sets(sx, sy, sz, px, py, pz, rest, sr, N, &set_lanes, set_of_node);
+  for (int j = 0; j < N; j++) {
+    assert_float_equal(sx[j], bx[j], 1e-6f);
+    assert_float_equal(sy[j], by[j], 1e-6f);
+    assert_float_equal(sz[j], bz[j], 1e-6f);
+  }
+  tress_collider_lanes_free(&set_lanes);
+
+  /* a view into a larger block reads the nodes from its first one on */
+  tress_collider_lanes block;
+  uint32_t set_of_two[2 * N];
+  for (int j = 0; j < 2 * N; j++) set_of_two[j] = j < N ? 2u : set_of_node[j - N];
+  assert_true(tress_collider_lanes_init(&block, 8, 2 * N));
+  tress_collider_lanes_gather(&block, world, C, sets, 3, set_of_two, 2 * N);
+  tress_collider_lanes view = tress_collider_lanes_view(&block, N);
+  memcpy(sx, x, sizeof x); memcpy(sy, y, sizeof y); memcpy(sz, z, sizeof z);
+  tress_collider_push_level(sx, sy, sz, px, py, pz, rest, sr, N, &view);
+  for (int j = 0; j < N; j++) assert_float_equal(sx[j], bx[j], 1e-6f);
+  tress_collider_lanes_free(&block);
 }
 
 /* Hair tests the head, a tail in the same level does not: the set decides, not the level. */

@@ -85,7 +85,8 @@ bool tress_collider_push_point(float p[3], const float parent[3], float rest_len
  * by slot: slot k of node j is at [k * stride + j] in ax..radius (stride >= count). A slot a
  * node does not use has radius TRESS_COLLIDER_UNUSED_RADIUS and never pushes, so nodes of
  * chains with different set sizes share one loop. Fill the lanes with
- * tress_collider_lanes_gather once per frame (colliders move with the body once per frame).
+ * tress_collider_lanes_gather once per frame (colliders move with the body once per frame),
+ * over all nodes at once, and pass each level a tress_collider_lanes_view.
  */
 #define TRESS_COLLIDER_UNUSED_RADIUS (-1.0e30f)
 typedef struct tress_collider_lanes {
@@ -105,6 +106,11 @@ void tress_collider_lanes_gather(tress_collider_lanes *lanes, const tress_collid
                                  const tress_collider_set *sets, uint32_t set_count, const uint32_t *set_of_node,
                                  uint32_t count);
 
+/* Lanes that start at node `first` of a larger block (same stride and slots): gather once per
+ * frame over every node of the sim (nodes in level order), then hand each level a view at its
+ * first node. A view shares the block; never free it. */
+tress_collider_lanes tress_collider_lanes_view(const tress_collider_lanes *lanes, uint32_t first);
+
 /* The vectorized routine: x/y/z are the level's node positions (updated in place), px/py/pz
  * the parents' positions gathered for the level, rest the link lengths, strand_radius the
  * per-node strand radius. Same result as tress_collider_push_point per node. */
@@ -112,5 +118,19 @@ void tress_collider_push_level(float *restrict x, float *restrict y, float *rest
                                const float *restrict py, const float *restrict pz, const float *restrict rest,
                                const float *restrict strand_radius, uint32_t count,
                                const tress_collider_lanes *lanes);
+
+/*
+ * The same push with no per-node copy of collider data: set_lanes holds one lane per collider
+ * set (slot k of set s at [k * stride + s], filled once per frame with
+ * tress_collider_lanes_gather(lanes, world, n, sets, set_count, NULL, set_count)), and node j
+ * reads its set's lanes through set_of_node[j] (which must be < set_lanes->stride). The
+ * math still vectorizes (the compiler emulates the indexed loads). This is the one the solver
+ * should call: a chain (or a handle) owns one set, so the per-frame work is per set, not per
+ * node. Same result as tress_collider_push_level.
+ */
+void tress_collider_push_level_sets(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
+                                    const float *restrict py, const float *restrict pz, const float *restrict rest,
+                                    const float *restrict strand_radius, uint32_t count,
+                                    const tress_collider_lanes *set_lanes, const uint32_t *restrict set_of_node);
 
 #endif
