@@ -223,6 +223,10 @@ int main(int argc, char **argv) {
   memset(&B, 0, sizeof B);
   B.bots = calloc((size_t)(target_peers + 4 * samples + 256), sizeof *B.bots);
   B.host = enet_host_create(NULL, (size_t)(target_peers + 4 * samples + 256), TRESS_CHANNEL_COUNT, 0, 0);
+  /* One client socket carries every bot: give it room for bursts (the kernel caps this at
+   * rmem_max), or a drain's 2 x peers datagrams overflow it and ENet waits out retransmits. */
+  enet_socket_set_option(B.host->socket, ENET_SOCKOPT_RCVBUF, 8 << 20);
+  enet_socket_set_option(B.host->socket, ENET_SOCKOPT_SNDBUF, 8 << 20);
   ENetAddress addr;
   enet_address_set_host_ip(&addr, "127.0.0.1");
   addr.port = (enet_uint16)udp;
@@ -332,6 +336,8 @@ int main(int argc, char **argv) {
       break;
     }
   }
+  snprintf(cmd, sizeof cmd, "grep -h shutdown %s | cut -c1-200", log);
+  if (system(cmd) != 0) printf("(no shutdown log lines)\n");
   enet_host_destroy(B.host);
   tress_manifest_json_free(mf);
   free(B.bots);

@@ -59,6 +59,11 @@ int tress_net_start(tress_server *s, char err[256]) {
   /* Clients only send control messages; anything much larger is refused by ENet itself before
    * reassembly, while sizes between the control limit and this get a TOO_LARGE error back. */
   s->host->maximumPacketSize = 4 * TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES;
+  /* ENet's socket is non-blocking and a full send buffer silently drops datagrams (ENet then
+   * waits out a retransmit timeout). Room broadcasts and drains burst to many peers at once, so
+   * ask for large buffers (the kernel caps them at wmem_max / rmem_max). */
+  enet_socket_set_option(s->host->socket, ENET_SOCKOPT_SNDBUF, 4 << 20);
+  enet_socket_set_option(s->host->socket, ENET_SOCKOPT_RCVBUF, 4 << 20);
   ENetAddress bound;
   if (enet_socket_get_address(s->host->socket, &bound) == 0) s->udp_port = bound.port;
   else s->udp_port = (uint16_t)s->cfg.udp_port;
