@@ -213,8 +213,16 @@ static void test_server_restart_rebinds_without_duplicates(void **state) {
   const char *extra[] = {"--port", port_text, NULL};
   assert_int_equal(th_server_start(&s, extra), 0);
   assert_int_equal(s.udp_port, port);
-  assert_true(pump_until_bound(cs, 2, 30000));
+  bool rebound = pump_until_bound(cs, 2, 30000);
   pump(cs, 2, 300); /* anything duplicated would arrive now */
+  for (int i = 0; i < 2; i++) {
+    tress_client_stats st = tress_client_stats_get(cs[i]);
+    printf("client %d after restart: %s, connects %u, characters %u, handles %u, bound callbacks %d, last error '%s'\n",
+           i, tress_client_state_name(tress_client_get_state(cs[i])), st.connects,
+           tress_client_character_count(cs[i]), tress_sim_stats_get(tress_client_sim(cs[i])).bound,
+           i ? kb.bound : ka.bound, tress_client_last_error(cs[i]));
+  }
+  assert_true(rebound);
   for (int i = 0; i < 2; i++) {
     tress_client_stats st = tress_client_stats_get(cs[i]);
     assert_int_equal(st.connects, 2);
