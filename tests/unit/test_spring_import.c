@@ -14,6 +14,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "tress/gltf.h"
+#include "tress/mesh.h"
 #include "tress/spring_import.h"
 #include "tress/spring_report.h"
 
@@ -699,6 +701,118 @@ static void test_report_json_and_text(void **state) {
   assert_int_equal(tress_spring_report_main(3, bad), 1);
 }
 
+/* A skinned hair mesh written by our glTF writer (the rigger's output format), then the same
+ * file with a VRMC_springBone extension added to its JSON chunk (BIN chunk kept as written):
+ * names from the writer's bone nodes, and VRM springs on them. */
+static void test_our_glb_writer_output(void **state) {
+  (void)state;
+  const char *names[] = {"HairRoot", "Hair_Fringe_A_00", "Hair_Fringe_A_01", "Hair_Fringe_A_02", "SBC_Sphere_Head_r9"};
+  const int32_t parents[] = {-1, 0, 1, 2, 0};
+  const float binds[][3] = {{0, 1.6f, 0}, {0, 1.6f, 0.1f}, {0, 1.5f, 0.1f}, {0, 1.4f, 0.1f}, {0, 1.5f, 0}};
+  tress_mesh *mesh = tress_mesh_create(3, 3, false, false);
+  assert_non_null(mesh);
+  const float pos[9] = {0, 1.6f, 0.1f, 0.05f, 1.4f, 0.1f, -0.05f, 1.4f, 0.1f};
+  memcpy(mesh->positions, pos, sizeof pos);
+  for (uint32_t i = 0; i < 3; i++) mesh->indices[i] = i;
+  assert_true(tress_mesh_add_skin(mesh, 5));
+  for (uint32_t b = 0; b < 5; b++) {
+    snprintf(mesh->bones[b].name, sizeof mesh->bones[b].name, "%s", names[b]);
+    mesh->bones[b].parent = parents[b];
+    memcpy(mesh->bones[b].bind_pos, binds[b], sizeof binds[b]);
+  }
+  for (uint32_t v = 0; v < 3; v++) {
+    mesh->joints[4 * v] = (uint16_t)(v + 1);
+    mesh->weights[4 * v] = 1.0f;
+  }
+  uint8_t *glb = NULL;
+  size_t glb_size = 0;
+  char gerr[TRESS_GLTF_ERROR_MAX];
+  assert_int_equal(tress_gltf_write_glb_memory(mesh, &glb, &glb_size, gerr), 0);
+  tress_mesh_release(mesh);
+
+  /* names only, straight from the writer */
+  tress_spring_import *imp = NULL;
+  char err[TRESS_SPRING_ERROR_MAX];
+  tress_spring_import_def def = tress_default_spring_import_def();
+  def.units_per_metre = 1.0f;
+  assert_int_equal(tress_spring_import_memory(glb, glb_size, &def, &imp, err), 0);
+  const tress_spring_chain *fringe = chain_rooted(imp, "Hair_Fringe_A_00");
+  assert_non_null(fringe);
+  assert_int_equal(fringe->joint_count, 3);
+  assert_int_equal(imp->collider_count, 1);
+  assert_float_equal(imp->colliders[0].radius, 0.09f, 1e-6f);
+  tress_spring_import_free(imp);
+
+  /* add VRMC_springBone to the JSON chunk and re-pack with the writer's BIN chunk */
+  uint32_t jlen;
+  memcpy(&jlen, glb + 12, 4);
+  assert_true(20u + jlen <= glb_size);
+  cJSON *doc = cJSON_ParseWithLength((const char *)glb + 20, jlen);
+  assert_non_null(doc);
+  int root = -1, h1 = -1, h2 = -1, head = -1, i = 0;
+  cJSON *n;
+  cJSON_ArrayForEach(n, cJSON_GetObjectItem(doc, "nodes")) {
+    const char *nm = cJSON_GetStringValue(cJSON_GetObjectItem(n, "name"));
+    if (nm && strcmp(nm, "Hair_Fringe_A_00") == 0) root = i;
+    if (nm && strcmp(nm, "Hair_Fringe_A_01") == 0) h1 = i;
+    if (nm && strcmp(nm, "Hair_Fringe_A_02") == 0) h2 = i;
+    if (nm && strcmp(nm, "SBC_Sphere_Head_r9") == 0) head = i;
+    i++;
+  }
+  assert_true(root >= 0 && h1 >= 0 && h2 >= 0 && head >= 0);
+  cJSON *used = cJSON_GetObjectItem(doc, "extensionsUsed");
+  if (!used) used = cJSON_AddArrayToObject(doc, "extensionsUsed");
+  cJSON_AddItemToArray(used, cJSON_CreateString("VRMC_springBone"));
+  cJSON *ext = cJSON_GetObjectItem(doc, "extensions");
+  if (!ext) ext = cJSON_AddObjectToObject(doc, "extensions");
+  cJSON *sb = cJSON_AddObjectToObject(ext, "VRMC_springBone");
+  cJSON_AddStringToObject(sb, "specVersion", "1.0");
+  const double z[3] = {0, 0, 0};
+  vrm_collider(cJSON_AddArrayToObject(sb, "colliders"), head, false, z, NULL, 0.12);
+  const int g0[1] = {0};
+  group_of(cJSON_AddArrayToObject(sb, "colliderGroups"), g0, 1);
+  const int joints[3] = {root, h1, h2};
+  cJSON *spring = vrm_spring(cJSON_AddArrayToObject(sb, "springs"), "fringe", joints, 3, 2.0, 0.0, 0.6, 0.01);
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(spring, "colliderGroups"), cJSON_CreateNumber(0));
+  char *json = cJSON_PrintUnformatted(doc);
+  cJSON_Delete(doc);
+  uint32_t nj = (uint32_t)strlen(json), njpad = (nj + 3u) & ~3u;
+  size_t bin_size = glb_size - 20 - jlen;
+  size_t total = 20 + njpad + bin_size;
+  uint8_t *out = malloc(total);
+  assert_non_null(out);
+  memcpy(out, glb, 12);
+  uint32_t t32 = (uint32_t)total;
+  memcpy(out + 8, &t32, 4);
+  memcpy(out + 12, &njpad, 4);
+  memcpy(out + 16, "JSON", 4);
+  memcpy(out + 20, json, nj);
+  memset(out + 20 + nj, ' ', njpad - nj);
+  memcpy(out + 20 + njpad, glb + 20 + jlen, bin_size);
+  cJSON_free(json);
+  free(glb);
+  char path[600];
+  path_in_dir(path, sizeof path, "rigged.vrm");
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(out, 1, total, f), total);
+  fclose(f);
+  free(out);
+
+  imp = load(path, 1.0f);
+  fringe = chain_rooted(imp, "Hair_Fringe_A_00");
+  assert_non_null(fringe);
+  assert_int_equal(fringe->source, TRESS_SPRING_FROM_VRM1); /* VRM first, the name fills nothing */
+  assert_int_equal(fringe->joint_count, 3);
+  assert_float_equal(fringe->drag, 0.6f, 1e-6f);
+  assert_int_equal(fringe->colliders.count, 1);
+  /* the VRM collider on the SBC_ node wins over its name */
+  assert_int_equal(imp->collider_count, 1);
+  assert_float_equal(imp->colliders[0].radius, 0.12f, 1e-6f);
+  assert_int_equal(imp->colliders[0].source, TRESS_SPRING_FROM_VRM1);
+  tress_spring_import_free(imp);
+}
+
 /* Every number of the VRM model mutated at random (indices out of range, negative radii,
  * children that make cycles, huge values): the import never fails on valid JSON and what it
  * returns always holds together. */
@@ -833,6 +947,7 @@ int main(void) {
       cmocka_unit_test(test_apply_builds_bones_and_colliders),
       cmocka_unit_test(test_report_json_and_text),
       cmocka_unit_test(test_tress_rig_springs_command),
+      cmocka_unit_test(test_our_glb_writer_output),
       cmocka_unit_test(test_mutated_models_hold_together),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
