@@ -1,15 +1,23 @@
-/* manifest_load.c - reads --manifest files with the protocol's manifest JSON reader when the
- * build has it (protocol/include/tress/manifest_json.h); otherwise says so. */
+/* manifest_load.c - reads --manifest files with the protocol's manifest JSON reader. */
 #include "manifest_load.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "tress/manifest_json.h"
+
 int bot_manifest_load(const char *path, bot_manifest_file *out, char *err, size_t err_cap) {
   memset(out, 0, sizeof *out);
-  (void)path;
-  snprintf(err, err_cap, "this build has no manifest JSON reader (protocol/include/tress/manifest_json.h)");
-  return -1;
+  char why[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+  if (tress_manifest_json_load(path, &out->manifest, why) != 0) {
+    snprintf(err, err_cap, "%s", why);
+    return -1;
+  }
+  out->loaded = true;
+  return 0;
 }
 
-void bot_manifest_free(bot_manifest_file *f) { memset(f, 0, sizeof *f); }
+void bot_manifest_free(bot_manifest_file *f) {
+  if (f->loaded) tress_manifest_json_free(&f->manifest);
+  memset(f, 0, sizeof *f);
+}

@@ -7,9 +7,11 @@
 
 #include "tress/msg.h"
 
+#include <stdbool.h>
+
 typedef struct bot_manifest_file {
   tress_wire_manifest manifest; /* arrays owned by this struct */
-  void *storage;
+  bool loaded;
 } bot_manifest_file;
 
 int bot_manifest_load(const char *path, bot_manifest_file *out, char *err, size_t err_cap);

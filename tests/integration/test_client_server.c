@@ -279,7 +279,7 @@ static void test_bot_reports_and_exits_zero(void **state) {
   snprintf(server, sizeof server, "127.0.0.1:%u", s.udp_port);
   snprintf(out, sizeof out, "%s/bot.json", s.dir);
   const char *argv[] = {bin, "--server", server, "--room", "load", "--bots", "3", "--characters", "2",
-                        "--fps", "60", "--duration", "3", "--json", NULL};
+                        "--manifest", "assets/characters/ava.json", "--fps", "60", "--duration", "3", "--json", NULL};
   assert_int_equal(run(argv, out), 0);
   FILE *f = fopen(out, "r");
   assert_non_null(f);
@@ -295,7 +295,8 @@ static void test_bot_reports_and_exits_zero(void **state) {
     assert_int_equal(cJSON_GetObjectItem(bot, "characters_seen")->valueint, 6);
     assert_int_equal(cJSON_GetObjectItem(bot, "rigs_applied")->valueint, 6);
     assert_int_equal(cJSON_GetObjectItem(bot, "bones_bound")->valueint, 60);
-    assert_int_equal(cJSON_GetObjectItem(bot, "handles_bound_max")->valueint, 12); /* 6 characters x (hair + hat) */
+    /* Ava: long hair (rigged) + hat (pendulum) + glasses (Face: does not swing), 6 characters. */
+    assert_int_equal(cJSON_GetObjectItem(bot, "handles_bound_max")->valueint, 12);
     double rig = cJSON_GetObjectItem(bot, "bytes_rig_bind_phase")->valuedouble;
     double steady = cJSON_GetObjectItem(bot, "bytes_steady_state")->valuedouble;
     printf("bot %d: join-to-bind mean %.1f ms, bytes rig/bind %.0f, steady %.0f\n",
