@@ -5,8 +5,9 @@
  *     alphabet, relative, no "." / ".." / empty components, no backslashes or control bytes.
  *  2. Resolution (tress_asset_store_load, on a worker): realpath() of root/id must still start
  *     with root + "/", so a symlink inside the store that points outside it is refused too.
- * The optional manifest both narrows the store to the listed ids and pre-seeds their content
- * hashes, which lets the rig cache answer a spawn without touching the disk at all. */
+ * The optional manifest narrows the store to the listed ids, and a listed mesh_hash is a claim
+ * every load must match (a changed file is refused, not rigged). The cache is keyed only on
+ * hashes a load actually produced, so a stale manifest can never serve another mesh's rig. */
 #include "asset_store.h"
 
 #include <cjson/cJSON.h>
@@ -93,8 +94,7 @@ int tress_asset_store_open(tress_asset_store *store, const char *dir, char err[2
       tress_asset_store_close(store);
       return -1;
     }
-    if (!hex) h->listed = true; /* listed without a hash: learned on first load */
-    if (!hex) memset(h->hash, 0, sizeof h->hash);
+    h->claimed = hex != NULL;
   }
   cJSON_Delete(root);
   return 0;
@@ -138,22 +138,26 @@ tress_wire_code tress_asset_store_has(const tress_asset_store *store, const char
   return TRESS_CODE_NONE;
 }
 
-static bool hash_is_zero(const uint8_t *h) {
-  for (int i = 0; i < TRESS_MESH_HASH_BYTES; i++)
-    if (h[i]) return false;
+bool tress_asset_store_known_hash(const tress_asset_store *store, const char *id, uint8_t out[TRESS_MESH_HASH_BYTES]) {
+  const tress_asset_hash *h = find_hash(store, id);
+  if (!h || !h->verified) return false;
+  memcpy(out, h->hash, TRESS_MESH_HASH_BYTES);
   return true;
 }
 
-bool tress_asset_store_known_hash(const tress_asset_store *store, const char *id, uint8_t out[TRESS_MESH_HASH_BYTES]) {
+bool tress_asset_store_claimed_hash(const tress_asset_store *store, const char *id, uint8_t out[TRESS_MESH_HASH_BYTES]) {
   const tress_asset_hash *h = find_hash(store, id);
-  if (!h || hash_is_zero(h->hash)) return false;
+  if (!h || !h->claimed) return false;
   memcpy(out, h->hash, TRESS_MESH_HASH_BYTES);
   return true;
 }
 
 void tress_asset_store_learn_hash(tress_asset_store *store, const char *id, const uint8_t hash[TRESS_MESH_HASH_BYTES]) {
   tress_asset_hash *h = add_hash(store, id);
-  if (h && !(h->listed && !hash_is_zero(h->hash))) memcpy(h->hash, hash, TRESS_MESH_HASH_BYTES);
+  if (!h) return;
+  if (h->claimed && memcmp(h->hash, hash, TRESS_MESH_HASH_BYTES) != 0) return;
+  memcpy(h->hash, hash, TRESS_MESH_HASH_BYTES);
+  h->verified = true;
 }
 
 tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t max_bytes, uint16_t *code,

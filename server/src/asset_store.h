@@ -14,7 +14,9 @@
 typedef struct tress_asset_hash {
   char id[TRESS_WIRE_TEXT_CAP];
   uint8_t hash[TRESS_MESH_HASH_BYTES];
-  bool listed; /* named by the manifest (hash from the manifest) rather than learned by a load */
+  bool listed;   /* named by the manifest */
+  bool claimed;  /* the manifest gives a mesh_hash (in `hash`) that loads must match */
+  bool verified; /* `hash` is what a load of this id actually hashed to */
 } tress_asset_hash;
 
 typedef struct tress_asset_store {
@@ -36,8 +38,12 @@ tress_wire_code tress_asset_id_check(const char *id);
 
 /* Loop thread: does the store have the id (syntax ok; listed, when there is a manifest)? */
 tress_wire_code tress_asset_store_has(const tress_asset_store *store, const char *id);
-/* Loop thread: the content hash the store knows for id (from the manifest or an earlier load). */
+/* Loop thread: the content hash a load of id has produced (never just the manifest's claim, so a
+ * stale manifest can not serve another mesh's rig from the cache). */
 bool tress_asset_store_known_hash(const tress_asset_store *store, const char *id, uint8_t out[TRESS_MESH_HASH_BYTES]);
+/* Loop thread: the manifest's mesh_hash for id, which a load must match. */
+bool tress_asset_store_claimed_hash(const tress_asset_store *store, const char *id, uint8_t out[TRESS_MESH_HASH_BYTES]);
+/* Loop thread: a load of id hashed to `hash` (ignored when it contradicts the manifest). */
 void tress_asset_store_learn_hash(tress_asset_store *store, const char *id, const uint8_t hash[TRESS_MESH_HASH_BYTES]);
 
 /* Any thread (reads only `root`): resolves id inside the store, following symlinks only while

@@ -156,12 +156,13 @@ int main(int argc, char **argv) {
   uv_timer_init(s->loop, &s->drain_timer);
   s->drain_timer.data = s;
 
-  if (write_port_file(s) != 0)
-    tress_log_event(&s->log, TRESS_LOG_WARN, "port_file_failed", "path=%s", s->cfg.port_file);
   atomic_store(&s->metrics.ready, true);
   tress_log_event(&s->log, TRESS_LOG_INFO, "listening", "udp=%u http=%u host=%s assets=%s cache=%s manifest=%s",
                   s->udp_port, s->http_port, s->cfg.host, s->store.root, s->cfg.cache_dir,
                   s->store.has_manifest ? "yes" : "no");
+  /* After the log line, so whoever waits on the file also finds the line. */
+  if (write_port_file(s) != 0)
+    tress_log_event(&s->log, TRESS_LOG_WARN, "port_file_failed", "path=%s", s->cfg.port_file);
 
   uv_run(s->loop, UV_RUN_DEFAULT);
 

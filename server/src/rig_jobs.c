@@ -2,7 +2,7 @@
  * --------
  * Rigging never runs on the loop thread. A request for (asset id, rig options) resolves in
  * this order, cheapest first:
- *   1. the id's content hash is known (manifest or an earlier load) and the memory cache has the
+ *   1. the id's content hash is known (an earlier load produced it) and the memory cache has the
  *      key: settle now, no job at all;
  *   2. a job for the same (asset id, options) is already queued or running: wait on it, so ten
  *      characters spawning with the same hair at once cost one rig;
@@ -226,7 +226,7 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   snprintf(j->store_root, sizeof j->store_root, "%s", s->store.root);
   snprintf(j->cache_dir, sizeof j->cache_dir, "%s", s->cache.dir);
   j->max_asset_bytes = s->cfg.max_asset_bytes;
-  j->has_expected_hash = s->store.has_manifest && tress_asset_store_known_hash(&s->store, a->mesh_asset_id, j->expected_hash);
+  j->has_expected_hash = tress_asset_store_claimed_hash(&s->store, a->mesh_asset_id, j->expected_hash);
   j->metrics = &s->metrics;
   j->queued_ns = tress_server_now_ns();
   if (uv_queue_work(s->loop, &j->work, work_cb, after_work_cb) != 0) {

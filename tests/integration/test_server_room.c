@@ -110,11 +110,32 @@ static void test_room_lifecycle(void **state) {
   assert_non_null(rm);
   assert_int_equal(rm->character_removed.character_id, bo);
 
-  /* B rejoins on a new connection: the room now holds only Ava, replayed in full. */
+  /* The owner retunes Ava: the others hear it once (the owner is not echoed). */
+  tress_msg su;
+  memset(&su, 0, sizeof su);
+  su.type = TRESS_MSG_SETTINGS_UPDATE;
+  su.settings_update.character_id = ava;
+  su.settings_update.has_chain_settings = true;
+  su.settings_update.chain_settings = tress_default_chain_settings();
+  su.settings_update.chain_settings.stiffness = 0.5f;
+  assert_int_equal(th_client_send(a, &su), 0);
+  const tress_msg *got = th_client_wait(c, TRESS_MSG_SETTINGS_UPDATE, 5000);
+  assert_non_null(got);
+  assert_true(tress_msg_equal(got, &su));
+  th_client_pump(a, 100);
+  assert_int_equal(th_client_count(a, TRESS_MSG_SETTINGS_UPDATE), 0);
+
+  /* B rejoins on a new connection: the room now holds only Ava, replayed in full, and the
+   * replayed BIND carries the retuned settings. */
   b = new_client(&s, "bob", "lobby");
   uint32_t ava_b = ava;
   expect_character(b, &ava_b, &rig_b);
   assert_true(tress_msg_equal(rig_a, rig_b));
+  const tress_msg *bind_b = NULL;
+  for (uint32_t i = 0; i < b->inbox_count; i++)
+    if (b->inbox[i].type == TRESS_MSG_BIND) bind_b = &b->inbox[i];
+  assert_non_null(bind_b);
+  assert_true(bind_b->bind.chain_settings.stiffness == 0.5f);
   th_client_pump(b, 200);
   assert_int_equal(th_client_count(b, TRESS_MSG_CHARACTER_ADDED), 1);
 
