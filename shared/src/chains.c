@@ -40,9 +40,11 @@
   X(pa_px) X(pa_py) X(pa_pz)                                      /* animated world, last frame */ \
   X(px) X(py) X(pz) X(ox) X(oy) X(oz)                             /* verlet state */              \
   X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
-  X(tp_x) X(tp_y) X(tp_z) X(tq_x) X(tq_y) X(tq_z) X(tq_w)         /* written local transform */   \
   X(aim_x) X(aim_y) X(aim_z)                                      /* first child's rest offset */ \
   X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale) X(active)
+
+#define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
+#define G_OUT 10
 
 typedef struct chain_nodes {
 #define DECLARE_FIELD(name) float *name;
@@ -78,8 +80,9 @@ struct tress_chains {
   uint32_t *level_start; /* level_count + 1 entries */
   uint32_t level_cap;
   bool dirty;
-  /* scratch for one level's gathers: parent pos, parent rot, child pos */
-  float *g[10];
+  /* scratch for one level: gathers (parent pos, parent rot, child pos), then the level's output
+   * local transforms (position, rotation) on their way to the scene */
+  float *g[G_SCRATCH];
   uint32_t g_cap;
   /* Per level: parent[i] == i - parent_shift[l] for every node of the level (-1 when not), and
    * the same for first_child; a level with a shift reads its parents in place, no gather. */
@@ -129,7 +132,7 @@ void tress__chains_destroy(struct tress_chains *c) {
   free(c->slots);
   nodes_free(&c->nodes);
   free(c->level_start);
-  for (int k = 0; k < 10; k++) free(c->g[k]);
+  for (int k = 0; k < G_SCRATCH; k++) free(c->g[k]);
   free(c->parent_shift);
   free(c->child_shift);
   free(c->node_slot);
@@ -360,7 +363,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
 
 static bool ensure_scratch(struct tress_chains *c, uint32_t n) {
   if (n <= c->g_cap) return true;
-  for (int k = 0; k < 10; k++) {
+  for (int k = 0; k < G_SCRATCH; k++) {
     float *b = realloc(c->g[k], n * sizeof(float));
     if (!b) return false;
     c->g[k] = b;
@@ -457,7 +460,7 @@ static bool rebuild(struct tress_chains *c) {
       uint32_t i = cursor[s->depth[k]]++;
       /* carry the state over; fresh nodes start from zeros (finite, so masked blends stay finite) */
       for (uint32_t f = 0; f < nf; f++) to[f][i] = s->fresh ? 0.0f : from[f][s->global[k]];
-      if (s->fresh) fresh.an_qw[i] = fresh.aw_qw[i] = fresh.wq_w[i] = fresh.tq_w[i] = fresh.cf_qw[i] = 1.0f;
+      if (s->fresh) fresh.an_qw[i] = fresh.aw_qw[i] = fresh.wq_w[i] = fresh.cf_qw[i] = 1.0f;
       s->global[k] = i;
     }
   }
@@ -826,9 +829,9 @@ HOT_LOOP static void output_level(struct tress_chains *c, uint32_t l) {
                         *restrict aqw = n->an_qw + lo;
   const float *restrict mx = n->aim_x + lo, *restrict my = n->aim_y + lo, *restrict mz = n->aim_z + lo;
   const float *restrict px = n->px + lo, *restrict py = n->py + lo, *restrict pz = n->pz + lo;
-  float *restrict tpx = n->tp_x + lo, *restrict tpy = n->tp_y + lo, *restrict tpz = n->tp_z + lo;
-  float *restrict tqx = n->tq_x + lo, *restrict tqy = n->tq_y + lo, *restrict tqz = n->tq_z + lo,
-                  *restrict tqw = n->tq_w + lo;
+  float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
+  float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
+                  *restrict tqw = c->g[G_OUT + 6];
   float *restrict wpx = n->wp_x + lo, *restrict wpy = n->wp_y + lo, *restrict wpz = n->wp_z + lo;
   float *restrict wqx = n->wq_x + lo, *restrict wqy = n->wq_y + lo, *restrict wqz = n->wq_z + lo,
                   *restrict wqw = n->wq_w + lo;
@@ -867,67 +870,71 @@ HOT_LOOP static void output_level(struct tress_chains *c, uint32_t l) {
   }
 }
 
-static void output(struct tress_chains *c) {
-  chain_nodes *n = &c->nodes;
-  if (c->level_count == 0) return;
-  /* Roots are pinned: they show the animated pose, unswung. */
-  for (uint32_t i = c->level_start[0]; i < c->level_start[1]; i++) {
-    n->wp_x[i] = n->aw_px[i]; n->wp_y[i] = n->aw_py[i]; n->wp_z[i] = n->aw_pz[i];
-    n->wq_x[i] = n->aw_qx[i]; n->wq_y[i] = n->aw_qy[i]; n->wq_z[i] = n->aw_qz[i]; n->wq_w[i] = n->aw_qw[i];
-    n->tp_x[i] = n->an_px[i]; n->tp_y[i] = n->an_py[i]; n->tp_z[i] = n->an_pz[i];
-    n->tq_x[i] = n->an_qx[i]; n->tq_y[i] = n->an_qy[i]; n->tq_z[i] = n->an_qz[i]; n->tq_w[i] = n->an_qw[i];
+/* Writes one level's local transforms (seven component arrays, level-relative) into the scene's
+ * transform slots. A non-finite value is never written: its chain is marked for recovery. */
+static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *t) {
+  tress_xform *const *out = c->out_ptr + lo;
+  const float *act = c->nodes.active + lo;
+  const float *tpx = t[0], *tpy = t[1], *tpz = t[2], *tqx = t[3], *tqy = t[4], *tqz = t[5], *tqw = t[6];
+  uint32_t count = hi - lo;
+  bool bad = false;
+  for (uint32_t j = 0; j < count; j++) {
+    /* node order strides through the scene (one bone per chain): fetch ahead */
+    if (j + PREFETCH_AHEAD < count) __builtin_prefetch(out[j + PREFETCH_AHEAD], 1, 0);
+    if (act[j] == 0.0f) continue;
+    float px = tpx[j], py = tpy[j], pz = tpz[j], qx = tqx[j], qy = tqy[j], qz = tqz[j], qw = tqw[j];
+    float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw);
+    if (probe != 0.0f) {
+      c->slots[c->node_slot[lo + j]].act_last = -2.0f;
+      bad = true;
+      continue;
+    }
+    tress_xform *o = out[j];
+    o->p[0] = px; o->p[1] = py; o->p[2] = pz;
+    o->q[0] = qx; o->q[1] = qy; o->q[2] = qz; o->q[3] = qw;
   }
-  for (uint32_t l = 1; l < c->level_count; l++) output_level(c, l);
+  return bad;
 }
 
 /* A chain whose output went non-finite (absurd settings overflowed) snaps back to its animated
- * pose, and its nodes' outputs become the animated values: a NaN never reaches the scene. */
+ * pose and shows its animated values: a NaN never reaches the scene. */
 static void recover_slot(struct tress_chains *c, chain_slot *s) {
   chain_nodes *n = &c->nodes;
   snap_slot(c, s);
   for (uint32_t k = 0; k < s->node_count; k++) {
     uint32_t i = s->global[k];
-    n->tp_x[i] = n->an_px[i]; n->tp_y[i] = n->an_py[i]; n->tp_z[i] = n->an_pz[i];
-    n->tq_x[i] = n->an_qx[i]; n->tq_y[i] = n->an_qy[i]; n->tq_z[i] = n->an_qz[i]; n->tq_w[i] = n->an_qw[i];
     n->wp_x[i] = n->aw_px[i]; n->wp_y[i] = n->aw_py[i]; n->wp_z[i] = n->aw_pz[i];
     n->wq_x[i] = n->aw_qx[i]; n->wq_y[i] = n->aw_qy[i]; n->wq_z[i] = n->aw_qz[i]; n->wq_w[i] = n->aw_qw[i];
+    tress_xform t = {{n->an_px[i], n->an_py[i], n->an_pz[i]}, {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]}};
+    *c->out_ptr[i] = t;
   }
 }
 
-static void write_scene(tress_sim *sim, struct tress_chains *c) {
+/* Output and scene write, level by level so each level's transforms go to the scene while they
+ * are still in cache. Roots are pinned: they show the animated pose, unswung. */
+static void output_and_write(tress_sim *sim, struct tress_chains *c) {
   chain_nodes *n = &c->nodes;
-  /* Bones: one pass in node order straight into the cached transform slots. */
-  tress_xform *const *out = c->out_ptr;
-  bool any_bad = false;
-  uint32_t count = n->count;
-  for (uint32_t i = 0; i < count; i++) {
-    if (i + PREFETCH_AHEAD < count) __builtin_prefetch(out[i + PREFETCH_AHEAD], 1, 0);
-    if (n->active[i] == 0.0f) continue;
-    float px = n->tp_x[i], py = n->tp_y[i], pz = n->tp_z[i];
-    float qx = n->tq_x[i], qy = n->tq_y[i], qz = n->tq_z[i], qw = n->tq_w[i];
-    float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw) +
-                  (n->px[i] - n->px[i]) + (n->py[i] - n->py[i]) + (n->pz[i] - n->pz[i]);
-    if (probe != 0.0f) {
-      /* never write it; the whole chain is recovered below */
-      c->slots[c->node_slot[i]].act_last = -2.0f;
-      any_bad = true;
-      continue;
-    }
-    tress_xform *o = out[i];
-    o->p[0] = px; o->p[1] = py; o->p[2] = pz;
-    o->q[0] = qx; o->q[1] = qy; o->q[2] = qz; o->q[3] = qw;
+  if (c->level_count == 0) return;
+  uint32_t lo = c->level_start[0], hi = c->level_start[1];
+  for (uint32_t i = lo; i < hi; i++) {
+    n->wp_x[i] = n->aw_px[i]; n->wp_y[i] = n->aw_py[i]; n->wp_z[i] = n->aw_pz[i];
+    n->wq_x[i] = n->aw_qx[i]; n->wq_y[i] = n->aw_qy[i]; n->wq_z[i] = n->aw_qz[i]; n->wq_w[i] = n->aw_qw[i];
+  }
+  const float *roots[7] = {n->an_px + lo, n->an_py + lo, n->an_pz + lo, n->an_qx + lo,
+                           n->an_qy + lo, n->an_qz + lo, n->an_qw + lo};
+  bool bad = scatter_level(c, lo, hi, roots);
+  const float *level_out[7];
+  for (int k = 0; k < 7; k++) level_out[k] = c->g[G_OUT + k];
+  for (uint32_t l = 1; l < c->level_count; l++) {
+    output_level(c, l);
+    bad |= scatter_level(c, c->level_start[l], c->level_start[l + 1], level_out);
   }
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used || n->active[s->global[0]] == 0.0f) continue;
-    if (s->act_last == -2.0f) {
+    if (bad && s->act_last == -2.0f) {
       s->act_last = 1.0f;
       recover_slot(c, s);
-      for (uint32_t k = 0; k < s->node_count; k++) {
-        uint32_t i = s->global[k];
-        tress_xform t = {{n->tp_x[i], n->tp_y[i], n->tp_z[i]}, {n->tq_x[i], n->tq_y[i], n->tq_z[i], n->tq_w[i]}};
-        *out[i] = t;
-      }
     }
     /* Part chains write world cframes; the pin (node 0) belongs to the body. */
     if (s->kind == TRESS_HANDLE_PARTS) {
@@ -938,7 +945,6 @@ static void write_scene(tress_sim *sim, struct tress_chains *c) {
       }
     }
   }
-  (void)any_bad;
 }
 
 bool tress__chains_prepare(tress_sim *sim, const tress_frame *f) {
@@ -951,9 +957,7 @@ bool tress__chains_prepare(tress_sim *sim, const tress_frame *f) {
 
 void tress__chains_substep(tress_sim *sim, const tress_frame *f, float alpha) { substep(sim->chains, f, alpha); }
 
-void tress__chains_output(tress_sim *sim) { output(sim->chains); }
-
-void tress__chains_write(tress_sim *sim) { write_scene(sim, sim->chains); }
+void tress__chains_output(tress_sim *sim) { output_and_write(sim, sim->chains); }
 
 void tress__chains_frame(tress_sim *sim, const tress_frame *f) {
   struct tress_chains *c = sim->chains;
@@ -964,8 +968,7 @@ void tress__chains_frame(tress_sim *sim, const tress_frame *f) {
   for (uint32_t si = 0; si < c->slot_count; si++)
     if (c->slots[si].used && c->nodes.active[c->slots[si].global[0]] != 0.0f) awake++;
   tress__count_simulated(sim, awake * (uint32_t)f->substeps);
-  output(c);
-  write_scene(sim, c);
+  output_and_write(sim, c);
 }
 
 bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]) {

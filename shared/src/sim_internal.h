@@ -100,11 +100,10 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h); /* restore poses, fr
 void tress__chains_frame(tress_sim *sim, const tress_frame *frame);
 /* tress__chains_frame's phases, callable one by one so bench/solver can time them:
  * prepare (layout rebuild, scene reads, animated world poses, snaps; false when there is
- * nothing to do), one substep at interpolation alpha, output (poses), write (scene). */
+ * nothing to do), one substep at interpolation alpha, output (poses written to the scene). */
 bool tress__chains_prepare(tress_sim *sim, const tress_frame *frame);
 void tress__chains_substep(tress_sim *sim, const tress_frame *frame, float alpha);
 void tress__chains_output(tress_sim *sim);
-void tress__chains_write(tress_sim *sim);
 /* World position of the chain's pin, for culling. */
 bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
 
