@@ -288,7 +288,87 @@ static void test_bad_input(void **state) {
   th_server_cleanup(&s);
 }
 
+/* Default strikes: repeated malformed messages end the connection; a byte-rate limit holds even
+ * when the message count is low; a wrong auth token is rejected. Others stay served. */
+static void test_strikes_bytes_auth(void **state) {
+  (void)state;
+  th_server s;
+  th_server_init(&s, "strikes");
+  const char *extra[] = {"--max-bytes-per-second", "20000", "--auth-token", "sesame", NULL};
+  assert_int_equal(th_server_start(&s, extra), 0);
+  tress_msg hello;
+  memset(&hello, 0, sizeof hello);
+  hello.type = TRESS_MSG_HELLO;
+  hello.hello.version_major = TRESS_PROTOCOL_VERSION_MAJOR;
+  snprintf(hello.hello.client_name, sizeof hello.hello.client_name, "x");
+
+  /* wrong token */
+  th_client *c = client(&s, NULL, NULL);
+  snprintf(hello.hello.auth_token, sizeof hello.hello.auth_token, "open");
+  assert_int_equal(th_client_send(c, &hello), 0);
+  const tress_msg *rej = th_client_wait(c, TRESS_MSG_REJECT, 3000);
+  assert_non_null(rej);
+  assert_int_equal(rej->reject.code, TRESS_CODE_AUTH_FAILED);
+  for (int i = 0; i < 200 && !c->disconnected; i++) th_client_pump(c, 10);
+  assert_true(c->disconnected);
+  th_client_close(c);
+  free(c);
+
+  /* right token; then malformed messages, slowly (no rate limit involved): 8 strikes allowed */
+  snprintf(hello.hello.auth_token, sizeof hello.hello.auth_token, "sesame");
+  th_client *good = client(&s, NULL, NULL);
+  assert_int_equal(th_client_send(good, &hello), 0);
+  assert_non_null(th_client_wait(good, TRESS_MSG_WELCOME, 3000));
+  c = client(&s, NULL, NULL);
+  assert_int_equal(th_client_send(c, &hello), 0);
+  assert_non_null(th_client_wait(c, TRESS_MSG_WELCOME, 3000));
+  uint8_t junk[8] = {TRESS_MSG_JOIN_ROOM, 200, 1, 2, 3, 4, 5, 6};
+  int sent = 0;
+  while (!c->disconnected && sent < 20) {
+    th_client_send_raw(c, junk, sizeof junk, TRESS_CHANNEL_CONTROL);
+    sent++;
+    th_client_pump(c, 60);
+  }
+  for (int i = 0; i < 100 && !c->disconnected; i++) th_client_pump(c, 10);
+  assert_true(c->disconnected);
+  assert_int_equal(sent, 9); /* the ninth malformed message is one too many */
+  assert_int_equal(th_client_count(c, TRESS_MSG_ERROR), 9);
+  th_client_close(c);
+  free(c);
+
+  /* bytes per second: 20000/s with a 40000 burst; five 10000-byte messages trip it */
+  c = client(&s, NULL, NULL);
+  assert_int_equal(th_client_send(c, &hello), 0);
+  assert_non_null(th_client_wait(c, TRESS_MSG_WELCOME, 3000));
+  uint8_t *big = calloc(1, 10000);
+  big[0] = TRESS_MSG_JOIN_ROOM;
+  for (int i = 0; i < 5; i++) th_client_send_raw(c, big, 10000, TRESS_CHANNEL_CONTROL);
+  free(big);
+  bool limited = false;
+  for (int i = 0; i < 100 && !limited; i++) {
+    th_client_pump(c, 10);
+    for (uint32_t k = 0; k < c->inbox_count; k++)
+      if (c->inbox[k].type == TRESS_MSG_ERROR && c->inbox[k].error.code == TRESS_CODE_RATE_LIMITED) limited = true;
+  }
+  assert_true(limited);
+  th_client_close(c);
+  free(c);
+
+  /* the good client is still there and served */
+  tress_msg join;
+  memset(&join, 0, sizeof join);
+  join.type = TRESS_MSG_JOIN_ROOM;
+  snprintf(join.join_room.room, sizeof join.join_room.room, "ok");
+  assert_int_equal(th_client_send(good, &join), 0);
+  assert_non_null(th_client_wait(good, TRESS_MSG_ROOM_JOINED, 3000));
+  assert_false(good->disconnected);
+  th_client_close(good);
+  free(good);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+  th_server_cleanup(&s);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_input)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_bad_input), cmocka_unit_test(test_strikes_bytes_auth)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
