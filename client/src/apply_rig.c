@@ -52,6 +52,18 @@ tress_mesh *tress__client_local_mesh(tress_client *c, const char *asset_id) {
   return e->mesh;
 }
 
+bool tress__client_local_hash(tress_client *c, const char *asset_id, uint8_t out[TRESS_MESH_HASH_BYTES]) {
+  if (!tress__client_local_mesh(c, asset_id)) return false;
+  for (uint32_t i = 0; i < c->mesh_count; i++) {
+    mesh_cache_entry *e = &c->meshes[i];
+    if (strcmp(e->asset_id, asset_id) != 0) continue;
+    if (!e->hashed) e->hashed = tress_mesh_content_hash(e->mesh, e->hash) == 0;
+    memcpy(out, e->hash, TRESS_MESH_HASH_BYTES);
+    return e->hashed;
+  }
+  return false;
+}
+
 void tress__client_mesh_cache_clear(tress_client *c) {
   for (uint32_t i = 0; i < c->mesh_count; i++) tress_mesh_release(c->meshes[i].mesh);
   free(c->meshes);
@@ -185,7 +197,7 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
     return;
   }
   uint8_t hash[TRESS_MESH_HASH_BYTES];
-  tress_mesh_content_hash(local, hash);
+  tress__client_local_hash(c, wa->mesh_asset_id, hash);
   if (memcmp(hash, m->mesh_hash, sizeof hash) != 0) {
     char mine[2 * TRESS_MESH_HASH_BYTES + 1], theirs[2 * TRESS_MESH_HASH_BYTES + 1];
     tress_mesh_hash_hex(hash, mine);

@@ -154,6 +154,7 @@ static void drop_peer(tress_client *c) {
 
 void tress_client_destroy(tress_client *c) {
   if (!c) return;
+  tress_client_detach_loop(c);
   if (c->peer && c->host) {
     enet_peer_disconnect_now(c->peer, 0);
     enet_host_flush(c->host);

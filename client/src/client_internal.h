@@ -6,6 +6,8 @@
  *   replica.c    characters built in the local scene from manifests, root motion, accessors
  *   apply_rig.c  rig results: hash check against the local asset, bones + skinned mesh, fallback
  *   spawns.c     this client's own spawns (deep-copied manifests), re-sent after a reconnect
+ *   client_uv.c  the network pumped from a libuv loop instead of once per frame
+ *   hair_manager.c  the HairKit.attach client manager (uses tress__build_bones)
  */
 #ifndef TRESS_CLIENT_INTERNAL_H
 #define TRESS_CLIENT_INTERNAL_H
@@ -62,6 +64,8 @@ typedef struct owned_spawn {
 typedef struct mesh_cache_entry {
   char asset_id[TRESS_WIRE_TEXT_CAP];
   tress_mesh *mesh; /* NULL: tried and unavailable */
+  bool hashed;
+  uint8_t hash[32]; /* content hash of mesh, computed once */
 } mesh_cache_entry;
 
 struct tress_client {
@@ -103,6 +107,8 @@ struct tress_client {
   mesh_cache_entry *meshes;
   uint32_t mesh_count, mesh_cap;
 
+  struct client_uv *uv; /* client_uv.c, while attached to a libuv loop */
+
   double joined_at;
   tress_client_stats stats;
   char last_error[TRESS_CLIENT_ERROR_MAX];
@@ -135,6 +141,8 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m);
 void tress__apply_rig_failed(tress_client *c, const tress_msg_rig_failed *m);
 /* The local copy of an asset (cached; NULL when unavailable). Borrowed reference. */
 tress_mesh *tress__client_local_mesh(tress_client *c, const char *asset_id);
+/* Its content hash, computed once per asset. False when there is no local copy. */
+bool tress__client_local_hash(tress_client *c, const char *asset_id, uint8_t out[32]);
 void tress__client_mesh_cache_clear(tress_client *c);
 /* Builds bones under part (rests already at worn scale, parents before children) and swaps in
  * the baked mesh keeping the part's size. ids gets bone_count ids. False changes nothing. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <uv.h>
 
 #include "client_fake_server.h"
 #include "tress/client.h"
@@ -275,6 +276,57 @@ static void test_rig_before_its_character_is_held(void **state) {
   teardown_fixture(&f);
 }
 
+typedef struct loop_run {
+  fixture *f;
+  int ticks;
+} loop_run;
+
+static void on_loop_tick(uv_timer_t *t) {
+  loop_run *r = t->data;
+  fake_server_pump(&r->f->server, NULL, 0, 0); /* the server side only: the loop drives the client */
+  tress_client_character_info info;
+  bool bound = tress_client_character_info_get(r->f->client, CHARACTER_ID, &info) == TRESS_CLIENT_OK && info.bound;
+  if (tress_client_get_state(r->f->client) == TRESS_CLIENT_READY && r->ticks == 0) {
+    send_added(r->f);
+    assert_true(fake_server_send(&r->f->server, &r->f->rig_msg));
+    send_bind(r->f, CHARACTER_ID);
+  }
+  if (tress_client_get_state(r->f->client) == TRESS_CLIENT_READY) r->ticks++;
+  if (bound || r->ticks > 500) uv_stop(t->loop);
+}
+
+static void test_client_driven_by_a_uv_loop(void **state) {
+  (void)state;
+  fixture f;
+  memset(&f, 0, sizeof f);
+  assert_true(fake_server_start(&f.server));
+  tress_client_def def = tress_default_client_def();
+  def.sim.device_compute = 1.0f;
+  def.callbacks = (tress_client_callbacks){.user = &f.k, .on_error = on_error, .on_bound = on_bound};
+  f.client = tress_client_create(&def);
+  tress_sample_character_init(&f.sample, "Loopy", "meshes/hair_bob.glb");
+  assert_true(fake_rig_make(HAIR_PATH, f.sample.accessories[0].handle_size, CHARACTER_ID, 0, &f.rig, &f.rig_msg));
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  assert_int_equal(tress_client_attach_loop(f.client, &loop), 0);
+  assert_int_equal(tress_client_connect(f.client, "127.0.0.1", f.server.port, "", "room"), TRESS_CLIENT_OK);
+  loop_run r = {&f, 0};
+  uv_timer_t tick;
+  uv_timer_init(&loop, &tick);
+  tick.data = &r;
+  uv_timer_start(&tick, on_loop_tick, 1, 1);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  tress_client_character_info info;
+  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_true(info.bound);
+  assert_int_equal(info.bone_count, 10);
+  uv_close((uv_handle_t *)&tick, NULL);
+  tress_client_detach_loop(f.client);
+  uv_run(&loop, UV_RUN_DEFAULT); /* closes the handles; nothing else keeps the loop alive */
+  assert_int_equal(uv_loop_close(&loop), 0);
+  teardown_fixture(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corrupt_messages_are_reported_and_keep_characters),
@@ -282,6 +334,7 @@ int main(void) {
       cmocka_unit_test(test_rig_after_bind_rebinds_bones_once),
       cmocka_unit_test(test_bind_waits_for_the_rigs_it_lists),
       cmocka_unit_test(test_rig_before_its_character_is_held),
+      cmocka_unit_test(test_client_driven_by_a_uv_loop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

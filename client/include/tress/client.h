@@ -110,8 +110,16 @@ void tress_client_disconnect(tress_client *c);
 int tress_client_service(tress_client *c);
 /* The same but waits up to timeout_ms for the first event (for tools and tests). */
 int tress_client_service_wait(tress_client *c, uint32_t timeout_ms);
-/* The ENet socket, for a uv_poll_t in a libuv loop (-1 before connect). */
+/* The ENet socket (-1 before connect). */
 int tress_client_socket(const tress_client *c);
+
+/* Pumps the network from a libuv loop instead of service() per frame: a uv_poll_t on the
+ * socket plus a short timer for ENet's resends and the reconnect clock. The game still steps
+ * (tress_client_step) from wherever it draws. Detach before destroying the client or closing
+ * the loop; the handles close asynchronously, so run the loop once more after detaching. */
+struct uv_loop_s;
+int tress_client_attach_loop(tress_client *c, struct uv_loop_s *loop);
+void tress_client_detach_loop(tress_client *c);
 
 /* Asks the server to spawn a character. The manifest is copied and re-sent after a reconnect,
  * so the character comes back. *request_id (may be NULL) matches on_character_added's owner id. */
