@@ -276,6 +276,35 @@ static void test_rig_before_its_character_is_held(void **state) {
   teardown_fixture(&f);
 }
 
+static void test_removed_character_releases_everything(void **state) {
+  (void)state;
+  fixture f;
+  memset(&f, 0, sizeof f);
+  connect_client(&f);
+  uint32_t empty_scene = tress_scene_instance_count(tress_client_scene(f.client));
+  send_added(&f);
+  assert_true(fake_server_send(&f.server, &f.rig_msg));
+  send_bind(&f, CHARACTER_ID);
+  settle(&f, 200);
+  assert_int_equal(tress_sim_stats_get(tress_client_sim(f.client)).bound, 2);
+  for (int i = 0; i < 30; i++) {
+    tress_client_set_root(f.client, CHARACTER_ID, tress_xform_from_pos(0.2f * (float)i, 0, 0));
+    tress_client_step(f.client, 1.0 / 60.0);
+  }
+  tress_msg m = {.type = TRESS_MSG_CHARACTER_REMOVED};
+  m.character_removed.character_id = CHARACTER_ID;
+  m.character_removed.reason = TRESS_REMOVED_DESPAWNED;
+  assert_true(fake_server_send(&f.server, &m));
+  settle(&f, 200);
+  assert_int_equal(f.k.removed, 1);
+  assert_int_equal(tress_client_character_count(f.client), 0);
+  assert_int_equal(tress_sim_stats_get(tress_client_sim(f.client)).bound, 0);
+  assert_int_equal(tress_scene_instance_count(tress_client_scene(f.client)), empty_scene);
+  assert_int_equal(tress_client_bones(f.client, CHARACTER_ID, NULL, 0), 0);
+  tress_client_step(f.client, 1.0 / 60.0);
+  teardown_fixture(&f);
+}
+
 typedef struct loop_run {
   fixture *f;
   int ticks;
@@ -335,6 +364,7 @@ int main(void) {
       cmocka_unit_test(test_bind_waits_for_the_rigs_it_lists),
       cmocka_unit_test(test_rig_before_its_character_is_held),
       cmocka_unit_test(test_client_driven_by_a_uv_loop),
+      cmocka_unit_test(test_removed_character_releases_everything),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

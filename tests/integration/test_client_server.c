@@ -242,6 +242,32 @@ static void test_server_restart_rebinds_without_duplicates(void **state) {
   th_server_cleanup(&s);
 }
 
+static void test_despawn_removes_the_character_everywhere(void **state) {
+  (void)state;
+  th_server s;
+  start_server(&s, "client-despawn");
+  counted ka = {0}, kb = {0};
+  tress_client *cs[2] = {client(&s, "despawn", &ka), client(&s, "despawn", &kb)};
+  tress_sample_character sample;
+  tress_sample_character_init(&sample, "Brief", HAIR);
+  tress_client_spawn(cs[0], &sample.manifest, NULL);
+  assert_true(pump_until_bound(cs, 2, 20000));
+  uint32_t id = bound_character(cs[0]);
+  assert_int_equal(tress_client_despawn(cs[0], id), TRESS_CLIENT_OK);
+  for (int t = 0; t < 5000 && (tress_client_character_count(cs[0]) || tress_client_character_count(cs[1])); t += 10)
+    pump(cs, 2, 10);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(tress_client_character_count(cs[i]), 0);
+    assert_int_equal(tress_sim_stats_get(tress_client_sim(cs[i])).bound, 0);
+  }
+  assert_int_equal(ka.removed, 1);
+  assert_int_equal(kb.removed, 1);
+  tress_client_destroy(cs[0]);
+  tress_client_destroy(cs[1]);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
+  th_server_cleanup(&s);
+}
+
 /* Runs argv with stdout to a file; returns the exit status. */
 static int run(const char *const *argv, const char *out_path) {
   pid_t pid = fork();
@@ -315,6 +341,7 @@ int main(void) {
       cmocka_unit_test(test_30_and_240_fps_clients_sway_identically),
       cmocka_unit_test(test_late_joiner_gets_the_same_bones),
       cmocka_unit_test(test_server_restart_rebinds_without_duplicates),
+      cmocka_unit_test(test_despawn_removes_the_character_everywhere),
       cmocka_unit_test(test_game_loop_example_runs),
       cmocka_unit_test(test_bot_reports_and_exits_zero),
   };
