@@ -75,6 +75,12 @@ typedef struct builder {
   tress_spring_import *imp;
   bool oom;
   float scale; /* units per metre */
+  /* per node, so every pass is linear in the file's size (a hostile file cannot make it slow) */
+  int32_t *first_child, *next_sibling; /* child lists of the good tree */
+  int32_t *root_chain;                 /* the chain rooted here, or -1 */
+  uint8_t *in_chain;                   /* a joint of some chain */
+  uint32_t *mark;                      /* scratch stamps, one per node */
+  uint32_t stamp;
 } builder;
 
 static void warn(builder *b, const char *fmt, ...) {
@@ -142,6 +148,8 @@ static tress_spring_chain *chain_add(builder *b, int32_t root, const int32_t *jo
     return NULL;
   }
   memcpy(copy, joints, (size_t)joint_count * sizeof *copy);
+  b->root_chain[root] = (int32_t)imp->chain_count;
+  for (uint32_t k = 0; k < joint_count; k++) b->in_chain[joints[k]] = 1;
   tress_spring_chain *c = &imp->chains[imp->chain_count++];
   memset(c, 0, sizeof *c);
   c->root = root;
@@ -154,18 +162,9 @@ static tress_spring_chain *chain_add(builder *b, int32_t root, const int32_t *jo
   return c;
 }
 
-static int32_t chain_of_root(const tress_spring_import *imp, int32_t node) {
-  for (uint32_t i = 0; i < imp->chain_count; i++)
-    if (imp->chains[i].root == node) return (int32_t)i;
-  return -1;
-}
+static int32_t chain_of_root(const builder *b, int32_t node) { return b->root_chain[node]; }
 
-static bool node_in_any_chain(const tress_spring_import *imp, int32_t node) {
-  for (uint32_t i = 0; i < imp->chain_count; i++)
-    for (uint32_t k = 0; k < imp->chains[i].joint_count; k++)
-      if (imp->chains[i].joints[k] == node) return true;
-  return false;
-}
+static bool node_in_any_chain(const builder *b, int32_t node) { return b->in_chain[node] != 0; }
 
 static bool node_has_collider(const tress_spring_import *imp, int32_t node) {
   for (uint32_t i = 0; i < imp->collider_count; i++)
@@ -232,7 +231,7 @@ static bool read_nodes(builder *b, const cJSON *root) {
   if (!cJSON_IsArray(nodes)) return true; /* no nodes: nothing to import, not an error */
   int n = cJSON_GetArraySize(nodes);
   if (n <= 0) return true;
-  if (n > 1000000) {
+  if (n > 200000) {
     warn(b, "%d nodes: more than a model has, nothing imported", n);
     return true;
   }
@@ -288,34 +287,54 @@ static bool read_nodes(builder *b, const cJSON *root) {
     }
     i++;
   }
-  /* cycles: a walk up that does not reach a root in node_count steps is in or below one */
+  /* Cycles, in one linear pass: walk up from each unresolved node, stacking the path, until a
+   * root, an already resolved node (inherit its badness) or a node on the current path (a
+   * cycle: the whole path is bad). Then resolve the path top-down, a node being bad when its
+   * parent is or when it was marked bad itself above (listed twice, its own child). */
+  uint8_t *state = calloc(imp->node_count, 1); /* 0 unknown, 1 on the path, 2 resolved */
+  int32_t *path = malloc((size_t)imp->node_count * sizeof *path);
+  b->first_child = malloc((size_t)imp->node_count * sizeof *b->first_child);
+  b->next_sibling = malloc((size_t)imp->node_count * sizeof *b->next_sibling);
+  b->root_chain = malloc((size_t)imp->node_count * sizeof *b->root_chain);
+  b->in_chain = calloc(imp->node_count, 1);
+  b->mark = calloc(imp->node_count, sizeof *b->mark);
+  if (!state || !path || !b->first_child || !b->next_sibling || !b->root_chain || !b->in_chain || !b->mark) {
+    free(state);
+    free(path);
+    return false;
+  }
   for (uint32_t k = 0; k < imp->node_count; k++) {
+    if (state[k]) continue;
+    uint32_t n = 0;
     int32_t p = (int32_t)k;
-    uint32_t steps = 0;
-    bool bad = false;
-    while (p >= 0 && steps <= imp->node_count) {
-      if (imp->nodes[p].bad) bad = true;
+    while (p >= 0 && state[p] == 0) {
+      state[p] = 1;
+      path[n++] = p;
       p = imp->nodes[p].parent;
-      steps++;
     }
-    if (p >= 0) {
-      if (!imp->nodes[k].bad)
-        warn(b, "node %u \"%s\" is in or below a cycle of the node tree: nothing imported from it", k,
-             imp->nodes[k].name);
-      imp->nodes[k].bad = true;
-    } else if (bad) {
-      imp->nodes[k].bad = true;
+    bool cycle = p >= 0 && state[p] == 1;
+    bool bad = cycle || (p >= 0 && imp->nodes[p].bad);
+    while (n > 0) {
+      int32_t x = path[--n];
+      if (cycle && !imp->nodes[x].bad)
+        warn(b, "node %d \"%s\" is in or below a cycle of the node tree: nothing imported from it", x,
+             imp->nodes[x].name);
+      bad = bad || imp->nodes[x].bad;
+      imp->nodes[x].bad = bad;
+      state[x] = 2;
     }
   }
-  /* below a bad node: bad too (marked after the pass above so the order does not matter) */
+  free(state);
+  free(path);
+  /* child lists of the good tree, in file order */
   for (uint32_t k = 0; k < imp->node_count; k++) {
-    if (imp->nodes[k].bad) continue;
-    uint32_t steps = 0;
-    for (int32_t p = imp->nodes[k].parent; p >= 0 && steps <= imp->node_count; p = imp->nodes[p].parent, steps++)
-      if (imp->nodes[p].bad) {
-        imp->nodes[k].bad = true;
-        break;
-      }
+    b->first_child[k] = b->next_sibling[k] = b->root_chain[k] = -1;
+  }
+  for (uint32_t k = imp->node_count; k-- > 0;) {
+    int32_t p = imp->nodes[k].parent;
+    if (p < 0 || imp->nodes[k].bad || imp->nodes[p].bad) continue;
+    b->next_sibling[k] = b->first_child[p];
+    b->first_child[p] = (int32_t)k;
   }
   return true;
 }
@@ -324,15 +343,8 @@ static bool node_ok(const builder *b, int32_t i) {
   return i >= 0 && (uint32_t)i < b->imp->node_count && !b->imp->nodes[i].bad;
 }
 
-static bool is_ancestor(const tress_spring_import *imp, int32_t anc, int32_t node) {
-  uint32_t steps = 0;
-  for (int32_t p = imp->nodes[node].parent; p >= 0 && steps <= imp->node_count; p = imp->nodes[p].parent, steps++)
-    if (p == anc) return true;
-  return false;
-}
-
-/* The root and every node below it, parents first (a pre-order walk). Returns the count, or 0
- * on allocation failure; *out is malloc'd. */
+/* The root and every good node below it, parents first (breadth-first over the child lists).
+ * Returns the count, or 0 on allocation failure; *out is malloc'd. */
 static uint32_t subtree(builder *b, int32_t root, int32_t **out) {
   tress_spring_import *imp = b->imp;
   int32_t *list = malloc((size_t)imp->node_count * sizeof *list);
@@ -342,10 +354,8 @@ static uint32_t subtree(builder *b, int32_t root, int32_t **out) {
   }
   uint32_t n = 0;
   list[n++] = root;
-  /* breadth by levels keeps parents before children without recursion */
   for (uint32_t head = 0; head < n; head++)
-    for (uint32_t k = 0; k < imp->node_count && n < imp->node_count; k++)
-      if (imp->nodes[k].parent == list[head] && !imp->nodes[k].bad) list[n++] = (int32_t)k;
+    for (int32_t c = b->first_child[list[head]]; c >= 0 && n < imp->node_count; c = b->next_sibling[c]) list[n++] = c;
   *out = list;
   return n;
 }
@@ -395,16 +405,20 @@ static bool joints_are_chain(builder *b, const char *what, const int32_t *joints
     }
   }
   /* the sim moves everything below the root: every such node must be named */
-  for (uint32_t k = 0; k < b->imp->node_count; k++) {
-    if (!is_ancestor(b->imp, joints[0], (int32_t)k)) continue;
-    bool named = false;
-    for (uint32_t i = 1; i < n && !named; i++) named = joints[i] == (int32_t)k;
-    if (!named) {
-      warn(b, "%s: would also move \"%s\", which it does not name: skipped", what, node_name(b, (int32_t)k));
-      return false;
+  int32_t *below = NULL;
+  uint32_t count = subtree(b, joints[0], &below);
+  if (!below) return false;
+  b->stamp++;
+  for (uint32_t i = 0; i < n; i++) b->mark[joints[i]] = b->stamp;
+  bool ok = true;
+  for (uint32_t i = 1; i < count && ok; i++) {
+    if (b->mark[below[i]] != b->stamp) {
+      warn(b, "%s: would also move \"%s\", which it does not name: skipped", what, node_name(b, below[i]));
+      ok = false;
     }
   }
-  return true;
+  free(below);
+  return ok;
 }
 
 static void read_vrm1(builder *b, const cJSON *ext) {
@@ -523,7 +537,7 @@ static void read_vrm1(builder *b, const cJSON *ext) {
       }
       j++;
     }
-    if (ok && chain_of_root(imp, ids[0]) >= 0) {
+    if (ok && chain_of_root(b, ids[0]) >= 0) {
       warn(b, "%s: \"%s\" is already the root of a spring: skipped", what, imp->nodes[ids[0]].name);
       ok = false;
     }
@@ -637,7 +651,7 @@ static void read_vrm0(builder *b, const cJSON *sec) {
         warn(b, "VRM0 bone group %d: \"%s\" is in a bad part of the node tree: skipped", bi, imp->nodes[root].name);
         continue;
       }
-      if (chain_of_root(imp, root) >= 0) continue;
+      if (chain_of_root(b, root) >= 0) continue;
       int32_t *joints = NULL;
       uint32_t n = subtree(b, root, &joints);
       if (n < 2) {
@@ -740,7 +754,7 @@ static void read_extras(builder *b, const cJSON *root, bool *all_colliders) {
     if (sb && imp->nodes[i].bad) {
       warn(b, "extras.tress.springBone on \"%s\": node in a bad part of the node tree: skipped", nm);
     } else if (sb) {
-      int32_t ci = chain_of_root(imp, i);
+      int32_t ci = chain_of_root(b, i);
       tress_spring_chain *c = ci >= 0 ? &imp->chains[ci] : NULL;
       float v;
       bool bad_value = (json_float(sb, "radius", &v) && v < 0.0f) || (json_float(sb, "endLength", &v) && v < 0.0f);
@@ -887,7 +901,7 @@ static void read_names(builder *b, bool *all_colliders) {
       warn(b, "\"%s\": node in a bad part of the node tree: skipped", nm);
       continue;
     }
-    if (node_in_any_chain(imp, (int32_t)i)) continue; /* VRM or extras said it */
+    if (node_in_any_chain(b, (int32_t)i)) continue; /* VRM or extras said it */
     int32_t *joints = NULL;
     uint32_t n = subtree(b, (int32_t)i, &joints);
     if (n == 1) warn(b, "\"%s\": a chain root with no child bones below it: skipped", nm);
@@ -976,7 +990,7 @@ int tress_spring_import_memory(const uint8_t *data, size_t size, const tress_spr
     return -1;
   }
   imp->units_per_metre = d.units_per_metre;
-  builder b = {imp, false, d.units_per_metre};
+  builder b = {imp, false, d.units_per_metre, NULL, NULL, NULL, NULL, NULL, 0};
   bool *all_colliders = NULL;
   if (!read_nodes(&b, root)) b.oom = true;
   /* a chain per node at most: this flag array is indexed by chain */
@@ -1005,6 +1019,11 @@ int tress_spring_import_memory(const uint8_t *data, size_t size, const tress_spr
            imp->collider_count, TRESS_COLLIDER_SET_MAX);
   }
   free(all_colliders);
+  free(b.first_child);
+  free(b.next_sibling);
+  free(b.root_chain);
+  free(b.in_chain);
+  free(b.mark);
   cJSON_Delete(root);
   if (b.oom) {
     tress_spring_import_free(imp);

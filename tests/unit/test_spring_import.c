@@ -877,6 +877,48 @@ static void test_mutated_models_hold_together(void **state) {
   }
 }
 
+/* A deep file: one strand 50000 nodes long (a name-made chain and a VRM spring naming every
+ * joint) plus a long cycle. Every pass is linear, so this imports in milliseconds; passes that
+ * walk up the tree from every node (as the first version did) make about 1e10 steps here. */
+static void test_deep_node_tree(void **state) {
+  (void)state;
+  enum { DEEP = 50000, LOOP = 20000 };
+  /* built directly (the helpers look nodes up by index, which is linear in cJSON) */
+  cJSON *doc = doc_new();
+  cJSON *nodes = cJSON_GetObjectItem(doc, "nodes");
+  for (int i = 0; i < DEEP + LOOP; i++) {
+    cJSON *n = cJSON_CreateObject();
+    cJSON_AddStringToObject(n, "name", i == 0 ? "Hair_Ponytail_Long_00" : (i < DEEP ? "s" : "loop"));
+    const double t[3] = {0.0, -0.01, 0.0};
+    cJSON_AddItemToObject(n, "translation", cJSON_CreateDoubleArray(t, 3));
+    int child = i + 1 == DEEP ? -1 : (i + 1 == DEEP + LOOP ? DEEP : i + 1); /* the loop closes on itself */
+    if (child >= 0) cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "children"), cJSON_CreateNumber(child));
+    cJSON_AddItemToArray(nodes, n);
+  }
+  int first = 0, loop0 = DEEP;
+  cJSON *sb = cJSON_AddObjectToObject(cJSON_AddObjectToObject(doc, "extensions"), "VRMC_springBone");
+  cJSON *spring = cJSON_CreateObject();
+  cJSON *joints = cJSON_AddArrayToObject(spring, "joints");
+  for (int i = 0; i < DEEP; i++) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "node", first + i);
+    cJSON_AddItemToArray(joints, j);
+  }
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(sb, "springs"), spring);
+  char *text = cJSON_PrintUnformatted(doc);
+  cJSON_Delete(doc);
+  tress_spring_import *imp = NULL;
+  char err[TRESS_SPRING_ERROR_MAX];
+  assert_int_equal(tress_spring_import_memory((const uint8_t *)text, strlen(text), NULL, &imp, err), 0);
+  cJSON_free(text);
+  assert_int_equal(imp->chain_count, 1);
+  assert_int_equal(imp->chains[0].joint_count, DEEP);
+  assert_int_equal(imp->chains[0].source, TRESS_SPRING_FROM_VRM1);
+  assert_true(imp->nodes[loop0].bad);
+  assert_true(has_warning(imp, "cycle", NULL));
+  tress_spring_import_free(imp);
+}
+
 /* The real tool, as a user runs it: tress-rig --springs MODEL --json, output parsed back. */
 static void test_tress_rig_springs_command(void **state) {
   (void)state;
@@ -949,6 +991,7 @@ int main(void) {
       cmocka_unit_test(test_tress_rig_springs_command),
       cmocka_unit_test(test_our_glb_writer_output),
       cmocka_unit_test(test_mutated_models_hold_together),
+      cmocka_unit_test(test_deep_node_tree),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
