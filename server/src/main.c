@@ -167,10 +167,18 @@ int main(int argc, char **argv) {
   uv_run(s->loop, UV_RUN_DEFAULT);
 
   tress_http_stop(s->http);
+  if (s->jobs.count > 0) {
+    /* The drain deadline passed with a rig still running on a worker that holds pointers into
+     * this server: leave without freeing anything. Its cache write is atomic, and a stray tmp
+     * file is swept at the next start. */
+    tress_log_event(&s->log, TRESS_LOG_WARN, "exit_with_running_rig", "jobs=%u", s->jobs.count);
+    fflush(NULL);
+    _exit(0);
+  }
   for (uint32_t i = 0; i < s->character_cap; i++)
     if (s->characters[i].used) tress_session_remove(s, &s->characters[i], TRESS_REMOVED_SERVER);
   enet_host_destroy(s->host);
-  if (s->jobs.count == 0) uv_loop_close(s->loop);
+  uv_loop_close(s->loop);
   rc = 0;
 out_enet:
   enet_deinitialize();

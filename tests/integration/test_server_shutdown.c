@@ -149,7 +149,57 @@ static void test_sigterm_mid_rig(void **state) {
   th_server_cleanup(&s);
 }
 
+/* A drain deadline shorter than the running rig: the process still exits 0 at the deadline, and
+ * whatever the interrupted worker left is never taken for a cache entry (stray tmp files are
+ * swept at the next start, and the rig is simply redone). */
+static void test_deadline_before_rig_ends(void **state) {
+  (void)state;
+  th_server s;
+  th_server_init(&s, "deadline");
+  snprintf(s.assets, sizeof s.assets, "%s/assets", s.dir);
+  char path[700];
+  snprintf(path, sizeof path, "%s/meshes", s.assets);
+  assert_int_equal(mkdir(s.assets, 0755), 0);
+  assert_int_equal(mkdir(path, 0755), 0);
+  snprintf(path, sizeof path, "%s/meshes/big.obj", s.assets);
+  write_big_hair(path, 400, 400);
+  const char *extra[] = {"--shutdown-timeout-ms", "30", NULL};
+  assert_int_equal(th_server_start(&s, extra), 0);
+  th_client *c = calloc(1, sizeof *c);
+  assert_int_equal(th_client_connect(c, s.udp_port), 0);
+  assert_int_equal(th_client_hello_join(c, "big", "r"), 0);
+  tress_msg spawn;
+  tress_wire_part part;
+  tress_wire_accessory acc;
+  build_spawn(&spawn, "meshes/big.obj", 1, &part, &acc);
+  assert_int_equal(th_client_send(c, &spawn), 0);
+  double t0 = seconds_now();
+  while (th_metric(s.http_port, "tress_rigs_started_total") < 1 && seconds_now() - t0 < 60) th_client_pump(c, 2);
+  bool rig_running = th_metric(s.http_port, "tress_rigs_done_total") == 0;
+  double t_term = seconds_now();
+  int code = th_server_stop(&s, SIGTERM, 60000);
+  printf("exit %d, %.3f s after SIGTERM (rig was %s)\n", code, seconds_now() - t_term, rig_running ? "running" : "done");
+  assert_int_equal(code, 0);
+  if (rig_running) assert_int_equal(th_server_log_count(&s, "event=exit_with_running_rig"), 1);
+  th_client_close(c);
+
+  assert_int_equal(th_server_start(&s, NULL), 0);
+  assert_int_equal(count_files(s.cache, ".tmp."), 0);
+  assert_int_equal(th_client_connect(c, s.udp_port), 0);
+  assert_int_equal(th_client_hello_join(c, "big", "r"), 0);
+  build_spawn(&spawn, "meshes/big.obj", 2, &part, &acc);
+  assert_int_equal(th_client_send(c, &spawn), 0);
+  assert_non_null(th_client_wait(c, TRESS_MSG_BIND, 60000));
+  assert_int_equal(th_client_count(c, TRESS_MSG_RIG_RESULT), 1);
+  assert_int_equal((int)th_metric(s.http_port, "tress_cache_corrupt_total"), 0);
+  th_client_close(c);
+  free(c);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 30000), 0);
+  th_server_cleanup(&s);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_sigterm_mid_rig)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_sigterm_mid_rig),
+                                     cmocka_unit_test(test_deadline_before_rig_ends)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
