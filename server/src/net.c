@@ -123,33 +123,46 @@ static void count_out(tress_server *s, size_t bytes) {
   atomic_fetch_add(&s->metrics.messages_out, 1);
 }
 
-int tress_net_send(tress_server *s, uint32_t slot, const tress_msg *msg) {
+ENetPacket *tress_net_packet_hold(tress_server *s, const tress_msg *msg) {
+  ENetPacket *p = make_packet(s, msg);
+  if (p) p->referenceCount++; /* ENet destroys a packet when its count returns to zero */
+  return p;
+}
+
+void tress_net_packet_release(ENetPacket *packet) {
+  if (packet && --packet->referenceCount == 0) enet_packet_destroy(packet);
+}
+
+void tress_net_send_packet(tress_server *s, uint32_t slot, uint8_t channel, ENetPacket *packet) {
   tress_peer *p = &s->peers[slot];
-  if (!p->enet) return -1;
-  ENetPacket *pkt = make_packet(s, msg);
+  if (!p->enet || p->closing) return;
+  if (enet_peer_send(p->enet, channel, packet) == 0) count_out(s, packet->dataLength);
+}
+
+void tress_net_send_packet_room(tress_server *s, int32_t room, uint8_t channel, ENetPacket *packet) {
+  if (room < 0 || !s->rooms[room].used) return;
+  tress_room *r = &s->rooms[room];
+  for (uint32_t i = 0; i < r->member_count; i++) tress_net_send_packet(s, r->members[i], channel, packet);
+}
+
+int tress_net_send(tress_server *s, uint32_t slot, const tress_msg *msg) {
+  if (!s->peers[slot].enet) return -1;
+  ENetPacket *pkt = tress_net_packet_hold(s, msg);
   if (!pkt) return -1;
-  size_t len = pkt->dataLength;
-  if (enet_peer_send(p->enet, tress_msg_channel(msg->type), pkt) != 0) {
-    enet_packet_destroy(pkt);
-    return -1;
-  }
-  count_out(s, len);
+  tress_net_send_packet(s, slot, tress_msg_channel(msg->type), pkt);
+  tress_net_packet_release(pkt);
   return 0;
 }
 
 int tress_net_send_room(tress_server *s, int32_t room, const tress_msg *msg, uint32_t except_slot) {
   if (room < 0 || !s->rooms[room].used) return -1;
   tress_room *r = &s->rooms[room];
-  ENetPacket *pkt = make_packet(s, msg);
+  ENetPacket *pkt = tress_net_packet_hold(s, msg);
   if (!pkt) return -1;
-  size_t len = pkt->dataLength;
   uint8_t channel = tress_msg_channel(msg->type);
-  for (uint32_t i = 0; i < r->member_count; i++) {
-    uint32_t slot = r->members[i];
-    if (slot == except_slot || !s->peers[slot].enet || s->peers[slot].closing) continue;
-    if (enet_peer_send(s->peers[slot].enet, channel, pkt) == 0) count_out(s, len);
-  }
-  if (pkt->referenceCount == 0) enet_packet_destroy(pkt);
+  for (uint32_t i = 0; i < r->member_count; i++)
+    if (r->members[i] != except_slot) tress_net_send_packet(s, r->members[i], channel, pkt);
+  tress_net_packet_release(pkt);
   return 0;
 }
 

@@ -59,6 +59,7 @@ typedef enum tress_accessory_state {
 typedef struct tress_accessory_session {
   uint8_t state;
   tress_rig_entry *rig; /* RIGGED: one reference */
+  ENetPacket *rig_packet; /* RIGGED: this wearer's encoded RIG_RESULT, held (one reference) for replays */
   uint16_t fail_code;
   char fail_reason[TRESS_WIRE_TEXT_CAP];
 } tress_accessory_session;
@@ -136,6 +137,12 @@ void tress_net_flush(tress_server *s);
 int tress_net_send(tress_server *s, uint32_t slot, const tress_msg *msg);
 /* One encode, one packet shared by every member of the room except `except_slot` (UINT32_MAX: none). */
 int tress_net_send_room(tress_server *s, int32_t room, const tress_msg *msg, uint32_t except_slot);
+/* Encoded packet with one reference held by the caller (tress_net_packet_release drops it);
+ * NULL (logged) when msg does not encode. Lets a message be encoded once and sent many times. */
+ENetPacket *tress_net_packet_hold(tress_server *s, const tress_msg *msg);
+void tress_net_packet_release(ENetPacket *packet);
+void tress_net_send_packet(tress_server *s, uint32_t slot, uint8_t channel, ENetPacket *packet);
+void tress_net_send_packet_room(tress_server *s, int32_t room, uint8_t channel, ENetPacket *packet);
 void tress_net_send_error(tress_server *s, uint32_t slot, tress_wire_code code, uint8_t offending_type,
                           uint32_t request_id, uint32_t character_id, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
@@ -161,7 +168,7 @@ void tress_session_settings_update(tress_server *s, uint32_t slot, const tress_m
 void tress_session_remove(tress_server *s, tress_character *c, tress_removed_reason reason);
 tress_character *tress_session_find(tress_server *s, uint32_t character_id);
 /* Sends one character's full state (added, rig results, bind) to one peer: late joiners. */
-void tress_session_replay(tress_server *s, const tress_character *c, uint32_t slot);
+void tress_session_replay(tress_server *s, tress_character *c, uint32_t slot);
 /* A rig settled (entry non-NULL) or failed, for one accessory of one character. */
 void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t accessory_index,
                                tress_rig_entry *entry, uint16_t fail_code, const char *fail_reason);

@@ -61,28 +61,35 @@ static void send_added(tress_server *s, const tress_character *c, uint32_t to_sl
   else tress_net_send(s, to_slot, &m);
 }
 
-/* The cached rig, scaled to this wearer's handle (rests are stored in mesh space). */
-static void send_rig_result(tress_server *s, const tress_character *c, uint8_t idx, uint32_t to_slot) {
-  const tress_rig_entry *e = c->acc[idx].rig;
-  const tress_wire_accessory *a = &c->spawn.spawn_character.manifest.accessories[idx];
-  tress_msg m;
-  memset(&m, 0, sizeof m);
-  m.type = TRESS_MSG_RIG_RESULT;
-  m.rig_result = e->msg.rig_result;
-  m.rig_result.character_id = c->id;
-  m.rig_result.accessory_index = idx;
-  tress_wire_bone *bones = malloc(e->msg.rig_result.bone_count * sizeof *bones);
-  if (!bones) return;
-  float scale[3];
-  for (int k = 0; k < 3; k++) scale[k] = e->mesh_size[k] > 1e-12f ? a->handle_size[k] / e->mesh_size[k] : 1.0f;
-  for (uint32_t i = 0; i < e->msg.rig_result.bone_count; i++) {
-    bones[i] = e->msg.rig_result.bones[i];
-    for (int k = 0; k < 3; k++) bones[i].rest.p[k] *= scale[k];
+/* The cached rig, scaled to this wearer's handle (rests are stored in mesh space), encoded once
+ * per wearer and kept for late joiners: replaying a room costs no encoding (zstd) at all. */
+static void send_rig_result(tress_server *s, tress_character *c, uint8_t idx, uint32_t to_slot) {
+  tress_accessory_session *as = &c->acc[idx];
+  if (!as->rig_packet) {
+    const tress_rig_entry *e = as->rig;
+    const tress_wire_accessory *a = &c->spawn.spawn_character.manifest.accessories[idx];
+    tress_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = TRESS_MSG_RIG_RESULT;
+    m.rig_result = e->msg.rig_result;
+    m.rig_result.character_id = c->id;
+    m.rig_result.accessory_index = idx;
+    tress_wire_bone *bones = malloc(e->msg.rig_result.bone_count * sizeof *bones);
+    if (!bones) return;
+    float scale[3];
+    for (int k = 0; k < 3; k++) scale[k] = e->mesh_size[k] > 1e-12f ? a->handle_size[k] / e->mesh_size[k] : 1.0f;
+    for (uint32_t i = 0; i < e->msg.rig_result.bone_count; i++) {
+      bones[i] = e->msg.rig_result.bones[i];
+      for (int k = 0; k < 3; k++) bones[i].rest.p[k] *= scale[k];
+    }
+    m.rig_result.bones = bones;
+    as->rig_packet = tress_net_packet_hold(s, &m);
+    free(bones);
+    if (!as->rig_packet) return;
   }
-  m.rig_result.bones = bones;
-  if (to_slot == UINT32_MAX) tress_net_send_room(s, c->room, &m, UINT32_MAX);
-  else tress_net_send(s, to_slot, &m);
-  free(bones);
+  uint8_t channel = tress_msg_channel(TRESS_MSG_RIG_RESULT);
+  if (to_slot == UINT32_MAX) tress_net_send_packet_room(s, c->room, channel, as->rig_packet);
+  else tress_net_send_packet(s, to_slot, channel, as->rig_packet);
 }
 
 static void send_rig_failed(tress_server *s, const tress_character *c, uint8_t idx, uint32_t to_slot) {
@@ -230,8 +237,10 @@ void tress_session_remove(tress_server *s, tress_character *c, tress_removed_rea
   m.character_removed.reason = (uint8_t)reason;
   tress_net_send_room(s, c->room, &m, UINT32_MAX);
   tress_room_remove_character(s, c->room, c->id);
-  for (uint32_t i = 0; i < TRESS_WIRE_MAX_ACCESSORIES; i++)
+  for (uint32_t i = 0; i < TRESS_WIRE_MAX_ACCESSORIES; i++) {
     if (c->acc[i].rig) tress_rig_entry_release(c->acc[i].rig);
+    tress_net_packet_release(c->acc[i].rig_packet);
+  }
   tress_peer *owner = &s->peers[c->owner_slot];
   if (owner->enet && owner->characters) owner->characters--;
   tress_log_event(&s->log, TRESS_LOG_INFO, "character_removed", "character=%u reason=%u", c->id, reason);
@@ -279,7 +288,7 @@ void tress_session_settings_update(tress_server *s, uint32_t slot, const tress_m
   tress_net_send_room(s, c->room, &out, slot); /* the owner already has them */
 }
 
-void tress_session_replay(tress_server *s, const tress_character *c, uint32_t slot) {
+void tress_session_replay(tress_server *s, tress_character *c, uint32_t slot) {
   send_added(s, c, slot);
   for (uint32_t i = 0; i < c->spawn.spawn_character.manifest.accessory_count; i++) {
     if (c->acc[i].state == TRESS_ACC_RIGGED) send_rig_result(s, c, (uint8_t)i, slot);
