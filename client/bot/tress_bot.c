@@ -312,6 +312,20 @@ int main(int argc, char **argv) {
     free(text);
     cJSON_Delete(report);
   } else {
+    uint64_t rig_bytes = 0, steady_bytes = 0;
+    double latency_sum = 0.0, latency_max = 0.0;
+    uint32_t latency_count = 0;
+    for (uint32_t i = 0; i < o.bots; i++) {
+      tress_client_stats s = tress_client_stats_get(bots[i].client);
+      rig_bytes += s.bytes_rig_phase;
+      steady_bytes += s.bytes_steady;
+      latency_sum += s.join_to_bind_sum;
+      latency_count += s.join_to_bind_count;
+      if (s.join_to_bind_max > latency_max) latency_max = s.join_to_bind_max;
+    }
+    printf("all bots: join-to-bind mean %.1f ms (max %.1f ms, %u binds); bytes rig/bind %llu, steady %llu\n",
+           latency_count ? 1000.0 * latency_sum / latency_count : 0.0, 1000.0 * latency_max, latency_count,
+           (unsigned long long)rig_bytes, (unsigned long long)steady_bytes);
     printf("%u bot(s), %.2f s wall, %d fps: %s (protocol errors %u, characters never bound %u)\n", o.bots, wall,
            o.fps, status == 0 ? "ok" : "FAILED", total_errors, total_unbound);
   }

@@ -10,7 +10,13 @@
 #include <cmocka.h>
 #include <uv.h>
 
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "client_fake_server.h"
+#include "unit/alloc_count.h"
 #include "tress/client.h"
 #include "tress/codec.h"
 #include "tress/sample_character.h"
@@ -305,6 +311,109 @@ static void test_removed_character_releases_everything(void **state) {
   teardown_fixture(&f);
 }
 
+static void test_frames_allocate_nothing(void **state) {
+  (void)state;
+  fixture f;
+  memset(&f, 0, sizeof f);
+  connect_client(&f);
+  send_added(&f);
+  assert_true(fake_server_send(&f.server, &f.rig_msg));
+  send_bind(&f, CHARACTER_ID);
+  settle(&f, 200);
+  static float matrices[64 * 16];
+  for (int i = 0; i < 5; i++) tress_client_step(f.client, 1.0 / 60.0); /* scratch buffers grow once */
+  alloc_count_install();
+  alloc_count_start();
+  for (int i = 0; i < 240; i++) {
+    tress_client_set_root(f.client, CHARACTER_ID, tress_xform_from_pos(0.05f * (float)i, 0, 0));
+    tress_client_step(f.client, 1.0 / 60.0);
+    assert_int_equal(tress_client_bone_matrices(f.client, CHARACTER_ID, matrices, 64), 10);
+    assert_int_equal(tress_client_skinning_matrices(f.client, CHARACTER_ID, matrices, 64), 10);
+  }
+  long allocations = alloc_count_stop();
+  assert_int_equal(allocations, 0);
+  teardown_fixture(&f);
+}
+
+/* Runs tress-bot against the fake server; misbehave() runs once the bot has joined. */
+static int run_bot(fixture *f, void (*misbehave)(fixture *f)) {
+  char bin[600], server[64];
+  snprintf(bin, sizeof bin, "%s/client/bot/tress-bot", getenv("TRESS_BINARY_DIR"));
+  snprintf(server, sizeof server, "127.0.0.1:%u", f->server.port);
+  pid_t pid = fork();
+  if (pid == 0) {
+    const char *argv[] = {bin, "--server", server, "--room", "r", "--duration", "1.5", "--fps", "30", NULL};
+    freopen("/dev/null", "w", stdout);
+    execv(bin, (char *const *)argv);
+    _exit(127);
+  }
+  bool done = false;
+  int status = 0;
+  for (int t = 0; t < 10000 && !done; t++) {
+    fake_server_pump(&f->server, NULL, 0, 0);
+    if (f->server.spawns == 1 && misbehave) {
+      misbehave(f);
+      misbehave = NULL;
+    }
+    done = waitpid(pid, &status, WNOHANG) == pid;
+    usleep(1000);
+  }
+  if (!done) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static void answer_spawn_and_corrupt(fixture *f) {
+  tress_msg m = {.type = TRESS_MSG_CHARACTER_ADDED};
+  m.character_added.character_id = CHARACTER_ID;
+  m.character_added.owner_peer_id = 1;
+  m.character_added.request_id = f->server.last_spawn.spawn_character.request_id;
+  m.character_added.manifest = f->server.last_spawn.spawn_character.manifest;
+  fake_server_send(&f->server, &m);
+  tress_msg b = {.type = TRESS_MSG_BIND};
+  b.bind.character_id = CHARACTER_ID;
+  b.bind.chain_settings = tress_default_chain_settings();
+  b.bind.accessory_settings = tress_default_accessory_settings();
+  fake_server_send(&f->server, &b);
+  const uint8_t junk[] = {TRESS_MSG_BIND, 0xFF};
+  fake_server_send_raw(&f->server, junk, sizeof junk, 0);
+}
+
+static void answer_spawn_without_bind(fixture *f) {
+  tress_msg m = {.type = TRESS_MSG_CHARACTER_ADDED};
+  m.character_added.character_id = CHARACTER_ID;
+  m.character_added.owner_peer_id = 1;
+  m.character_added.request_id = f->server.last_spawn.spawn_character.request_id;
+  m.character_added.manifest = f->server.last_spawn.spawn_character.manifest;
+  fake_server_send(&f->server, &m);
+}
+
+static void answer_spawn_properly(fixture *f) {
+  answer_spawn_without_bind(f);
+  tress_msg b = {.type = TRESS_MSG_BIND};
+  b.bind.character_id = CHARACTER_ID;
+  b.bind.chain_settings = tress_default_chain_settings();
+  b.bind.accessory_settings = tress_default_accessory_settings();
+  fake_server_send(&f->server, &b);
+}
+
+static void test_bot_exit_status(void **state) {
+  (void)state;
+  for (int kind = 0; kind < 3; kind++) {
+    fixture f;
+    memset(&f, 0, sizeof f);
+    assert_true(fake_server_start(&f.server));
+    void (*script[3])(fixture *) = {answer_spawn_properly, answer_spawn_and_corrupt, answer_spawn_without_bind};
+    int status = run_bot(&f, script[kind]);
+    /* bound and clean: 0; a protocol error: 1; a character never bound: 1 */
+    assert_int_equal(status, kind == 0 ? 0 : 1);
+    fake_server_stop(&f.server);
+  }
+}
+
 typedef struct loop_run {
   fixture *f;
   int ticks;
@@ -365,6 +474,8 @@ int main(void) {
       cmocka_unit_test(test_rig_before_its_character_is_held),
       cmocka_unit_test(test_client_driven_by_a_uv_loop),
       cmocka_unit_test(test_removed_character_releases_everything),
+      cmocka_unit_test(test_frames_allocate_nothing),
+      cmocka_unit_test(test_bot_exit_status),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
