@@ -1101,6 +1101,13 @@ static bool find_bone_visit(tress_scene *scene, tress_id id, void *user) {
   return true;
 }
 
+static bool any_bone_visit(tress_scene *scene, tress_id id, void *user) {
+  find_bone *f = user;
+  if (tress_instance_kind(scene, id) != TRESS_KIND_BONE) return true;
+  f->found = id;
+  return false;
+}
+
 int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part,
                               tress_spring_scene *out, char err[TRESS_SPRING_ERROR_MAX]) {
   char scratch[TRESS_SPRING_ERROR_MAX];
@@ -1132,36 +1139,49 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
     uint32_t steps = 0;
     for (int32_t p = imp->nodes[i].parent; p >= 0 && steps <= n; p = imp->nodes[p].parent, steps++) need[p] = true;
   }
-  /* parents before children: repeat passes until every needed node has its bone (depth passes) */
-  bool progress = true;
-  while (progress) {
-    progress = false;
-    for (uint32_t i = 0; i < n; i++) {
-      if (!need[i] || imp->nodes[i].bad || !tress_id_is_null(out->node_bones[i])) continue;
-      int32_t p = imp->nodes[i].parent;
-      tress_id parent_id = part;
-      if (p >= 0) {
-        if (imp->nodes[p].bad) continue;
-        if (tress_id_is_null(out->node_bones[p])) continue; /* next pass */
-        parent_id = out->node_bones[p];
-      }
-      find_bone f = {imp->nodes[i].name, TRESS_NULL_ID};
-      tress_instance_visit_descendants(scene, part, find_bone_visit, &f);
+  /* a part with no bones yet (the usual case) needs no name lookups */
+  find_bone any = {NULL, TRESS_NULL_ID};
+  tress_instance_visit_descendants(scene, part, any_bone_visit, &any);
+  bool has_bones = !tress_id_is_null(any.found);
+  /* parents before children: from each needed node walk up to the nearest ancestor that has
+   * its bone already (or the part), then build down that path; each node is built once */
+  int32_t *path = malloc(((size_t)n + 1) * sizeof *path);
+  if (!path) {
+    free(need);
+    tress_spring_scene_free(out);
+    snprintf(err, TRESS_SPRING_ERROR_MAX, "out of memory");
+    return -1;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (!need[i] || imp->nodes[i].bad || !tress_id_is_null(out->node_bones[i])) continue;
+    uint32_t depth = 0;
+    int32_t p = (int32_t)i;
+    while (p >= 0 && tress_id_is_null(out->node_bones[p]) && depth < n) {
+      path[depth++] = p;
+      p = imp->nodes[p].parent;
+    }
+    tress_id parent_id = p >= 0 ? out->node_bones[p] : part;
+    while (depth > 0) {
+      int32_t k = path[--depth];
+      find_bone f = {imp->nodes[k].name, TRESS_NULL_ID};
+      if (has_bones) tress_instance_visit_descendants(scene, part, find_bone_visit, &f);
       tress_id bone = f.found;
       if (tress_id_is_null(bone)) {
-        bone = tress_instance_create(scene, TRESS_KIND_BONE, imp->nodes[i].name, parent_id);
+        bone = tress_instance_create(scene, TRESS_KIND_BONE, imp->nodes[k].name, parent_id);
         if (tress_id_is_null(bone)) {
+          free(path);
           free(need);
           tress_spring_scene_free(out);
-          snprintf(err, TRESS_SPRING_ERROR_MAX, "could not create bone \"%s\"", imp->nodes[i].name);
+          snprintf(err, TRESS_SPRING_ERROR_MAX, "could not create bone \"%s\"", imp->nodes[k].name);
           return -1;
         }
-        tress_bone_set_cframe(scene, bone, imp->nodes[i].local);
+        tress_bone_set_cframe(scene, bone, imp->nodes[k].local);
       }
-      out->node_bones[i] = bone;
-      progress = true;
+      out->node_bones[k] = bone;
+      parent_id = bone;
     }
   }
+  free(path);
   for (uint32_t c = 0; c < imp->collider_count; c++) {
     const tress_spring_collider *sc = &imp->colliders[c];
     tress_collider_def *d = &out->colliders[c];

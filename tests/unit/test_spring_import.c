@@ -916,6 +916,18 @@ static void test_deep_node_tree(void **state) {
   assert_int_equal(imp->chains[0].source, TRESS_SPRING_FROM_VRM1);
   assert_true(imp->nodes[loop0].bad);
   assert_true(has_warning(imp, "cycle", NULL));
+  /* and it applies: one bone per strand node, nested, none for the cycle */
+  tress_scene *scene = tress_scene_create();
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_root(scene));
+  tress_spring_scene ss;
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  assert_true(tress_id_equal(tress_instance_parent(scene, ss.node_bones[DEEP - 1]), ss.node_bones[DEEP - 2]));
+  assert_true(tress_id_is_null(ss.node_bones[loop0]));
+  counter bones = {0};
+  tress_instance_visit_descendants(scene, part, count_bones, &bones);
+  assert_int_equal(bones.bones, DEEP);
+  tress_spring_scene_free(&ss);
+  tress_scene_destroy(scene);
   tress_spring_import_free(imp);
 }
 
