@@ -7,6 +7,7 @@
  * replica is rebuilt from what the server then announces, never from the copies, so a character
  * appears exactly once per CHARACTER_ADDED.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,12 @@ static tress_client_result send_spawn(tress_client *c, const owned_spawn *s) {
 
 tress_client_result tress_client_spawn(tress_client *c, const tress_wire_manifest *manifest, uint32_t *request_id) {
   if (!c || !manifest) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+  /* The server would refuse it (CHARACTER_LIMIT); WELCOME told us its limit. */
+  if (c->limits.max_characters_per_peer && c->spawn_count >= c->limits.max_characters_per_peer) {
+    snprintf(c->last_error, sizeof c->last_error, "the server allows %u live characters per client",
+             c->limits.max_characters_per_peer);
+    return TRESS_CLIENT_ERR_TOO_MANY;
+  }
   if (c->spawn_count == c->spawn_cap) {
     uint32_t cap = c->spawn_cap ? 2 * c->spawn_cap : 8;
     owned_spawn *n = realloc(c->spawns, cap * sizeof *n);
