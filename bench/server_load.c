@@ -201,7 +201,7 @@ int main(int argc, char **argv) {
     (void)lf;
     execl(server_bin, server_bin, "--host", "127.0.0.1", "--port", "0", "--http-port", "0", "--assets", assets,
           "--cache", cache, "--port-file", ports, "--max-peers", peers_flag, "--max-room-peers", "50",
-          "--max-characters-per-peer", "200", "--max-messages-per-second", "1000", "--log-level", "warn", (char *)NULL);
+          "--max-characters-per-peer", "200", "--max-rigs-per-peer", "1000", "--max-messages-per-second", "1000", "--log-level", "warn", (char *)NULL);
     _exit(127);
   }
   unsigned udp = 0, http = 0;

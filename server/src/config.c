@@ -52,6 +52,7 @@ static const config_field config_fields[] = {
     U64_FIELD(cache_memory_bytes, "rig cache memory budget (LRU)"),
     U64_FIELD(max_asset_bytes, "largest mesh file the store loads"),
     U32_FIELD(max_pending_rigs, "rig jobs queued or running"),
+    U32_FIELD(max_rigs_per_peer, "rig jobs one peer's spawns may have in flight"),
     U32_FIELD(shutdown_timeout_ms, "SIGTERM drain bound"),
     U32_FIELD(service_interval_ms, "ENet service timer period"),
 };
@@ -76,6 +77,7 @@ tress_server_config tress_default_server_config(void) {
   c.cache_memory_bytes = 256ull * 1024 * 1024;
   c.max_asset_bytes = 64ull * 1024 * 1024;
   c.max_pending_rigs = 256;
+  c.max_rigs_per_peer = 4;
   c.shutdown_timeout_ms = 10000;
   c.service_interval_ms = 10;
   return c;
@@ -271,7 +273,8 @@ tress_config_action tress_server_config_load(tress_server_config *cfg, int argc,
     return TRESS_CONFIG_ERROR;
   }
   if (cfg->max_characters_per_peer == 0 || cfg->max_characters_per_peer > 65535 || cfg->max_messages_per_second == 0 ||
-      cfg->max_bytes_per_second == 0 || cfg->service_interval_ms == 0 || cfg->max_pending_rigs == 0) {
+      cfg->max_bytes_per_second == 0 || cfg->service_interval_ms == 0 || cfg->max_pending_rigs == 0 ||
+      cfg->max_rigs_per_peer == 0) {
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "limits and intervals must be non-zero");
     return TRESS_CONFIG_ERROR;
   }

@@ -24,6 +24,7 @@ struct tress_rig_job {
   uv_work_t work;
   tress_server *server;
   tress_rig_job *next;
+  uint32_t creator_slot, creator_peer_id; /* whose spawn started it (per-peer rig limit) */
   char asset_id[TRESS_WIRE_TEXT_CAP];
   tress_wire_rig_options options;
   /* inputs the worker reads (copied, so the worker never touches server state) */
@@ -132,6 +133,8 @@ static void after_work_cb(uv_work_t *req, int status) {
   tress_rig_job *j = req->data;
   tress_server *s = j->server;
   unlink_job(s, j);
+  tress_peer *creator = &s->peers[j->creator_slot];
+  if (creator->enet && creator->peer_id == j->creator_peer_id && creator->rigs_in_flight) creator->rigs_in_flight--;
   char q[300];
   if (status == UV_ECANCELED) {
     atomic_fetch_add(&s->metrics.rigs_cancelled, 1);
@@ -235,6 +238,9 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
     tress_session_rig_settled(s, character_id, idx, NULL, TRESS_CODE_INTERNAL, "cannot queue the rig");
     return;
   }
+  j->creator_slot = c->owner_slot;
+  j->creator_peer_id = c->owner_peer_id;
+  s->peers[c->owner_slot].rigs_in_flight++;
   j->next = s->jobs.head;
   s->jobs.head = j;
   s->jobs.count++;

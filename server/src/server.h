@@ -34,6 +34,7 @@ typedef struct tress_peer {
   uint64_t refill_ms;
   uint64_t rate_error_ms; /* when the last RATE_LIMITED went out (one per second at most) */
   uint32_t strikes;
+  uint32_t rigs_in_flight; /* rig jobs this peer's spawns started that have not finished */
 } tress_peer;
 
 /* ---- rooms ---------------------------------------------------------------------------------- */

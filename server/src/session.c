@@ -172,6 +172,14 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
                          "at most %u live characters per peer", s->cfg.max_characters_per_peer);
     return;
   }
+  /* Rigs are the expensive thing a client can ask for: a peer whose spawns already have
+   * max_rigs_per_peer rigs running waits (and retries) instead of queueing more. */
+  if (p->rigs_in_flight >= s->cfg.max_rigs_per_peer) {
+    atomic_fetch_add(&s->metrics.rate_limited, 1);
+    tress_net_send_error(s, slot, TRESS_CODE_RATE_LIMITED, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
+                         "%u rigs already in flight for this peer, retry later", p->rigs_in_flight);
+    return;
+  }
   /* Asset ids are checked before the character exists: an id that tries to leave the store is
    * an attack, not a missing asset, and the room never hears of it. */
   for (uint32_t i = 0; i < mf->accessory_count; i++) {

@@ -294,7 +294,7 @@ static void test_strikes_bytes_auth(void **state) {
   (void)state;
   th_server s;
   th_server_init(&s, "strikes");
-  const char *extra[] = {"--max-bytes-per-second", "20000", "--auth-token", "sesame", NULL};
+  const char *extra[] = {"--max-bytes-per-second", "20000", "--auth-token", "sesame", "--max-rigs-per-peer", "1", NULL};
   assert_int_equal(th_server_start(&s, extra), 0);
   tress_msg hello;
   memset(&hello, 0, sizeof hello);
@@ -361,6 +361,28 @@ static void test_strikes_bytes_auth(void **state) {
   snprintf(join.join_room.room, sizeof join.join_room.room, "ok");
   assert_int_equal(th_client_send(good, &join), 0);
   assert_non_null(th_client_wait(good, TRESS_MSG_ROOM_JOINED, 3000));
+
+  /* one rig in flight per peer here: a second spawn needing a new rig waits its turn */
+  tress_msg spawn;
+  assert_int_equal(th_spawn_load(&spawn, "ava.json", 1), 0);
+  assert_int_equal(th_client_send(good, &spawn), 0);
+  spawn.spawn_character.request_id = 2;
+  spawn.spawn_character.manifest.has_rig_options = true;
+  spawn.spawn_character.manifest.rig_options = tress_default_wire_rig_options();
+  spawn.spawn_character.manifest.rig_options.segments = 5; /* another cache key: another rig */
+  assert_int_equal(th_client_send(good, &spawn), 0);
+  const tress_msg *limited_spawn = th_client_wait(good, TRESS_MSG_ERROR, 5000);
+  assert_non_null(limited_spawn);
+  assert_int_equal(limited_spawn->error.code, TRESS_CODE_RATE_LIMITED);
+  assert_int_equal(limited_spawn->error.request_id, 2);
+  assert_non_null(th_client_wait(good, TRESS_MSG_BIND, 30000)); /* the first goes through */
+  spawn.spawn_character.request_id = 3;                         /* and now the retry does too */
+  assert_int_equal(th_client_send(good, &spawn), 0);
+  const tress_msg *added = th_client_wait(good, TRESS_MSG_CHARACTER_ADDED, 5000);
+  assert_non_null(added);
+  assert_int_equal(added->character_added.request_id, 3);
+  assert_non_null(th_client_wait(good, TRESS_MSG_BIND, 30000));
+  th_spawn_free(&spawn);
   assert_false(good->disconnected);
   th_client_close(good);
   free(good);
