@@ -130,11 +130,13 @@ static size_t logfmt_to_json(const char *in, char *out, size_t cap) {
 
 void tress_log_event(const tress_log *log, tress_log_level level, const char *event, const char *fields, ...) {
   if (!log || !log->out || level < log->min_level) return;
-  char body[1536];
-  va_list ap;
-  va_start(ap, fields);
-  vsnprintf(body, sizeof body, fields ? fields : "", ap);
-  va_end(ap);
+  char body[1536] = "";
+  if (fields) {
+    va_list ap;
+    va_start(ap, fields);
+    vsnprintf(body, sizeof body, fields, ap);
+    va_end(ap);
+  }
 
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
