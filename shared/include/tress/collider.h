@@ -19,12 +19,19 @@
  * centres, centred on `offset`) and VRM 1.0's form (`offset` and `tail`, both end centres) both
  * reduce to this; see tress_collider_capsule_y().
  *
- * Order inside a substep (what the solver does per node, parents first): integrate, stiffness,
- * link constraint, then tress_collider_push_*: push the node out of every collider of its
- * chain's set by (collider radius + strand radius), then put it back at its rest length from
- * its (already solved) parent. The last step can move a node slightly back into a collider when
- * the parent itself is close; over a few substeps the two converge (VRM and the seed do the
- * same), which the drop tests in tests/unit/test_collider.c check.
+ * Order inside a substep (what the solver does per level, parents first): integrate,
+ * stiffness, link constraint, then push: each node leaves every collider of its chain's set by
+ * (collider radius + strand radius) to the nearest point that also keeps its rest length from
+ * its already solved parent (the circle where the two spheres meet), so a strand rests on a
+ * collider without sinking in and without stretching. When no such point exists (a collider
+ * swallows the whole link) the node is pushed straight out and the link is restored after,
+ * so the link always wins. The drop tests in tests/unit/test_collider.c check both.
+ *
+ * For the solver: keep one tress_collider_set per chain, resolve the colliders to world space
+ * once per frame (tress_collider_resolve), fill one lane per set (tress_collider_lanes_gather
+ * with set_of_node NULL), and after each level's link constraint call
+ * tress_collider_push_level_sets with the level's node -> set map. Or gather per-node lanes
+ * once per frame over all nodes and pass each level a tress_collider_lanes_view.
  */
 
 typedef enum tress_collider_shape {
