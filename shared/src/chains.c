@@ -1,18 +1,33 @@
 /* chains.c - bone chains and part chains: one structure-of-arrays batch for every chain node.
  *
  * Layout. Every node of every bound chain lives in one set of flat float arrays, ordered by
- * depth level (all pinned roots, then every depth-1 node of every chain, ...), handle by handle
+ * depth level (all pinned roots, then every depth-1 node of every chain, ...), chain by chain
  * inside a level. A node's parent is always in the previous level, so one in-order pass per
  * substep solves parents before children, and inside a level no node depends on another: the
- * math runs over contiguous arrays the compiler vectorizes. The only indexed access (a node's
- * parent, or its first child for aiming) is a short scalar gather into a level-sized scratch
- * buffer before each level's math.
+ * math runs over contiguous arrays the compiler vectorizes. When every node of a level finds
+ * its parent (or first child) at the same distance, as in uniform chains, the level reads them
+ * in place; otherwise a short gather into a level-sized scratch buffer comes first.
  *
- * A frame: prepare (read animated poses from the scene, build animated world poses level by
- * level, decide snaps), substeps (pin roots to the animated pose interpolated to the substep's
- * time; integrate, stiffness, inextensible link), output (shortest arc from the animated segment
- * direction to the simulated one, written as a local transform against the parent's already
- * written pose), then scatter outputs to the scene for awake chains only.
+ * Tiles. Chains are grouped into tiles of about TILE_NODES nodes (whole chains, consecutive
+ * slots); because levels are chain-major, a tile is a contiguous run inside every level. A
+ * frame runs all of its phases on one tile before the next, so the tile's arrays stay in cache
+ * from the scene read to the scene write.
+ *
+ * A frame: prepare (read animated locals from the scene through cached slot pointers, build
+ * animated world poses level by level, decide snaps), substeps (pin roots to the animated pose
+ * interpolated to the substep's time; integrate, stiffness, inextensible link), output (poses
+ * below, written to the scene level by level, awake chains only, never a non-finite value).
+ *
+ * Output convention (what the renderer sees in each bone's `transform`, parts' `cframe`):
+ * - Roots are pinned: they show the animated pose, unswung (transform = animated; a part
+ *   chain's pin is the body's part and is never written).
+ * - Every other node is positioned at its simulated position and rotated by the shortest arc
+ *   from its animated aim (the direction to its first child in the animated pose) to the
+ *   simulated direction to that child, applied on top of its animated rotation. The transform
+ *   is local, computed against the parent's already written world pose, so parents-first
+ *   order keeps every child exact: parent world * cframe * transform lands on the simulation.
+ * - A leaf has no child to aim at: it keeps its parent's swing (identity arc on its animated
+ *   rotation). Issue 9 adds end tips, which give leaves a direction of their own.
  *
  * The layout is rebuilt lazily (on the next frame) when chains bind or unbind; bind may
  * allocate, a frame never does once the scratch buffers have grown.
@@ -69,6 +84,7 @@ typedef struct chain_slot {
   tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind */
   bool fresh;                /* bound since the last frame: start where it is drawn */
   float act_last;            /* the activity mask its nodes carry (-1: unknown, refill) */
+  tress_xform last_part;     /* the part's last finite frame: stands in for a NaN one */
   tress_handle_id handle;
 } chain_slot;
 
@@ -91,6 +107,13 @@ struct tress_chains {
    * transform slots (part chains and vanished bones point at `identity` / `sink`). The pointers
    * are valid for scene layout epoch `ptr_epoch`; they are re-fetched when it changes. */
   uint32_t *node_slot;
+  /* Tiles: runs of whole chains (consecutive slots) of about TILE_NODES nodes. A frame runs
+   * every phase for one tile before the next, so a tile's data stays in cache from the scene
+   * read to the scene write. Inside a level a tile's nodes are contiguous (levels are
+   * slot-major): tile t, level l spans [tile_level[t * L + l], tile_level[(t + 1) * L + l]). */
+  uint32_t tile_count;
+  uint32_t *tile_slot;  /* tile_count + 1 entries: first slot of each tile, then slot_count */
+  uint32_t *tile_level; /* (tile_count + 1) * level_count entries */
   const tress_xform **in_ptr;
   tress_xform **out_ptr;
   uint32_t ptr_cap;
@@ -136,6 +159,8 @@ void tress__chains_destroy(struct tress_chains *c) {
   free(c->parent_shift);
   free(c->child_shift);
   free(c->node_slot);
+  free(c->tile_slot);
+  free(c->tile_level);
   free(c->in_ptr);
   free(c->out_ptr);
   free(c);
@@ -252,6 +277,7 @@ tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chai
   s->used = true;
   s->kind = TRESS_HANDLE_BONES;
   s->part = root_part;
+  s->last_part = tress_xform_identity();
   s->settings = sanitize(settings);
   s->node_count = w.count;
   s->fresh = true;
@@ -301,6 +327,7 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   s->used = true;
   s->kind = TRESS_HANDLE_PARTS;
   s->part = parts[0];
+  s->last_part = tress_xform_identity();
   s->settings = sanitize(settings);
   s->node_count = count;
   s->fresh = true;
@@ -360,6 +387,9 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
 }
 
 /* ---- layout rebuild ---- */
+
+/* Nodes per tile: small enough that a tile's arrays (~200 bytes a node) sit in L2. */
+#define TILE_NODES 2048
 
 static bool ensure_scratch(struct tress_chains *c, uint32_t n) {
   if (n <= c->g_cap) return true;
@@ -449,6 +479,16 @@ static bool rebuild(struct tress_chains *c) {
   }
   memcpy(cursor, c->level_start, levels * sizeof *cursor);
 
+  uint32_t *tile_slot = malloc((c->slot_count + 2) * sizeof *tile_slot);
+  uint32_t *tile_level = malloc((size_t)(c->slot_count + 2) * (levels ? levels : 1) * sizeof *tile_level);
+  if (!tile_slot || !tile_level) {
+    free(tile_slot);
+    free(tile_level);
+    free(cursor);
+    nodes_free(&fresh);
+    return false;
+  }
+  uint32_t tiles = 0, in_tile = TILE_NODES;
   chain_nodes *old = &c->nodes;
   uint32_t nf;
   float *const *from = field_ptrs(old, &nf);
@@ -456,6 +496,13 @@ static bool rebuild(struct tress_chains *c) {
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
+    if (in_tile >= TILE_NODES) {
+      tile_slot[tiles] = si;
+      for (uint32_t l = 0; l < levels; l++) tile_level[(size_t)tiles * levels + l] = cursor[l];
+      tiles++;
+      in_tile = 0;
+    }
+    in_tile += s->node_count;
     for (uint32_t k = 0; k < s->node_count; k++) {
       uint32_t i = cursor[s->depth[k]]++;
       /* carry the state over; fresh nodes start from zeros (finite, so masked blends stay finite) */
@@ -465,6 +512,13 @@ static bool rebuild(struct tress_chains *c) {
     }
   }
   free(cursor);
+  tile_slot[tiles] = c->slot_count;
+  for (uint32_t l = 0; l < levels; l++) tile_level[(size_t)tiles * levels + l] = c->level_start[l + 1];
+  free(c->tile_slot);
+  free(c->tile_level);
+  c->tile_slot = tile_slot;
+  c->tile_level = tile_level;
+  c->tile_count = tiles;
   /* Static per-node data comes from the cold slots. */
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
@@ -511,6 +565,8 @@ static float *const *field_ptrs(const chain_nodes *n, uint32_t *count) {
 /* ---- frame ---- */
 
 /* How many nodes ahead the scene read and write passes prefetch bone slots. */
+#define TILE_LO(c, t, l) ((c)->tile_level[(size_t)(t) * (c)->level_count + (l)])
+#define TILE_HI(c, t, l) ((c)->tile_level[(size_t)((t) + 1) * (c)->level_count + (l)])
 #define PREFETCH_AHEAD 16
 
 /* Fetch (again) the scene slot pointers of every bone node; part chains read identity and
@@ -532,9 +588,9 @@ static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
   c->ptr_valid = true;
 }
 
-/* Decides which chains run this frame (a mask per node, refilled only when a chain's activity
- * changes) and reads every awake node's animated local straight from the scene. */
-static void read_inputs(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
+/* Decides which chains run this frame: a mask per node, refilled only when a chain's activity
+ * changes. Also re-fetches the scene slot pointers when the scene's layout moved. */
+static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
   chain_nodes *n = &c->nodes;
   if (!c->ptr_valid || c->ptr_epoch != tress_scene_layout_epoch(sim->scene)) refresh_pointers(sim, c);
   for (uint32_t si = 0; si < c->slot_count; si++) {
@@ -550,14 +606,18 @@ static void read_inputs(tress_sim *sim, struct tress_chains *c, const tress_fram
     }
     if (!act && h) h->was_awake = false;
   }
+}
+
+/* Reads the animated local of every awake node in [lo, hi) straight from the scene. */
+static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
+  chain_nodes *n = &c->nodes;
   const tress_xform *const *in = c->in_ptr;
   const float *act = n->active;
   float *restrict apx = n->an_px, *restrict apy = n->an_py, *restrict apz = n->an_pz;
   float *restrict aqx = n->an_qx, *restrict aqy = n->an_qy, *restrict aqz = n->an_qz, *restrict aqw = n->an_qw;
-  uint32_t count = n->count;
-  for (uint32_t i = 0; i < count; i++) {
+  for (uint32_t i = lo; i < hi; i++) {
     /* node order strides through the scene (a level visits one bone per chain): fetch ahead */
-    if (i + PREFETCH_AHEAD < count) __builtin_prefetch(in[i + PREFETCH_AHEAD], 0, 0);
+    if (i + PREFETCH_AHEAD < hi) __builtin_prefetch(in[i + PREFETCH_AHEAD], 0, 0);
     if (act[i] == 0.0f) continue;
     const tress_xform *a = in[i];
     float px = a->p[0], py = a->p[1], pz = a->p[2], qx = a->q[0], qy = a->q[1], qz = a->q[2], qw = a->q[3];
@@ -569,34 +629,6 @@ static void read_inputs(tress_sim *sim, struct tress_chains *c, const tress_fram
     }
     apx[i] = px; apy[i] = py; apz[i] = pz;
     aqx[i] = qx; aqy[i] = qy; aqz[i] = qz; aqw[i] = qw;
-  }
-}
-
-/* Roots: parent frame (the part) * cframe * animated. For part chains the pin is the part.
- * A non-finite part frame keeps last frame's pose: the chain holds still rather than NaN. */
-static void roots_world(tress_sim *sim, struct tress_chains *c) {
-  chain_nodes *n = &c->nodes;
-  uint32_t last_slot = UINT32_MAX;
-  tress_xform part = tress_xform_identity();
-  bool part_ok = false;
-  for (uint32_t i = c->level_start[0]; i < c->level_start[1]; i++) {
-    if (n->active[i] == 0.0f) continue;
-    uint32_t si = c->node_slot[i];
-    const chain_slot *s = &c->slots[si];
-    if (si != last_slot) {
-      part = tress_part_cframe(sim->scene, s->part);
-      part_ok = tress_xform_is_finite(part);
-      last_slot = si;
-    }
-    if (!part_ok) continue;
-    tress_xform w = part;
-    if (s->kind == TRESS_HANDLE_BONES) {
-      tress_xform cf = {{n->cf_px[i], n->cf_py[i], n->cf_pz[i]}, {n->cf_qx[i], n->cf_qy[i], n->cf_qz[i], n->cf_qw[i]}};
-      tress_xform an = {{n->an_px[i], n->an_py[i], n->an_pz[i]}, {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]}};
-      w = tress_xform_mul(tress_xform_mul(part, cf), an);
-    }
-    n->aw_px[i] = w.p[0]; n->aw_py[i] = w.p[1]; n->aw_pz[i] = w.p[2];
-    n->aw_qx[i] = w.q[0]; n->aw_qy[i] = w.q[1]; n->aw_qz[i] = w.q[2]; n->aw_qw[i] = w.q[3];
   }
 }
 
@@ -621,13 +653,9 @@ static void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, int64_t
   }
 }
 
-/* world = parent_world * cframe * animated for one level, over contiguous arrays. */
-HOT_LOOP static void animated_world_level(struct tress_chains *c, uint32_t l) {
+/* world = parent_world * cframe * animated over [lo, hi), parents given as a level view. */
+HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par) {
   chain_nodes *n = &c->nodes;
-  uint32_t lo = c->level_start[l], hi = c->level_start[l + 1];
-  const float *par[7];
-  float *const src[7] = {n->aw_px, n->aw_py, n->aw_pz, n->aw_qx, n->aw_qy, n->aw_qz, n->aw_qw};
-  level_view(c, lo, hi, c->parent_shift[l], false, n->parent, src, 7, par, 0);
   const float *restrict gpx = par[0], *restrict gpy = par[1], *restrict gpz = par[2];
   const float *restrict gqx = par[3], *restrict gqy = par[4], *restrict gqz = par[5], *restrict gqw = par[6];
   const float *restrict cpx = n->cf_px + lo, *restrict cpy = n->cf_py + lo, *restrict cpz = n->cf_pz + lo;
@@ -659,6 +687,42 @@ HOT_LOOP static void animated_world_level(struct tress_chains *c, uint32_t l) {
   }
 }
 
+static void animated_world_level(struct tress_chains *c, uint32_t l, uint32_t lo, uint32_t hi) {
+  chain_nodes *n = &c->nodes;
+  const float *par[7];
+  float *const src[7] = {n->aw_px, n->aw_py, n->aw_pz, n->aw_qx, n->aw_qy, n->aw_qz, n->aw_qw};
+  level_view(c, lo, hi, c->parent_shift[l], false, n->parent, src, 7, par, 0);
+  compose_world(c, lo, hi, par);
+}
+
+/* Roots: part * cframe * animated, the same composition with the part as parent (a part
+ * chain's pin has identity cframe and animated, so it lands on the part). One scene read per
+ * chain; a non-finite part frame is replaced by its last finite one, so the chain holds. */
+static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t lo, uint32_t hi) {
+  uint32_t last_slot = UINT32_MAX;
+  tress_xform part = tress_xform_identity();
+  float *g[7];
+  for (int k = 0; k < 7; k++) g[k] = c->g[k];
+  for (uint32_t i = lo; i < hi; i++) {
+    uint32_t si = c->node_slot[i];
+    if (si != last_slot) {
+      chain_slot *s = &c->slots[si];
+      part = tress_part_cframe(sim->scene, s->part);
+      float probe = 0.0f;
+      for (int k = 0; k < 3; k++) probe += part.p[k] - part.p[k];
+      for (int k = 0; k < 4; k++) probe += part.q[k] - part.q[k];
+      if (probe == 0.0f) s->last_part = part;
+      else part = s->last_part;
+      last_slot = si;
+    }
+    uint32_t j = i - lo;
+    g[0][j] = part.p[0]; g[1][j] = part.p[1]; g[2][j] = part.p[2];
+    g[3][j] = part.q[0]; g[4][j] = part.q[1]; g[5][j] = part.q[2]; g[6][j] = part.q[3];
+  }
+  const float *par[7] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6]};
+  compose_world(c, lo, hi, par);
+}
+
 static void snap_slot(struct tress_chains *c, chain_slot *s) {
   chain_nodes *n = &c->nodes;
   for (uint32_t k = 0; k < s->node_count; k++) {
@@ -679,23 +743,28 @@ static void swap_arrays(float **a, float **b) {
   *b = t;
 }
 
-static void prepare(tress_sim *sim, const tress_frame *f) {
-  struct tress_chains *c = sim->chains;
+/* Once per frame, before any tile: layout, pointers, activity; last frame's animated positions
+ * become the interpolation start (a swap: prepare recomputes every animated pose). */
+static bool frame_begin(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
+  if (c->dirty && !rebuild(c)) return false;
   chain_nodes *n = &c->nodes;
-  /* Last frame's animated positions become the interpolation start: swap, then recompute. The
-   * root quaternions stay in place, so a root whose part went non-finite keeps its last pose. */
+  if (n->count == 0 || c->level_count == 0) return false;
   swap_arrays(&n->pa_px, &n->aw_px);
   swap_arrays(&n->pa_py, &n->aw_py);
   swap_arrays(&n->pa_pz, &n->aw_pz);
-  for (uint32_t i = c->level_start[0]; i < c->level_start[1]; i++) {
-    n->aw_px[i] = n->pa_px[i]; n->aw_py[i] = n->pa_py[i]; n->aw_pz[i] = n->pa_pz[i];
-  }
-  read_inputs(sim, c, f);
-  roots_world(sim, c);
-  for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, l);
+  update_activity(sim, c, f);
+  return true;
+}
+
+/* One tile: scene reads, animated world poses level by level, snaps. */
+static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t) {
+  chain_nodes *n = &c->nodes;
+  for (uint32_t l = 0; l < c->level_count; l++) read_nodes(c, TILE_LO(c, t, l), TILE_HI(c, t, l));
+  roots_world(sim, c, TILE_LO(c, t, 0), TILE_HI(c, t, 0));
+  for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, l, TILE_LO(c, t, l), TILE_HI(c, t, l));
   /* Snap: new chains start where they are drawn, waking chains and teleports do not whip. */
   float tele2 = f->teleport_distance * f->teleport_distance;
-  for (uint32_t si = 0; si < c->slot_count; si++) {
+  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     uint32_t r = s->global[0];
@@ -754,11 +823,10 @@ HOT_LOOP static void substep_level(uint32_t count, float *restrict px, float *re
   }
 }
 
-static void substep(struct tress_chains *c, const tress_frame *f, float alpha) {
+static void substep_tile(struct tress_chains *c, const tress_frame *f, float alpha, uint32_t t) {
   chain_nodes *n = &c->nodes;
-  if (c->level_count == 0) return;
   /* Pinned roots follow the animated pose, interpolated to this substep's time. */
-  for (uint32_t i = c->level_start[0]; i < c->level_start[1]; i++) {
+  for (uint32_t i = TILE_LO(c, t, 0); i < TILE_HI(c, t, 0); i++) {
     float m = n->active[i];
     float x = n->pa_px[i] + (n->aw_px[i] - n->pa_px[i]) * alpha;
     float y = n->pa_py[i] + (n->aw_py[i] - n->pa_py[i]) * alpha;
@@ -774,7 +842,7 @@ static void substep(struct tress_chains *c, const tress_frame *f, float alpha) {
   substep_consts k = {f->gravity[0] * dt2, f->gravity[1] * dt2, f->gravity[2] * dt2,
                       f->wind[0] * dt2,    f->wind[1] * dt2,    f->wind[2] * dt2, alpha};
   for (uint32_t l = 1; l < c->level_count; l++) {
-    uint32_t lo = c->level_start[l], hi = c->level_start[l + 1];
+    uint32_t lo = TILE_LO(c, t, l), hi = TILE_HI(c, t, l);
     const float *par[3];
     float *const src[3] = {n->px, n->py, n->pz};
     level_view(c, lo, hi, c->parent_shift[l], false, n->parent, src, 3, par, 0);
@@ -810,9 +878,8 @@ static inline void arc_between(float ax, float ay, float az, float bx, float by,
 
 /* Output for one level: base = parent written * cframe; the node sits at its simulated
  * position and turns by the shortest arc from its animated aim to where its first child is. */
-HOT_LOOP static void output_level(struct tress_chains *c, uint32_t l) {
+HOT_LOOP static void output_level(struct tress_chains *c, uint32_t l, uint32_t lo, uint32_t hi) {
   chain_nodes *n = &c->nodes;
-  uint32_t lo = c->level_start[l], hi = c->level_start[l + 1];
   const float *par[7], *kid[3];
   float *const psrc[7] = {n->wp_x, n->wp_y, n->wp_z, n->wq_x, n->wq_y, n->wq_z, n->wq_w};
   float *const csrc[3] = {n->px, n->py, n->pz};
@@ -910,12 +977,11 @@ static void recover_slot(struct tress_chains *c, chain_slot *s) {
   }
 }
 
-/* Output and scene write, level by level so each level's transforms go to the scene while they
- * are still in cache. Roots are pinned: they show the animated pose, unswung. */
-static void output_and_write(tress_sim *sim, struct tress_chains *c) {
+/* Output and scene write for one tile, level by level so each level's transforms go to the
+ * scene while they are still in cache. Roots are pinned: they show the animated pose, unswung. */
+static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   chain_nodes *n = &c->nodes;
-  if (c->level_count == 0) return;
-  uint32_t lo = c->level_start[0], hi = c->level_start[1];
+  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
   for (uint32_t i = lo; i < hi; i++) {
     n->wp_x[i] = n->aw_px[i]; n->wp_y[i] = n->aw_py[i]; n->wp_z[i] = n->aw_pz[i];
     n->wq_x[i] = n->aw_qx[i]; n->wq_y[i] = n->aw_qy[i]; n->wq_z[i] = n->aw_qz[i]; n->wq_w[i] = n->aw_qw[i];
@@ -926,10 +992,12 @@ static void output_and_write(tress_sim *sim, struct tress_chains *c) {
   const float *level_out[7];
   for (int k = 0; k < 7; k++) level_out[k] = c->g[G_OUT + k];
   for (uint32_t l = 1; l < c->level_count; l++) {
-    output_level(c, l);
-    bad |= scatter_level(c, c->level_start[l], c->level_start[l + 1], level_out);
+    lo = TILE_LO(c, t, l);
+    hi = TILE_HI(c, t, l);
+    output_level(c, l, lo, hi);
+    bad |= scatter_level(c, lo, hi, level_out);
   }
-  for (uint32_t si = 0; si < c->slot_count; si++) {
+  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used || n->active[s->global[0]] == 0.0f) continue;
     if (bad && s->act_last == -2.0f) {
@@ -949,26 +1017,35 @@ static void output_and_write(tress_sim *sim, struct tress_chains *c) {
 
 bool tress__chains_prepare(tress_sim *sim, const tress_frame *f) {
   struct tress_chains *c = sim->chains;
-  if (c->dirty && !rebuild(c)) return false;
-  if (c->nodes.count == 0) return false;
-  prepare(sim, f);
+  if (!frame_begin(sim, c, f)) return false;
+  for (uint32_t t = 0; t < c->tile_count; t++) prepare_tile(sim, c, f, t);
   return true;
 }
 
-void tress__chains_substep(tress_sim *sim, const tress_frame *f, float alpha) { substep(sim->chains, f, alpha); }
+void tress__chains_substep(tress_sim *sim, const tress_frame *f, float alpha) {
+  struct tress_chains *c = sim->chains;
+  for (uint32_t t = 0; t < c->tile_count; t++) substep_tile(c, f, alpha, t);
+}
 
-void tress__chains_output(tress_sim *sim) { output_and_write(sim, sim->chains); }
+void tress__chains_output(tress_sim *sim) {
+  struct tress_chains *c = sim->chains;
+  for (uint32_t t = 0; t < c->tile_count; t++) output_tile(sim, c, t);
+}
 
 void tress__chains_frame(tress_sim *sim, const tress_frame *f) {
   struct tress_chains *c = sim->chains;
-  if (!tress__chains_prepare(sim, f)) return;
-  for (int k = 0; k < f->substeps; k++) substep(c, f, tress__frame_alpha(f, k));
+  if (!frame_begin(sim, c, f)) return;
+  /* Tile by tile: every phase of the frame runs on a tile while its data is in cache. */
+  for (uint32_t t = 0; t < c->tile_count; t++) {
+    prepare_tile(sim, c, f, t);
+    for (int k = 0; k < f->substeps; k++) substep_tile(c, f, tress__frame_alpha(f, k), t);
+    output_tile(sim, c, t);
+  }
   /* handle-steps: every awake chain counts once per substep */
   uint32_t awake = 0;
   for (uint32_t si = 0; si < c->slot_count; si++)
     if (c->slots[si].used && c->nodes.active[c->slots[si].global[0]] != 0.0f) awake++;
   tress__count_simulated(sim, awake * (uint32_t)f->substeps);
-  output_and_write(sim, c);
 }
 
 bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]) {

@@ -456,6 +456,69 @@ static void test_settings_retune_live(void **state) {
   tress_scene_destroy(scene);
 }
 
+/* Thousands of chains of mixed lengths share one batched layout (levels, tiles, gathers): each
+ * one must move exactly as the same chain simulated alone. */
+static void run_relative(tress_scene *scene, tress_sim *sim, const fix_chain *c, int n, const float (*base)[3],
+                         int frames) {
+  float axis[3] = {0.2f, 1.0f, 0.1f};
+  for (int i = 1; i <= frames; i++) {
+    double t = i / 60.0;
+    for (int k = 0; k < n; k++) {
+      tress_xform x = tress_xform_from_axis_angle(axis, (float)(0.8 * sin(t * 7.0)));
+      x.p[0] = base[k][0] + (float)(0.5 * sin(t * 9.0));
+      x.p[1] = base[k][1];
+      x.p[2] = base[k][2] + (float)(0.4 * cos(t * 5.0));
+      tress_part_set_cframe(scene, c[k].part, x);
+    }
+    assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  }
+}
+
+static void test_many_chains_match_a_lone_chain(void **state) {
+  (void)state;
+  enum { N = 900, LENGTHS = 10 };
+  tress_scene *scene = tress_scene_create();
+  fix_chain *c = calloc(N, sizeof *c);
+  float(*base)[3] = calloc(N, sizeof *base);
+  for (int k = 0; k < N; k++) {
+    base[k][0] = (float)(k % 30) * 2.0f;
+    base[k][1] = 5.0f;
+    base[k][2] = (float)(k / 30) * 2.0f;
+    c[k] = fix_chain_make(scene, base[k][0], base[k][1], base[k][2], 3 + k % LENGTHS, 0.3f);
+  }
+  tress_sim *sim = fix_sim(scene, N, 1e6f);
+  for (int k = 0; k < N; k++) assert_int_equal(tress_sim_bind(sim, c[k].part, NULL, NULL), TRESS_OK);
+  run_relative(scene, sim, c, N, (const float(*)[3])base, 90);
+  assert_int_equal(tress_sim_stats_get(sim).simulated, N);
+  /* the lone references, one per length */
+  for (int len = 0; len < LENGTHS; len++) {
+    tress_scene *rs = tress_scene_create();
+    float rb[1][3] = {{0, 5, 0}};
+    fix_chain r = fix_chain_make(rs, 0, 5, 0, 3 + len, 0.3f);
+    tress_sim *rsim = fix_sim(rs, 1, 1e6f);
+    assert_int_equal(tress_sim_bind(rsim, r.part, NULL, NULL), TRESS_OK);
+    run_relative(rs, rsim, &r, 1, (const float(*)[3])rb, 90);
+    for (int k = len; k < N; k += LENGTHS) {
+      for (int b = 0; b < r.count; b++) {
+        float p[3], q[3];
+        fix_world_pos(scene, c[k].bones[b], p);
+        fix_world_pos(rs, r.bones[b], q);
+        for (int a = 0; a < 3; a++) {
+          p[a] -= base[k][a];
+          q[a] -= rb[0][a];
+        }
+        if (fix_dist(p, q) > 1e-4f) fail_msg("chain %d bone %d differs by %g", k, b, (double)fix_dist(p, q));
+      }
+    }
+    tress_sim_destroy(rsim);
+    tress_scene_destroy(rs);
+  }
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+  free(c);
+  free(base);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults_match_the_seed),
@@ -472,6 +535,7 @@ int main(void) {
       cmocka_unit_test(test_ambient_wind_gusts_deterministically),
       cmocka_unit_test(test_new_chain_starts_where_it_is_drawn),
       cmocka_unit_test(test_settings_retune_live),
+      cmocka_unit_test(test_many_chains_match_a_lone_chain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
