@@ -197,6 +197,39 @@ static void test_out_of_range_settings_are_clamped(void **state) {
   assert_true(isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]));
 }
 
+/* Finite but absurd gravity times an absurd scale overflows inside the solver (inf, then
+ * inf * 0 = NaN in the link): the chain falls back to its animated pose, nothing non-finite is
+ * written, and a sane chain next to it keeps simulating. */
+static void test_overflow_never_reaches_a_bone(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
+  fix_chain sane = fix_chain_make(scene, 3, 5, 0, 5, 0.5f);
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = scene;
+  def.max_chains = 10;
+  def.max_distance = 1000.0f;
+  def.gravity[1] = -3e38f;
+  tress_sim *sim = tress_sim_create(&def);
+  tress_chain_settings s = tress_default_chain_settings();
+  s.gravity_scale = 3e38f;
+  assert_int_equal(tress_sim_bind(sim, c.part, &s, NULL), TRESS_OK);
+  tress_chain_settings calm = tress_default_chain_settings();
+  calm.gravity_scale = 1e-37f; /* -30 units/s^2 after the absurd sim gravity */
+  assert_int_equal(tress_sim_bind(sim, sane.part, &calm, NULL), TRESS_OK);
+  for (int i = 0; i < 30; i++) {
+    fix_run(sim, 1.0 / 60.0, 1);
+    fix_assert_finite(scene, &c);
+    fix_assert_finite(scene, &sane);
+  }
+  /* the overflowing chain shows its animated pose (identity transforms) */
+  for (int b = 0; b < c.count; b++)
+    assert_true(tress_xform_distance(tress_bone_transform(scene, c.bones[b]), tress_xform_identity()) <= 1e-5f);
+  assert_true(fix_swung(scene, sane.bones[1]));
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
 static void test_non_finite_settings_are_rejected(void **state) {
   (void)state;
   tress_scene *scene = tress_scene_create();
@@ -282,6 +315,7 @@ int main(void) {
       cmocka_unit_test(test_zero_length_links_stay_finite),
       cmocka_unit_test(test_destroyed_root_destroys_the_handle),
       cmocka_unit_test(test_out_of_range_settings_are_clamped),
+      cmocka_unit_test(test_overflow_never_reaches_a_bone),
       cmocka_unit_test(test_non_finite_settings_are_rejected),
       cmocka_unit_test(test_non_finite_bone_rest_is_rejected),
       cmocka_unit_test(test_out_of_range_sim_def_is_clamped),
