@@ -36,7 +36,7 @@ typedef struct instance {
       char asset_id[ASSET_ID_MAX];
     } part;
     struct {
-      tress_xform cframe, animated, transform;
+      tress_xform cframe; /* animated and transform live in the dense bone slot arrays */
       bool simulated;
     } bone;
     struct {
@@ -64,6 +64,10 @@ typedef struct listener {
 struct tress_scene {
   instance *slots;
   uint32_t slot_count, slot_cap;
+  /* Bones' animated input and transform output, indexed by slot: a solver reading and writing
+   * thousands of bones a frame streams through these 32-byte records instead of whole instances. */
+  tress_xform *bone_animated;
+  tress_xform *bone_transform;
   uint32_t free_head; /* one-based chain through next_sibling of free slots */
   uint32_t live_count;
   uint64_t next_seq;
@@ -110,6 +114,12 @@ static uint32_t slot_alloc(tress_scene *s) {
     instance *n = realloc(s->slots, cap * sizeof *n);
     if (!n) return 0;
     s->slots = n;
+    tress_xform *a = realloc(s->bone_animated, cap * sizeof *a);
+    if (!a) return 0;
+    s->bone_animated = a;
+    tress_xform *t = realloc(s->bone_transform, cap * sizeof *t);
+    if (!t) return 0;
+    s->bone_transform = t;
     s->slot_cap = cap;
     s->layout_epoch++; /* slot pointers handed out by tress_bone_slot_pointers moved */
   }
@@ -179,7 +189,7 @@ tress_id tress_instance_create(tress_scene *s, tress_kind kind, const char *name
     in->u.part.size[0] = in->u.part.size[1] = in->u.part.size[2] = 1.0f;
     break;
   case TRESS_KIND_BONE:
-    in->u.bone.cframe = in->u.bone.animated = in->u.bone.transform = tress_xform_identity();
+    in->u.bone.cframe = s->bone_animated[i - 1] = s->bone_transform[i - 1] = tress_xform_identity();
     break;
   case TRESS_KIND_ATTACHMENT: in->u.attachment.cframe = tress_xform_identity(); break;
   case TRESS_KIND_JOINT:
@@ -444,6 +454,8 @@ void tress_scene_destroy(tress_scene *s) {
     if (in->alive && in->kind == TRESS_KIND_PART && in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
   }
   free(s->slots);
+  free(s->bone_animated);
+  free(s->bone_transform);
   free(s->listeners);
   free(s->scratch);
   free(s);
@@ -523,24 +535,24 @@ void tress_bone_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
 
 tress_xform tress_bone_animated(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
-  return in ? in->u.bone.animated : tress_xform_identity();
+  return in ? s->bone_animated[id.index1 - 1] : tress_xform_identity();
 }
 
 void tress_bone_set_animated(tress_scene *s, tress_id id, tress_xform a) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
   if (!in) return;
-  in->u.bone.animated = a;
-  if (!in->u.bone.simulated) in->u.bone.transform = a;
+  s->bone_animated[id.index1 - 1] = a;
+  if (!in->u.bone.simulated) s->bone_transform[id.index1 - 1] = a;
 }
 
 tress_xform tress_bone_transform(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
-  return in ? in->u.bone.transform : tress_xform_identity();
+  return in ? s->bone_transform[id.index1 - 1] : tress_xform_identity();
 }
 
 void tress_bone_set_transform(tress_scene *s, tress_id id, tress_xform t) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
-  if (in) in->u.bone.transform = t;
+  if (in) s->bone_transform[id.index1 - 1] = t;
 }
 
 bool tress_bone_simulated(const tress_scene *s, tress_id id) {
@@ -559,8 +571,8 @@ uint64_t tress_bone_slot_pointers(tress_scene *s, const tress_id *bones, size_t 
                                   tress_xform **transform) {
   for (size_t i = 0; i < n; i++) {
     instance *in = slot_kind(s, bones[i], TRESS_KIND_BONE);
-    if (animated) animated[i] = in ? &in->u.bone.animated : NULL;
-    if (transform) transform[i] = in ? &in->u.bone.transform : NULL;
+    if (animated) animated[i] = in ? &s->bone_animated[bones[i].index1 - 1] : NULL;
+    if (transform) transform[i] = in ? &s->bone_transform[bones[i].index1 - 1] : NULL;
   }
   return s ? s->layout_epoch : 0;
 }
@@ -587,8 +599,8 @@ static tress_xform world_of(const tress_scene *s, uint32_t i, enum bone_slot whi
     case TRESS_KIND_ATTACHMENT: w = tress_xform_mul(w, in->u.attachment.cframe); break;
     case TRESS_KIND_BONE:
       w = tress_xform_mul(w, in->u.bone.cframe);
-      if (which == SLOT_TRANSFORM) w = tress_xform_mul(w, in->u.bone.transform);
-      else if (which == SLOT_ANIMATED) w = tress_xform_mul(w, in->u.bone.animated);
+      if (which == SLOT_TRANSFORM) w = tress_xform_mul(w, s->bone_transform[chain[k] - 1]);
+      else if (which == SLOT_ANIMATED) w = tress_xform_mul(w, s->bone_animated[chain[k] - 1]);
       break;
     default: break;
     }
