@@ -22,19 +22,20 @@ typedef struct bot_options {
   uint32_t bots;
   bool json, dump;
   const char *picture;
+  double report_tips_at; /* seconds of sim time after the bind; 0 = off */
 } bot_options;
 
-/* A root that walks forward, turns 90 degrees every few seconds and now and then teleports. */
+/* A root that walks forward, turns 90 degrees every few seconds and now and then teleports; its
+ * pose is a function of time alone (path.c), so every frame rate sees the same root motion. */
 typedef struct bot_path {
-  float position[3];
-  float heading;      /* radians about +Y */
-  double time;
-  double next_teleport;
+  double origin[3];
+  double heading0;    /* radians about +Y at time 0 */
+  double time;        /* seconds walked */
   uint32_t teleports;
 } bot_path;
 
 void bot_path_init(bot_path *p, uint32_t seed);
-/* Advances by dt; returns the root transform. */
+/* Advances by dt; returns the root transform at the new time. */
 tress_xform bot_path_advance(bot_path *p, double dt);
 
 typedef struct bot {

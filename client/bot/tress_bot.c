@@ -18,7 +18,9 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: tress-bot --server HOST:PORT [--room R] [--characters N] [--manifest FILE.json]\n"
           "                 [--fps 30|60|240] [--duration S] [--bots K] [--json] [--dump] [--picture out.png]\n"
-          "                 [--token T] [--assets DIR] [--hair ASSET_ID]\n");
+          "                 [--token T] [--assets DIR] [--hair ASSET_ID] [--report-tips-at SECONDS]\n"
+          "--report-tips-at: the world positions of bot 0's first character's chain tips, SECONDS of sim\n"
+          "time after its bind (the root motion is a function of time, so any fps sees the same walk)\n");
 }
 
 static double now_seconds(void) {
@@ -43,7 +45,8 @@ static int parse_options(int argc, char **argv, bot_options *o) {
       {"bots", required_argument, 0, 'k'}, {"json", no_argument, 0, 'j'},
       {"dump", no_argument, 0, 'D'}, {"picture", required_argument, 0, 'p'},
       {"token", required_argument, 0, 't'}, {"assets", required_argument, 0, 'a'},
-      {"hair", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+      {"hair", required_argument, 0, 'H'}, {"report-tips-at", required_argument, 0, 'T'},
+      {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   o->room = "bots";
   o->token = "";
@@ -78,12 +81,13 @@ static int parse_options(int argc, char **argv, bot_options *o) {
     case 't': o->token = optarg; break;
     case 'a': o->asset_root = optarg; break;
     case 'H': o->hair = optarg; break;
+    case 'T': o->report_tips_at = atof(optarg); break;
     case 'h': usage(stdout); exit(0);
     default: return -1;
     }
   }
   if (!o->host || o->fps <= 0 || o->fps > 1000 || o->duration <= 0 || o->bots == 0 || o->bots > 4096 ||
-      o->characters > 1024)
+      o->characters > 1024 || o->report_tips_at < 0.0 || (o->report_tips_at > 0.0 && o->characters == 0))
     return -1;
   return 0;
 }
@@ -110,13 +114,40 @@ static void on_message(void *user, tress_client *c, const tress_msg *msg, size_t
 
 /* ---- the run ------------------------------------------------------------------------------- */
 
-typedef struct picture_target {
+/* Bot 0's first own character with bones: drawn by --picture, its tips reported by
+ * --report-tips-at. */
+#define MAX_TIPS 64
+typedef struct watched_character {
   bot_picture *picture;
   uint32_t character_id;
   double bound_time; /* sim seconds since the bind */
-} picture_target;
+  double tips_at;    /* 0 = no tip report */
+  bool tips_taken;
+  double tips_time;
+  uint32_t tip_count;
+  float tips[MAX_TIPS][3];
+} watched_character;
 
-static void frame(bot *b, double dt, picture_target *pic) {
+/* Chain tips: bones no other bone of the character hangs from. */
+static void take_tips(watched_character *w, tress_client *c) {
+  tress_id bones[MAX_TIPS * 4];
+  uint32_t n = tress_client_bones(c, w->character_id, bones, MAX_TIPS * 4);
+  if (n > MAX_TIPS * 4) n = MAX_TIPS * 4;
+  const tress_scene *scene = tress_client_scene(c);
+  w->tip_count = 0;
+  for (uint32_t i = 0; i < n && w->tip_count < MAX_TIPS; i++) {
+    bool has_child = false;
+    for (uint32_t j = 0; j < n && !has_child; j++)
+      has_child = tress_id_equal(tress_instance_parent(scene, bones[j]), bones[i]);
+    if (has_child) continue;
+    tress_xform world = tress_bone_world(scene, bones[i]);
+    memcpy(w->tips[w->tip_count++], world.p, sizeof world.p);
+  }
+  w->tips_time = w->bound_time;
+  w->tips_taken = true;
+}
+
+static void frame(bot *b, double dt, watched_character *pic) {
   tress_client *c = b->client;
   tress_client_service(c);
   uint32_t ids[1024];
@@ -128,12 +159,16 @@ static void frame(bot *b, double dt, picture_target *pic) {
     if (!info.bound) all_bound = false;
     if (!info.mine || !info.bound || info.request_id == 0 || info.request_id > b->options->characters) continue;
     tress_client_set_root(c, ids[i], bot_path_advance(&b->paths[info.request_id - 1], dt));
-    if (pic && pic->picture && !pic->character_id && info.bone_count > 0) pic->character_id = ids[i];
+    if (pic && (pic->picture || pic->tips_at > 0.0) && !pic->character_id && info.request_id == 1 &&
+        info.bone_count > 0)
+      pic->character_id = ids[i];
   }
   tress_client_step(c, dt);
   if (pic && pic->character_id) {
     pic->bound_time += dt;
-    bot_picture_record(pic->picture, c, pic->character_id, pic->bound_time);
+    if (pic->picture) bot_picture_record(pic->picture, c, pic->character_id, pic->bound_time);
+    /* The epsilon: 480 x (1/240) and 60 x (1/30) both reach 2 s despite rounding. */
+    if (pic->tips_at > 0.0 && !pic->tips_taken && pic->bound_time >= pic->tips_at - 1e-6) take_tips(pic, c);
   }
   tress_sim_stats s = tress_sim_stats_get(tress_client_sim(c));
   b->frames++;
@@ -272,7 +307,8 @@ int main(int argc, char **argv) {
     }
   }
 
-  picture_target pic = {0};
+  watched_character pic = {0};
+  pic.tips_at = o.report_tips_at;
   if (o.picture) pic.picture = bot_picture_create(o.duration < 4.0 ? o.duration : 4.0, o.fps);
   const double dt = 1.0 / o.fps;
   double start = now_seconds();
@@ -298,6 +334,11 @@ int main(int argc, char **argv) {
     if (s.connects == 0) status = 1;
   }
   if (total_errors || total_unbound) status = 1;
+  if (pic.tips_at > 0.0 && !pic.tips_taken) {
+    fprintf(stderr, "tress-bot: no tips to report: bot 0's first character was not bound for %.3f s of sim time\n",
+            pic.tips_at);
+    status = 1;
+  }
   if (pic.picture) {
     if (bot_picture_write(pic.picture, o.picture) != 0) status = 1;
     bot_picture_destroy(pic.picture);
@@ -306,6 +347,16 @@ int main(int argc, char **argv) {
     cJSON_AddNumberToObject(report, "wall_seconds", wall);
     cJSON_AddNumberToObject(report, "protocol_errors", total_errors);
     cJSON_AddNumberToObject(report, "characters_not_bound", total_unbound);
+    if (pic.tips_taken) {
+      cJSON *tips = cJSON_AddObjectToObject(report, "tips");
+      cJSON_AddNumberToObject(tips, "character_id", pic.character_id);
+      cJSON_AddNumberToObject(tips, "seconds_after_bind", pic.tips_time);
+      cJSON *positions = cJSON_AddArrayToObject(tips, "positions");
+      for (uint32_t i = 0; i < pic.tip_count; i++) {
+        const double xyz[3] = {pic.tips[i][0], pic.tips[i][1], pic.tips[i][2]};
+        cJSON_AddItemToArray(positions, cJSON_CreateDoubleArray(xyz, 3));
+      }
+    }
     cJSON_AddBoolToObject(report, "ok", status == 0);
     char *text = cJSON_Print(report);
     printf("%s\n", text);
@@ -326,6 +377,12 @@ int main(int argc, char **argv) {
     printf("all bots: join-to-bind mean %.1f ms (max %.1f ms, %u binds); bytes rig/bind %llu, steady %llu\n",
            latency_count ? 1000.0 * latency_sum / latency_count : 0.0, 1000.0 * latency_max, latency_count,
            (unsigned long long)rig_bytes, (unsigned long long)steady_bytes);
+    if (pic.tips_taken) {
+      printf("tips of character %u at %.3f s after its bind:", pic.character_id, pic.tips_time);
+      for (uint32_t i = 0; i < pic.tip_count; i++)
+        printf(" (%.4f %.4f %.4f)", pic.tips[i][0], pic.tips[i][1], pic.tips[i][2]);
+      printf("\n");
+    }
     printf("%u bot(s), %.2f s wall, %d fps: %s (protocol errors %u, characters never bound %u)\n", o.bots, wall,
            o.fps, status == 0 ? "ok" : "FAILED", total_errors, total_unbound);
   }
