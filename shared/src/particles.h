@@ -1,5 +1,5 @@
-/* particles.h - one particle system (a rope or a cloth sheet) as flat arrays, and the tick that
- * moves it: verlet substeps, Gauss-Seidel or Jacobi relaxation, tethers, swept collision. */
+/* particles.h - one particle system (a rope or a cloth sheet) as flat arrays, the tick that moves
+ * it, and rope groups: ropes of one shape interleaved lane by lane so one tick moves 8 at once. */
 #ifndef TRESS_PARTICLES_H
 #define TRESS_PARTICLES_H
 
@@ -22,6 +22,8 @@ typedef struct particle_tether {
   uint32_t particle, anchor;
   float max_length;
 } particle_tether;
+
+struct rope_group;
 
 typedef struct tress_particles {
   tress_handle_kind kind;
@@ -63,7 +65,87 @@ typedef struct tress_particles {
   bool stopped;         /* a non-finite state was caught: frozen */
   const char *fault;
   float center[3];      /* mean particle position, for culling and LOD */
+  /* Interleaved ropes (rope_lanes.c): while group is set, the group's lane holds the positions
+   * and x..pz here are scratch for the per-rope path (15 Hz LOD ticks copy the lane out and in). */
+  struct rope_group *group;
+  uint32_t lane;
+  float accel[3];       /* this frame's gravity * gravity_scale + wind * wind_scale */
+  float damp_h, damp;   /* powf(damping, h * 60) cached for substep length damp_h */
+  uint32_t ticks;       /* ticks this frame */
 } tress_particles;
+
+/* Lanes per rope group: 8 floats fill an AVX2 register, two SSE ones, half an AVX-512 one. */
+#define ROPE_LANES 8
+
+/* Ropes with the same particle count, substeps, iterations and relaxation (direct or
+ * Gauss-Seidel), without collision, interleaved: element [i * ROPE_LANES + lane] is particle
+ * (or segment) i of the lane's rope. Every per-particle loop then runs over ROPE_LANES
+ * independent ropes side by side, which the compiler turns into vector instructions; even the
+ * Thomas algorithm's serial recurrence runs 8 ropes per instruction. Lanes that do not tick this
+ * fixed step (free, frozen, on their 15 Hz tick, stopped) are masked: inverse mass 0 and no pin
+ * or tether writes, so their state stays bit-identical. Per lane the arithmetic is exactly the
+ * per-rope path's, so a rope moves bit-identically in a group or alone. A cut segment stays in
+ * the lane as a dead row (alive 0: no correction, no coupling) instead of being compacted. */
+typedef struct rope_group {
+  uint32_t n, m;             /* particles and segments per rope */
+  int substeps, iterations;
+  tress_relax_mode relax;    /* TRESS_RELAX_DIRECT or TRESS_RELAX_GAUSS_SEIDEL */
+  uint32_t used;             /* lanes holding a rope */
+  bool armed_any;            /* some lane ticks this fixed step */
+  tress_particles *rope[ROPE_LANES];
+  float *block;              /* one allocation for every array below */
+  float *x, *y, *z, *px, *py, *pz; /* [particle][lane] */
+  float *w;                  /* inverse mass, 0 pinned or empty lane */
+  float *tmax[2];            /* tether length to the start / end pin, INFINITY for none */
+  float *rest, *alive, *cwa, *cwb;     /* [segment][lane]; a cut segment has alive = cwa = cwb = 0 */
+  float *nx, *ny, *nz, *diag, *upper, *rhs; /* direct solve scratch */
+  /* per lane, set when it is armed for this fixed step */
+  float act[ROPE_LANES];     /* 1 ticks now, 0 masked */
+  float damp[ROPE_LANES];
+  float accel[3][ROPE_LANES];
+  float pin_on[2][ROPE_LANES];                /* start / end pinned (and armed) */
+  float pin_from[2][3][ROPE_LANES], pin_to[2][3][ROPE_LANES];
+  bool tethers;              /* some lane has a tether */
+} rope_group;
+
+typedef struct rope_groups {
+  rope_group **items;
+  uint32_t count, cap;
+} rope_groups;
+
+/* Puts a rope into a group of its shape (bind time; may allocate). A rope that does not fit the
+ * interleaved path (collision, Jacobi, cloth) or meets an allocation failure stays per-rope. */
+void tress__rope_groups_join(rope_groups *gs, tress_particles *ps);
+/* Takes the rope out of its group (unbind); an empty group is freed. */
+void tress__rope_groups_leave(rope_groups *gs, tress_particles *ps);
+void tress__rope_groups_free(rope_groups *gs);
+/* After a cut or rebuild: weights, rest lengths, alive flags and tethers copied into the lane. */
+void tress__rope_lane_sync_topology(tress_particles *ps);
+/* Lane positions to the rope's own arrays, and back (the per-rope path runs in between). */
+void tress__rope_lane_load(tress_particles *ps);
+void tress__rope_lane_store(tress_particles *ps);
+/* Arms the rope's lane for the next group tick: pins (tick_prev -> target) and accel. */
+void tress__rope_lane_arm(tress_particles *ps);
+/* Ticks every group with an armed lane by tick_dt, then disarms: pins' tick_prev = target,
+ * center updated, ticks counted, a non-finite lane stopped like the per-rope path does. */
+void tress__rope_groups_tick(rope_groups *gs, float tick_dt);
+
+/* Whether the handle's rope runs in a group (tests and benchmarks tell the paths apart). */
+bool tress__rope_grouped(const tress_sim *sim, tress_handle_id h);
+
+/* Particle i's position wherever it lives. */
+static inline void tress__particle_position(const tress_particles *ps, uint32_t i, float out[3]) {
+  if (ps->group) {
+    size_t at = (size_t)i * ROPE_LANES + ps->lane;
+    out[0] = ps->group->x[at];
+    out[1] = ps->group->y[at];
+    out[2] = ps->group->z[at];
+  } else {
+    out[0] = ps->x[i];
+    out[1] = ps->y[i];
+    out[2] = ps->z[i];
+  }
+}
 
 /* Allocates every array for n particles and m_cap constraints (zeroed). NULL on failure. */
 tress_particles *tress__particles_alloc(uint32_t n, uint32_t m_cap, uint32_t pin_count);
@@ -82,6 +164,10 @@ typedef struct particle_env {
 /* One tick of length tick_dt in `substeps` substeps; pins move from tick_prev to target. */
 void tress__particles_tick(tress_particles *ps, const particle_env *env, float tick_dt, int substeps);
 void tress__particles_update_center(tress_particles *ps);
+/* powf(damping, h * 60), cached per substep length. */
+float tress__particles_damping(tress_particles *ps, float h);
+/* A non-finite particle: every non-finite coordinate back to the center, frozen, fault set. */
+void tress__particles_stop_if_not_finite(tress_particles *ps);
 
 /* Registry helpers (rope.c) that cloth.c binds through. */
 tress_particle_settings tress__particle_settings_resolve(const tress_particle_settings *in, float units_per_stud);

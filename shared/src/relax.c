@@ -344,7 +344,7 @@ void tress__particles_update_center(tress_particles *ps) {
 
 /* A safe stop: every non-finite coordinate goes back to the last finite center and the system
  * freezes, so a renderer reading points never sees NaN. */
-static void stop_if_not_finite(tress_particles *ps) {
+void tress__particles_stop_if_not_finite(tress_particles *ps) {
   bool bad = false;
   for (uint32_t i = 0; i < ps->n; i++)
     if (!isfinite(ps->x[i]) || !isfinite(ps->y[i]) || !isfinite(ps->z[i])) bad = true;
@@ -361,6 +361,14 @@ static void stop_if_not_finite(tress_particles *ps) {
   }
   ps->stopped = true;
   ps->fault = "a particle became non-finite; the handle stopped";
+}
+
+float tress__particles_damping(tress_particles *ps, float h) {
+  if (h != ps->damp_h) {
+    ps->damp_h = h;
+    ps->damp = powf(ps->settings.damping, h * 60.0f);
+  }
+  return ps->damp;
 }
 
 void tress__particles_tick(tress_particles *ps, const particle_env *env, float tick_dt, int substeps) {
@@ -381,7 +389,7 @@ void tress__particles_tick(tress_particles *ps, const particle_env *env, float t
     }
   }
   ps->h_last = h;
-  float damp = powf(ps->settings.damping, h * 60.0f);
+  float damp = tress__particles_damping(ps, h);
   float ax = env->accel[0] * h * h, ay = env->accel[1] * h * h, az = env->accel[2] * h * h;
   int iterations = ps->settings.iterations < 1 ? 1 : ps->settings.iterations;
   bool jacobi = ps->settings.relax == TRESS_RELAX_JACOBI;
@@ -423,6 +431,6 @@ void tress__particles_tick(tress_particles *ps, const particle_env *env, float t
     }
   }
   for (uint32_t p = 0; p < ps->pin_count; p++) memcpy(ps->pins[p].tick_prev, ps->pins[p].target, sizeof(float) * 3);
-  stop_if_not_finite(ps);
+  tress__particles_stop_if_not_finite(ps);
   if (!ps->stopped) tress__particles_update_center(ps);
 }

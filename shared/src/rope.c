@@ -27,6 +27,7 @@
 struct tress_ropes {
   tress_particles **slots;
   uint32_t slot_count, slot_cap;
+  rope_groups groups; /* interleaved ropes (rope_lanes.c) */
   char bind_error[192];
 };
 
@@ -40,6 +41,7 @@ struct tress_ropes *tress__ropes_create(void) { return calloc(1, sizeof(struct t
 void tress__ropes_destroy(struct tress_ropes *r) {
   if (!r) return;
   for (uint32_t i = 0; i < r->slot_count; i++) tress__particles_free(r->slots[i]);
+  tress__rope_groups_free(&r->groups);
   free(r->slots);
   free(r);
 }
@@ -210,6 +212,7 @@ void tress__ropes_unbind(tress_sim *sim, tress_handle *h) {
   tress_particles *ps = r->slots[h->slot];
   for (uint32_t p = 0; p < ps->pin_count; p++)
     if (ps->pins[p].on_destroy.index1) tress_connection_disconnect(sim->scene, ps->pins[p].on_destroy);
+  tress__rope_groups_leave(&r->groups, ps);
   tress__particles_free(ps);
   r->slots[h->slot] = NULL;
 }
@@ -314,7 +317,9 @@ tress_result tress_sim_bind_rope(tress_sim *sim, const tress_rope_def *def, tres
     }
   tress__particles_rebuild(ps);
   tress__particles_update_center(ps);
-  return tress__ropes_register(sim, ps, out);
+  tress_result rc = tress__ropes_register(sim, ps, out);
+  if (rc == TRESS_OK) tress__rope_groups_join(&sim->ropes->groups, ps);
+  return rc;
 }
 
 /* ---- run-time queries and edits ---- */
@@ -327,11 +332,7 @@ tress_result tress_rope_points(const tress_sim *sim, tress_handle_id h, float *x
   if (!ps) return TRESS_ERR_STALE_ID;
   if (max_points && !xyz) return TRESS_ERR_INVALID_ARGUMENT;
   uint32_t k = max_points < ps->n ? max_points : ps->n;
-  for (uint32_t i = 0; i < k; i++) {
-    xyz[3 * i] = ps->x[i];
-    xyz[3 * i + 1] = ps->y[i];
-    xyz[3 * i + 2] = ps->z[i];
-  }
+  for (uint32_t i = 0; i < k; i++) tress__particle_position(ps, i, xyz + 3 * i);
   if (count) *count = ps->n;
   return TRESS_OK;
 }
@@ -345,6 +346,7 @@ tress_result tress_rope_cut(tress_sim *sim, tress_handle_id h, uint32_t segment)
   for (uint32_t k = 0; k < ps->m; k++) {
     if (ps->ca[k] == segment) {
       tress__particles_remove_constraint(ps, k);
+      tress__rope_lane_sync_topology(ps);
       return TRESS_OK;
     }
   }
@@ -374,6 +376,11 @@ const char *tress_rope_fault(const tress_sim *sim, tress_handle_id h) {
   return ps ? ps->fault : NULL;
 }
 
+bool tress__rope_grouped(const tress_sim *sim, tress_handle_id h) {
+  tress_particles *ps = sim ? particles_get(sim, h, NULL) : NULL;
+  return ps && ps->group;
+}
+
 tress_rope_lod tress_rope_lod_get(const tress_sim *sim, tress_handle_id h) {
   tress_particles *ps = sim ? particles_get(sim, h, NULL) : NULL;
   return ps ? ps->lod : TRESS_ROPE_FROZEN;
@@ -395,11 +402,44 @@ static tress_rope_lod choose_lod(const tress_sim *sim, const tress_handle *h, co
 static void write_output_parts(tress_sim *sim, const tress_particles *ps) {
   static const float up[3] = {0.0f, 1.0f, 0.0f};
   for (uint32_t s = 0; s < ps->output_part_count; s++) {
-    float d[3] = {ps->x[s + 1] - ps->x[s], ps->y[s + 1] - ps->y[s], ps->z[s + 1] - ps->z[s]};
-    tress_xform t = tress_xform_from_pos(0.5f * (ps->x[s] + ps->x[s + 1]), 0.5f * (ps->y[s] + ps->y[s + 1]),
-                                         0.5f * (ps->z[s] + ps->z[s + 1]));
+    float a[3], b[3];
+    tress__particle_position(ps, s, a);
+    tress__particle_position(ps, s + 1, b);
+    float d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    tress_xform t = tress_xform_from_pos(0.5f * (a[0] + b[0]), 0.5f * (a[1] + b[1]), 0.5f * (a[2] + b[2]));
     tress_quat_from_to(up, d, t.q);
     tress_part_set_cframe(sim->scene, ps->output_parts[s], t);
+  }
+}
+
+/* One rope's fixed step k: pins moved to k's time, then a tick now (per-rope path), an armed lane
+ * (its group ticks once all ropes are through step k), or nothing this step (15 Hz, frozen). */
+static void rope_fixed_step(const tress_sim *sim, tress_particles *ps, const tress_frame *f, int k, uint32_t stride) {
+  float a = tress__frame_alpha(f, k);
+  for (uint32_t p = 0; p < ps->pin_count; p++) {
+    particle_pin *pin = &ps->pins[p];
+    for (int c = 0; c < 3; c++) pin->target[c] = pin->frame_prev[c] + (pin->frame_cur[c] - pin->frame_prev[c]) * a;
+  }
+  ps->step_index++;
+  particle_env env;
+  env.def = &sim->def; /* task callbacks for the Jacobi path */
+  memcpy(env.accel, ps->accel, sizeof env.accel);
+  if (ps->lod == TRESS_ROPE_FULL) {
+    ps->lod_pending = 0;
+    if (ps->group) {
+      tress__rope_lane_arm(ps);
+      return;
+    }
+    tress__particles_tick(ps, &env, f->dt, ps->settings.substeps);
+    ps->ticks++;
+  } else if (ps->lod == TRESS_ROPE_REDUCED) {
+    ps->lod_pending++;
+    if ((ps->step_index + ps->slot) % stride != 0) return;
+    tress__rope_lane_load(ps);
+    tress__particles_tick(ps, &env, f->dt * (float)ps->lod_pending, ps->settings.lod_substeps);
+    tress__rope_lane_store(ps);
+    ps->lod_pending = 0;
+    ps->ticks++;
   }
 }
 
@@ -407,11 +447,16 @@ void tress__ropes_frame(tress_sim *sim, const tress_frame *f) {
   struct tress_ropes *r = sim->ropes;
   uint32_t stride = (uint32_t)lroundf(sim->def.fixed_hz / LOD_HZ);
   if (stride < 1) stride = 1;
+  /* Pins read once per frame, before any rope writes its output parts. */
   for (uint32_t slot = 0; slot < r->slot_count; slot++) {
     tress_particles *ps = r->slots[slot];
     if (!ps) continue;
+    ps->ticks = 0;
     tress_handle *h = tress__handle_get(sim, ps->handle);
-    if (!h) continue;
+    if (!h) {
+      ps->lod = TRESS_ROPE_FROZEN;
+      continue;
+    }
     for (uint32_t p = 0; p < ps->pin_count; p++) {
       particle_pin *pin = &ps->pins[p];
       memcpy(pin->frame_prev, pin->frame_cur, sizeof pin->frame_cur);
@@ -420,34 +465,21 @@ void tress__ropes_frame(tress_sim *sim, const tress_frame *f) {
     }
     ps->fresh = false;
     ps->lod = choose_lod(sim, h, ps);
-    particle_env env;
-    env.def = &sim->def;
     for (int k = 0; k < 3; k++)
-      env.accel[k] = f->gravity[k] * ps->settings.gravity_scale + f->wind[k] * ps->settings.wind_scale;
-    uint32_t ticks = 0;
-    for (int k = 0; k < f->substeps; k++) {
-      float a = tress__frame_alpha(f, k);
-      for (uint32_t p = 0; p < ps->pin_count; p++) {
-        particle_pin *pin = &ps->pins[p];
-        for (int c = 0; c < 3; c++) pin->target[c] = pin->frame_prev[c] + (pin->frame_cur[c] - pin->frame_prev[c]) * a;
-      }
-      ps->step_index++;
-      if (ps->lod == TRESS_ROPE_FULL) {
-        tress__particles_tick(ps, &env, f->dt, ps->settings.substeps);
-        ps->lod_pending = 0;
-        ticks++;
-      } else if (ps->lod == TRESS_ROPE_REDUCED) {
-        ps->lod_pending++;
-        if ((ps->step_index + ps->slot) % stride == 0) {
-          tress__particles_tick(ps, &env, f->dt * (float)ps->lod_pending, ps->settings.lod_substeps);
-          ps->lod_pending = 0;
-          ticks++;
-        }
-      }
-    }
+      ps->accel[k] = f->gravity[k] * ps->settings.gravity_scale + f->wind[k] * ps->settings.wind_scale;
+  }
+  for (int k = 0; k < f->substeps; k++) {
+    for (uint32_t slot = 0; slot < r->slot_count; slot++)
+      if (r->slots[slot]) rope_fixed_step(sim, r->slots[slot], f, k, stride);
+    tress__rope_groups_tick(&r->groups, f->dt);
+  }
+  for (uint32_t slot = 0; slot < r->slot_count; slot++) {
+    tress_particles *ps = r->slots[slot];
+    tress_handle *h = ps ? tress__handle_get(sim, ps->handle) : NULL;
+    if (!h) continue;
     h->was_awake = ps->lod != TRESS_ROPE_FROZEN;
-    if (ticks) {
-      tress__count_simulated(sim, ticks);
+    if (ps->ticks) {
+      tress__count_simulated(sim, ps->ticks);
       if (ps->output_part_count) write_output_parts(sim, ps);
     }
   }

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "particles.h" /* tress__rope_grouped: which path a rope runs */
 #include "tress/rope.h"
 #include "unit/alloc_count.h"
 
@@ -467,6 +468,88 @@ static void test_raycast_returning_nan_stops_collision(void **state) {
   world_free(&w);
 }
 
+/* Never hits: a rope with a raycast callback runs the per-rope path, and a collision that never
+ * hits changes nothing, so these ropes are the reference for the interleaved path. */
+static bool never_hits(void *user, const float from[3], const float to[3], float hit[3], float normal[3]) {
+  (void)from;
+  (void)to;
+  (void)hit;
+  (void)normal;
+  ++*(long *)user;
+  return false;
+}
+
+#define MIX 14
+
+/* Ropes of two lengths, both relaxations, one or two pins, a pin on a moving part, different
+ * damping, gravity scale and tethers, spread along z so the camera puts some at 15 Hz LOD. */
+static void bind_rope_mix(world *w, tress_id post, tress_handle_id *h, long *casts) {
+  for (int r = 0; r < MIX; r++) {
+    tress_rope_def d = catenary_def();
+    d.start.position[2] = d.end.position[2] = (float)(r * 40);
+    switch (r % 5) {
+    case 1: d.end.pinned = false; break;
+    case 2: d.end = (tress_rope_pin){.pinned = true, .instance = post}; break;
+    case 3:
+      d.settings.damping = 0.95f;
+      d.settings.gravity_scale = 0.5f;
+      d.settings.tethers = false;
+      break;
+    case 4: d.start.pinned = false; break;
+    }
+    if (r == 6 || r == 7) d.settings.relax = TRESS_RELAX_GAUSS_SEIDEL;
+    if (r == 8 || r == 9) d.segments = 12;
+    if (casts) {
+      d.settings.raycast = never_hits;
+      d.settings.raycast_user = casts;
+    }
+    assert_int_equal(tress_sim_bind_rope(w->sim, &d, &h[r]), TRESS_OK);
+    assert_int_equal(tress__rope_grouped(w->sim, h[r]), casts == NULL);
+  }
+}
+
+static void run_rope_mix(world *w, tress_id post, tress_handle_id *h) {
+  float near[3] = {8, 0, 0}, far[3] = {8, 0, 2000};
+  tress_sim_set_camera(w->sim, near);
+  run(w, 60.0, 1.0);
+  tress_part_set_cframe(w->scene, post, tress_xform_from_pos(14, 3, 2));
+  assert_int_equal(tress_rope_cut(w->sim, h[0], 5), TRESS_OK);
+  assert_int_equal(tress_rope_cut(w->sim, h[6], 3), TRESS_OK);
+  assert_int_equal(tress_rope_cut(w->sim, h[8], 11), TRESS_OK);
+  run(w, 144.0, 1.0);
+  tress_sim_set_camera(w->sim, far); /* all frozen, then back: LOD switches inside groups */
+  run(w, 60.0, 0.25);
+  tress_sim_set_camera(w->sim, near);
+  run(w, 30.0, 2.0);
+}
+
+static void test_interleaved_ropes_match_per_rope_path(void **state) {
+  (void)state;
+  world a = world_make(), b = world_make();
+  tress_id post_a = make_part(a.scene, 16, 0, 0), post_b = make_part(b.scene, 16, 0, 0);
+  tress_handle_id ha[MIX], hb[MIX];
+  long casts = 0;
+  bind_rope_mix(&a, post_a, ha, NULL);
+  bind_rope_mix(&b, post_b, hb, &casts);
+  run_rope_mix(&a, post_a, ha);
+  run_rope_mix(&b, post_b, hb);
+  assert_true(casts > 0);
+  int reduced = 0;
+  for (int r = 0; r < MIX; r++) {
+    float pa[3 * NPTS], pb[3 * NPTS];
+    uint32_t ca = 0, cb = 0;
+    assert_int_equal(tress_rope_points(a.sim, ha[r], pa, NPTS, &ca), TRESS_OK);
+    assert_int_equal(tress_rope_points(b.sim, hb[r], pb, NPTS, &cb), TRESS_OK);
+    assert_int_equal(ca, cb);
+    assert_true(all_finite(pa, ca));
+    assert_memory_equal(pa, pb, 3 * ca * sizeof(float));
+    reduced += tress_rope_lod_get(a.sim, ha[r]) == TRESS_ROPE_REDUCED;
+  }
+  assert_true(reduced > 0 && reduced < MIX); /* some lanes ran 15 Hz ticks while others ran full */
+  world_free(&a);
+  world_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_catenary_settles),
@@ -480,6 +563,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_pins_destroyed_while_bound),
       cmocka_unit_test(test_raycast_returning_nan_stops_collision),
+      cmocka_unit_test(test_interleaved_ropes_match_per_rope_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
