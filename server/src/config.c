@@ -304,7 +304,7 @@ void tress_server_config_print_help(FILE *out) {
   }
   fprintf(out,
           "\n  --print-config               print the effective config as JSON and exit\n"
-          "  --health-check               GET /healthz on localhost:http_port; exit 0 if healthy, else 1\n"
+          "  --health-check               GET /healthz on localhost:http_port (0: the port in port_file); exit 0 if healthy, else 1\n"
           "  --help                       this text\n"
           "\nSIGTERM or SIGINT drains: clients are told, rig jobs finish or are cancelled, exit 0.\n");
 }

@@ -87,6 +87,19 @@ static int write_port_file(tress_server *s) {
   return tress_file_write_atomic(s->cfg.port_file, line, (size_t)n, NULL, 0);
 }
 
+/* The port --health-check probes: http_port, or with http_port 0 (ephemeral) the one the running
+ * server wrote to port_file, so a container started with ephemeral ports still has a healthcheck. */
+static int health_check_port(const tress_server *s) {
+  if (s->cfg.http_port != 0 || !s->cfg.port_file[0]) return (int)s->cfg.http_port;
+  FILE *f = fopen(s->cfg.port_file, "r");
+  if (!f) return -1;
+  char line[64] = {0};
+  const char *http = fgets(line, sizeof line, f) ? strstr(line, "http=") : NULL;
+  fclose(f);
+  long port = http ? strtol(http + 5, NULL, 10) : 0;
+  return port > 0 && port <= 65535 ? (int)port : -1;
+}
+
 int main(int argc, char **argv) {
   extern char **environ;
   tress_server *s = calloc(1, sizeof *s);
@@ -104,7 +117,8 @@ int main(int argc, char **argv) {
       return 0;
     }
     case TRESS_CONFIG_HEALTH_CHECK: {
-      int rc = tress_http_health_check(s->cfg.host, (uint16_t)s->cfg.http_port);
+      int port = health_check_port(s);
+      int rc = port > 0 ? tress_http_health_check(s->cfg.host, (uint16_t)port) : 1;
       free(s);
       return rc;
     }
