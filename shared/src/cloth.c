@@ -51,6 +51,10 @@ tress_result tress_sim_bind_cloth(tress_sim *sim, const tress_cloth_def *def, tr
   tress_particles *ps = tress__particles_alloc(n, m, def->pin_count);
   if (!ps) return TRESS_ERR_OUT_OF_MEMORY;
   ps->kind = TRESS_HANDLE_CLOTH;
+  if (!tress__particles_alloc_grid(ps, w)) {
+    tress__particles_free(ps);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
   ps->settings = tress__particle_settings_resolve(&def->settings, sim->def.units_per_stud);
   /* A grid is no chain: the tridiagonal solve would only see neighbours in list order. */
   if (ps->settings.relax == TRESS_RELAX_DIRECT) ps->settings.relax = TRESS_RELAX_GAUSS_SEIDEL;

@@ -45,6 +45,13 @@ typedef struct tress_particles {
   uint32_t *adj_k;      /* constraint index */
   float *adj_c;         /* +cwa for the constraint's a end, -cwb for its b end */
   float *relax_scale;   /* over_relaxation / incident constraint count (0 for none) */
+  /* Cloth grids: the Jacobi passes run as stencils. Constraint families H (i, i+1), V (i, i+w),
+   * D1 (i, i+w+1), D2 (i+1, i+w), each indexed by its cell's top-left particle i; a missing or
+   * cut constraint has zero weights. Arrays are padded by w+1 zeros on both sides so the
+   * neighbour reads at i-w-1 .. i+w+1 need no bounds tests. */
+  uint32_t grid_w;      /* 0: not a grid (CSR Jacobi) */
+  float *grid_block;
+  float *st_rest[4], *st_cwa[4], *st_cwb[4], *st_sx[4], *st_sy[4], *st_sz[4];
   /* pins and tethers */
   particle_pin *pins;
   uint32_t pin_count;
@@ -130,8 +137,8 @@ void tress__rope_lane_arm(tress_particles *ps);
  * center updated, ticks counted, a non-finite lane stopped like the per-rope path does. */
 void tress__rope_groups_tick(rope_groups *gs, float tick_dt);
 
-/* Whether the handle's rope runs in a group (tests and benchmarks tell the paths apart). */
-bool tress__rope_grouped(const tress_sim *sim, tress_handle_id h);
+/* The handle's particle system, or NULL: tests and benchmarks look at which path it runs. */
+tress_particles *tress__particles_of(const tress_sim *sim, tress_handle_id h);
 
 /* Particle i's position wherever it lives. */
 static inline void tress__particle_position(const tress_particles *ps, uint32_t i, float out[3]) {
@@ -147,9 +154,19 @@ static inline void tress__particle_position(const tress_particles *ps, uint32_t 
   }
 }
 
+/* Hot loops are compiled for AVX-512, AVX2 and baseline x86-64 and picked at load time (as in
+ * chains.c); ISO C mode keeps contraction off, so every clone gives the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define TRESS_HOT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define TRESS_HOT_CLONES
+#endif
+
 /* Allocates every array for n particles and m_cap constraints (zeroed). NULL on failure. */
 tress_particles *tress__particles_alloc(uint32_t n, uint32_t m_cap, uint32_t pin_count);
 void tress__particles_free(tress_particles *ps);
+/* Makes ps a grid of width w for the stencil Jacobi path (cloth bind). false on no memory. */
+bool tress__particles_alloc_grid(tress_particles *ps, uint32_t w);
 /* After constraints or pins change (bind, cut): inverse masses, weights, Jacobi adjacency,
  * tethers. Never allocates. */
 void tress__particles_rebuild(tress_particles *ps);

@@ -24,6 +24,7 @@
  * stopped with a fault.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,7 +75,46 @@ void tress__particles_free(tress_particles *ps) {
   free(ps->pins);
   free(ps->tethers);
   free(ps->output_parts);
+  free(ps->grid_block);
   free(ps);
+}
+
+bool tress__particles_alloc_grid(tress_particles *ps, uint32_t w) {
+  size_t pad = (size_t)w + 1, len = ps->n + 2 * pad;
+  ps->grid_block = calloc(24 * len, sizeof(float));
+  if (!ps->grid_block) return false;
+  ps->grid_w = w;
+  float **arrays[6] = {ps->st_rest, ps->st_cwa, ps->st_cwb, ps->st_sx, ps->st_sy, ps->st_sz};
+  for (int a = 0; a < 6; a++)
+    for (int f = 0; f < 4; f++) arrays[a][f] = ps->grid_block + (size_t)(a * 4 + f) * len + pad;
+  return true;
+}
+
+/* Grid families: which stencil array and cell a constraint (a, b) of a w-wide grid lives in. */
+enum { GRID_H, GRID_V, GRID_D1, GRID_D2 };
+
+static bool grid_family(uint32_t w, uint32_t a, uint32_t b, int *family, uint32_t *cell) {
+  uint32_t ra = a / w, rb = b / w, ca = a % w, cb = b % w;
+  if (rb == ra && cb == ca + 1) *family = GRID_H, *cell = a;
+  else if (rb == ra + 1 && cb == ca) *family = GRID_V, *cell = a;
+  else if (rb == ra + 1 && cb == ca + 1) *family = GRID_D1, *cell = a;
+  else if (rb == ra + 1 && cb + 1 == ca) *family = GRID_D2, *cell = a - 1;
+  else return false;
+  return true;
+}
+
+/* The stencil weights are a view of the constraint list, rebuilt with it. */
+static void rebuild_grid(tress_particles *ps) {
+  size_t pad = (size_t)ps->grid_w + 1, len = ps->n + 2 * pad;
+  memset(ps->grid_block, 0, 24 * len * sizeof(float));
+  for (uint32_t k = 0; k < ps->m; k++) {
+    int f;
+    uint32_t cell;
+    if (!grid_family(ps->grid_w, ps->ca[k], ps->cb[k], &f, &cell)) continue;
+    ps->st_rest[f][cell] = ps->rest[k];
+    ps->st_cwa[f][cell] = ps->cwa[k];
+    ps->st_cwb[f][cell] = ps->cwb[k];
+  }
 }
 
 /* ---- topology (bind and cut time) ---- */
@@ -129,6 +169,8 @@ void tress__particles_rebuild(tress_particles *ps) {
   }
   for (uint32_t i = n; i > 0; i--) ps->adj_start[i] = ps->adj_start[i - 1];
   ps->adj_start[0] = 0;
+
+  if (ps->grid_w) rebuild_grid(ps);
 
   ps->tether_count = 0;
   if (ps->settings.tethers && ps->kind == TRESS_HANDLE_ROPE) rebuild_rope_tethers(ps);
@@ -247,6 +289,70 @@ static void jacobi_particles(uint32_t start, uint32_t end, uint32_t worker, void
     ps->x[i] += r * ax;
     ps->y[i] += r * ay;
     ps->z[i] += r * az;
+  }
+}
+
+/* The grid's Jacobi pass 1 as four stencil loops over cells [start, end): the same arithmetic as
+ * jacobi_constraints, without index loads, so the loops vectorize. A missing constraint (last
+ * column or row) computes a finite value its zero weights never use. */
+TRESS_HOT_CLONES static void grid_constraints(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  tress_particles *ps = context;
+  const float *restrict x = ps->x, *restrict y = ps->y, *restrict z = ps->z;
+  const uint32_t n = ps->n, w = ps->grid_w;
+  /* b - a and the a offset per family; the last cell each family may read in bounds. */
+  const uint32_t step[4] = {1, w, w + 1, w - 1}, a_off[4] = {0, 0, 0, 1};
+  const uint32_t last[4] = {n - 1, n - w, n - w - 1, n - w - 1};
+  for (int f = 0; f < 4; f++) {
+    const float *restrict rest = ps->st_rest[f];
+    float *restrict sx = ps->st_sx[f], *restrict sy = ps->st_sy[f], *restrict sz = ps->st_sz[f];
+    const float *restrict xa = x + a_off[f], *restrict ya = y + a_off[f], *restrict za = z + a_off[f];
+    const float *restrict xb = xa + step[f], *restrict yb = ya + step[f], *restrict zb = za + step[f];
+    uint32_t e = end < last[f] ? end : last[f];
+#pragma GCC ivdep
+    for (uint32_t i = start; i < e; i++) {
+      float dx = xb[i] - xa[i], dy = yb[i] - ya[i], dz = zb[i] - za[i];
+      float s = 1.0f - rest[i] / sqrtf(dx * dx + dy * dy + dz * dz + 1e-12f);
+      sx[i] = s * dx;
+      sy[i] = s * dy;
+      sz[i] = s * dz;
+    }
+  }
+}
+
+/* Pass 2: each particle sums its up to 8 constraints' corrections in constraint-list order
+ * (H left, H right, V up, V down, D1 up-left, D2 up, D2 left, D1 own), as jacobi_particles
+ * does through the adjacency; absent ones add weight 0. */
+TRESS_HOT_CLONES static void grid_particles(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  tress_particles *ps = context;
+  float *restrict x = ps->x, *restrict y = ps->y, *restrict z = ps->z;
+  const float *restrict r = ps->relax_scale;
+  const ptrdiff_t w = ps->grid_w;
+  const float *const *cwa = (const float *const *)ps->st_cwa, *const *cwb = (const float *const *)ps->st_cwb;
+  const float *const *sxs[3] = {(const float *const *)ps->st_sx, (const float *const *)ps->st_sy,
+                                (const float *const *)ps->st_sz};
+  float *restrict out[3] = {x, y, z};
+  for (int c = 0; c < 3; c++) {
+    const float *restrict h = sxs[c][GRID_H], *restrict v = sxs[c][GRID_V];
+    const float *restrict d1 = sxs[c][GRID_D1], *restrict d2 = sxs[c][GRID_D2];
+    const float *restrict ah = cwa[GRID_H], *restrict bh = cwb[GRID_H], *restrict av = cwa[GRID_V];
+    const float *restrict bv = cwb[GRID_V], *restrict ad1 = cwa[GRID_D1], *restrict bd1 = cwb[GRID_D1];
+    const float *restrict ad2 = cwa[GRID_D2], *restrict bd2 = cwb[GRID_D2];
+    float *restrict p = out[c];
+#pragma GCC ivdep
+    for (ptrdiff_t i = start; i < (ptrdiff_t)end; i++) { /* signed: i - w - 1 reads the padding */
+      float acc = 0.0f;
+      acc += -bh[i - 1] * h[i - 1];
+      acc += ah[i] * h[i];
+      acc += -bv[i - w] * v[i - w];
+      acc += av[i] * v[i];
+      acc += -bd1[i - w - 1] * d1[i - w - 1];
+      acc += -bd2[i - w] * d2[i - w];
+      acc += ad2[i - 1] * d2[i - 1];
+      acc += ad1[i] * d1[i];
+      p[i] += r[i] * acc;
+    }
   }
 }
 
@@ -397,6 +503,7 @@ void tress__particles_tick(tress_particles *ps, const particle_env *env, float t
   bool collide = ps->settings.raycast && !ps->collision_off;
 
   for (int s = 0; s < substeps; s++) {
+#pragma GCC ivdep
     for (uint32_t i = 0; i < n; i++) {
       float vx = (x[i] - px[i]) * damp, vy = (y[i] - py[i]) * damp, vz = (z[i] - pz[i]) * damp;
       px[i] = x[i];
@@ -415,7 +522,10 @@ void tress__particles_tick(tress_particles *ps, const particle_env *env, float t
       z[i] = pin->tick_prev[2] + (pin->target[2] - pin->tick_prev[2]) * t;
     }
     for (int it = 0; it < iterations; it++) {
-      if (jacobi) {
+      if (jacobi && ps->grid_w) {
+        run_task(env->def, grid_constraints, n, 64, ps);
+        run_task(env->def, grid_particles, n, 64, ps);
+      } else if (jacobi) {
         run_task(env->def, jacobi_constraints, ps->m, 64, ps);
         run_task(env->def, jacobi_particles, n, 32, ps);
       } else if (direct) {

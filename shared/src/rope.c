@@ -376,9 +376,8 @@ const char *tress_rope_fault(const tress_sim *sim, tress_handle_id h) {
   return ps ? ps->fault : NULL;
 }
 
-bool tress__rope_grouped(const tress_sim *sim, tress_handle_id h) {
-  tress_particles *ps = sim ? particles_get(sim, h, NULL) : NULL;
-  return ps && ps->group;
+tress_particles *tress__particles_of(const tress_sim *sim, tress_handle_id h) {
+  return sim ? particles_get(sim, h, NULL) : NULL;
 }
 
 tress_rope_lod tress_rope_lod_get(const tress_sim *sim, tress_handle_id h) {

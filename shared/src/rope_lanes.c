@@ -28,13 +28,7 @@
 
 #include "particles.h"
 
-/* The tick is compiled for AVX-512, AVX2 and baseline x86-64 and picked at load time, as in
- * chains.c; contraction is off in ISO C mode, so every clone gives the same bits. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define LANE_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define LANE_CLONES
-#endif
+#define LANE_CLONES TRESS_HOT_CLONES
 #define L ROPE_LANES
 /* Kept a loop (not unrolled into 8 scalar copies first) so the loop vectorizer takes it whole. */
 #define LANE_LOOP _Pragma("GCC unroll 1") _Pragma("GCC ivdep") for (uint32_t l = 0; l < L; l++)

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "particles.h" /* tress__particles_of: switch a sheet to the adjacency path */
 #include "tress/rope.h"
 #include "unit/alloc_count.h"
 
@@ -347,6 +348,54 @@ static void test_cloth_bad_input(void **state) {
   world_free(&w);
 }
 
+/* A sheet of width w, height h pinned at its top corners, a few constraints cut (a tear along a
+ * row, an edge, a shear); adjacency true runs the generic CSR Jacobi instead of the stencils. */
+static void run_sheet(uint32_t w, uint32_t h, bool adjacency, float *out) {
+  world s = world_make(NULL);
+  tress_cloth_def d = tress_default_cloth_def();
+  d.width = w;
+  d.height = h;
+  tress_cloth_pin pins[2] = {{0, {0, 0}}, {w - 1, {0, 0}}};
+  d.pins = pins;
+  d.pin_count = 2;
+  d.settings.iterations = 3;
+  tress_handle_id hd;
+  assert_int_equal(tress_sim_bind_cloth(s.sim, &d, &hd), TRESS_OK);
+  tress_particles *ps = tress__particles_of(s.sim, hd);
+  assert_non_null(ps);
+  assert_int_equal(ps->grid_w, w); /* cloth runs the stencils by default */
+  if (adjacency) ps->grid_w = 0;
+  run(&s, 1.0);
+  uint32_t r = h / 2;
+  for (uint32_t c = 0; c + 1 < w; c++) assert_int_equal(tress_cloth_cut(s.sim, hd, r * w + c, r * w + c + 1), TRESS_OK);
+  assert_int_equal(tress_cloth_cut(s.sim, hd, (h - 1) * w, (h - 2) * w), TRESS_OK);     /* left edge, vertical */
+  assert_int_equal(tress_cloth_cut(s.sim, hd, w + 1, 2 * w), TRESS_OK);                  /* a D2 shear */
+  assert_int_equal(tress_cloth_cut(s.sim, hd, w * h - 1, w * (h - 1) - 2), TRESS_OK);    /* last D1 shear */
+  run(&s, 1.0);
+  uint32_t count = 0;
+  assert_int_equal(tress_rope_points(s.sim, hd, out, w * h, &count), TRESS_OK);
+  assert_int_equal(count, w * h);
+  world_free(&s);
+}
+
+static void test_cloth_stencil_matches_adjacency_path(void **state) {
+  (void)state;
+  uint32_t shapes[3][2] = {{W, H}, {13, 7}, {2, 5}};
+  for (int k = 0; k < 3; k++) {
+    uint32_t w = shapes[k][0], h = shapes[k][1];
+    static float stencil[3 * N], adjacency[3 * N];
+    run_sheet(w, h, false, stencil);
+    run_sheet(w, h, true, adjacency);
+    int differ = 0;
+    for (uint32_t i = 0; i < 3 * w * h; i++) {
+      assert_true(isfinite(stencil[i]));
+      differ += stencil[i] != adjacency[i]; /* values, not bits: a zero's sign may differ */
+    }
+    print_message("%ux%u sheet: %d coordinates differ between stencil and adjacency\n", w, h, differ);
+    assert_int_equal(differ, 0);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cloth_constraint_counts),
@@ -355,6 +404,7 @@ int main(void) {
       cmocka_unit_test(test_cloth_pins_follow_a_part),
       cmocka_unit_test(test_cloth_cut_tears_without_allocating),
       cmocka_unit_test(test_cloth_bad_input),
+      cmocka_unit_test(test_cloth_stencil_matches_adjacency_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

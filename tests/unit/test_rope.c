@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "particles.h" /* tress__rope_grouped: which path a rope runs */
+#include "particles.h" /* tress__particles_of: which path a rope runs */
 #include "tress/rope.h"
 #include "unit/alloc_count.h"
 
@@ -504,7 +504,7 @@ static void bind_rope_mix(world *w, tress_id post, tress_handle_id *h, long *cas
       d.settings.raycast_user = casts;
     }
     assert_int_equal(tress_sim_bind_rope(w->sim, &d, &h[r]), TRESS_OK);
-    assert_int_equal(tress__rope_grouped(w->sim, h[r]), casts == NULL);
+    assert_int_equal(tress__particles_of(w->sim, h[r])->group != NULL, casts == NULL);
   }
 }
 
