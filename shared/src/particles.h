@@ -162,6 +162,16 @@ static inline void tress__particle_position(const tress_particles *ps, uint32_t 
 #define TRESS_HOT_CLONES
 #endif
 
+/* TRESS_IVDEP: iterations of the next loop touch disjoint elements (vectorize without alias
+ * checks). TRESS_KEEP_LOOP: do not unroll it into scalar copies before the vectorizer sees it. */
+#if defined(__GNUC__) && !defined(__clang__) /* clang: its own choice, warning-free */
+#define TRESS_IVDEP _Pragma("GCC ivdep")
+#define TRESS_KEEP_LOOP _Pragma("GCC unroll 1")
+#else
+#define TRESS_IVDEP
+#define TRESS_KEEP_LOOP
+#endif
+
 /* Allocates every array for n particles and m_cap constraints (zeroed). NULL on failure. */
 tress_particles *tress__particles_alloc(uint32_t n, uint32_t m_cap, uint32_t pin_count);
 void tress__particles_free(tress_particles *ps);

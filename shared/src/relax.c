@@ -309,7 +309,7 @@ TRESS_HOT_CLONES static void grid_constraints(uint32_t start, uint32_t end, uint
     const float *restrict xa = x + a_off[f], *restrict ya = y + a_off[f], *restrict za = z + a_off[f];
     const float *restrict xb = xa + step[f], *restrict yb = ya + step[f], *restrict zb = za + step[f];
     uint32_t e = end < last[f] ? end : last[f];
-#pragma GCC ivdep
+    TRESS_IVDEP
     for (uint32_t i = start; i < e; i++) {
       float dx = xb[i] - xa[i], dy = yb[i] - ya[i], dz = zb[i] - za[i];
       float s = 1.0f - rest[i] / sqrtf(dx * dx + dy * dy + dz * dz + 1e-12f);
@@ -340,7 +340,7 @@ TRESS_HOT_CLONES static void grid_particles(uint32_t start, uint32_t end, uint32
     const float *restrict bv = cwb[GRID_V], *restrict ad1 = cwa[GRID_D1], *restrict bd1 = cwb[GRID_D1];
     const float *restrict ad2 = cwa[GRID_D2], *restrict bd2 = cwb[GRID_D2];
     float *restrict p = out[c];
-#pragma GCC ivdep
+    TRESS_IVDEP
     for (ptrdiff_t i = start; i < (ptrdiff_t)end; i++) { /* signed: i - w - 1 reads the padding */
       float acc = 0.0f;
       acc += -bh[i - 1] * h[i - 1];
@@ -503,7 +503,7 @@ void tress__particles_tick(tress_particles *ps, const particle_env *env, float t
   bool collide = ps->settings.raycast && !ps->collision_off;
 
   for (int s = 0; s < substeps; s++) {
-#pragma GCC ivdep
+    TRESS_IVDEP
     for (uint32_t i = 0; i < n; i++) {
       float vx = (x[i] - px[i]) * damp, vy = (y[i] - py[i]) * damp, vz = (z[i] - pz[i]) * damp;
       px[i] = x[i];

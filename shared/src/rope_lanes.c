@@ -31,7 +31,7 @@
 #define LANE_CLONES TRESS_HOT_CLONES
 #define L ROPE_LANES
 /* Kept a loop (not unrolled into 8 scalar copies first) so the loop vectorizer takes it whole. */
-#define LANE_LOOP _Pragma("GCC unroll 1") _Pragma("GCC ivdep") for (uint32_t l = 0; l < L; l++)
+#define LANE_LOOP TRESS_KEEP_LOOP TRESS_IVDEP for (uint32_t l = 0; l < L; l++)
 
 static bool rope_fits_lanes(const tress_particles *ps) {
   return ps->kind == TRESS_HANDLE_ROPE && ps->settings.raycast == NULL &&
@@ -227,7 +227,7 @@ static inline __attribute__((always_inline)) void lanes_direct(rope_group *g) {
     const size_t a = (size_t)s * L, b = a + L;
     LANE_LOOP {
       float u = -(w[b + l] * act[l]) * (nx[a + l] * nx[b + l] + ny[a + l] * ny[b + l] + nz[a + l] * nz[b + l]);
-      upper[a + l] = (alive[a + l] != 0.0f) & (alive[b + l] != 0.0f) ? u : 0.0f;
+      upper[a + l] = ((alive[a + l] != 0.0f) & (alive[b + l] != 0.0f)) ? u : 0.0f;
     }
   }
   LANE_LOOP upper[(m - 1) * L + l] = 0.0f;
