@@ -139,6 +139,8 @@ void tress__rope_groups_tick(rope_groups *gs, float tick_dt);
 
 /* The handle's particle system, or NULL: tests and benchmarks look at which path it runs. */
 tress_particles *tress__particles_of(const tress_sim *sim, tress_handle_id h);
+/* Takes a rope out of its group for good: it runs the per-rope path (benchmarks compare). */
+void tress__rope_ungroup(tress_sim *sim, tress_handle_id h);
 
 /* Particle i's position wherever it lives. */
 static inline void tress__particle_position(const tress_particles *ps, uint32_t i, float out[3]) {

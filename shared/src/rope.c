@@ -380,6 +380,11 @@ tress_particles *tress__particles_of(const tress_sim *sim, tress_handle_id h) {
   return sim ? particles_get(sim, h, NULL) : NULL;
 }
 
+void tress__rope_ungroup(tress_sim *sim, tress_handle_id h) {
+  tress_particles *ps = sim ? particles_get(sim, h, NULL) : NULL;
+  if (ps) tress__rope_groups_leave(&sim->ropes->groups, ps);
+}
+
 tress_rope_lod tress_rope_lod_get(const tress_sim *sim, tress_handle_id h) {
   tress_particles *ps = sim ? particles_get(sim, h, NULL) : NULL;
   return ps ? ps->lod : TRESS_ROPE_FROZEN;
