@@ -2,7 +2,7 @@
  * per step for one 20x20 cloth at the default settings. Prints a table, or JSON with --json.
  *
  * Each figure comes for the path the library takes by default and for the path it replaced:
- * ropes interleaved 8 to a lane group vs the per-rope path (the same ropes taken out of their
+ * ropes interleaved 16 to a lane group vs the per-rope path (the same ropes taken out of their
  * groups), cloth Jacobi as grid stencils vs the generic adjacency (CSR) loops. The machine is
  * shared: every figure is the best of a few short runs, printed with the load average. */
 #include <stdio.h>

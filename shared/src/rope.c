@@ -430,11 +430,13 @@ static void rope_fixed_step(const tress_sim *sim, tress_particles *ps, const tre
   memcpy(env.accel, ps->accel, sizeof env.accel);
   if (ps->lod == TRESS_ROPE_FULL) {
     ps->lod_pending = 0;
-    if (ps->group) {
+    if (ps->group && ps->group->used >= ROPE_GROUP_MIN_USED) {
       tress__rope_lane_arm(ps);
       return;
     }
+    tress__rope_lane_load(ps); /* a lone rope in its group: the per-rope path is cheaper */
     tress__particles_tick(ps, &env, f->dt, ps->settings.substeps);
+    tress__rope_lane_store(ps);
     ps->ticks++;
   } else if (ps->lod == TRESS_ROPE_REDUCED) {
     ps->lod_pending++;

@@ -6,7 +6,7 @@
  * so ropes with the same particle count, substeps, iterations and relaxation sit side by side:
  * array element [i * ROPE_LANES + lane] is particle (or segment) i of the lane's rope, every loop
  * runs over the particles with the lanes innermost, and each line of scalar math becomes one
- * vector instruction for 8 ropes.
+ * vector instruction for ROPE_LANES (16) ropes.
  *
  * Invariants.
  * - Per lane the arithmetic is the per-rope path's (relax.c), operation for operation, with
