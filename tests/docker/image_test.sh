@@ -41,7 +41,13 @@ for e in "${candidates[@]}"; do
   ENGINE=
 done
 [ -n "$ENGINE" ] || skip "no docker or podman here that can run a $BASE container (engine, runtime or base image missing)"
-BUILD_ARGS=("${ENGINE_ARGS[@]}") # podman build takes the same --runtime and --ulimit
+BUILD_ARGS=()
+HEALTH_FIELD='{{json .Config.Healthcheck}}'
+if [ "$ENGINE" = podman ]; then
+  # The same --runtime and --ulimit; the docker format, since OCI images drop HEALTHCHECK.
+  BUILD_ARGS=(--format docker "${ENGINE_ARGS[@]}")
+  HEALTH_FIELD='{{json .HealthCheck}}'
+fi
 echo "$NAME: engine $ENGINE ${ENGINE_ARGS[*]}"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tress-image-test.XXXXXX")
@@ -79,7 +85,7 @@ uid=$("$ENGINE" exec "$CONTAINER" id -u) || fail "exec id -u failed"
 body=$(curl -fsS --max-time 5 "http://127.0.0.1:$HTTP_PORT/healthz") || fail "/healthz did not answer on $HTTP_PORT"
 echo "$NAME: /healthz answered '$body' (uid $uid)"
 # The image's HEALTHCHECK command, run the way the engine runs it (inside the container).
-hc=$("$ENGINE" inspect -f '{{json .Config.Healthcheck.Test}}' "$IMAGE")
+hc=$("$ENGINE" image inspect -f "$HEALTH_FIELD" "$IMAGE")
 case "$hc" in *tress-server*--health-check*) ;; *) fail "unexpected HEALTHCHECK $hc" ;; esac
 "$ENGINE" exec "$CONTAINER" tress-server --health-check || fail "the HEALTHCHECK command failed in the container"
 
