@@ -93,6 +93,8 @@ static bool read_bool_flags(decoder *d, uint8_t *flags, uint8_t allowed, const c
 
 static bool read_chain(decoder *d, tress_chain_settings *s) {
   size_t at = wire_reader_offset(&d->r);
+  /* the fields this block does not carry keep their defaults (weight 1, enabled, ...) */
+  *s = tress_default_chain_settings();
   return wire_read_f32(&d->r, &s->damping, "chain settings") && wire_read_f32(&d->r, &s->stiffness, "chain settings") &&
          wire_read_f32(&d->r, &s->gravity_scale, "chain settings") &&
          wire_read_f32(&d->r, &s->wind_scale, "chain settings") && ok(d, wire_check_chain_settings(s, at, d->r.err));

@@ -56,7 +56,9 @@
   X(px) X(py) X(pz) X(ox) X(oy) X(oz)                             /* verlet state */              \
   X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
   X(aim_x) X(aim_y) X(aim_z)                                      /* first child's rest offset */ \
-  X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale) X(active)
+  X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale) X(active)                               \
+  X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */   \
+  X(bl_x) X(bl_y) X(bl_z)                 /* weighted tiles: positions blended for output */
 
 #define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
 #define G_OUT 10
@@ -71,11 +73,33 @@ typedef struct chain_nodes {
 } chain_nodes;
 
 /* One bound chain (bone hierarchy under a part, or a part chain). Cold data. */
+/* A slot's spring-bone features in one byte, so the per-frame slot loop reads no settings. */
+#define FEAT_COLLIDES 1u
+#define FEAT_WEIGHTED 2u /* weight < 1 or disabled */
+#define FEAT_GUSTY 4u
+#define FEAT_DISABLED 8u
+
+/* tress_chain_settings without the collider id list (which becomes an index set): kept small
+ * so the per-frame slot loops stride through little memory. */
+typedef struct chain_params {
+  float damping, stiffness, gravity_scale, wind_scale, radius, end_length, wind_gust, wind_frequency, weight;
+  bool enabled;
+} chain_params;
+
+static chain_params params_of(tress_chain_settings s) {
+  return (chain_params){s.damping, s.stiffness, s.gravity_scale, s.wind_scale, s.radius, s.end_length, s.wind_gust,
+                        s.wind_frequency, s.weight, s.enabled};
+}
+
 typedef struct chain_slot {
   bool used;
   tress_handle_kind kind;
-  tress_id part;             /* bones: the part the roots hang from; parts: the pin */
-  tress_chain_settings settings;
+  uint8_t features;          /* FEAT_* from the settings */
+  bool reset;                /* tress_sim_reset: snap on the next frame */
+  bool from_bone;            /* bound by tress_sim_bind_bone_chain: ids[0] is the root bone */
+  tress_id part;             /* bones: the part (or, from_bone, the part or bone) the roots hang
+                                from; parts: the pin */
+  float jump2;               /* squared root jump that resets: (3 x the chain's length)^2 */
   uint32_t node_count;
   tress_id *ids;             /* bone or part per node, parents first */
   int32_t *local_parent;     /* -1 for a root */
@@ -86,11 +110,22 @@ typedef struct chain_slot {
   float act_last;            /* the activity mask its nodes carry (-1: unknown, refill) */
   tress_xform last_part;     /* the part's last finite frame: stands in for a NaN one */
   tress_handle_id handle;
+  tress_id root_bone;
+  chain_params settings;     /* sanitized; the collider set lives in c->own_sets */
 } chain_slot;
 
 struct tress_chains {
   chain_slot *slots;
   uint32_t slot_count, slot_cap;
+  /* Colliders: one set per slot (parallel to slots, what the lanes gather reads), one lane per
+   * set filled once per frame, and how many chains use any (0: no collider work at all). */
+  tress_collider_set *sets;
+  tress_collider_set *own_sets; /* each slot's set, awake or not (cold, parallel to slots) */
+  tress_collider_lanes lanes;
+  uint32_t collider_chains;
+  /* Per tile, this frame: TILE_COLLIDES (some chain has colliders), TILE_WEIGHTED (some chain
+   * has weight < 1 or is disabled). Tiles without a flag run the seed's loops untouched. */
+  uint8_t *tile_flags;
   chain_nodes nodes;
   uint32_t level_count;
   uint32_t *level_start; /* level_count + 1 entries */
@@ -153,6 +188,10 @@ void tress__chains_destroy(struct tress_chains *c) {
   for (uint32_t i = 0; i < c->slot_count; i++)
     if (c->slots[i].used) slot_free(&c->slots[i]);
   free(c->slots);
+  free(c->sets);
+  free(c->own_sets);
+  tress_collider_lanes_free(&c->lanes);
+  free(c->tile_flags);
   nodes_free(&c->nodes);
   free(c->level_start);
   for (int k = 0; k < G_SCRATCH; k++) free(c->g[k]);
@@ -190,17 +229,73 @@ static float clamp01(float v, float fallback) {
 static tress_chain_settings sanitize(const tress_chain_settings *in) {
   tress_chain_settings d = tress_default_chain_settings();
   if (!in) return d;
-  tress_chain_settings s;
+  tress_chain_settings s = *in;
   s.damping = clamp01(in->damping, d.damping);
   s.stiffness = clamp01(in->stiffness, d.stiffness);
   s.gravity_scale = isfinite(in->gravity_scale) ? in->gravity_scale : d.gravity_scale;
   s.wind_scale = isfinite(in->wind_scale) ? in->wind_scale : d.wind_scale;
+  s.radius = isfinite(in->radius) && in->radius > 0.0f ? in->radius : 0.0f;
+  s.end_length = isfinite(in->end_length) && in->end_length > 0.0f ? in->end_length : 0.0f;
+  s.wind_gust = clamp01(in->wind_gust, d.wind_gust);
+  s.wind_frequency = isfinite(in->wind_frequency) && in->wind_frequency > 0.0f ? in->wind_frequency : 0.0f;
+  s.weight = clamp01(in->weight, d.weight);
   return s;
 }
 
 static bool settings_valid(const tress_chain_settings *s) {
   return !s || (isfinite(s->damping) && isfinite(s->stiffness) && isfinite(s->gravity_scale) &&
-                isfinite(s->wind_scale));
+                isfinite(s->wind_scale) && isfinite(s->radius) && isfinite(s->end_length) &&
+                isfinite(s->wind_gust) && isfinite(s->wind_frequency) && isfinite(s->weight) &&
+                s->collider_count <= TRESS_CHAIN_COLLIDERS_MAX);
+}
+
+/* The settings' collider ids as a set of indices; false when one is stale. */
+static bool settings_set(const tress_sim *sim, const tress_chain_settings *s, tress_collider_set *out) {
+  memset(out, 0, sizeof *out);
+  if (!s) return true;
+  for (uint32_t k = 0; k < s->collider_count; k++) {
+    int32_t i = tress__collider_index(sim, s->colliders[k]);
+    if (i < 0) return false;
+    tress_collider_set_add(out, (uint16_t)i);
+  }
+  return true;
+}
+
+/* What the lanes gather reads for a slot: its set while awake, nothing while asleep. */
+static void sync_set(struct tress_chains *c, uint32_t si) {
+  const chain_slot *s = &c->slots[si];
+  if (s->used && s->act_last != 0.0f) c->sets[si] = c->own_sets[si];
+  else memset(&c->sets[si], 0, sizeof c->sets[si]);
+}
+
+/* Every slot's feature byte from its settings, and how many chains use colliders. */
+static void refresh_features(struct tress_chains *c) {
+  c->collider_chains = 0;
+  for (uint32_t i = 0; i < c->slot_count; i++) {
+    chain_slot *s = &c->slots[i];
+    if (!s->used) continue;
+    const chain_params *st = &s->settings;
+    uint32_t colliders = c->own_sets[i].count;
+    s->features = (uint8_t)((colliders > 0 ? FEAT_COLLIDES : 0u) |
+                            (!st->enabled || st->weight < 1.0f ? FEAT_WEIGHTED : 0u) |
+                            (st->wind_gust > 0.0f ? FEAT_GUSTY : 0u) | (!st->enabled ? FEAT_DISABLED : 0u));
+    if (colliders > 0) c->collider_chains++;
+  }
+}
+
+void tress__chains_forget_collider(tress_sim *sim, uint32_t index) {
+  struct tress_chains *c = sim->chains;
+  for (uint32_t i = 0; i < c->slot_count; i++) {
+    chain_slot *s = &c->slots[i];
+    if (!s->used) continue;
+    tress_collider_set *set = &c->own_sets[i];
+    uint32_t w = 0;
+    for (uint32_t k = 0; k < set->count; k++)
+      if (set->index[k] != index) set->index[w++] = set->index[k];
+    set->count = w;
+    sync_set(c, i);
+  }
+  refresh_features(c);
 }
 
 /* ---- binding ---- */
@@ -213,9 +308,17 @@ static uint32_t slot_new(struct tress_chains *c) {
     chain_slot *b = realloc(c->slots, cap * sizeof *b);
     if (!b) return UINT32_MAX;
     c->slots = b;
+    tress_collider_set *sets = realloc(c->sets, cap * sizeof *sets);
+    if (!sets) return UINT32_MAX;
+    c->sets = sets;
+    tress_collider_set *own = realloc(c->own_sets, cap * sizeof *own);
+    if (!own) return UINT32_MAX;
+    c->own_sets = own;
     c->slot_cap = cap;
   }
   memset(&c->slots[c->slot_count], 0, sizeof(chain_slot));
+  memset(&c->sets[c->slot_count], 0, sizeof(tress_collider_set));
+  memset(&c->own_sets[c->slot_count], 0, sizeof(tress_collider_set));
   return c->slot_count++;
 }
 
@@ -228,26 +331,157 @@ static bool slot_reserve(chain_slot *s, uint32_t n) {
   return s->ids && s->local_parent && s->depth && s->global && s->rest;
 }
 
+static void slot_free_nodes(chain_slot *s) {
+  free(s->ids);
+  free(s->local_parent);
+  free(s->depth);
+  free(s->global);
+  free(s->rest);
+  s->ids = NULL;
+  s->local_parent = NULL;
+  s->depth = NULL;
+  s->global = NULL;
+  s->rest = NULL;
+  s->node_count = 0;
+}
+
 typedef struct bone_walk {
   const tress_scene *scene;
   chain_slot *slot; /* NULL: count only */
   uint32_t count;
 } bone_walk;
 
-/* Pre-order over the bone hierarchies under a part: parents always come first. */
+static void walk_visit(bone_walk *w, tress_id bone, int32_t parent_local, uint32_t depth);
+
+/* Pre-order over the bone hierarchies under a part or bone: parents always come first. */
 static void walk_bones(bone_walk *w, tress_id parent, int32_t parent_local, uint32_t depth) {
   for (tress_id c = tress_instance_first_child(w->scene, parent); !tress_id_is_null(c);
        c = tress_instance_next_sibling(w->scene, c)) {
     if (tress_instance_kind(w->scene, c) != TRESS_KIND_BONE) continue;
-    uint32_t me = w->count++;
-    if (w->slot) {
-      w->slot->ids[me] = c;
-      w->slot->local_parent[me] = parent_local;
-      w->slot->depth[me] = depth;
-      w->slot->rest[me] = tress_bone_cframe(w->scene, c);
-    }
-    if (depth < 255) walk_bones(w, c, (int32_t)me, depth + 1);
+    walk_visit(w, c, parent_local, depth);
   }
+}
+
+static void walk_visit(bone_walk *w, tress_id bone, int32_t parent_local, uint32_t depth) {
+  uint32_t me = w->count++;
+  if (w->slot) {
+    w->slot->ids[me] = bone;
+    w->slot->local_parent[me] = parent_local;
+    w->slot->depth[me] = depth;
+    w->slot->rest[me] = tress_bone_cframe(w->scene, bone);
+  }
+  if (depth < 255) walk_bones(w, bone, (int32_t)me, depth + 1);
+}
+
+/* (Re)builds a bone slot's node list from the scene: the bones under s->part (or from
+ * s->root_bone down), then one virtual tip per leaf when end_length > 0. A tip has a null id
+ * (it reads identity and writes nowhere) and a rest offset of end_length along its leaf's
+ * parent-to-leaf direction in the leaf's frame (+Y for a leaf that is a root, or sits on its
+ * parent). Also the chain's length for the jump reset. */
+static tress_result slot_build_bones(tress_sim *sim, chain_slot *s) {
+  bone_walk w = {sim->scene, NULL, 0};
+  if (s->from_bone) walk_visit(&w, s->root_bone, -1, 0);
+  else walk_bones(&w, s->part, -1, 0);
+  if (w.count == 0) return TRESS_ERR_NOTHING_TO_BIND;
+  uint32_t bones = w.count;
+  float tip = s->settings.end_length;
+  slot_free_nodes(s);
+  /* worst case every bone is a leaf: one tip each */
+  if (!slot_reserve(s, tip > 0.0f ? 2 * bones : bones)) return TRESS_ERR_OUT_OF_MEMORY;
+  w.slot = s;
+  w.count = 0;
+  if (s->from_bone) walk_visit(&w, s->root_bone, -1, 0);
+  else walk_bones(&w, s->part, -1, 0);
+  s->node_count = bones;
+  /* A non-finite rest pose would poison every pose below it: refuse the bind. */
+  for (uint32_t i = 0; i < bones; i++)
+    if (!tress_xform_is_finite(s->rest[i])) return TRESS_ERR_INVALID_ARGUMENT;
+  if (tip > 0.0f) {
+    bool *has_child = calloc(bones, sizeof *has_child);
+    if (!has_child) return TRESS_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < bones; i++)
+      if (s->local_parent[i] >= 0) has_child[s->local_parent[i]] = true;
+    for (uint32_t i = 0; i < bones; i++) {
+      if (has_child[i] || s->depth[i] >= 255) continue;
+      float dir[3] = {0.0f, 1.0f, 0.0f};
+      if (s->local_parent[i] >= 0) {
+        float d[3];
+        tress_quat_rotate_inv(s->rest[i].q, s->rest[i].p, d);
+        float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        if (len > 1e-6f)
+          for (int k = 0; k < 3; k++) dir[k] = d[k] / len;
+      }
+      uint32_t t = s->node_count++;
+      s->ids[t] = TRESS_NULL_ID;
+      s->local_parent[t] = (int32_t)i;
+      s->depth[t] = s->depth[i] + 1;
+      s->rest[t] = tress_xform_from_pos(dir[0] * tip, dir[1] * tip, dir[2] * tip);
+    }
+    free(has_child);
+  }
+  return TRESS_OK;
+}
+
+/* The longest rest path from a root (tips included): what "a few chain lengths" measures. */
+static void slot_measure(chain_slot *s) {
+  float reach = 0.0f;
+  float *path = calloc(s->node_count ? s->node_count : 1, sizeof *path);
+  if (path) {
+    for (uint32_t k = 0; k < s->node_count; k++) {
+      if (s->local_parent[k] < 0) continue;
+      const float *p = s->rest[k].p;
+      path[k] = path[s->local_parent[k]] + sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+      if (path[k] > reach) reach = path[k];
+    }
+    free(path);
+  }
+  float jump = TRESS_JUMP_RESET_CHAINS * reach;
+  /* a chain with no length has nothing to whip; keep the check from firing on rounding */
+  if (jump < 1e-3f) jump = 1e-3f;
+  s->jump2 = jump * jump;
+}
+
+static void set_bones_simulated(tress_scene *scene, const chain_slot *s, bool on) {
+  for (uint32_t i = 0; i < s->node_count; i++)
+    if (!tress_id_is_null(s->ids[i])) tress_bone_set_simulated(scene, s->ids[i], on);
+}
+
+static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bone, tress_id handle_root,
+                               const tress_chain_settings *settings, tress_handle_id *out) {
+  tress_collider_set set;
+  if (!settings_set(sim, settings, &set)) return TRESS_ERR_STALE_ID;
+  struct tress_chains *c = sim->chains;
+  uint32_t si = slot_new(c);
+  if (si == UINT32_MAX) return TRESS_ERR_OUT_OF_MEMORY;
+  chain_slot *s = &c->slots[si];
+  s->kind = TRESS_HANDLE_BONES;
+  s->part = anchor;
+  s->from_bone = !tress_id_is_null(root_bone);
+  s->root_bone = root_bone;
+  s->last_part = tress_xform_identity();
+  s->settings = params_of(sanitize(settings));
+  c->own_sets[si] = set;
+  s->fresh = true;
+  tress_result r = slot_build_bones(sim, s);
+  if (r != TRESS_OK) {
+    slot_free(s);
+    return r;
+  }
+  slot_measure(s);
+  s->used = true;
+  set_bones_simulated(sim->scene, s, true);
+  tress_handle_id h = tress__handle_alloc(sim, TRESS_HANDLE_BONES, handle_root, si);
+  if (tress_handle_is_null(h)) {
+    set_bones_simulated(sim->scene, s, false);
+    slot_free(s);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
+  s->handle = h;
+  sync_set(c, si);
+  refresh_features(c);
+  c->dirty = true;
+  if (out) *out = h;
+  return TRESS_OK;
 }
 
 tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chain_settings *settings,
@@ -262,47 +496,25 @@ tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chai
     if (out) *out = existing;
     return TRESS_OK;
   }
-  bone_walk w = {sim->scene, NULL, 0};
-  walk_bones(&w, root_part, -1, 0);
-  if (w.count == 0) return TRESS_ERR_NOTHING_TO_BIND;
+  return bind_bones(sim, root_part, TRESS_NULL_ID, root_part, settings, out);
+}
 
-  struct tress_chains *c = sim->chains;
-  uint32_t si = slot_new(c);
-  if (si == UINT32_MAX) return TRESS_ERR_OUT_OF_MEMORY;
-  chain_slot *s = &c->slots[si];
-  if (!slot_reserve(s, w.count)) {
-    slot_free(s);
-    return TRESS_ERR_OUT_OF_MEMORY;
+tress_result tress_sim_bind_bone_chain(tress_sim *sim, tress_id root_bone, const tress_chain_settings *settings,
+                                       tress_handle_id *out) {
+  if (out) *out = TRESS_NULL_HANDLE;
+  if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!tress_instance_valid(sim->scene, root_bone)) return TRESS_ERR_STALE_ID;
+  if (tress_instance_kind(sim->scene, root_bone) != TRESS_KIND_BONE) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
+  tress_id anchor = tress_instance_parent(sim->scene, root_bone);
+  tress_kind ak = tress_instance_kind(sim->scene, anchor);
+  if (ak != TRESS_KIND_PART && ak != TRESS_KIND_BONE) return TRESS_ERR_INVALID_ARGUMENT;
+  tress_handle_id existing = tress__handle_find(sim, TRESS_HANDLE_BONES, root_bone);
+  if (!tress_handle_is_null(existing)) {
+    if (out) *out = existing;
+    return TRESS_OK;
   }
-  s->used = true;
-  s->kind = TRESS_HANDLE_BONES;
-  s->part = root_part;
-  s->last_part = tress_xform_identity();
-  s->settings = sanitize(settings);
-  s->node_count = w.count;
-  s->fresh = true;
-  w.slot = s;
-  w.count = 0;
-  walk_bones(&w, root_part, -1, 0);
-  /* A non-finite rest pose would poison every pose below it: refuse the bind. */
-  for (uint32_t i = 0; i < s->node_count; i++) {
-    if (!tress_xform_is_finite(s->rest[i])) {
-      slot_free(s);
-      return TRESS_ERR_INVALID_ARGUMENT;
-    }
-  }
-  for (uint32_t i = 0; i < s->node_count; i++) tress_bone_set_simulated(sim->scene, s->ids[i], true);
-
-  tress_handle_id h = tress__handle_alloc(sim, TRESS_HANDLE_BONES, root_part, si);
-  if (tress_handle_is_null(h)) {
-    for (uint32_t i = 0; i < s->node_count; i++) tress_bone_set_simulated(sim->scene, s->ids[i], false);
-    slot_free(s);
-    return TRESS_ERR_OUT_OF_MEMORY;
-  }
-  s->handle = h;
-  c->dirty = true;
-  if (out) *out = h;
-  return TRESS_OK;
+  return bind_bones(sim, anchor, root_bone, root_bone, settings, out);
 }
 
 tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_t count,
@@ -311,6 +523,8 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   if (!sim || (!parts && count)) return TRESS_ERR_INVALID_ARGUMENT;
   if (count < 2) return TRESS_ERR_TOO_FEW_PARTS;
   if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
+  tress_collider_set set;
+  if (!settings_set(sim, settings, &set)) return TRESS_ERR_STALE_ID;
   for (uint32_t i = 0; i < count; i++) {
     if (!tress_instance_valid(sim->scene, parts[i])) return TRESS_ERR_STALE_ID;
     if (tress_instance_kind(sim->scene, parts[i]) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
@@ -328,7 +542,8 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   s->kind = TRESS_HANDLE_PARTS;
   s->part = parts[0];
   s->last_part = tress_xform_identity();
-  s->settings = sanitize(settings);
+  s->settings = params_of(sanitize(settings));
+  c->own_sets[si] = set;
   s->node_count = count;
   s->fresh = true;
   for (uint32_t i = 0; i < count; i++) {
@@ -339,12 +554,15 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
                         : tress_xform_inv_mul(tress_part_cframe(sim->scene, parts[i - 1]),
                                               tress_part_cframe(sim->scene, parts[i]));
   }
+  slot_measure(s);
   tress_handle_id h = tress__handle_alloc(sim, TRESS_HANDLE_PARTS, parts[0], si);
   if (tress_handle_is_null(h)) {
     slot_free(s);
     return TRESS_ERR_OUT_OF_MEMORY;
   }
   s->handle = h;
+  sync_set(c, si);
+  refresh_features(c);
   c->dirty = true;
   if (out) *out = h;
   return TRESS_OK;
@@ -358,12 +576,31 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
   if (s->kind == TRESS_HANDLE_BONES) {
     /* Give every bone back: its animated value (identity when nothing animates it). */
     for (uint32_t i = 0; i < s->node_count; i++) {
+      if (tress_id_is_null(s->ids[i])) continue; /* an end tip */
       tress_bone_set_simulated(sim->scene, s->ids[i], false);
       tress_bone_set_transform(sim->scene, s->ids[i], tress_bone_animated(sim->scene, s->ids[i]));
     }
   }
   slot_free(s);
+  memset(&c->sets[h->slot], 0, sizeof c->sets[h->slot]);
+  memset(&c->own_sets[h->slot], 0, sizeof c->own_sets[h->slot]);
+  refresh_features(c);
   c->dirty = true;
+}
+
+/* Per-node copies of a slot's settings (static until the settings change). */
+static void fill_node_settings(chain_nodes *n, const chain_slot *s) {
+  const chain_params *st = &s->settings;
+  float weight = st->enabled ? st->weight : 0.0f;
+  for (uint32_t k = 0; k < s->node_count; k++) {
+    uint32_t i = s->global[k];
+    n->damping[i] = st->damping;
+    n->stiffness[i] = st->stiffness;
+    n->gscale[i] = st->gravity_scale;
+    n->wscale[i] = st->wind_scale;
+    n->radius[i] = st->radius;
+    n->weight[i] = weight;
+  }
 }
 
 tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id, const tress_chain_settings *in) {
@@ -371,17 +608,38 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   if (!h) return TRESS_ERR_STALE_ID;
   if (h->kind != TRESS_HANDLE_BONES && h->kind != TRESS_HANDLE_PARTS) return TRESS_ERR_INVALID_ARGUMENT;
   if (!in || !settings_valid(in)) return TRESS_ERR_INVALID_ARGUMENT;
-  chain_slot *s = &sim->chains->slots[h->slot];
-  s->settings = sanitize(in);
-  if (!sim->chains->dirty) {
-    chain_nodes *n = &sim->chains->nodes;
-    for (uint32_t k = 0; k < s->node_count; k++) {
-      uint32_t i = s->global[k];
-      n->damping[i] = s->settings.damping;
-      n->stiffness[i] = s->settings.stiffness;
-      n->gscale[i] = s->settings.gravity_scale;
-      n->wscale[i] = s->settings.wind_scale;
+  tress_collider_set set;
+  if (!settings_set(sim, in, &set)) return TRESS_ERR_STALE_ID;
+  struct tress_chains *c = sim->chains;
+  chain_slot *s = &c->slots[h->slot];
+  tress_chain_settings next = sanitize(in);
+  if (s->kind == TRESS_HANDLE_BONES && next.end_length != s->settings.end_length) {
+    /* tips come and go: rebuild the node list aside, swap it in only when it worked; the
+     * chain restarts from its animated pose */
+    chain_slot tmp = *s;
+    tmp.ids = NULL;
+    tmp.local_parent = NULL;
+    tmp.depth = NULL;
+    tmp.global = NULL;
+    tmp.rest = NULL;
+    tmp.settings = params_of(next);
+    tress_result r = slot_build_bones(sim, &tmp);
+    if (r != TRESS_OK) {
+      slot_free_nodes(&tmp);
+      return r;
     }
+    slot_free_nodes(s);
+    *s = tmp;
+    slot_measure(s);
+    s->fresh = true;
+    c->dirty = true;
+  }
+  s->settings = params_of(next);
+  c->own_sets[h->slot] = set;
+  sync_set(c, h->slot);
+  refresh_features(c);
+  if (!c->dirty) {
+    fill_node_settings(&c->nodes, s);
   }
   return TRESS_OK;
 }
@@ -481,7 +739,9 @@ static bool rebuild(struct tress_chains *c) {
 
   uint32_t *tile_slot = malloc((c->slot_count + 2) * sizeof *tile_slot);
   uint32_t *tile_level = malloc((size_t)(c->slot_count + 2) * (levels ? levels : 1) * sizeof *tile_level);
-  if (!tile_slot || !tile_level) {
+  uint8_t *flags = calloc(c->slot_count + 2, 1);
+  if (!tile_slot || !tile_level || !flags) {
+    free(flags);
     free(tile_slot);
     free(tile_level);
     free(cursor);
@@ -514,6 +774,8 @@ static bool rebuild(struct tress_chains *c) {
   free(cursor);
   tile_slot[tiles] = c->slot_count;
   for (uint32_t l = 0; l < levels; l++) tile_level[(size_t)tiles * levels + l] = c->level_start[l + 1];
+  free(c->tile_flags);
+  c->tile_flags = flags;
   free(c->tile_slot);
   free(c->tile_level);
   c->tile_slot = tile_slot;
@@ -532,12 +794,9 @@ static bool rebuild(struct tress_chains *c) {
       fresh.parent[i] = s->local_parent[k] < 0 ? -1 : (int32_t)s->global[s->local_parent[k]];
       fresh.first_child[i] = -1;
       fresh.aim_x[i] = fresh.aim_y[i] = fresh.aim_z[i] = 0.0f;
-      fresh.damping[i] = s->settings.damping;
-      fresh.stiffness[i] = s->settings.stiffness;
-      fresh.gscale[i] = s->settings.gravity_scale;
-      fresh.wscale[i] = s->settings.wind_scale;
       fresh.active[i] = 0.0f;
     }
+    fill_node_settings(&fresh, s);
     /* First child in bind order: the one a bone with several children aims at. */
     for (uint32_t k = s->node_count; k-- > 0;) {
       if (s->local_parent[k] < 0) continue;
@@ -568,6 +827,8 @@ static float *const *field_ptrs(const chain_nodes *n, uint32_t *count) {
 #define TILE_LO(c, t, l) ((c)->tile_level[(size_t)(t) * (c)->level_count + (l)])
 #define TILE_HI(c, t, l) ((c)->tile_level[(size_t)((t) + 1) * (c)->level_count + (l)])
 #define PREFETCH_AHEAD 16
+#define TILE_COLLIDES 1u
+#define TILE_WEIGHTED 2u
 
 /* Fetch (again) the scene slot pointers of every bone node; part chains read identity and
  * write nowhere through this path (write_parts does them). */
@@ -603,6 +864,9 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
     if (act != s->act_last) {
       for (uint32_t k = 0; k < s->node_count; k++) n->active[s->global[k]] = act;
       s->act_last = act;
+      /* a sleeping chain tests no collider, so the push leaves its frozen state alone */
+      if (act) c->sets[si] = c->own_sets[si];
+      else memset(&c->sets[si], 0, sizeof c->sets[si]);
     }
     if (!act && h) h->was_awake = false;
   }
@@ -695,6 +959,12 @@ static void animated_world_level(struct tress_chains *c, uint32_t l, uint32_t lo
   compose_world(c, lo, hi, par);
 }
 
+/* What a chain's roots hang from: its part, or for a chain bound from a root bone, the drawn
+ * pose of the part or bone above that root. */
+static tress_xform anchor_frame(const tress_sim *sim, const chain_slot *s) {
+  return s->from_bone ? tress_instance_world(sim->scene, s->part) : tress_part_cframe(sim->scene, s->part);
+}
+
 /* Roots: part * cframe * animated, the same composition with the part as parent (a part
  * chain's pin has identity cframe and animated, so it lands on the part). One scene read per
  * chain; a non-finite part frame is replaced by its last finite one, so the chain holds. */
@@ -707,7 +977,7 @@ static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t lo, uin
     uint32_t si = c->node_slot[i];
     if (si != last_slot) {
       chain_slot *s = &c->slots[si];
-      part = tress_part_cframe(sim->scene, s->part);
+      part = anchor_frame(sim, s);
       float probe = 0.0f;
       for (int k = 0; k < 3; k++) probe += part.p[k] - part.p[k];
       for (int k = 0; k < 4; k++) probe += part.q[k] - part.q[k];
@@ -743,6 +1013,28 @@ static void swap_arrays(float **a, float **b) {
   *b = t;
 }
 
+/* Colliders to world, then one lane per chain slot (its set), once per frame and only while
+ * some chain has colliders. The lanes grow here when binds made more slots or wider sets (an
+ * allocation after a bind, never in a steady frame). */
+static void gather_colliders(tress_sim *sim, struct tress_chains *c) {
+  uint32_t widest = 0;
+  for (uint32_t si = 0; si < c->slot_count; si++)
+    if (c->sets[si].count > widest) widest = c->sets[si].count;
+  if (widest > c->lanes.slot_cap || c->slot_count > c->lanes.stride || !c->lanes.ax) {
+    tress_collider_lanes grown;
+    uint32_t slots = widest > c->lanes.slot_cap ? widest : c->lanes.slot_cap;
+    if (!tress_collider_lanes_init(&grown, slots, c->slot_cap)) {
+      c->lanes.slots = 0;
+      return;
+    }
+    tress_collider_lanes_free(&c->lanes);
+    c->lanes = grown;
+  }
+  tress__colliders_resolve(sim);
+  tress_collider_lanes_gather(&c->lanes, sim->colliders->world, sim->colliders->count, c->sets, c->slot_count, NULL,
+                              c->slot_count);
+}
+
 /* Once per frame, before any tile: layout, pointers, activity; last frame's animated positions
  * become the interpolation start (a swap: prepare recomputes every animated pose). */
 static bool frame_begin(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
@@ -753,12 +1045,26 @@ static bool frame_begin(tress_sim *sim, struct tress_chains *c, const tress_fram
   swap_arrays(&n->pa_py, &n->aw_py);
   swap_arrays(&n->pa_pz, &n->aw_pz);
   update_activity(sim, c, f);
+  if (c->collider_chains > 0) gather_colliders(sim, c);
   return true;
 }
 
-/* One tile: scene reads, animated world poses level by level, snaps. */
+/* Gust ripple: each node's wind scale this frame, its depth's phase delayed (see sim.h). */
+static void gust_slot(struct tress_chains *c, const chain_slot *s, double time) {
+  chain_nodes *n = &c->nodes;
+  const chain_params *st = &s->settings;
+  double w = 6.283185307179586 * st->wind_frequency;
+  for (uint32_t k = 0; k < s->node_count; k++) {
+    double phase = w * (time - (double)s->depth[k] * TRESS_GUST_DELAY);
+    n->wscale[s->global[k]] = st->wind_scale * (1.0f + st->wind_gust * (float)sin(phase));
+  }
+}
+
+/* One tile: scene reads, animated world poses level by level, snaps, this frame's tile flags
+ * and gusts. */
 static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t) {
   chain_nodes *n = &c->nodes;
+  uint8_t flags = 0;
   for (uint32_t l = 0; l < c->level_count; l++) read_nodes(c, TILE_LO(c, t, l), TILE_HI(c, t, l));
   roots_world(sim, c, TILE_LO(c, t, 0), TILE_HI(c, t, 0));
   for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, l, TILE_LO(c, t, l), TILE_HI(c, t, l));
@@ -769,13 +1075,22 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
     if (!s->used) continue;
     uint32_t r = s->global[0];
     if (n->active[r] == 0.0f) continue;
+    uint8_t feat = s->features;
+    if (feat & FEAT_COLLIDES) flags |= TILE_COLLIDES;
+    if (feat & FEAT_WEIGHTED) flags |= TILE_WEIGHTED;
+    if (feat & FEAT_GUSTY) gust_slot(c, s, f->time);
     tress_handle *h = slot_handle(sim, si);
     float dx = n->aw_px[r] - n->pa_px[r], dy = n->aw_py[r] - n->pa_py[r], dz = n->aw_pz[r] - n->pa_pz[r];
-    bool teleport = dx * dx + dy * dy + dz * dz > tele2;
-    if (s->fresh || teleport || (h && !h->was_awake)) snap_slot(c, s);
+    float d2 = dx * dx + dy * dy + dz * dz;
+    /* every reset check is independent (sim.h): teleport guard, jump of a few chain lengths,
+     * a stalled step, a game-marked reset; a disabled chain rests at its animated pose */
+    bool reset = d2 > tele2 || d2 > s->jump2 || f->stalled || s->reset || (feat & FEAT_DISABLED);
+    if (s->fresh || reset || (h && !h->was_awake)) snap_slot(c, s);
     s->fresh = false;
+    s->reset = false;
     if (h) h->was_awake = true;
   }
+  c->tile_flags[t] = flags;
 }
 
 typedef struct substep_consts {
@@ -841,6 +1156,7 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
   float dt2 = f->dt * f->dt;
   substep_consts k = {f->gravity[0] * dt2, f->gravity[1] * dt2, f->gravity[2] * dt2,
                       f->wind[0] * dt2,    f->wind[1] * dt2,    f->wind[2] * dt2, alpha};
+  bool collides = (c->tile_flags[t] & TILE_COLLIDES) && c->lanes.slots > 0;
   for (uint32_t l = 1; l < c->level_count; l++) {
     uint32_t lo = TILE_LO(c, t, l), hi = TILE_HI(c, t, l);
     const float *par[3];
@@ -850,6 +1166,10 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
                   n->aw_py + lo, n->aw_pz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->damping + lo,
                   n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->active + lo, par[0], par[1],
                   par[2], &k);
+    /* then out of the chain's colliders, the link kept (parents are final: previous level) */
+    if (collides)
+      tress_collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+                                     n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo);
   }
 }
 
@@ -877,12 +1197,15 @@ static inline void arc_between(float ax, float ay, float az, float bx, float by,
 }
 
 /* Output for one level: base = parent written * cframe; the node sits at its simulated
- * position and turns by the shortest arc from its animated aim to where its first child is. */
-HOT_LOOP static void output_level(struct tress_chains *c, uint32_t l, uint32_t lo, uint32_t hi) {
+ * position and turns by the shortest arc from its animated aim to where its first child is.
+ * weighted (a compile-time constant in each caller): positions come from the blended bl_*
+ * arrays, and a node of weight 0 gets its animated local exactly. */
+static inline __attribute__((always_inline)) void output_level_body(struct tress_chains *c, uint32_t l, uint32_t lo,
+                                                                    uint32_t hi, bool weighted) {
   chain_nodes *n = &c->nodes;
   const float *par[7], *kid[3];
   float *const psrc[7] = {n->wp_x, n->wp_y, n->wp_z, n->wq_x, n->wq_y, n->wq_z, n->wq_w};
-  float *const csrc[3] = {n->px, n->py, n->pz};
+  float *const csrc[3] = {weighted ? n->bl_x : n->px, weighted ? n->bl_y : n->py, weighted ? n->bl_z : n->pz};
   level_view(c, lo, hi, c->parent_shift[l], false, n->parent, psrc, 7, par, 0);
   /* a leaf aims nowhere: the gather reads its own position, a zero direction, an identity arc */
   level_view(c, lo, hi, c->child_shift[l], true, n->first_child, csrc, 3, kid, 7);
@@ -895,7 +1218,9 @@ HOT_LOOP static void output_level(struct tress_chains *c, uint32_t l, uint32_t l
   const float *restrict aqx = n->an_qx + lo, *restrict aqy = n->an_qy + lo, *restrict aqz = n->an_qz + lo,
                         *restrict aqw = n->an_qw + lo;
   const float *restrict mx = n->aim_x + lo, *restrict my = n->aim_y + lo, *restrict mz = n->aim_z + lo;
-  const float *restrict px = n->px + lo, *restrict py = n->py + lo, *restrict pz = n->pz + lo;
+  const float *restrict px = csrc[0] + lo, *restrict py = csrc[1] + lo, *restrict pz = csrc[2] + lo;
+  const float *restrict wt = n->weight + lo;
+  const float *restrict apx = n->an_px + lo, *restrict apy = n->an_py + lo, *restrict apz = n->an_pz + lo;
   float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
   float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
                   *restrict tqw = c->g[G_OUT + 6];
@@ -928,12 +1253,42 @@ HOT_LOOP static void output_level(struct tress_chains *c, uint32_t l, uint32_t l
     arc_between(from[0], from[1], from[2], to[0], to[1], to[2], arc);
     float tq[4];
     tress_quat_mul(arc, aq, tq);
+    if (weighted) {
+      /* weight 0: the animation exactly (select, not branch) */
+      bool sim_on = wt[j] > 0.0f;
+      tp[0] = sim_on ? tp[0] : apx[j];
+      tp[1] = sim_on ? tp[1] : apy[j];
+      tp[2] = sim_on ? tp[2] : apz[j];
+      tq[0] = sim_on ? tq[0] : aq[0];
+      tq[1] = sim_on ? tq[1] : aq[1];
+      tq[2] = sim_on ? tq[2] : aq[2];
+      tq[3] = sim_on ? tq[3] : aq[3];
+    }
     float wq[4];
     tress_quat_mul(bq, tq, wq);
     tpx[j] = tp[0]; tpy[j] = tp[1]; tpz[j] = tp[2];
     tqx[j] = tq[0]; tqy[j] = tq[1]; tqz[j] = tq[2]; tqw[j] = tq[3];
     wpx[j] = px[j]; wpy[j] = py[j]; wpz[j] = pz[j];
     wqx[j] = wq[0]; wqy[j] = wq[1]; wqz[j] = wq[2]; wqw[j] = wq[3];
+  }
+}
+
+HOT_LOOP static void output_level(struct tress_chains *c, uint32_t l, uint32_t lo, uint32_t hi) {
+  output_level_body(c, l, lo, hi, false);
+}
+
+HOT_LOOP static void output_level_weighted(struct tress_chains *c, uint32_t l, uint32_t lo, uint32_t hi) {
+  output_level_body(c, l, lo, hi, true);
+}
+
+/* Weighted tiles: every node's output position, simulated blended toward animated by weight
+ * (roots are pinned: weight does not move them). */
+static void blend_level(chain_nodes *n, uint32_t lo, uint32_t hi) {
+  for (uint32_t i = lo; i < hi; i++) {
+    float w = n->weight[i];
+    n->bl_x[i] = n->aw_px[i] + (n->px[i] - n->aw_px[i]) * w;
+    n->bl_y[i] = n->aw_py[i] + (n->py[i] - n->aw_py[i]) * w;
+    n->bl_z[i] = n->aw_pz[i] + (n->pz[i] - n->aw_pz[i]) * w;
   }
 }
 
@@ -991,10 +1346,14 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   bool bad = scatter_level(c, lo, hi, roots);
   const float *level_out[7];
   for (int k = 0; k < 7; k++) level_out[k] = c->g[G_OUT + k];
+  bool weighted = c->tile_flags[t] & TILE_WEIGHTED;
+  if (weighted)
+    for (uint32_t l = 1; l < c->level_count; l++) blend_level(n, TILE_LO(c, t, l), TILE_HI(c, t, l));
   for (uint32_t l = 1; l < c->level_count; l++) {
     lo = TILE_LO(c, t, l);
     hi = TILE_HI(c, t, l);
-    output_level(c, l, lo, hi);
+    if (weighted) output_level_weighted(c, l, lo, hi);
+    else output_level(c, l, lo, hi);
     bad |= scatter_level(c, lo, hi, level_out);
   }
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
@@ -1052,8 +1411,22 @@ bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, fl
   struct tress_chains *c = sim->chains;
   if (h->slot >= c->slot_count || !c->slots[h->slot].used) return false;
   const chain_slot *s = &c->slots[h->slot];
-  tress_xform w = tress_part_cframe(sim->scene, s->part);
+  tress_xform w = anchor_frame(sim, s);
   if (s->kind == TRESS_HANDLE_BONES) w = tress_xform_mul(w, s->rest[0]);
   memcpy(out, w.p, 3 * sizeof(float));
   return tress_vec3_is_finite(out);
+}
+
+tress_result tress_sim_reset(tress_sim *sim, tress_id root) {
+  if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!tress_instance_valid(sim->scene, root)) return TRESS_ERR_STALE_ID;
+  struct tress_chains *c = sim->chains;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    tress_handle *h = tress__handle_get(sim, s->handle);
+    if (!h) continue;
+    if (tress_id_equal(h->root, root) || tress_instance_is_descendant_of(sim->scene, h->root, root)) s->reset = true;
+  }
+  return TRESS_OK;
 }

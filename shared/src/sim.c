@@ -48,7 +48,17 @@ tress_sim_def tress_default_sim_def(void) {
 }
 
 tress_chain_settings tress_default_chain_settings(void) {
-  return (tress_chain_settings){.damping = 0.92f, .stiffness = 0.1f, .gravity_scale = 1.0f, .wind_scale = 1.0f};
+  return (tress_chain_settings){.damping = 0.92f,
+                                .stiffness = 0.1f,
+                                .gravity_scale = 1.0f,
+                                .wind_scale = 1.0f,
+                                .radius = 0.0f,
+                                .end_length = 0.0f,
+                                .wind_gust = 0.0f,
+                                .wind_frequency = 0.5f,
+                                .weight = 1.0f,
+                                .enabled = true,
+                                .collider_count = 0};
 }
 
 tress_accessory_settings tress_default_accessory_settings(void) {
@@ -100,7 +110,8 @@ tress_sim *tress_sim_create(const tress_sim_def *def) {
   sim->chains = tress__chains_create();
   sim->pendulums = tress__pendulums_create();
   sim->ropes = tress__ropes_create();
-  if (!sim->chains || !sim->pendulums || !sim->ropes) {
+  sim->colliders = calloc(1, sizeof *sim->colliders);
+  if (!sim->chains || !sim->pendulums || !sim->ropes || !sim->colliders) {
     tress_sim_destroy(sim);
     return NULL;
   }
@@ -133,6 +144,7 @@ void tress_sim_destroy(tress_sim *sim) {
   if (sim->chains) tress__chains_destroy(sim->chains);
   if (sim->pendulums) tress__pendulums_destroy(sim->pendulums);
   if (sim->ropes) tress__ropes_destroy(sim->ropes);
+  tress__colliders_free(sim->colliders);
   free(sim->handles);
   free(sim->cull_order);
   free(sim);
@@ -383,6 +395,7 @@ tress_result tress_sim_step(tress_sim *sim, double dt) {
   sample_wind(sim, frame.wind);
   frame.teleport_distance = TELEPORT_STUDS * ups;
   frame.span = span;
+  frame.stalled = dt > TRESS_STALL_SECONDS;
   frame.remaining = sim->accumulator;
   sim->time += substeps * slice;
   frame.time = sim->time;

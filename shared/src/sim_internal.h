@@ -44,7 +44,26 @@ typedef struct tress_frame {
   float teleport_distance; /* 50 studs scaled */
   double span;          /* real time this frame covers (dt, or the clamp after a hitch) */
   double remaining;     /* accumulator left after the substeps */
+  bool stalled;         /* the step's dt was over TRESS_STALL_SECONDS: chains snap */
 } tress_frame;
+
+/* The sim's colliders (sim_colliders.c): defs by index, a generation per index, and each
+ * live collider's world pose, resolved once per frame by the chains that use any. */
+typedef struct tress_sim_colliders {
+  tress_collider_def *defs;
+  uint32_t *generation;
+  bool *alive;
+  tress_collider_world *world;
+  uint32_t count, cap;
+} tress_sim_colliders;
+
+void tress__colliders_free(tress_sim_colliders *colliders);
+/* Index (zero-based) of a live collider id, or -1. */
+int32_t tress__collider_index(const tress_sim *sim, tress_collider_id id);
+/* world[i] for every index; removed colliders never push (unused radius). */
+void tress__colliders_resolve(tress_sim *sim);
+/* chains.c: drop collider index from every chain's set (called on remove). */
+void tress__chains_forget_collider(tress_sim *sim, uint32_t index);
 
 /* Where substep k falls inside the frame, 0 = the previous frame's poses, 1 = this frame's.
  * Writers interpolate pinned/animated poses with it, so a 30 fps and a 240 fps client that see
@@ -60,6 +79,7 @@ struct tress_pendulums;
 struct tress_ropes;
 
 struct tress_sim {
+  tress_sim_colliders *colliders;
   tress_sim_def def;
   tress_scene *scene;
   float max_distance; /* resolved from the role */

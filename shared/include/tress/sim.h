@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tress/collider.h"
 #include "tress/math.h"
 #include "tress/scene.h"
 
@@ -72,11 +73,46 @@ typedef struct tress_sim_def {
   void *task_user;
 } tress_sim_def;
 
+/* A collider the sim owns (tress_sim_add_collider): one-based index plus generation. */
+typedef struct tress_collider_id {
+  uint32_t index1;
+  uint32_t generation;
+} tress_collider_id;
+
+#define TRESS_NULL_COLLIDER ((tress_collider_id){0, 0})
+#define TRESS_CHAIN_COLLIDERS_MAX TRESS_COLLIDER_SET_MAX
+
+/*
+ * Chain settings. The first four are the seed's; the rest are the spring-bone additions (issue
+ * 9), whose defaults change nothing, so a caller that starts from tress_default_chain_settings()
+ * and sets only the first four gets the seed's solver.
+ * - radius, colliders: after the link constraint each node is pushed out of every collider in
+ *   the chain's set by (collider radius + radius), parents first, link length kept.
+ * - end_length: bone chains only; every leaf bone gets a virtual tip that long (along its
+ *   parent-to-leaf direction, +Y for a lone root) so the leaf aims at it and swings. 0: a leaf
+ *   keeps its parent's swing and turns no further (it has no child to aim at).
+ * - wind_gust, wind_frequency: the wind on a node is scaled by 1 + gust * sin(2 pi f (t -
+ *   depth * TRESS_GUST_DELAY)): a bone meets each gust TRESS_GUST_DELAY seconds after the one
+ *   above it, so the strand ripples. t is sim time, so every client agrees.
+ * - weight: 0 shows the animation exactly, 1 the full simulation; between, every node's
+ *   simulated position is blended toward its animated one before the poses are computed.
+ * - enabled: false shows the animation exactly and keeps the chain's state at the animated
+ *   pose, so switching it back on starts from rest (no whip).
+ */
+#define TRESS_GUST_DELAY 0.12f /* seconds from one depth level to the next */
 typedef struct tress_chain_settings {
   float damping;       /* 0.92: velocity kept per step */
   float stiffness;     /* 0.1: pull toward the animated pose per step, 0..1 */
   float gravity_scale; /* 1 */
   float wind_scale;    /* 1 */
+  float radius;         /* 0: strand radius kept clear of the colliders, units */
+  float end_length;     /* 0: virtual tip on leaf bones, units */
+  float wind_gust;      /* 0: 0..1 (1 swings the wind from calm to twice its strength) */
+  float wind_frequency; /* 0.5 gusts a second */
+  float weight;         /* 1: 0..1, 0 = the animation alone */
+  bool enabled;         /* true */
+  uint32_t collider_count; /* 0: colliders[0..count) are this chain's collider set */
+  tress_collider_id colliders[TRESS_CHAIN_COLLIDERS_MAX];
 } tress_chain_settings;
 
 typedef struct tress_accessory_settings {
@@ -123,6 +159,36 @@ tress_result tress_sim_bind_character(tress_sim *sim, tress_id model, const tres
                                       const tress_accessory_settings *accessory_settings,
                                       tress_accessory_match_fn match, void *match_user, tress_handle_id *out,
                                       uint32_t max_out, uint32_t *count);
+
+/* A bone hierarchy from one root bone down: root_bone is held (pinned to its animated pose,
+ * under whatever part or bone it hangs from) and every bone below it moves. This is how an
+ * imported spring binds exactly its joints. An already bound root returns its handle. Binding
+ * the same bones through tress_sim_bind of their part as well simulates them twice: don't. */
+tress_result tress_sim_bind_bone_chain(tress_sim *sim, tress_id root_bone, const tress_chain_settings *settings,
+                                       tress_handle_id *out);
+
+/* Colliders, owned by the sim: def is copied (tress_collider_def_valid must accept it); it
+ * follows def.attach. Chains list the ids they test in their settings. Removing a collider
+ * drops it from every chain's set. */
+tress_result tress_sim_add_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out);
+void tress_sim_remove_collider(tress_sim *sim, tress_collider_id id);
+bool tress_sim_collider_valid(const tress_sim *sim, tress_collider_id id);
+
+/*
+ * Resets. A chain snaps back to its animated pose (no whip, no velocity) on the next frame when:
+ *  - the game marks a teleport: tress_sim_reset(sim, root) resets every bone or part chain
+ *    whose bound root is `root` or lies under it (pass a character's model for all of it);
+ *  - its root jumps, within one frame, more than TRESS_JUMP_RESET_CHAINS times the chain's
+ *    length (the longest rest path from its root, tips included);
+ *  - the step stalls: one tress_sim_step with dt > TRESS_STALL_SECONDS;
+ *  - its root moves more than the fixed teleport distance (50 studs, scaled) in one frame.
+ * The last three are independent checks made every frame; whichever fires first snaps, and
+ * snapping twice is the same as once. The teleport guard catches long jumps of long chains, the
+ * chain-length check catches short chains whose 50-stud guard would never fire.
+ */
+#define TRESS_JUMP_RESET_CHAINS 3.0f
+#define TRESS_STALL_SECONDS 0.5
+tress_result tress_sim_reset(tress_sim *sim, tress_id root);
 
 /* Advances the accumulator and runs due substeps; poses are written once at the end. */
 tress_result tress_sim_step(tress_sim *sim, double dt);

@@ -1,0 +1,89 @@
+/* sim_colliders.c - the colliders a sim owns: add, remove, validity, and the once-per-frame
+ * resolve to world space that the chains' push reads.
+ *
+ * Ids are one-based index plus generation, like handles, so a removed collider's id is stale
+ * and never names the collider that reuses its index. Chains keep indices (tress_collider_set,
+ * 16-bit), so there are at most 65535 colliders, and removing one drops it from every set first.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+#define MAX_COLLIDERS 65535u
+
+void tress__colliders_free(tress_sim_colliders *c) {
+  if (!c) return;
+  free(c->defs);
+  free(c->generation);
+  free(c->alive);
+  free(c->world);
+  free(c);
+}
+
+static bool grow(tress_sim_colliders *c) {
+  uint32_t cap = c->cap ? c->cap * 2 : 8;
+  if (cap > MAX_COLLIDERS) cap = MAX_COLLIDERS;
+  if (cap <= c->cap) return false;
+  tress_collider_def *d = realloc(c->defs, cap * sizeof *d);
+  if (d) c->defs = d;
+  uint32_t *g = realloc(c->generation, cap * sizeof *g);
+  if (g) c->generation = g;
+  bool *a = realloc(c->alive, cap * sizeof *a);
+  if (a) c->alive = a;
+  tress_collider_world *w = realloc(c->world, cap * sizeof *w);
+  if (w) c->world = w;
+  if (!d || !g || !a || !w) return false;
+  c->cap = cap;
+  return true;
+}
+
+tress_result tress_sim_add_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out) {
+  if (out) *out = TRESS_NULL_COLLIDER;
+  if (!sim || !def || !tress_collider_def_valid(def)) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!tress_id_is_null(def->attach) && !tress_instance_valid(sim->scene, def->attach)) return TRESS_ERR_STALE_ID;
+  tress_sim_colliders *c = sim->colliders;
+  uint32_t i = 0;
+  while (i < c->count && c->alive[i]) i++;
+  if (i == c->count) {
+    if (c->count == c->cap && !grow(c)) return TRESS_ERR_OUT_OF_MEMORY;
+    c->generation[i] = 0;
+    c->count++;
+  }
+  c->defs[i] = *def;
+  c->alive[i] = true;
+  c->generation[i] = c->generation[i] + 1 ? c->generation[i] + 1 : 1;
+  c->world[i] = tress_collider_resolve(sim->scene, def);
+  if (out) *out = (tress_collider_id){i + 1, c->generation[i]};
+  return TRESS_OK;
+}
+
+int32_t tress__collider_index(const tress_sim *sim, tress_collider_id id) {
+  if (!sim || id.index1 == 0 || id.index1 > sim->colliders->count) return -1;
+  uint32_t i = id.index1 - 1;
+  const tress_sim_colliders *c = sim->colliders;
+  return c->alive[i] && c->generation[i] == id.generation ? (int32_t)i : -1;
+}
+
+bool tress_sim_collider_valid(const tress_sim *sim, tress_collider_id id) { return tress__collider_index(sim, id) >= 0; }
+
+void tress_sim_remove_collider(tress_sim *sim, tress_collider_id id) {
+  int32_t i = tress__collider_index(sim, id);
+  if (i < 0) return;
+  tress__chains_forget_collider(sim, (uint32_t)i);
+  sim->colliders->alive[i] = false;
+}
+
+void tress__colliders_resolve(tress_sim *sim) {
+  tress_sim_colliders *c = sim->colliders;
+  for (uint32_t i = 0; i < c->count; i++) {
+    /* a collider whose body is gone stops pushing (it would otherwise sit at the origin) */
+    const tress_collider_def *d = &c->defs[i];
+    if (c->alive[i] && (tress_id_is_null(d->attach) || tress_instance_valid(sim->scene, d->attach))) {
+      c->world[i] = tress_collider_resolve(sim->scene, d);
+    } else {
+      memset(&c->world[i], 0, sizeof c->world[i]);
+      c->world[i].radius = TRESS_COLLIDER_UNUSED_RADIUS;
+    }
+  }
+}
