@@ -1286,9 +1286,11 @@ HOT_LOOP static void output_level_weighted(struct tress_chains *c, uint32_t l, u
 static void blend_level(chain_nodes *n, uint32_t lo, uint32_t hi) {
   for (uint32_t i = lo; i < hi; i++) {
     float w = n->weight[i];
-    n->bl_x[i] = n->aw_px[i] + (n->px[i] - n->aw_px[i]) * w;
-    n->bl_y[i] = n->aw_py[i] + (n->py[i] - n->aw_py[i]) * w;
-    n->bl_z[i] = n->aw_pz[i] + (n->pz[i] - n->aw_pz[i]) * w;
+    /* weight 1 takes the simulated position as it is: the same bits as an unweighted tile */
+    bool full = w >= 1.0f;
+    n->bl_x[i] = full ? n->px[i] : n->aw_px[i] + (n->px[i] - n->aw_px[i]) * w;
+    n->bl_y[i] = full ? n->py[i] : n->aw_py[i] + (n->py[i] - n->aw_py[i]) * w;
+    n->bl_z[i] = full ? n->pz[i] : n->aw_pz[i] + (n->pz[i] - n->aw_pz[i]) * w;
   }
 }
 

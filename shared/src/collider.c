@@ -140,10 +140,12 @@ static inline void push_keep_link(float *x, float *y, float *z, float px, float 
   float nvy = has_v * vy / (vlen > 1e-7f ? vlen : 1.0f) + (1.0f - has_v) * qy / (qlen > 1e-9f ? qlen : 1.0f);
   float nvz = has_v * vz / (vlen > 1e-7f ? vlen : 1.0f) + (1.0f - has_v) * qz / (qlen > 1e-9f ? qlen : 1.0f);
   float kx = px + ux * h + nvx * rho, ky = py + uy * h + nvy * rho, kz = pz + uz * h + nvz * rho;
-  float take_circle = hit * circle, take_radial = hit * (1.0f - circle), keep = 1.0f - hit;
-  *x = *x * keep + kx * take_circle + rx * take_radial;
-  *y = *y * keep + ky * take_circle + ry * take_radial;
-  *z = *z * keep + kz * take_circle + rz * take_radial;
+  /* selects, not a weighted sum: an unused slot (radius -1e30) makes the untaken candidates
+   * inf/NaN, and NaN * 0 would leak into a node that shares a block with a hit */
+  bool take = hit > 0.0f, on_circle = circle > 0.0f;
+  *x = take ? (on_circle ? kx : rx) : *x;
+  *y = take ? (on_circle ? ky : ry) : *y;
+  *z = take ? (on_circle ? kz : rz) : *z;
 }
 
 static inline void restore_link(float *x, float *y, float *z, float px, float py, float pz, float rest_len) {
