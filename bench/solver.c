@@ -10,6 +10,8 @@
  *   output    shortest-arc poses against the parent's written pose, each level's local
  *             transforms scattered into the scene's bone transform slots while still in cache
  * then a whole tress_sim_step(1/60) is timed end to end (culling, wind, everything).
+ * The same three configurations run again with 4 sphere and 2 capsule colliders per chain
+ * (attached to its part, strand radius 0.05): the "+6c" rows, beside the collider-free ones.
  * Every figure is the median over the frames (robust on a shared machine), divided by the node
  * count; `--best` reports the fastest frame instead (what a quiet core does). Figures are printed, never asserted. `--json` prints one object per configuration.
  */
@@ -23,6 +25,7 @@
 
 typedef struct config {
   uint32_t chains, bones;
+  bool colliders; /* 4 spheres + 2 capsules per chain, attached to its part, strand radius 0.05 */
 } config;
 
 typedef struct result {
@@ -91,7 +94,32 @@ static void rig_build(rig *r, config cfg) {
   r->sim = tress_sim_create(&def);
   float cam[3] = {0, 5, 0};
   tress_sim_set_camera(r->sim, cam);
-  for (uint32_t c = 0; c < cfg.chains; c++) tress_sim_bind(r->sim, r->parts[c], NULL, NULL);
+  for (uint32_t c = 0; c < cfg.chains; c++) {
+    tress_chain_settings s = tress_default_chain_settings();
+    if (cfg.colliders) {
+      /* a head under the strand's middle, shoulders, a neck capsule and a collar capsule: the
+       * strand swings into some of them every frame, most of its nodes are clear of most */
+      static const float spheres[4][4] = {{0.9f, -0.4f, 0.0f, 0.5f}, {0.0f, -0.6f, 0.6f, 0.3f},
+                                          {0.0f, -0.6f, -0.6f, 0.3f}, {1.6f, -1.2f, 0.0f, 0.3f}};
+      for (int k = 0; k < 4; k++) {
+        tress_collider_def d = tress_default_collider_def();
+        d.attach = r->parts[c];
+        memcpy(d.offset, spheres[k], 3 * sizeof(float));
+        memcpy(d.tail, spheres[k], 3 * sizeof(float));
+        d.radius = spheres[k][3];
+        tress_sim_add_collider(r->sim, &d, &s.colliders[s.collider_count++]);
+      }
+      const float neck[3] = {0.0f, -1.0f, 0.0f}, collar[3] = {0.0f, -1.3f, 0.0f};
+      tress_collider_def d = tress_collider_capsule_y(r->parts[c], neck, 0.6f, 0.2f);
+      tress_sim_add_collider(r->sim, &d, &s.colliders[s.collider_count++]);
+      d = tress_collider_capsule_y(r->parts[c], collar, 0.0f, 0.25f);
+      d.offset[0] = -0.6f;
+      d.tail[0] = 0.6f;
+      tress_sim_add_collider(r->sim, &d, &s.colliders[s.collider_count++]);
+      s.radius = 0.05f;
+    }
+    tress_sim_bind(r->sim, r->parts[c], &s, NULL);
+  }
 }
 
 static void rig_free(rig *r) {
@@ -189,19 +217,21 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  const config cfgs[] = {{300, 7}, {1000, 10}, {10000, 10}};
+  const config cfgs[] = {{300, 7, false},  {1000, 10, false}, {10000, 10, false},
+                         {300, 7, true},   {1000, 10, true},  {10000, 10, true}};
   const size_t ncfg = sizeof cfgs / sizeof cfgs[0];
-  result res[3];
+  result res[6];
   for (size_t i = 0; i < ncfg; i++) res[i] = run(cfgs[i], budget, report_best);
   if (json) {
     printf("[\n");
     for (size_t i = 0; i < ncfg; i++) {
       const result *r = &res[i];
-      printf("  {\"chains\": %u, \"bones\": %u, \"nodes\": %u, \"frames\": %u, \"ns_per_node_substep\": %.3f, "
+      printf("  {\"chains\": %u, \"bones\": %u, \"colliders_per_chain\": %d, \"nodes\": %u, \"frames\": %u, "
+             "\"ns_per_node_substep\": %.3f, "
              "\"ns_per_node_output\": %.3f, \"ns_per_node_prepare\": %.3f, "
              "\"ns_per_node_frame\": %.3f, \"ns_per_node_frame_with_prepare\": %.3f, \"ns_per_node_step\": %.3f, "
              "\"ms_per_frame\": %.4f}%s\n",
-             r->cfg.chains, r->cfg.bones, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
+             r->cfg.chains, r->cfg.bones, r->cfg.colliders ? 6 : 0, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
              r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, i + 1 < ncfg ? "," : "");
     }
     printf("]\n");
@@ -211,13 +241,14 @@ int main(int argc, char **argv) {
          report_best ? "fastest" : "median");
   printf("output = poses + scene write; frame = substep + output; step = a whole tress_sim_step(1/60),\n");
   printf("prepare (scene reads, animated poses) and culling included; ms/frame = one step for all chains\n\n");
-  printf("%-12s %8s %9s %9s %9s %9s %9s %10s\n", "config", "nodes", "prepare", "substep", "output", "frame", "step",
+  printf("+6c: every chain tests 4 spheres and 2 capsules (strand radius 0.05)\n\n");
+  printf("%-16s %8s %9s %9s %9s %9s %9s %10s\n", "config", "nodes", "prepare", "substep", "output", "frame", "step",
          "ms/frame");
   for (size_t i = 0; i < ncfg; i++) {
     const result *r = &res[i];
     char name[32];
-    snprintf(name, sizeof name, "%u x %u", r->cfg.chains, r->cfg.bones);
-    printf("%-12s %8u %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f\n", name, r->cfg.chains * r->cfg.bones, r->prepare_ns,
+    snprintf(name, sizeof name, "%u x %u%s", r->cfg.chains, r->cfg.bones, r->cfg.colliders ? " +6c" : "");
+    printf("%-16s %8u %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f\n", name, r->cfg.chains * r->cfg.bones, r->prepare_ns,
            r->substep_ns, r->output_ns, r->frame_ns, r->step_ns, r->frame_ms);
   }
   return 0;

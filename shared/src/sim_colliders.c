@@ -76,11 +76,26 @@ void tress_sim_remove_collider(tress_sim *sim, tress_collider_id id) {
 
 void tress__colliders_resolve(tress_sim *sim) {
   tress_sim_colliders *c = sim->colliders;
+  /* colliders of one body part are usually added together: their attach frame is walked once */
+  tress_id last = TRESS_NULL_ID;
+  tress_xform frame = tress_xform_identity();
+  bool have = false;
   for (uint32_t i = 0; i < c->count; i++) {
     /* a collider whose body is gone stops pushing (it would otherwise sit at the origin) */
     const tress_collider_def *d = &c->defs[i];
-    if (c->alive[i] && (tress_id_is_null(d->attach) || tress_instance_valid(sim->scene, d->attach))) {
-      c->world[i] = tress_collider_resolve(sim->scene, d);
+    bool world_space = tress_id_is_null(d->attach);
+    if (c->alive[i] && (world_space || tress_instance_valid(sim->scene, d->attach))) {
+      if (world_space) {
+        c->world[i] = tress_collider_resolve_in(tress_xform_identity(), d);
+        continue;
+      }
+      if (!have || !tress_id_equal(last, d->attach)) {
+        frame = tress_instance_world(sim->scene, d->attach);
+        if (!tress_xform_is_finite(frame)) frame = tress_xform_identity();
+        last = d->attach;
+        have = true;
+      }
+      c->world[i] = tress_collider_resolve_in(frame, d);
     } else {
       memset(&c->world[i], 0, sizeof c->world[i]);
       c->world[i].radius = TRESS_COLLIDER_UNUSED_RADIUS;
