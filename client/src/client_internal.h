@@ -52,6 +52,13 @@ typedef struct replica_character {
   tress_handle_id *handles;
   uint32_t handle_count, handle_cap;
   double added_at, bound_at;
+  /* BIND's springs section, decoded (NULL when none), and what it made in the sim: colliders
+   * per section collider (null where the attach name matched nothing), chains bound by name. */
+  struct tress_wire_springs *springs;
+  tress_collider_id *collider_ids;
+  uint32_t collider_id_count;
+  tress_handle_id *spring_handles;
+  uint32_t spring_handle_count;
 } replica_character;
 
 /* A character this client asked for; the manifest is re-sent after a reconnect. */
@@ -131,6 +138,14 @@ tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, 
 /* After a RIG_RESULT: binds once the BIND and every rig it lists are here; a rig the BIND did
  * not list re-binds (the character's handles are destroyed first). */
 void tress__replica_rig_arrived(tress_client *c, replica_character *ch);
+/* replica_springs.c: keep BIND's springs section (decoded; a bad one is reported and
+ * ignored), put it into the sim after bind_character, merge it into chain settings updates,
+ * and take it back out of the sim (colliders, chains bound by name) when the handles go. */
+tress_client_result tress__springs_take(tress_client *c, replica_character *ch, const tress_msg_bind *bind);
+void tress__springs_apply(tress_client *c, replica_character *ch);
+tress_chain_settings tress__springs_settings(const replica_character *ch, const tress_chain_settings *base);
+void tress__springs_release(tress_client *c, replica_character *ch);
+void tress__springs_free(replica_character *ch);
 void tress__replica_apply_settings(tress_client *c, replica_character *ch, const tress_msg_settings_update *m);
 void tress__replica_place(tress_client *c);
 /* True while some character waits for a rig or a bind (for the bytes-per-phase split). */

@@ -49,6 +49,7 @@ static void character_free(tress_client *c, replica_character *ch) {
   free(ch->accessories);
   free(ch->bones);
   free(ch->handles);
+  tress__springs_free(ch);
   free(ch);
 }
 
@@ -181,6 +182,7 @@ tress_client_result tress__replica_add(tress_client *c, const tress_msg_characte
 }
 
 static void destroy_handles(tress_client *c, replica_character *ch) {
+  tress__springs_release(c, ch);
   for (uint32_t i = 0; i < ch->handle_count; i++)
     if (tress_handle_valid(c->sim, ch->handles[i])) tress_handle_destroy(c->sim, ch->handles[i]);
   ch->handle_count = 0;
@@ -254,6 +256,7 @@ static tress_client_result bind_now(tress_client *c, replica_character *ch) {
   }
   ch->handle_count = count;
   ch->bound = true;
+  tress__springs_apply(c, ch);
   ch->bound_at = tress_client_now(c);
   double from = ch->added_at > c->joined_at ? ch->added_at : c->joined_at;
   double latency = ch->bound_at - from;
@@ -277,6 +280,8 @@ static bool rigs_complete(const replica_character *ch) {
 tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, const tress_msg_bind *bind) {
   uint32_t n = bind->match_count <= TRESS_WIRE_MAX_ACCESSORIES ? bind->match_count : TRESS_WIRE_MAX_ACCESSORIES;
   uint32_t r = bind->rigged_count <= TRESS_WIRE_MAX_ACCESSORIES ? bind->rigged_count : TRESS_WIRE_MAX_ACCESSORIES;
+  tress_client_result sr = tress__springs_take(c, ch, bind);
+  if (sr != TRESS_CLIENT_OK) return sr;
   ch->bind = *bind;
   ch->bind.match_count = n;
   ch->bind.rigged_count = r;
@@ -290,8 +295,9 @@ tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, 
   ch->have_bind = true;
   /* A second BIND for a bound character changes settings, never the handle set. */
   if (ch->bound) {
+    tress_chain_settings cs = tress__springs_settings(ch, &ch->bind.chain_settings);
     for (uint32_t i = 0; i < ch->handle_count; i++) {
-      tress_handle_set_chain_settings(c->sim, ch->handles[i], &ch->bind.chain_settings);
+      tress_handle_set_chain_settings(c->sim, ch->handles[i], &cs);
       tress_handle_set_accessory_settings(c->sim, ch->handles[i], &ch->bind.accessory_settings);
     }
     return TRESS_CLIENT_OK;
@@ -316,9 +322,11 @@ void tress__replica_rig_arrived(tress_client *c, replica_character *ch) {
 void tress__replica_apply_settings(tress_client *c, replica_character *ch, const tress_msg_settings_update *m) {
   if (m->has_chain_settings) ch->bind.chain_settings = m->chain_settings;
   if (m->has_accessory_settings) ch->bind.accessory_settings = m->accessory_settings;
+  /* the springs section's fields ride along: an update changes the four it carries */
+  tress_chain_settings cs = tress__springs_settings(ch, &ch->bind.chain_settings);
   for (uint32_t i = 0; i < ch->handle_count; i++) {
     /* Each call refuses the handle kinds it does not tune; that is expected here. */
-    if (m->has_chain_settings) tress_handle_set_chain_settings(c->sim, ch->handles[i], &m->chain_settings);
+    if (m->has_chain_settings) tress_handle_set_chain_settings(c->sim, ch->handles[i], &cs);
     if (m->has_accessory_settings) tress_handle_set_accessory_settings(c->sim, ch->handles[i], &m->accessory_settings);
   }
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "server.h"
+#include "tress/wire_springs.h"
 
 tress_character *tress_session_find(tress_server *s, uint32_t character_id) {
   if (character_id == 0) return NULL;
@@ -104,6 +105,13 @@ static void send_rig_failed(tress_server *s, const tress_character *c, uint8_t i
   else tress_net_send(s, to_slot, &m);
 }
 
+/* The manifest's springs section (colliders and chain settings), or NULL. */
+static const tress_wire_section *manifest_springs(const tress_wire_manifest *mf) {
+  for (uint32_t i = 0; i < mf->section_count; i++)
+    if (mf->sections[i].tag == TRESS_SECTION_SPRINGS) return &mf->sections[i];
+  return NULL;
+}
+
 static void send_bind(tress_server *s, const tress_character *c, uint32_t to_slot) {
   tress_msg m;
   memset(&m, 0, sizeof m);
@@ -112,6 +120,14 @@ static void send_bind(tress_server *s, const tress_character *c, uint32_t to_slo
   m.bind.chain_settings = c->chain_settings;
   m.bind.accessory_settings = c->accessory_settings;
   m.bind.match_policy = TRESS_MATCH_DEFAULT;
+  /* the spawn's springs section, checked at spawn, goes out as it came (the session owns it) */
+  tress_wire_section springs;
+  const tress_wire_section *from = manifest_springs(&c->spawn.spawn_character.manifest);
+  if (from) {
+    springs = *from;
+    m.bind.section_count = 1;
+    m.bind.sections = &springs;
+  }
   if (to_slot == UINT32_MAX) tress_net_send_room(s, c->room, &m, UINT32_MAX);
   else tress_net_send(s, to_slot, &m);
 }
@@ -188,6 +204,21 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
       tress_net_send_error(s, slot, TRESS_CODE_ASSET_PATH_REJECTED, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
                            "accessory %u: asset id is not a path inside the store", i);
       tress_peer_strike(s, slot, "asset_path");
+      return;
+    }
+  }
+  /* A springs section (colliders, chain settings) is relayed in BIND to every client of the
+   * room, so it is decoded here first: a bad one never reaches them. */
+  const tress_wire_section *springs = manifest_springs(mf);
+  if (springs) {
+    tress_wire_springs *check = malloc(sizeof *check);
+    tress_wire_error werr;
+    tress_wire_status st = check ? tress_wire_springs_decode(springs->bytes, springs->length, check, &werr)
+                                 : TRESS_WIRE_ERR_OUT_OF_MEMORY;
+    free(check);
+    if (st != TRESS_WIRE_OK) {
+      tress_net_send_error(s, slot, TRESS_CODE_BAD_MANIFEST, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
+                           "springs section: %s", st == TRESS_WIRE_ERR_OUT_OF_MEMORY ? "no memory" : werr.message);
       return;
     }
   }

@@ -67,6 +67,15 @@ int32_t tress__collider_index(const tress_sim *sim, tress_collider_id id) {
 
 bool tress_sim_collider_valid(const tress_sim *sim, tress_collider_id id) { return tress__collider_index(sim, id) >= 0; }
 
+bool tress_sim_collider_get(const tress_sim *sim, tress_collider_id id, tress_collider_def *def,
+                            tress_collider_world *world) {
+  int32_t i = tress__collider_index(sim, id);
+  if (i < 0) return false;
+  if (def) *def = sim->colliders->defs[i];
+  if (world) *world = tress_collider_resolve(sim->scene, &sim->colliders->defs[i]);
+  return true;
+}
+
 void tress_sim_remove_collider(tress_sim *sim, tress_collider_id id) {
   int32_t i = tress__collider_index(sim, id);
   if (i < 0) return;

@@ -17,6 +17,7 @@
 #include "server_harness.h"
 #include "tress/client.h"
 #include "tress/sample_character.h"
+#include "tress/wire_springs.h"
 
 #define HAIR "meshes/hair_long.glb"
 
@@ -135,6 +136,86 @@ static void test_30_and_240_fps_clients_sway_identically(void **state) {
   pump(cs, 2, 200);
   tress_client_stats after = tress_client_stats_get(cs[1]);
   assert_int_equal(after.bytes_received, before.bytes_received);
+  assert_int_equal(ka.protocol_errors + kb.protocol_errors, 0);
+  tress_client_destroy(cs[0]);
+  tress_client_destroy(cs[1]);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
+  th_server_cleanup(&s);
+}
+
+/* A manifest's springs section (a head sphere, a torso capsule, the default chain entry with
+ * both) reaches every client in BIND: both clients add the same colliders, attached to their
+ * own Head / UpperTorso, give the hair chains the strand radius, tip and collider set, and sway
+ * identically. */
+static void test_springs_reach_every_client(void **state) {
+  (void)state;
+  th_server s;
+  start_server(&s, "client-springs");
+  counted ka = {0}, kb = {0};
+  tress_client *cs[2] = {client(&s, "springs", &ka), client(&s, "springs", &kb)};
+  tress_sample_character sample;
+  tress_sample_character_init(&sample, "Springy", HAIR);
+  static tress_wire_springs sp;
+  memset(&sp, 0, sizeof sp);
+  sp.collider_count = 2;
+  snprintf(sp.colliders[0].attach, sizeof sp.colliders[0].attach, "Head");
+  sp.colliders[0].shape = TRESS_COLLIDER_SPHERE;
+  sp.colliders[0].offset[1] = 0.1f;
+  sp.colliders[0].radius = 0.6f;
+  snprintf(sp.colliders[1].attach, sizeof sp.colliders[1].attach, "UpperTorso");
+  sp.colliders[1].shape = TRESS_COLLIDER_CAPSULE;
+  sp.colliders[1].offset[0] = -0.6f;
+  sp.colliders[1].tail[0] = 0.6f;
+  sp.colliders[1].radius = 0.5f;
+  sp.chain_count = 1;
+  sp.chains[0].settings = tress_default_chain_settings();
+  sp.chains[0].settings.radius = 0.05f;
+  sp.chains[0].settings.end_length = 0.2f;
+  sp.chains[0].collider_count = 2;
+  sp.chains[0].colliders[0] = 0;
+  sp.chains[0].colliders[1] = 1;
+  uint8_t bytes[TRESS_WIRE_MAX_SECTION_BYTES];
+  size_t len = 0;
+  tress_wire_error err;
+  assert_int_equal(tress_wire_springs_encode(&sp, bytes, sizeof bytes, &len, &err), TRESS_WIRE_OK);
+  tress_wire_section section = {TRESS_SECTION_SPRINGS, (uint32_t)len, bytes};
+  sample.manifest.section_count = 1;
+  sample.manifest.sections = &section;
+  assert_int_equal(tress_client_spawn(cs[0], &sample.manifest, NULL), TRESS_CLIENT_OK);
+  assert_true(pump_until_bound(cs, 2, 20000));
+  uint32_t a = bound_character(cs[0]), b = bound_character(cs[1]);
+  walk(cs[0], a, 60, 1.0);
+  walk(cs[1], b, 60, 1.0);
+  tress_collider_def da[4], db[4];
+  tress_collider_world wa[4], wb[4];
+  uint32_t na = tress_client_colliders(cs[0], a, da, wa, 4), nb = tress_client_colliders(cs[1], b, db, wb, 4);
+  printf("colliders: client 0 has %u, client 1 has %u\n", na, nb);
+  assert_int_equal(na, 2);
+  assert_int_equal(nb, 2);
+  const char *names[2] = {"Head", "UpperTorso"};
+  for (uint32_t i = 0; i < 2; i++) {
+    assert_int_equal(da[i].shape, db[i].shape);
+    assert_int_equal(da[i].shape, sp.colliders[i].shape);
+    assert_true(da[i].radius == sp.colliders[i].radius && db[i].radius == sp.colliders[i].radius);
+    assert_memory_equal(da[i].offset, db[i].offset, sizeof da[i].offset);
+    assert_string_equal(tress_instance_name(tress_client_scene(cs[0]), da[i].attach), names[i]);
+    assert_string_equal(tress_instance_name(tress_client_scene(cs[1]), db[i].attach), names[i]);
+    /* the same body pose on both clients: the same world colliders */
+    assert_true(fabsf(wa[i].ax - wb[i].ax) < 1e-4f && fabsf(wa[i].ay - wb[i].ay) < 1e-4f &&
+                fabsf(wa[i].az - wb[i].az) < 1e-4f && fabsf(wa[i].bx - wb[i].bx) < 1e-4f);
+  }
+  /* ... which follow the body: the head sphere sits on the walked Head */
+  tress_id head = da[0].attach;
+  tress_xform hw = tress_instance_world(tress_client_scene(cs[0]), head);
+  assert_true(fabsf(wa[0].ax - hw.p[0]) < 1e-3f && fabsf(wa[0].az - hw.p[2]) < 1e-3f);
+  /* both clients collide the same way: identical hair */
+  float ma[64 * 16], mb[64 * 16];
+  uint32_t nma = tress_client_bone_matrices(cs[0], a, ma, 64), nmb = tress_client_bone_matrices(cs[1], b, mb, 64);
+  assert_int_equal(nma, nmb);
+  float worst = 0.0f;
+  for (uint32_t i = 0; i < 16 * nma; i++) worst = fmaxf(worst, fabsf(ma[i] - mb[i]));
+  printf("springs: largest bone matrix difference between the clients: %.3g\n", worst);
+  assert_true(worst < 1e-4f);
   assert_int_equal(ka.protocol_errors + kb.protocol_errors, 0);
   tress_client_destroy(cs[0]);
   tress_client_destroy(cs[1]);
@@ -340,6 +421,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_30_and_240_fps_clients_sway_identically),
       cmocka_unit_test(test_late_joiner_gets_the_same_bones),
+      cmocka_unit_test(test_springs_reach_every_client),
       cmocka_unit_test(test_server_restart_rebinds_without_duplicates),
       cmocka_unit_test(test_despawn_removes_the_character_everywhere),
       cmocka_unit_test(test_game_loop_example_runs),

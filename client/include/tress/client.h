@@ -167,6 +167,10 @@ tress_client_rig_state tress_client_accessory_rig_state(const tress_client *c, u
 /* Bones of a character: every rigged accessory in manifest order, each in rig order. Ids stay
  * valid until the character is removed. Returns the count (writes at most max). */
 uint32_t tress_client_bones(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max);
+/* Colliders BIND's springs section put into this client's sim for a character (definitions
+ * with their attach ids in this client's scene, and world poses now). Returns the count. */
+uint32_t tress_client_colliders(const tress_client *c, uint32_t character_id, tress_collider_def *defs,
+                                tress_collider_world *worlds, uint32_t max);
 /* Column-major world matrices of the drawn pose (16 floats per bone), same order. */
 uint32_t tress_client_bone_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
 /* Skinning matrices: world * inverse(rest world), the world-space deformation of each bone, so

@@ -109,7 +109,8 @@ typedef struct tress_wire_section {
   const uint8_t *bytes; /* length bytes */
 } tress_wire_section;
 
-#define TRESS_SECTION_COLLIDERS 1 /* reserved: colliders and spring chains (not yet specified) */
+#define TRESS_SECTION_SPRINGS 1 /* BIND: colliders and spring chains (tress/wire_springs.h) */
+#define TRESS_SECTION_COLLIDERS TRESS_SECTION_SPRINGS /* the name it was reserved under */
 
 /* HairKit rig options (plan + rig). Bones = 1 + sectors * segments <= TRESS_WIRE_MAX_BONES. */
 typedef struct tress_wire_rig_options {
@@ -311,7 +312,7 @@ typedef struct tress_msg_bind {
    * this BIND: a client binds once it holds every one of them. */
   uint32_t rigged_count;     /* 0..TRESS_WIRE_MAX_ACCESSORIES */
   uint8_t *rigged_indices;   /* distinct, each < TRESS_WIRE_MAX_ACCESSORIES */
-  uint32_t section_count;    /* 0..TRESS_WIRE_MAX_SECTIONS; colliders will live here */
+  uint32_t section_count;    /* 0..TRESS_WIRE_MAX_SECTIONS; springs and colliders: tag 1 */
   tress_wire_section *sections;
 } tress_msg_bind;
 

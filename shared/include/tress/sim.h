@@ -173,6 +173,9 @@ tress_result tress_sim_bind_bone_chain(tress_sim *sim, tress_id root_bone, const
 tress_result tress_sim_add_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out);
 void tress_sim_remove_collider(tress_sim *sim, tress_collider_id id);
 bool tress_sim_collider_valid(const tress_sim *sim, tress_collider_id id);
+/* A live collider's definition and its world pose now (either may be NULL); false when stale. */
+bool tress_sim_collider_get(const tress_sim *sim, tress_collider_id id, tress_collider_def *def,
+                            tress_collider_world *world);
 
 /*
  * Resets. A chain snaps back to its animated pose (no whip, no velocity) on the next frame when:
