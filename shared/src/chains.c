@@ -27,7 +27,22 @@
  *   is local, computed against the parent's already written world pose, so parents-first
  *   order keeps every child exact: parent world * cframe * transform lands on the simulation.
  * - A leaf has no child to aim at: it keeps its parent's swing (identity arc on its animated
- *   rotation). Issue 9 adds end tips, which give leaves a direction of their own.
+ *   rotation), so with end_length 0 a leaf bone is carried, never turned. end_length > 0 gives
+ *   every leaf bone a virtual tip node (null id: reads identity, writes nowhere) that it aims at.
+ *
+ * Spring-bone features (issue 9), each paid for only where a chain uses it. A slot carries a
+ * feature byte; prepare ORs them into a per-tile flag, and a tile without the flag runs the
+ * seed's loops unchanged:
+ * - colliders: the sim resolves its colliders to world once per frame and gathers one lane per
+ *   chain slot (its set; empty while asleep); in tiles that collide, each level's link loop is
+ *   followed by tress_collider_push_level_sets with the node -> slot map, parents first, links
+ *   kept (collider.h). No collider anywhere: no resolve, no gather, no push.
+ * - weight / enabled: tiles with a blended chain blend positions toward the animated pose
+ *   before output (weight 1 passes the simulated bits through) and write the animated local
+ *   exactly where weight is 0; a disabled chain also snaps to its animated pose every frame.
+ * - gusts: a gusty chain rewrites its nodes' wind scale once per frame, phase delayed by depth.
+ * - resets (checked per chain in prepare, any of them snaps): the 50-stud teleport guard, a root
+ *   jump of TRESS_JUMP_RESET_CHAINS chain lengths, a stalled step, tress_sim_reset.
  *
  * The layout is rebuilt lazily (on the next frame) when chains bind or unbind; bind may
  * allocate, a frame never does once the scratch buffers have grown.
