@@ -209,6 +209,11 @@ static cJSON *bot_json(const bot *b, double fps) {
   cJSON_AddNumberToObject(o, "rigs_fallback", s.rigs_fallback);
   cJSON_AddNumberToObject(o, "bones_bound", s.bones_bound);
   cJSON_AddNumberToObject(o, "binds", s.binds);
+  /* colliders the springs sections put into this bot's sim, over the characters it sees now */
+  uint32_t ids[1024], colliders = 0;
+  uint32_t nc = tress_client_character_ids(b->client, ids, 1024);
+  for (uint32_t i = 0; i < nc && i < 1024; i++) colliders += tress_client_colliders(b->client, ids[i], NULL, NULL, 0);
+  cJSON_AddNumberToObject(o, "colliders", colliders);
   double settled = b->settled_frames ? (double)b->settled_frames : 1.0;
   cJSON_AddNumberToObject(o, "handles_bound_per_frame", (double)b->bound_sum / settled);
   cJSON_AddNumberToObject(o, "handles_bound_max", b->bound_max);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tress/codec.h"
+#include "tress/wire_springs.h"
 
 static int fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(char *err, const char *fmt, ...) {
@@ -58,6 +59,109 @@ static int read_number(const cJSON *obj, const char *key, float *out, const char
   if (!v) return 0;
   if (!cJSON_IsNumber(v)) return fail(err, "%s.%s must be a number", what, key);
   *out = (float)v->valuedouble;
+  return 0;
+}
+
+static const char *const SHAPE_NAMES[] = {"sphere", "capsule"};
+
+static int read_bool(const cJSON *obj, const char *key, bool *out, const char *what, char *err) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!v) return 0;
+  if (!cJSON_IsBool(v)) return fail(err, "%s.%s must be true or false", what, key);
+  *out = cJSON_IsTrue(v);
+  return 0;
+}
+
+/* "springs" -> the BIND springs section's fields; the codec checks the values afterwards. */
+static int read_springs(const cJSON *sp, tress_wire_springs *s, char *err) {
+  memset(s, 0, sizeof *s);
+  if (!cJSON_IsObject(sp)) return fail(err, "springs must be an object {\"colliders\", \"chains\"}");
+  const cJSON *cols = cJSON_GetObjectItemCaseSensitive(sp, "colliders");
+  if (cols && !cJSON_IsArray(cols)) return fail(err, "springs.colliders must be an array");
+  int nc = cols ? cJSON_GetArraySize(cols) : 0;
+  if (nc > TRESS_WIRE_MAX_COLLIDERS) return fail(err, "springs: %d colliders, limit %d", nc, TRESS_WIRE_MAX_COLLIDERS);
+  s->collider_count = (uint32_t)nc;
+  for (int i = 0; i < nc; i++) {
+    const cJSON *c = cJSON_GetArrayItem(cols, i);
+    char what[48];
+    snprintf(what, sizeof what, "springs.colliders[%d]", i);
+    if (!cJSON_IsObject(c)) return fail(err, "%s must be an object", what);
+    tress_wire_collider *wc = &s->colliders[i];
+    char shape[16] = "";
+    if (read_string(c, "shape", shape, sizeof shape, true, what, err) ||
+        read_string(c, "attach", wc->attach, sizeof wc->attach, false, what, err) ||
+        read_floats(cJSON_GetObjectItemCaseSensitive(c, "offset"), wc->offset, 3, what, err) ||
+        read_number(c, "radius", &wc->radius, what, err))
+      return -1;
+    int k = strcmp(shape, "sphere") == 0 ? 0 : (strcmp(shape, "capsule") == 0 ? 1 : -1);
+    if (k < 0) return fail(err, "%s: shape \"%s\" is not \"sphere\" or \"capsule\"", what, shape);
+    wc->shape = (uint8_t)k;
+    const cJSON *tail = cJSON_GetObjectItemCaseSensitive(c, "tail");
+    if (k == 0 && tail) return fail(err, "%s: a sphere has no tail", what);
+    if (k == 1 && !tail) return fail(err, "%s: a capsule needs \"tail\" (its second end centre)", what);
+    if (read_floats(tail, wc->tail, 3, what, err)) return -1;
+  }
+  const cJSON *chains = cJSON_GetObjectItemCaseSensitive(sp, "chains");
+  if (chains && !cJSON_IsArray(chains)) return fail(err, "springs.chains must be an array");
+  int nh = chains ? cJSON_GetArraySize(chains) : 0;
+  if (nh > TRESS_WIRE_MAX_SPRING_CHAINS) return fail(err, "springs: %d chains, limit %d", nh, TRESS_WIRE_MAX_SPRING_CHAINS);
+  s->chain_count = (uint32_t)nh;
+  for (int i = 0; i < nh; i++) {
+    const cJSON *c = cJSON_GetArrayItem(chains, i);
+    char what[48];
+    snprintf(what, sizeof what, "springs.chains[%d]", i);
+    if (!cJSON_IsObject(c)) return fail(err, "%s must be an object", what);
+    tress_wire_spring_chain *wc = &s->chains[i];
+    tress_chain_settings *t = &wc->settings;
+    *t = tress_default_chain_settings();
+    if (read_string(c, "root", wc->root, sizeof wc->root, false, what, err) ||
+        read_number(c, "damping", &t->damping, what, err) || read_number(c, "stiffness", &t->stiffness, what, err) ||
+        read_number(c, "gravity_scale", &t->gravity_scale, what, err) ||
+        read_number(c, "wind_scale", &t->wind_scale, what, err) || read_number(c, "radius", &t->radius, what, err) ||
+        read_number(c, "end_length", &t->end_length, what, err) ||
+        read_number(c, "wind_gust", &t->wind_gust, what, err) ||
+        read_number(c, "wind_frequency", &t->wind_frequency, what, err) ||
+        read_number(c, "weight", &t->weight, what, err) || read_bool(c, "enabled", &t->enabled, what, err))
+      return -1;
+    const cJSON *set = cJSON_GetObjectItemCaseSensitive(c, "colliders");
+    if (set && !cJSON_IsArray(set)) return fail(err, "%s.colliders must be an array of collider indices", what);
+    int ns = set ? cJSON_GetArraySize(set) : 0;
+    if (ns > TRESS_CHAIN_COLLIDERS_MAX) return fail(err, "%s: %d colliders, limit %d", what, ns, TRESS_CHAIN_COLLIDERS_MAX);
+    wc->collider_count = (uint8_t)ns;
+    for (int k = 0; k < ns; k++) {
+      const cJSON *v = cJSON_GetArrayItem(set, k);
+      if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= nc || v->valuedouble != (int)v->valuedouble)
+        return fail(err, "%s.colliders[%d]: not an index into springs.colliders (0..%d)", what, k, nc - 1);
+      wc->colliders[k] = (uint8_t)v->valueint;
+    }
+  }
+  return 0;
+}
+
+/* The springs section: encoded by the codec (its rules, its message) into a section of m. */
+static int parse_springs(const cJSON *sp, tress_wire_manifest *m, char *err) {
+  tress_wire_springs *s = malloc(sizeof *s); /* ~15 KiB: not on the stack */
+  if (!s) return fail(err, "out of memory");
+  int rc = read_springs(sp, s, err);
+  size_t n = 0;
+  tress_wire_error werr;
+  if (rc == 0 && tress_wire_springs_encode(s, NULL, 0, &n, &werr) != TRESS_WIRE_OK)
+    rc = fail(err, "springs: %s", werr.message);
+  uint8_t *bytes = rc == 0 ? malloc(n) : NULL;
+  if (rc == 0 && !bytes) rc = fail(err, "out of memory");
+  if (rc == 0 && tress_wire_springs_encode(s, bytes, n, &n, &werr) != TRESS_WIRE_OK)
+    rc = fail(err, "springs: %s", werr.message);
+  free(s);
+  if (rc == 0) {
+    m->sections = calloc(1, sizeof *m->sections);
+    if (!m->sections) rc = fail(err, "out of memory");
+  }
+  if (rc != 0) {
+    free(bytes);
+    return -1;
+  }
+  m->sections[0] = (tress_wire_section){.tag = TRESS_SECTION_SPRINGS, .length = (uint32_t)n, .bytes = bytes};
+  m->section_count = 1;
   return 0;
 }
 
@@ -185,12 +289,16 @@ static int parse_root(const cJSON *root, tress_wire_manifest *m, char *err) {
       if (read_floats(r, m->rig_options.root, 3, "rig.root", err)) return -1;
     }
   }
+  const cJSON *springs = cJSON_GetObjectItemCaseSensitive(root, "springs");
+  if (springs && parse_springs(springs, m, err)) return -1;
   return 0;
 }
 
 void tress_manifest_json_free(tress_wire_manifest *m) {
   free(m->parts);
   free(m->accessories);
+  for (uint32_t i = 0; i < m->section_count; i++) free((void *)m->sections[i].bytes);
+  free(m->sections);
   memset(m, 0, sizeof *m);
 }
 
@@ -264,6 +372,54 @@ static cJSON *xform(const tress_xform *x) {
   return o;
 }
 
+/* The springs section as JSON, or NULL when m has none (or it does not decode). */
+static cJSON *springs_json(const tress_wire_manifest *m) {
+  const tress_wire_section *sec = NULL;
+  for (uint32_t i = 0; i < m->section_count; i++)
+    if (m->sections[i].tag == TRESS_SECTION_SPRINGS) sec = &m->sections[i];
+  if (!sec) return NULL;
+  tress_wire_springs *s = malloc(sizeof *s);
+  tress_wire_error werr;
+  if (!s || tress_wire_springs_decode(sec->bytes, sec->length, s, &werr) != TRESS_WIRE_OK) {
+    free(s);
+    return NULL;
+  }
+  cJSON *o = cJSON_CreateObject();
+  cJSON *cols = cJSON_AddArrayToObject(o, "colliders");
+  for (uint32_t i = 0; i < s->collider_count; i++) {
+    const tress_wire_collider *c = &s->colliders[i];
+    cJSON *co = cJSON_CreateObject();
+    cJSON_AddStringToObject(co, "shape", SHAPE_NAMES[c->shape ? 1 : 0]);
+    cJSON_AddStringToObject(co, "attach", c->attach);
+    cJSON_AddItemToObject(co, "offset", floats(c->offset, 3));
+    if (c->shape) cJSON_AddItemToObject(co, "tail", floats(c->tail, 3));
+    cJSON_AddNumberToObject(co, "radius", c->radius);
+    cJSON_AddItemToArray(cols, co);
+  }
+  cJSON *chains = cJSON_AddArrayToObject(o, "chains");
+  for (uint32_t i = 0; i < s->chain_count; i++) {
+    const tress_wire_spring_chain *c = &s->chains[i];
+    const tress_chain_settings *t = &c->settings;
+    cJSON *co = cJSON_CreateObject();
+    cJSON_AddStringToObject(co, "root", c->root);
+    cJSON_AddNumberToObject(co, "damping", t->damping);
+    cJSON_AddNumberToObject(co, "stiffness", t->stiffness);
+    cJSON_AddNumberToObject(co, "gravity_scale", t->gravity_scale);
+    cJSON_AddNumberToObject(co, "wind_scale", t->wind_scale);
+    cJSON_AddNumberToObject(co, "radius", t->radius);
+    cJSON_AddNumberToObject(co, "end_length", t->end_length);
+    cJSON_AddNumberToObject(co, "wind_gust", t->wind_gust);
+    cJSON_AddNumberToObject(co, "wind_frequency", t->wind_frequency);
+    cJSON_AddNumberToObject(co, "weight", t->weight);
+    cJSON_AddBoolToObject(co, "enabled", t->enabled);
+    cJSON *set = cJSON_AddArrayToObject(co, "colliders");
+    for (uint32_t k = 0; k < c->collider_count; k++) cJSON_AddItemToArray(set, cJSON_CreateNumber(c->colliders[k]));
+    cJSON_AddItemToArray(chains, co);
+  }
+  free(s);
+  return o;
+}
+
 char *tress_manifest_json_print(const tress_wire_manifest *m) {
   cJSON *root = cJSON_CreateObject();
   if (!root) return NULL;
@@ -319,6 +475,8 @@ char *tress_manifest_json_print(const tress_wire_manifest *m) {
     cJSON_AddItemToObject(o, "axis", floats(m->rig_options.axis, 3));
     if (m->rig_options.has_root) cJSON_AddItemToObject(o, "root", floats(m->rig_options.root, 3));
   }
+  cJSON *springs = springs_json(m);
+  if (springs) cJSON_AddItemToObject(root, "springs", springs);
   char *s = cJSON_Print(root);
   cJSON_Delete(root);
   return s;

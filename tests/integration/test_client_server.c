@@ -417,6 +417,43 @@ static void test_bot_reports_and_exits_zero(void **state) {
   th_server_cleanup(&s);
 }
 
+/* kit.json carries a springs section (a head sphere and a torso capsule for its ponytail):
+ * the bot's characters bind with both colliders on every client. */
+static void test_bot_with_springs_manifest_binds_colliders(void **state) {
+  (void)state;
+  th_server s;
+  start_server(&s, "client-bot-springs");
+  char bin[600], server[64], out[700];
+  snprintf(bin, sizeof bin, "%s/client/bot/tress-bot", getenv("TRESS_BINARY_DIR"));
+  snprintf(server, sizeof server, "127.0.0.1:%u", s.udp_port);
+  snprintf(out, sizeof out, "%s/bot.json", s.dir);
+  const char *argv[] = {bin, "--server", server, "--room", "kit", "--bots", "2", "--characters", "1",
+                        "--manifest", "assets/characters/kit.json", "--fps", "60", "--duration", "2", "--json", NULL};
+  assert_int_equal(run(argv, out), 0);
+  FILE *f = fopen(out, "r");
+  assert_non_null(f);
+  static char text[1 << 16];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  cJSON *report = cJSON_Parse(text);
+  assert_non_null(report);
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItem(report, "ok")));
+  cJSON *bot;
+  int bots = 0;
+  cJSON_ArrayForEach(bot, cJSON_GetObjectItem(report, "bots")) {
+    bots++;
+    assert_int_equal(cJSON_GetObjectItem(bot, "characters_now")->valueint, 2);
+    assert_int_equal(cJSON_GetObjectItem(bot, "protocol_errors")->valueint, 0);
+    /* two characters, each with the head sphere and the torso capsule */
+    assert_int_equal(cJSON_GetObjectItem(bot, "colliders")->valueint, 4);
+  }
+  assert_int_equal(bots, 2);
+  cJSON_Delete(report);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
+  th_server_cleanup(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_30_and_240_fps_clients_sway_identically),
@@ -426,6 +463,7 @@ int main(void) {
       cmocka_unit_test(test_despawn_removes_the_character_everywhere),
       cmocka_unit_test(test_game_loop_example_runs),
       cmocka_unit_test(test_bot_reports_and_exits_zero),
+      cmocka_unit_test(test_bot_with_springs_manifest_binds_colliders),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 
 #include "server_harness.h"
 #include "tress/manifest_json.h"
+#include "tress/wire_springs.h"
 
 static void test_samples_load_and_round_trip(void **state) {
   (void)state;
@@ -68,8 +69,110 @@ static void test_bad_manifests_refused(void **state) {
   }
 }
 
+static const char *KIT_SPRINGS_HEAD =
+    "{\"character\": \"x\", \"parts\": [{\"name\": \"Head\"}], \"springs\": ";
+
+/* kit.json's springs section decodes to what the file says and survives print/parse. */
+static void test_springs_section_round_trip(void **state) {
+  (void)state;
+  tress_wire_manifest m;
+  char err[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+  assert_int_equal(tress_manifest_json_load("assets/characters/kit.json", &m, err), 0);
+  assert_int_equal(m.section_count, 1);
+  assert_int_equal(m.sections[0].tag, TRESS_SECTION_SPRINGS);
+  tress_wire_springs *s = malloc(sizeof *s), *t = malloc(sizeof *t);
+  assert_non_null(s);
+  assert_non_null(t);
+  tress_wire_error werr;
+  assert_int_equal(tress_wire_springs_decode(m.sections[0].bytes, m.sections[0].length, s, &werr), TRESS_WIRE_OK);
+  assert_int_equal(s->collider_count, 2);
+  assert_int_equal(s->colliders[0].shape, TRESS_COLLIDER_SPHERE);
+  assert_string_equal(s->colliders[0].attach, "Head");
+  assert_float_equal(s->colliders[0].radius, 0.6f, 1e-6);
+  assert_int_equal(s->colliders[1].shape, TRESS_COLLIDER_CAPSULE);
+  assert_float_equal(s->colliders[1].tail[1], -2.6f, 1e-6);
+  assert_int_equal(s->chain_count, 1);
+  assert_string_equal(s->chains[0].root, "");
+  assert_float_equal(s->chains[0].settings.radius, 0.05f, 1e-6);
+  assert_float_equal(s->chains[0].settings.end_length, 0.1f, 1e-6);
+  assert_float_equal(s->chains[0].settings.wind_gust, 0.3f, 1e-6);
+  assert_true(s->chains[0].settings.enabled);
+  assert_int_equal(s->chains[0].collider_count, 2);
+  assert_int_equal(s->chains[0].colliders[1], 1);
+
+  /* every field, non-default, through print and parse */
+  s->chains[0].settings.enabled = false;
+  s->chains[0].settings.weight = 0.25f;
+  s->chains[0].settings.wind_frequency = 2.5f;
+  s->chains[0].collider_count = 1;
+  s->chains[0].colliders[0] = 1;
+  snprintf(s->chains[0].root, sizeof s->chains[0].root, "Hair_Ponytail_00");
+  size_t n = 0;
+  static uint8_t bytes[TRESS_WIRE_MAX_SECTION_BYTES];
+  assert_int_equal(tress_wire_springs_encode(s, bytes, sizeof bytes, &n, &werr), TRESS_WIRE_OK);
+  const tress_wire_section section = {.tag = TRESS_SECTION_SPRINGS, .length = (uint32_t)n, .bytes = bytes};
+  tress_wire_manifest edited = m;
+  edited.sections = (tress_wire_section *)&section;
+  char *text = tress_manifest_json_print(&edited);
+  assert_non_null(text);
+  tress_wire_manifest back;
+  assert_int_equal(tress_manifest_json_parse(text, strlen(text), &back, err), 0);
+  free(text);
+  assert_int_equal(back.section_count, 1);
+  assert_int_equal(tress_wire_springs_decode(back.sections[0].bytes, back.sections[0].length, t, &werr), TRESS_WIRE_OK);
+  assert_true(tress_wire_springs_equal(s, t));
+  assert_false(t->chains[0].settings.enabled);
+  tress_manifest_json_free(&back);
+  free(s);
+  free(t);
+  tress_manifest_json_free(&m);
+}
+
+/* Bad springs are refused with the reason (the codec's rules), nothing half-loaded. */
+static void test_bad_springs_refused(void **state) {
+  (void)state;
+  const struct {
+    const char *springs, *reason;
+  } bad[] = {
+      {"[]", "springs must be an object"},
+      {"{\"colliders\": [{\"shape\": \"cube\", \"radius\": 1}]}", "shape \"cube\""},
+      {"{\"colliders\": [{\"shape\": \"sphere\", \"radius\": -1}]}", "not in [0"},
+      {"{\"colliders\": [{\"shape\": \"capsule\", \"radius\": 1}]}", "needs \"tail\""},
+      {"{\"colliders\": [{\"shape\": \"capsule\", \"tail\": [0, 0, 0], \"radius\": 1}]}", "no length"},
+      {"{\"chains\": [{\"wind_gust\": 2}]}", "wind_gust"},
+      {"{\"chains\": [{\"weight\": -0.5}]}", "weight"},
+      {"{\"chains\": [{\"radius\": 5000}]}", "radius"},
+      {"{\"chains\": [{\"end_length\": \"long\"}]}", "end_length must be a number"},
+      {"{\"chains\": [{\"enabled\": 1}]}", "enabled must be true or false"},
+      {"{\"chains\": [{\"colliders\": [0]}]}", "not an index"},
+      {"{\"colliders\": [{\"shape\": \"sphere\", \"radius\": 1}], \"chains\": [{\"colliders\": [0, 0]}]}",
+       "listed twice"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[512];
+    snprintf(text, sizeof text, "%s%s}", KIT_SPRINGS_HEAD, bad[i].springs);
+    tress_wire_manifest m;
+    char err[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+    assert_int_equal(tress_manifest_json_parse(text, strlen(text), &m, err), -1);
+    if (!strstr(err, bad[i].reason)) fail_msg("case %zu: \"%s\" does not say \"%s\"", i, err, bad[i].reason);
+    assert_null(m.sections);
+    assert_int_equal(m.section_count, 0);
+  }
+  /* the same shapes with good values load */
+  char text[512];
+  snprintf(text, sizeof text, "%s%s}", KIT_SPRINGS_HEAD,
+           "{\"colliders\": [{\"shape\": \"sphere\", \"radius\": 1}], \"chains\": [{\"colliders\": [0]}]}");
+  tress_wire_manifest m;
+  char err[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+  assert_int_equal(tress_manifest_json_parse(text, strlen(text), &m, err), 0);
+  assert_int_equal(m.section_count, 1);
+  tress_manifest_json_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_samples_load_and_round_trip),
-                                     cmocka_unit_test(test_bad_manifests_refused)};
+                                     cmocka_unit_test(test_bad_manifests_refused),
+                                     cmocka_unit_test(test_springs_section_round_trip),
+                                     cmocka_unit_test(test_bad_springs_refused)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,9 +22,17 @@
  *   "chain_settings": {"damping": 0.92, "stiffness": 0.1, "gravity_scale": 1, "wind_scale": 1},
  *   "accessory_settings": {"damping": 0.9, "stiffness": 0.08, "gravity_scale": 0.4,
  *                          "wind_scale": 1, "max_swing_degrees": 25},
- *   "rig": {"sectors": 3, "segments": 3, "max_influences": 2, "axis": [0,-1,0], "root": [x,y,z]}
+ *   "rig": {"sectors": 3, "segments": 3, "max_influences": 2, "axis": [0,-1,0], "root": [x,y,z]},
+ *   "springs": {   (becomes the springs section, tag 1, that BIND relays: tress/wire_springs.h)
+ *     "colliders": [{"shape": "sphere" | "capsule", "attach": "Head" (a part or bone; "" = world),
+ *                    "offset": [x,y,z], "tail": [x,y,z] (capsules only), "radius": r}],
+ *     "chains": [{"root": "" (every chain of the character) | "BoneName",
+ *                 "damping", "stiffness", "gravity_scale", "wind_scale", "radius", "end_length",
+ *                 "wind_gust", "wind_frequency", "weight" (defaults: tress_default_chain_settings),
+ *                 "enabled": true, "colliders": [0, 1] (indices into springs.colliders)}] }
  * }
- * Extension sections are not expressible in JSON and are never written. */
+ * The springs section obeys the codec's rules (the same message on refusal). Other extension
+ * sections are not expressible in JSON and are never written. */
 
 /* Parses text into *out (arrays malloc'd; release with tress_manifest_json_free). Validates
  * what the wire would (via the codec), so a manifest that loads is one the server accepts.
