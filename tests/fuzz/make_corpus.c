@@ -1,7 +1,8 @@
 /* make_corpus.c - writes the fuzz seed corpus (one valid message of every type and variant) or,
  * with --check, verifies that every committed corpus file still decodes and round-trips.
  *   fuzz_make_corpus DIR           write DIR/<type>_<variant>.bin
- *   fuzz_make_corpus --check DIR   exit 1 unless every file decodes and re-encodes equal */
+ *   fuzz_make_corpus --check DIR   exit 1 unless every file decodes and re-encodes equal (and
+ *                                  BIND springs sections decode; at least one must exist) */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "fuzz/samples.h"
 #include "tress/codec.h"
+#include "tress/wire_springs.h"
 
 static int write_one(const char *dir, const char *name, const tress_msg *msg) {
   size_t bound = tress_msg_encode_bound(msg), len;
@@ -61,6 +63,30 @@ static int generate(const char *dir) {
                c ? "zstd" : "raw");
       failures += write_one(dir, name, &msg);
     }
+  /* BIND with a springs section (tag 1), so the fuzzer reaches the springs decoder. */
+  static const char *const springs_variants[] = {"typical", "max"};
+  static uint8_t springs_bytes[TRESS_WIRE_MAX_SECTION_BYTES];
+  tress_wire_springs *springs = malloc(sizeof *springs);
+  for (int v = 0; springs && v < 2; v++) {
+    sample_springs(springs, v ? SAMPLE_MAX : SAMPLE_TYPICAL);
+    size_t n = 0;
+    tress_wire_error err;
+    if (tress_wire_springs_encode(springs, springs_bytes, sizeof springs_bytes, &n, &err) != TRESS_WIRE_OK) {
+      fprintf(stderr, "springs %s: %s\n", springs_variants[v], err.message);
+      failures++;
+      continue;
+    }
+    tress_msg msg;
+    sample_message(TRESS_MSG_BIND, SAMPLE_TYPICAL, &msg, &st, 120);
+    tress_wire_section section = {.tag = TRESS_SECTION_SPRINGS, .length = (uint32_t)n, .bytes = springs_bytes};
+    msg.bind.section_count = 1;
+    msg.bind.sections = &section;
+    char name[64];
+    snprintf(name, sizeof name, "%02d_bind_springs_%s", TRESS_MSG_BIND, springs_variants[v]);
+    failures += write_one(dir, name, &msg);
+  }
+  if (!springs) failures++;
+  free(springs);
   sample_store_free(&st);
   return failures ? 1 : 0;
 }
@@ -71,7 +97,12 @@ static int check(const char *dir) {
     perror(dir);
     return 1;
   }
-  int files = 0, failures = 0;
+  int files = 0, failures = 0, springs_sections = 0;
+  tress_wire_springs *springs = malloc(sizeof *springs);
+  if (!springs) {
+    closedir(d);
+    return 1;
+  }
   struct dirent *e;
   while ((e = readdir(d))) {
     if (e->d_name[0] == '.') continue;
@@ -99,13 +130,23 @@ static int check(const char *dir) {
     } else {
       tress_msg_free(&again);
     }
+    /* a BIND's springs section must decode too: it is what seeds the springs decoder */
+    const tress_wire_section *sec = msg.type == TRESS_MSG_BIND ? tress_msg_bind_springs(&msg.bind) : NULL;
+    if (sec) {
+      springs_sections++;
+      if (tress_wire_springs_decode(sec->bytes, sec->length, springs, &err) != TRESS_WIRE_OK) {
+        fprintf(stderr, "%s: springs section: %s\n", path, err.message);
+        failures++;
+      }
+    }
     free(out);
     tress_msg_free(&msg);
   }
   closedir(d);
-  printf("%d corpus files, %d failed\n", files, failures);
-  /* Every message type must be represented. */
-  return failures || files < TRESS_MSG_TYPE_MAX ? 1 : 0;
+  free(springs);
+  printf("%d corpus files (%d with a springs section), %d failed\n", files, springs_sections, failures);
+  /* Every message type must be represented, and BIND's springs section. */
+  return failures || files < TRESS_MSG_TYPE_MAX || springs_sections == 0 ? 1 : 0;
 }
 
 int main(int argc, char **argv) {

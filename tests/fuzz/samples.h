@@ -10,6 +10,7 @@
 
 #include "tress/codec.h"
 #include "tress/msg.h"
+#include "tress/wire_springs.h"
 
 /* Every array a sample message points into. Free with sample_store_free. */
 typedef struct sample_store {
@@ -340,6 +341,38 @@ static inline bool sample_message(tress_msg_type type, int variant, tress_msg *m
     return true;
   }
   return false;
+}
+
+/* A springs section (BIND tag 1): typical = a head sphere, a torso capsule and the default chain
+ * entry using both; max = every collider and chain at its limits (long names, full sets, edge
+ * values). Not in sample_store: tress_wire_springs is ~15 KiB, the caller owns it. */
+static inline void sample_springs(tress_wire_springs *s, int variant) {
+  memset(s, 0, sizeof *s);
+  bool max = variant == SAMPLE_MAX;
+  s->collider_count = max ? TRESS_WIRE_MAX_COLLIDERS : 2;
+  for (uint32_t i = 0; i < s->collider_count; i++) {
+    tress_wire_collider *c = &s->colliders[i];
+    c->shape = (uint8_t)(i % 2 ? TRESS_COLLIDER_CAPSULE : TRESS_COLLIDER_SPHERE);
+    if (max) sample_long_name(c->attach, TRESS_WIRE_MAX_NAME_BYTES);
+    else strcpy(c->attach, i ? "UpperTorso" : "Head");
+    c->offset[1] = max ? -TRESS_WIRE_MAX_COORD : 0.25f * (float)i;
+    if (c->shape == TRESS_COLLIDER_CAPSULE) c->tail[1] = max ? TRESS_WIRE_MAX_COORD : -1.5f;
+    c->radius = max ? (i % 3 ? TRESS_WIRE_MAX_RADIUS : 0.0f) : 0.6f;
+  }
+  s->chain_count = max ? TRESS_WIRE_MAX_SPRING_CHAINS : 1;
+  for (uint32_t i = 0; i < s->chain_count; i++) {
+    tress_wire_spring_chain *c = &s->chains[i];
+    if (max) snprintf(c->root, sizeof c->root, "Hair_Ponytail_%02u", i);
+    c->settings = tress_default_chain_settings();
+    c->settings.radius = max ? TRESS_WIRE_MAX_RADIUS : 0.05f;
+    c->settings.end_length = max ? TRESS_WIRE_MAX_RADIUS : 0.1f;
+    c->settings.wind_gust = max ? 1.0f : 0.3f;
+    c->settings.wind_frequency = max ? TRESS_WIRE_MAX_GUST_HZ : 0.5f;
+    c->settings.weight = max ? (float)(i % 2) : 1.0f;
+    c->settings.enabled = !max || i % 3 != 0;
+    c->collider_count = (uint8_t)(max ? TRESS_CHAIN_COLLIDERS_MAX : 2);
+    for (uint32_t k = 0; k < c->collider_count; k++) c->colliders[k] = (uint8_t)((k + i) % s->collider_count);
+  }
 }
 
 #endif
