@@ -129,6 +129,12 @@ ENetPacket *tress_net_packet_hold(tress_server *s, const tress_msg *msg) {
   return p;
 }
 
+ENetPacket *tress_net_packet_hold_bytes(const uint8_t *bytes, size_t len) {
+  ENetPacket *p = enet_packet_create(bytes, len, ENET_PACKET_FLAG_RELIABLE);
+  if (p) p->referenceCount++;
+  return p;
+}
+
 void tress_net_packet_release(ENetPacket *packet) {
   if (packet && --packet->referenceCount == 0) enet_packet_destroy(packet);
 }

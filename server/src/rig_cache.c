@@ -10,12 +10,17 @@
  * rig keeps it alive (and a late joiner still gets it).
  *
  * Disk: one file per key, "<hex key>.rig":
- *   "TRESSRIG" | u32 version (1) | u32 payload length | f32 mesh_size[3]
+ *   "TRESSRIG" | u32 version (2) | u32 payload length | f32 mesh_size[3]
  *   | BLAKE2b-256(key | mesh_size | payload) | payload (an encoded RIG_RESULT)
  * written with tress_file_write_atomic (tmp + fsync + rename + dir fsync). A reader checks the
  * length, the checksum (which also binds the file to its name's key) and that the payload
  * decodes with the full codec validation; anything else is "corrupt", and the caller re-rigs
- * and overwrites it. */
+ * and overwrites it. Version 2: weights are u8 (version 1 stored u16); a version 1 file is
+ * reported as corrupt and rebuilt, never read.
+ *
+ * Everything that costs time per byte (quantize, zstd, decode) runs on the rig job's worker:
+ * an entry keeps its encoded payload, and a send splices its skin section behind a freshly
+ * encoded header (ids + bones scaled to the wearer), which is a copy. */
 #include "rig_cache.h"
 
 #include <errno.h>
@@ -26,9 +31,16 @@
 
 #include "file_util.h"
 #include "tress/codec.h"
+#include "tress/rig_payload.h"
+
+/* The skin section on the wire opens with u32 vertex_count | u8 influences | u8 weight format |
+ * u8 compression (PROTOCOL.md); with no vertices and no compression that is all of it. */
+#define EMPTY_SKIN_BYTES 7
+/* u8 + zstd encodes the sample meshes smaller than u16 + zstd (measured: see the commit). */
+#define STORED_WEIGHTS TRESS_WEIGHTS_U8
 
 #define FILE_MAGIC "TRESSRIG"
-#define FILE_VERSION 1u
+#define FILE_VERSION 2u
 #define HEADER_BYTES (8 + 4 + 4 + 12 + 32)
 
 void tress_rig_cache_key(const uint8_t mesh_hash[TRESS_MESH_HASH_BYTES], const tress_wire_rig_options *o,
@@ -123,6 +135,7 @@ void tress_rig_entry_retain(tress_rig_entry *e) { e->refs++; }
 void tress_rig_entry_release(tress_rig_entry *e) {
   if (!e || --e->refs > 0) return;
   tress_msg_free(&e->msg);
+  free(e->payload);
   free(e);
 }
 
@@ -130,29 +143,6 @@ static size_t entry_charge(const tress_rig_entry *e) {
   const tress_msg_rig_result *r = &e->msg.rig_result;
   return sizeof *e + e->encoded_bytes + (size_t)r->bone_count * sizeof(tress_wire_bone) +
          (size_t)r->skin.vertex_count * 4 * (sizeof(uint8_t) + sizeof(uint16_t));
-}
-
-/* Decodes payload into a fresh entry; the codec's validation is the payload's integrity check. */
-static tress_rig_entry *entry_from_payload(const uint8_t *payload, size_t len, const float mesh_size[3],
-                                           char reason[TRESS_WIRE_TEXT_CAP]) {
-  tress_rig_entry *e = calloc(1, sizeof *e);
-  if (!e) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "out of memory");
-    return NULL;
-  }
-  tress_wire_error err;
-  if (tress_msg_decode(payload, len, &e->msg, &err) != TRESS_WIRE_OK || e->msg.type != TRESS_MSG_RIG_RESULT) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload does not decode: %.200s", err.message);
-    tress_msg_free(&e->msg);
-    free(e);
-    return NULL;
-  }
-  e->refs = 1;
-  memcpy(e->mesh_size, mesh_size, sizeof e->mesh_size);
-  tress_rig_cache_key(e->msg.rig_result.mesh_hash, &e->msg.rig_result.options, e->key);
-  e->encoded_bytes = len;
-  e->bytes = entry_charge(e);
-  return e;
 }
 
 static uint8_t *encode_payload(const tress_msg *msg, size_t *len, char reason[TRESS_WIRE_TEXT_CAP]) {
@@ -177,70 +167,125 @@ static uint8_t *encode_payload(const tress_msg *msg, size_t *len, char reason[TR
   return buf;
 }
 
+/* The encoding of r's header and bones (with the given ids and bone array) followed by an empty
+ * uncompressed skin, so the header's length is the result minus EMPTY_SKIN_BYTES. */
+static uint8_t *encode_header(const tress_msg_rig_result *r, uint32_t character_id, uint8_t accessory_index,
+                              tress_wire_bone *bones, size_t *len, char reason[TRESS_WIRE_TEXT_CAP]) {
+  tress_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = TRESS_MSG_RIG_RESULT;
+  m.rig_result = *r;
+  m.rig_result.character_id = character_id;
+  m.rig_result.accessory_index = accessory_index;
+  m.rig_result.bones = bones;
+  m.rig_result.skin = (tress_wire_skin){0, r->skin.influences, r->skin.weight_format, TRESS_COMPRESSION_NONE, NULL, NULL};
+  uint8_t *buf = encode_payload(&m, len, reason);
+  if (buf && *len < EMPTY_SKIN_BYTES) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "header encoding is too short");
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+/* Decodes payload into a fresh entry that keeps a copy of it; the codec's validation is the
+ * payload's integrity check. */
+static tress_rig_entry *entry_from_payload(const uint8_t *payload, size_t len, const float mesh_size[3],
+                                           char reason[TRESS_WIRE_TEXT_CAP]) {
+  tress_rig_entry *e = calloc(1, sizeof *e);
+  if (!e || !(e->payload = malloc(len ? len : 1))) {
+    free(e);
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "out of memory");
+    return NULL;
+  }
+  memcpy(e->payload, payload, len);
+  e->encoded_bytes = len;
+  e->refs = 1;
+  tress_wire_error err;
+  if (tress_msg_decode(payload, len, &e->msg, &err) != TRESS_WIRE_OK || e->msg.type != TRESS_MSG_RIG_RESULT) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload does not decode: %.200s", err.message);
+    tress_rig_entry_release(e);
+    return NULL;
+  }
+  const tress_msg_rig_result *r = &e->msg.rig_result;
+  size_t hlen = 0;
+  uint8_t *header = encode_header(r, r->character_id, r->accessory_index, r->bones, &hlen, reason);
+  if (!header) {
+    tress_rig_entry_release(e);
+    return NULL;
+  }
+  e->skin_offset = hlen - EMPTY_SKIN_BYTES;
+  /* the splice is only sound if the payload's header is byte for byte the re-encoded one */
+  bool same = e->skin_offset + EMPTY_SKIN_BYTES <= len && memcmp(header, payload, e->skin_offset) == 0;
+  free(header);
+  if (!same) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload header does not re-encode identically");
+    tress_rig_entry_release(e);
+    return NULL;
+  }
+  memcpy(e->mesh_size, mesh_size, sizeof e->mesh_size);
+  tress_rig_cache_key(r->mesh_hash, &r->options, e->key);
+  e->bytes = entry_charge(e);
+  return e;
+}
+
+uint8_t *tress_rig_entry_encode_for(const tress_rig_entry *e, uint32_t character_id, uint8_t accessory_index,
+                                    const float handle_size[3], size_t *len, char reason[TRESS_WIRE_TEXT_CAP]) {
+  const tress_msg_rig_result *r = &e->msg.rig_result;
+  tress_wire_bone *bones = malloc(r->bone_count * sizeof *bones);
+  if (!bones) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "out of memory");
+    return NULL;
+  }
+  float scale[3];
+  for (int k = 0; k < 3; k++) scale[k] = e->mesh_size[k] > 1e-12f ? handle_size[k] / e->mesh_size[k] : 1.0f;
+  for (uint32_t i = 0; i < r->bone_count; i++) {
+    bones[i] = r->bones[i];
+    for (int k = 0; k < 3; k++) bones[i].rest.p[k] *= scale[k];
+  }
+  size_t hlen = 0;
+  uint8_t *header = encode_header(r, character_id, accessory_index, bones, &hlen, reason);
+  free(bones);
+  if (!header) return NULL;
+  size_t head = hlen - EMPTY_SKIN_BYTES, skin = e->encoded_bytes - e->skin_offset;
+  uint8_t *out = realloc(header, head + skin);
+  if (!out) {
+    free(header);
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "out of memory");
+    return NULL;
+  }
+  memcpy(out + head, e->payload + e->skin_offset, skin);
+  *len = head + skin;
+  return out;
+}
+
 tress_rig_entry *tress_rig_entry_from_output(const tress_rig_output *out, const uint8_t mesh_hash[TRESS_MESH_HASH_BYTES],
                                              const tress_wire_rig_options *opts, char reason[TRESS_WIRE_TEXT_CAP]) {
-  const tress_mesh *mesh = out->mesh;
-  if (!mesh || !mesh->weights || !mesh->joints) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "the bake has no skin");
-    return NULL;
-  }
-  if (out->bone_count == 0 || out->bone_count > TRESS_WIRE_MAX_BONES) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "%u bones, the wire carries 1..%d", out->bone_count, TRESS_WIRE_MAX_BONES);
-    return NULL;
-  }
-  if (mesh->vertex_count > TRESS_WIRE_MAX_VERTICES) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "%u vertices, the wire carries at most %u", mesh->vertex_count,
+  if (out->mesh && out->mesh->vertex_count > TRESS_WIRE_MAX_VERTICES) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "%u vertices, the wire carries at most %u", out->mesh->vertex_count,
              TRESS_WIRE_MAX_VERTICES);
     return NULL;
   }
-  uint32_t vc = mesh->vertex_count;
-  uint8_t influences = opts->max_influences < 1 ? 1 : opts->max_influences > 4 ? 4 : opts->max_influences;
-  tress_wire_bone *bones = calloc(out->bone_count, sizeof *bones);
-  uint8_t *joints = calloc((size_t)vc * 4 + 1, 1);
-  uint16_t *weights = calloc((size_t)vc * 4 + 1, sizeof *weights);
-  tress_rig_entry *e = NULL;
-  uint8_t *payload = NULL;
-  if (!bones || !joints || !weights) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "out of memory");
-    goto done;
-  }
-  for (uint32_t i = 0; i < out->bone_count; i++) {
-    snprintf(bones[i].name, sizeof bones[i].name, "%s", out->bones[i].name);
-    bones[i].parent = (int16_t)out->bones[i].parent;
-    bones[i].rest = out->bones[i].rest;
-  }
-  for (size_t i = 0; i < (size_t)vc * 4; i++) joints[i] = (uint8_t)mesh->joints[i];
-  tress_skin_quantize(mesh->weights, vc, influences, TRESS_WEIGHTS_U16, weights);
-  for (size_t v = 0; v < vc; v++) /* unused slots point at bone 0 with weight 0, as the wire wants */
-    for (int k = influences; k < 4; k++) joints[v * 4 + k] = 0;
-
-  tress_msg msg;
-  memset(&msg, 0, sizeof msg);
-  msg.type = TRESS_MSG_RIG_RESULT;
-  tress_msg_rig_result *r = &msg.rig_result;
-  r->character_id = 1; /* placeholder: the wire needs a non-zero id; each send sets the real one */
-  memcpy(r->mesh_hash, mesh_hash, TRESS_MESH_HASH_BYTES);
-  r->options = *opts;
-  r->bone_count = out->bone_count;
-  r->bones = bones;
-  r->skin.vertex_count = vc;
-  r->skin.influences = influences;
-  r->skin.weight_format = TRESS_WEIGHTS_U16;
 #ifdef TRESS_HAVE_ZSTD
-  r->skin.compression = TRESS_COMPRESSION_ZSTD;
+  tress_compression compression = TRESS_COMPRESSION_ZSTD;
 #else
-  r->skin.compression = TRESS_COMPRESSION_NONE;
+  tress_compression compression = TRESS_COMPRESSION_NONE;
 #endif
-  r->skin.joints = joints;
-  r->skin.weights = weights;
+  /* bones stay in mesh space (no handle size) and character 1 is a placeholder: each send sets both */
+  tress_msg msg;
+  tress_wire_status st = tress_rig_payload_build(out, NULL, 1, 0, mesh_hash, opts, STORED_WEIGHTS, compression, &msg);
+  if (st != TRESS_WIRE_OK) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "%s (%u bones, the wire carries 1..%d)",
+             st == TRESS_WIRE_ERR_OUT_OF_MEMORY ? "out of memory" : "the bake has no skin or does not fit the wire",
+             out->bone_count, TRESS_WIRE_MAX_BONES);
+    return NULL;
+  }
   size_t len = 0;
-  payload = encode_payload(&msg, &len, reason);
+  tress_rig_entry *e = NULL;
+  uint8_t *payload = encode_payload(&msg, &len, reason);
   if (payload) e = entry_from_payload(payload, len, out->mesh_size, reason);
-done:
   free(payload);
-  free(bones);
-  free(joints);
-  free(weights);
+  tress_msg_free(&msg);
   return e;
 }
 
@@ -261,9 +306,8 @@ static void file_checksum(const uint8_t key[TRESS_RIG_KEY_BYTES], const float me
 }
 
 int tress_rig_cache_write_file(const char *dir, const tress_rig_entry *e, char reason[TRESS_WIRE_TEXT_CAP]) {
-  size_t len = 0;
-  uint8_t *payload = encode_payload(&e->msg, &len, reason);
-  if (!payload) return -1;
+  const uint8_t *payload = e->payload;
+  size_t len = e->encoded_bytes;
   uint8_t header[HEADER_BYTES];
   uint32_t version = FILE_VERSION, plen = (uint32_t)len;
   memcpy(header, FILE_MAGIC, 8);
@@ -275,7 +319,6 @@ int tress_rig_cache_write_file(const char *dir, const tress_rig_entry *e, char r
   tress_rig_cache_file_path(dir, e->key, path, sizeof path);
   int rc = tress_file_write_atomic(path, header, sizeof header, payload, len);
   if (rc != 0) snprintf(reason, TRESS_WIRE_TEXT_CAP, "write %.120s: %s", path, strerror(errno));
-  free(payload);
   return rc;
 }
 

@@ -22,7 +22,12 @@ typedef struct tress_rig_entry {
   uint8_t key[TRESS_RIG_KEY_BYTES];
   float mesh_size[3];
   tress_msg msg;
-  size_t encoded_bytes; /* the payload as stored on disk */
+  /* The encoded RIG_RESULT (as stored on disk), built on a worker thread. Its skin section
+   * (payload + skin_offset .. end, the zstd part) is the same for every wearer, so a send copies
+   * it after a per-wearer header and bones instead of compressing on the loop thread. */
+  uint8_t *payload;
+  size_t skin_offset;
+  size_t encoded_bytes; /* payload length */
   size_t bytes;         /* what the memory budget is charged */
   bool in_cache;
   struct tress_rig_entry *lru_prev, *lru_next; /* prev = more recently used */
@@ -61,6 +66,11 @@ typedef enum tress_cache_read {
 tress_cache_read tress_rig_cache_read_file(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], tress_rig_entry **out,
                                            char reason[TRESS_WIRE_TEXT_CAP]);
 int tress_rig_cache_write_file(const char *dir, const tress_rig_entry *e, char reason[TRESS_WIRE_TEXT_CAP]);
+/* This wearer's RIG_RESULT bytes (malloc'd): the entry's bones scaled by handle_size / mesh_size,
+ * the given ids, then the entry's pre-encoded skin. Costs a copy, no compression. NULL with a
+ * reason. */
+uint8_t *tress_rig_entry_encode_for(const tress_rig_entry *e, uint32_t character_id, uint8_t accessory_index,
+                                    const float handle_size[3], size_t *len, char reason[TRESS_WIRE_TEXT_CAP]);
 /* "<dir>/<64 hex>.rig" */
 void tress_rig_cache_file_path(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], char *out, size_t cap);
 

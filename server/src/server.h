@@ -141,6 +141,8 @@ int tress_net_send_room(tress_server *s, int32_t room, const tress_msg *msg, uin
 /* Encoded packet with one reference held by the caller (tress_net_packet_release drops it);
  * NULL (logged) when msg does not encode. Lets a message be encoded once and sent many times. */
 ENetPacket *tress_net_packet_hold(tress_server *s, const tress_msg *msg);
+/* The same for bytes already encoded (copied into the packet); NULL when ENet has no memory. */
+ENetPacket *tress_net_packet_hold_bytes(const uint8_t *bytes, size_t len);
 void tress_net_packet_release(ENetPacket *packet);
 void tress_net_send_packet(tress_server *s, uint32_t slot, uint8_t channel, ENetPacket *packet);
 void tress_net_send_packet_room(tress_server *s, int32_t room, uint8_t channel, ENetPacket *packet);

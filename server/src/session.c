@@ -62,30 +62,24 @@ static void send_added(tress_server *s, const tress_character *c, uint32_t to_sl
   else tress_net_send(s, to_slot, &m);
 }
 
-/* The cached rig, scaled to this wearer's handle (rests are stored in mesh space), encoded once
- * per wearer and kept for late joiners: replaying a room costs no encoding (zstd) at all. */
+/* The cached rig for this wearer: its ids and bones scaled to the wearer's handle (rests are
+ * stored in mesh space) in front of the skin bytes the rig job's worker already compressed, so
+ * the loop thread copies bytes and never runs zstd. Kept for late joiners. */
 static void send_rig_result(tress_server *s, tress_character *c, uint8_t idx, uint32_t to_slot) {
   tress_accessory_session *as = &c->acc[idx];
   if (!as->rig_packet) {
-    const tress_rig_entry *e = as->rig;
     const tress_wire_accessory *a = &c->spawn.spawn_character.manifest.accessories[idx];
-    tress_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = TRESS_MSG_RIG_RESULT;
-    m.rig_result = e->msg.rig_result;
-    m.rig_result.character_id = c->id;
-    m.rig_result.accessory_index = idx;
-    tress_wire_bone *bones = malloc(e->msg.rig_result.bone_count * sizeof *bones);
-    if (!bones) return;
-    float scale[3];
-    for (int k = 0; k < 3; k++) scale[k] = e->mesh_size[k] > 1e-12f ? a->handle_size[k] / e->mesh_size[k] : 1.0f;
-    for (uint32_t i = 0; i < e->msg.rig_result.bone_count; i++) {
-      bones[i] = e->msg.rig_result.bones[i];
-      for (int k = 0; k < 3; k++) bones[i].rest.p[k] *= scale[k];
+    char reason[TRESS_WIRE_TEXT_CAP];
+    size_t len = 0;
+    uint8_t *bytes = tress_rig_entry_encode_for(as->rig, c->id, idx, a->handle_size, &len, reason);
+    if (!bytes) {
+      char q[300];
+      tress_log_event(&s->log, TRESS_LOG_ERROR, "encode_failed", "type=RIG_RESULT reason=%s",
+                      tress_log_quote(reason, q, sizeof q));
+      return;
     }
-    m.rig_result.bones = bones;
-    as->rig_packet = tress_net_packet_hold(s, &m);
-    free(bones);
+    as->rig_packet = tress_net_packet_hold_bytes(bytes, len);
+    free(bytes);
     if (!as->rig_packet) return;
   }
   uint8_t channel = tress_msg_channel(TRESS_MSG_RIG_RESULT);

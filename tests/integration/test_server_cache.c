@@ -159,6 +159,35 @@ static void test_cache_memory_disk_corrupt(void **state) {
   th_client_close(c);
   free(c);
   assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+
+  /* A file of format version 1 (u16 weights) is an old file, not a current one: it is reported
+   * and rebuilt as version 2, whose weights are u8 on the wire. */
+  f = fopen(ava_file, "r+b");
+  assert_non_null(f);
+  uint32_t version = 0;
+  fseek(f, 8, SEEK_SET);
+  assert_int_equal(fread(&version, 4, 1, f), 1);
+  assert_int_equal(version, 2);
+  version = 1;
+  fseek(f, 8, SEEK_SET);
+  assert_int_equal(fwrite(&version, 4, 1, f), 1);
+  fclose(f);
+  int old_logs = th_server_log_count(&s, "reason=version 1 or length");
+  assert_int_equal(th_server_start(&s, NULL), 0);
+  c = join(&s);
+  const tress_msg *current = spawn_rigged(c, "ava.json", 1);
+  assert_int_equal(current->rig_result.skin.weight_format, TRESS_WEIGHTS_U8);
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 1);
+  assert_int_equal(th_server_log_count(&s, "reason=version 1 or length"), old_logs + 1);
+  th_client_close(c);
+  free(c);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+  f = fopen(ava_file, "rb");
+  assert_non_null(f);
+  fseek(f, 8, SEEK_SET);
+  assert_int_equal(fread(&version, 4, 1, f), 1);
+  fclose(f);
+  assert_int_equal(version, 2);
   tress_msg_free(&first_copy);
   th_server_cleanup(&s);
 }
