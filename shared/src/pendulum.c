@@ -618,6 +618,12 @@ void tress__pendulums_frame(tress_sim *sim, const tress_frame *f) {
   tress__count_simulated(sim, awake * (uint32_t)f->substeps);
 }
 
+void tress__pendulums_reset(tress_sim *sim, const tress_handle *h) {
+  struct tress_pendulums *P = sim->pendulums;
+  if (h->slot >= P->count || !P->items[h->slot].used) return;
+  P->items[h->slot].fresh = true; /* the next frame snaps the bob to its worn pose, no velocity */
+}
+
 bool tress__pendulums_root_position(const tress_sim *sim, const tress_handle *h, float out[3]) {
   struct tress_pendulums *P = sim->pendulums;
   if (h->slot >= P->count || !P->items[h->slot].used) return false;

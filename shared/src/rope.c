@@ -138,6 +138,34 @@ static void pin_world(const tress_scene *scene, const particle_pin *pin, float o
   tress_xform_point(tress_instance_world(scene, pin->instance), pin->local, out);
 }
 
+/* A game-marked teleport: the rope moves with its first pin, rigidly and at rest (no velocity, no
+ * sweep from the old pin positions); the next ticks settle any other pin's different move. */
+void tress__ropes_reset(tress_sim *sim, const tress_handle *h) {
+  struct tress_ropes *r = sim->ropes;
+  tress_particles *ps = h->slot < r->slot_count ? r->slots[h->slot] : NULL;
+  if (!ps || ps->fresh || ps->pin_count == 0) return; /* fresh: nothing simulated yet */
+  float now[3], d[3];
+  pin_world(sim->scene, &ps->pins[0], now);
+  for (int k = 0; k < 3; k++) d[k] = now[k] - ps->pins[0].frame_cur[k];
+  if (!tress_vec3_is_finite(d)) return;
+  tress__rope_lane_load(ps);
+  for (uint32_t i = 0; i < ps->n; i++) {
+    ps->px[i] = ps->x[i] += d[0];
+    ps->py[i] = ps->y[i] += d[1];
+    ps->pz[i] = ps->z[i] += d[2];
+  }
+  tress__rope_lane_store(ps);
+  for (uint32_t p = 0; p < ps->pin_count; p++) {
+    particle_pin *pin = &ps->pins[p];
+    pin_world(sim->scene, pin, pin->frame_cur);
+    memcpy(pin->frame_prev, pin->frame_cur, sizeof pin->frame_cur);
+    memcpy(pin->tick_prev, pin->frame_cur, sizeof pin->frame_cur);
+    memcpy(pin->target, pin->frame_cur, sizeof pin->frame_cur);
+  }
+  ps->fresh = true; /* the next frame starts its pins where they are now */
+  for (int k = 0; k < 3; k++) ps->center[k] += d[k];
+}
+
 /* ---- registry ---- */
 
 static tress_particles *particles_get(const tress_sim *sim, tress_handle_id id, tress_handle **out) {

@@ -160,6 +160,16 @@ tress_handle *tress__handle_get(const tress_sim *sim, tress_handle_id h) {
   return (handle->alive && handle->generation == h.generation) ? handle : NULL;
 }
 
+void tress__sim_reset_writers(tress_sim *sim, tress_id root) {
+  for (uint32_t i = 0; i < sim->handle_count; i++) {
+    tress_handle *h = &sim->handles[i];
+    if (!h->alive || h->kind == TRESS_HANDLE_BONES || h->kind == TRESS_HANDLE_PARTS) continue;
+    if (!tress_id_equal(h->root, root) && !tress_instance_is_descendant_of(sim->scene, h->root, root)) continue;
+    if (h->kind == TRESS_HANDLE_ACCESSORY) tress__pendulums_reset(sim, h);
+    else tress__ropes_reset(sim, h);
+  }
+}
+
 tress_handle_id tress__handle_id(const tress_sim *sim, const tress_handle *handle) {
   uint32_t i = (uint32_t)(handle - sim->handles);
   return (tress_handle_id){i + 1, handle->generation};

@@ -132,12 +132,20 @@ void tress__pendulums_destroy(struct tress_pendulums *p);
 void tress__pendulums_unbind(tress_sim *sim, tress_handle *h);
 void tress__pendulums_frame(tress_sim *sim, const tress_frame *frame);
 bool tress__pendulums_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
+/* Marks one pendulum to snap to its worn pose on the next frame (a game-marked teleport). */
+void tress__pendulums_reset(tress_sim *sim, const tress_handle *h);
 
 struct tress_ropes *tress__ropes_create(void);
 void tress__ropes_destroy(struct tress_ropes *r);
 void tress__ropes_unbind(tress_sim *sim, tress_handle *h);
 void tress__ropes_frame(tress_sim *sim, const tress_frame *frame);
 bool tress__ropes_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
+/* Moves a rope or cloth with its first pin, at rest (a game-marked teleport). */
+void tress__ropes_reset(tress_sim *sim, const tress_handle *h);
+
+/* sim.c: tress_sim_reset's part for the non-chain writers (pendulums, ropes, cloth): every such
+ * handle bound at or under root snaps on the next frame. chains.c's tress_sim_reset must call it. */
+void tress__sim_reset_writers(tress_sim *sim, tress_id root);
 
 /* Writers count handle-steps here. */
 static inline void tress__count_simulated(tress_sim *sim, uint32_t handle_steps) {

@@ -257,6 +257,34 @@ static void test_follows_animation_and_snaps_on_teleport(void **state) {
   tress_scene_destroy(c.scene);
 }
 
+/* A game-marked teleport (tress_sim_reset's writer part) snaps a swinging accessory bound under
+ * the root to its worn pose on the next frame; without it the swing carries on. */
+static void test_reset_under_root_snaps_the_pendulum(void **state) {
+  (void)state;
+  for (int marked = 0; marked < 2; marked++) {
+    acc_character c = acc_character_make();
+    acc_worn w = acc_wear(&c, "Hair", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
+    tress_sim *sim = acc_sim(c.scene, NULL, NULL, 20, 100000);
+    tress_accessory_settings s = tress_default_accessory_settings();
+    s.gravity_scale = 0;
+    assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, &s, NULL), TRESS_OK);
+    tress_xform orig = acc_handle_offset(c.scene, w.joint, w.handle_attachment, false);
+    for (int f = 1; f <= 20; f++) { /* whip the head sideways: the accessory swings */
+      tress_part_set_cframe(c.scene, c.head, tress_xform_from_pos(0.3f * (float)f, 5, 0));
+      assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
+    }
+    assert_true(swing_deg(&c, &w, orig) > 1.0f);
+    tress_id root = tress_instance_parent(c.scene, w.accessory); /* the accessory lies under it */
+    if (marked) tress__sim_reset_writers(sim, root);
+    assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
+    float after = swing_deg(&c, &w, orig);
+    if (marked) assert_true(after < 0.05f);
+    else assert_true(after > 1.0f);
+    tress_sim_destroy(sim);
+    tress_scene_destroy(c.scene);
+  }
+}
+
 static void test_bad_input_is_refused_and_changes_nothing(void **state) {
   (void)state;
   acc_character c = acc_character_make();
@@ -563,6 +591,7 @@ int main(void) {
       cmocka_unit_test(test_centred_handle_swings_on_a_synthetic_lever),
       cmocka_unit_test(test_follows_animation_and_snaps_on_teleport),
       cmocka_unit_test(test_bad_input_is_refused_and_changes_nothing),
+      cmocka_unit_test(test_reset_under_root_snaps_the_pendulum),
       cmocka_unit_test(test_live_settings_retune_the_clamp),
       cmocka_unit_test(test_joint_destroyed_mid_sim_releases_the_handle),
       cmocka_unit_test(test_pendulums_skip_the_budget_but_distance_cull),

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "particles.h" /* tress__particles_of: which path a rope runs */
+#include "sim_internal.h" /* tress__sim_reset_writers: tress_sim_reset's rope part */
 #include "tress/rope.h"
 #include "unit/alloc_count.h"
 
@@ -553,6 +554,42 @@ static void test_interleaved_ropes_match_per_rope_path(void **state) {
   world_free(&b);
 }
 
+/* A game-marked teleport (tress_sim_reset's writer part) moves a settled rope with its pin, at
+ * rest: one frame later it hangs exactly as before, shifted. Unmarked, a 20-unit jump swings it. */
+static void test_reset_moves_the_rope_with_its_pin(void **state) {
+  (void)state;
+  for (int marked = 0; marked < 2; marked++) {
+    world w = world_make();
+    tress_id post = tress_instance_create(w.scene, TRESS_KIND_PART, "Post", tress_scene_root(w.scene));
+    tress_part_set_cframe(w.scene, post, tress_xform_from_pos(0, 30, 0));
+    tress_rope_def d = tress_default_rope_def();
+    d.segments = SEGMENTS;
+    d.length = 10.0f;
+    d.start = (tress_rope_pin){.pinned = true, .instance = post, .position = {0, 0, 0}};
+    d.end = (tress_rope_pin){.pinned = false};
+    tress_handle_id h;
+    assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+    run(&w, 60, 4.0);
+    float before[3 * NPTS], after[3 * NPTS];
+    points(&w, h, before, NPTS);
+    tress_part_set_cframe(w.scene, post, tress_xform_from_pos(20, 30, 0));
+    if (marked) tress__sim_reset_writers(w.sim, post);
+    assert_int_equal(tress_sim_step(w.sim, 1.0 / 60), TRESS_OK);
+    points(&w, h, after, NPTS);
+    float worst = 0;
+    for (uint32_t i = 0; i < NPTS; i++) {
+      float dx = after[3 * i] - (before[3 * i] + 20), dy = after[3 * i + 1] - before[3 * i + 1];
+      float dz = after[3 * i + 2] - before[3 * i + 2];
+      float e = sqrtf(dx * dx + dy * dy + dz * dz);
+      if (e > worst) worst = e;
+    }
+    printf("rope reset %s: worst offset from the shifted rope %.4f units\n", marked ? "marked" : "unmarked", worst);
+    if (marked) assert_true(worst < 0.05f);
+    else assert_true(worst > 1.0f);
+    world_free(&w);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_catenary_settles),
@@ -567,6 +604,7 @@ int main(void) {
       cmocka_unit_test(test_pins_destroyed_while_bound),
       cmocka_unit_test(test_raycast_returning_nan_stops_collision),
       cmocka_unit_test(test_interleaved_ropes_match_per_rope_path),
+      cmocka_unit_test(test_reset_moves_the_rope_with_its_pin),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
