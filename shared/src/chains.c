@@ -1445,5 +1445,6 @@ tress_result tress_sim_reset(tress_sim *sim, tress_id root) {
     if (!h) continue;
     if (tress_id_equal(h->root, root) || tress_instance_is_descendant_of(sim->scene, h->root, root)) s->reset = true;
   }
+  tress__sim_reset_writers(sim, root); /* pendulums, ropes and cloth under root snap too */
   return TRESS_OK;
 }

@@ -275,7 +275,7 @@ static void test_reset_under_root_snaps_the_pendulum(void **state) {
     }
     assert_true(swing_deg(&c, &w, orig) > 1.0f);
     tress_id root = tress_instance_parent(c.scene, w.accessory); /* the accessory lies under it */
-    if (marked) tress__sim_reset_writers(sim, root);
+    if (marked) tress_sim_reset(sim, root);
     assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
     float after = swing_deg(&c, &w, orig);
     if (marked) assert_true(after < 0.05f);

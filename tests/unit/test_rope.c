@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "particles.h" /* tress__particles_of: which path a rope runs */
-#include "sim_internal.h" /* tress__sim_reset_writers: tress_sim_reset's rope part */
+#include "sim_internal.h"
 #include "tress/rope.h"
 #include "unit/alloc_count.h"
 
@@ -573,7 +573,7 @@ static void test_reset_moves_the_rope_with_its_pin(void **state) {
     float before[3 * NPTS], after[3 * NPTS];
     points(&w, h, before, NPTS);
     tress_part_set_cframe(w.scene, post, tress_xform_from_pos(20, 30, 0));
-    if (marked) tress__sim_reset_writers(w.sim, post);
+    if (marked) tress_sim_reset(w.sim, post);
     assert_int_equal(tress_sim_step(w.sim, 1.0 / 60), TRESS_OK);
     points(&w, h, after, NPTS);
     float worst = 0;

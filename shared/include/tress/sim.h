@@ -179,8 +179,9 @@ bool tress_sim_collider_get(const tress_sim *sim, tress_collider_id id, tress_co
 
 /*
  * Resets. A chain snaps back to its animated pose (no whip, no velocity) on the next frame when:
- *  - the game marks a teleport: tress_sim_reset(sim, root) resets every bone or part chain
- *    whose bound root is `root` or lies under it (pass a character's model for all of it);
+ *  - the game marks a teleport: tress_sim_reset(sim, root) resets every bone or part chain,
+ *    accessory pendulum, rope and cloth whose bound root is `root` or lies under it (pass a
+ *    character's model for all of it);
  *  - its root jumps, within one frame, more than TRESS_JUMP_RESET_CHAINS times the chain's
  *    length (the longest rest path from its root, tips included);
  *  - the step stalls: one tress_sim_step with dt > TRESS_STALL_SECONDS;
