@@ -72,6 +72,7 @@
   X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
   X(aim_x) X(aim_y) X(aim_z)                                      /* first child's rest offset */ \
   X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale) X(active)                               \
+  X(stepping)                 /* active and enabled: the substep mask (a disabled chain takes none) */ \
   X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */   \
   X(bl_x) X(bl_y) X(bl_z)                 /* weighted tiles: positions blended for output */
 
@@ -276,10 +277,10 @@ static bool settings_set(const tress_sim *sim, const tress_chain_settings *s, tr
   return true;
 }
 
-/* What the lanes gather reads for a slot: its set while awake, nothing while asleep. */
+/* What the lanes gather reads for a slot: its set while awake, nothing while asleep or disabled. */
 static void sync_set(struct tress_chains *c, uint32_t si) {
   const chain_slot *s = &c->slots[si];
-  if (s->used && s->act_last != 0.0f) c->sets[si] = c->own_sets[si];
+  if (s->used && s->act_last != 0.0f && !(s->features & FEAT_DISABLED)) c->sets[si] = c->own_sets[si];
   else memset(&c->sets[si], 0, sizeof c->sets[si]);
 }
 
@@ -291,10 +292,13 @@ static void refresh_features(struct tress_chains *c) {
     if (!s->used) continue;
     const chain_params *st = &s->settings;
     uint32_t colliders = c->own_sets[i].count;
+    uint8_t was_disabled = s->features & FEAT_DISABLED;
     s->features = (uint8_t)((colliders > 0 ? FEAT_COLLIDES : 0u) |
                             (!st->enabled || st->weight < 1.0f ? FEAT_WEIGHTED : 0u) |
                             (st->wind_gust > 0.0f ? FEAT_GUSTY : 0u) | (!st->enabled ? FEAT_DISABLED : 0u));
     if (colliders > 0) c->collider_chains++;
+    /* enabled toggled: refill the node masks (the substep mask depends on it) */
+    if ((s->features & FEAT_DISABLED) != was_disabled && s->act_last >= 0.0f) s->act_last = -1.0f;
   }
 }
 
@@ -810,6 +814,7 @@ static bool rebuild(struct tress_chains *c) {
       fresh.first_child[i] = -1;
       fresh.aim_x[i] = fresh.aim_y[i] = fresh.aim_z[i] = 0.0f;
       fresh.active[i] = 0.0f;
+      fresh.stepping[i] = 0.0f;
     }
     fill_node_settings(&fresh, s);
     /* First child in bind order: the one a bone with several children aims at. */
@@ -877,10 +882,15 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
     /* a frame without substeps still rewrites poses of a chain that is awake */
     if (h && h->eligible && (f->substeps > 0 || h->was_awake)) act = 1.0f;
     if (act != s->act_last) {
-      for (uint32_t k = 0; k < s->node_count; k++) n->active[s->global[k]] = act;
+      /* a disabled chain is read and written (its animated pose, exactly) but never stepped */
+      float step = (s->features & FEAT_DISABLED) ? 0.0f : act;
+      for (uint32_t k = 0; k < s->node_count; k++) {
+        n->active[s->global[k]] = act;
+        n->stepping[s->global[k]] = step;
+      }
       s->act_last = act;
-      /* a sleeping chain tests no collider, so the push leaves its frozen state alone */
-      if (act) c->sets[si] = c->own_sets[si];
+      /* a sleeping or disabled chain tests no collider, so the push leaves its state alone */
+      if (step) c->sets[si] = c->own_sets[si];
       else memset(&c->sets[si], 0, sizeof c->sets[si]);
     }
     if (!act && h) h->was_awake = false;
@@ -1157,7 +1167,7 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
   chain_nodes *n = &c->nodes;
   /* Pinned roots follow the animated pose, interpolated to this substep's time. */
   for (uint32_t i = TILE_LO(c, t, 0); i < TILE_HI(c, t, 0); i++) {
-    float m = n->active[i];
+    float m = n->stepping[i];
     float x = n->pa_px[i] + (n->aw_px[i] - n->pa_px[i]) * alpha;
     float y = n->pa_py[i] + (n->aw_py[i] - n->pa_py[i]) * alpha;
     float z = n->pa_pz[i] + (n->aw_pz[i] - n->pa_pz[i]) * alpha;
@@ -1179,7 +1189,7 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
     level_view(c, lo, hi, c->parent_shift[l], false, n->parent, src, 3, par, 0);
     substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, n->aw_px + lo,
                   n->aw_py + lo, n->aw_pz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->damping + lo,
-                  n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->active + lo, par[0], par[1],
+                  n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->stepping + lo, par[0], par[1],
                   par[2], &k);
     /* then out of the chain's colliders, the link kept (parents are final: previous level) */
     if (collides)
@@ -1417,11 +1427,17 @@ void tress__chains_frame(tress_sim *sim, const tress_frame *f) {
     for (int k = 0; k < f->substeps; k++) substep_tile(c, f, tress__frame_alpha(f, k), t);
     output_tile(sim, c, t);
   }
-  /* handle-steps: every awake chain counts once per substep */
+  /* handle-steps: every awake, enabled chain counts once per substep */
   uint32_t awake = 0;
   for (uint32_t si = 0; si < c->slot_count; si++)
-    if (c->slots[si].used && c->nodes.active[c->slots[si].global[0]] != 0.0f) awake++;
+    if (c->slots[si].used && c->nodes.stepping[c->slots[si].global[0]] != 0.0f) awake++;
   tress__count_simulated(sim, awake * (uint32_t)f->substeps);
+}
+
+bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h) {
+  struct tress_chains *c = sim->chains;
+  if (h->slot >= c->slot_count || !c->slots[h->slot].used) return false;
+  return c->slots[h->slot].settings.enabled;
 }
 
 bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]) {

@@ -298,7 +298,11 @@ static bool root_position(const tress_sim *sim, const tress_handle *h, float out
   return false;
 }
 
-static bool budgeted(const tress_handle *h) { return h->kind == TRESS_HANDLE_BONES || h->kind == TRESS_HANDLE_PARTS; }
+/* Only enabled chains take a max_chains slot: a disabled one shows its animated pose and does no
+ * substep work, so it must not put a nearer-ranked enabled chain to sleep. */
+static bool budgeted(const tress_sim *sim, const tress_handle *h) {
+  return (h->kind == TRESS_HANDLE_BONES || h->kind == TRESS_HANDLE_PARTS) && tress__chains_enabled(sim, h);
+}
 
 /* Nearest-first selection of the budgeted chains: only the max_chains smallest keys stay. */
 static void select_nearest(tress_sim *sim, uint32_t *order, uint32_t n, uint32_t keep) {
@@ -349,7 +353,7 @@ static void compute_eligibility(tress_sim *sim) {
     }
     if (sim->def.should_simulate) h->eligible = sim->def.should_simulate(sim->def.should_simulate_user, sim->scene, h->root);
     else h->eligible = !sim->have_camera || h->cull_key <= max_d2;
-    if (h->eligible && budgeted(h) && sim->cull_order && n < sim->cull_cap) sim->cull_order[n++] = i;
+    if (h->eligible && budgeted(sim, h) && sim->cull_order && n < sim->cull_cap) sim->cull_order[n++] = i;
   }
   if (n > (uint32_t)sim->max_chains) select_nearest(sim, sim->cull_order, n, (uint32_t)sim->max_chains);
 }

@@ -124,6 +124,8 @@ void tress__chains_frame(tress_sim *sim, const tress_frame *frame);
 bool tress__chains_prepare(tress_sim *sim, const tress_frame *frame);
 void tress__chains_substep(tress_sim *sim, const tress_frame *frame, float alpha);
 void tress__chains_output(tress_sim *sim);
+/* false for a chain whose settings have enabled off: it takes no max_chains budget slot. */
+bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h);
 /* World position of the chain's pin, for culling. */
 bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
 

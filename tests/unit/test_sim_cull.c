@@ -287,11 +287,55 @@ static void test_role_defaults(void **state) {
   tress_scene_destroy(scene);
 }
 
+/* A disabled chain takes no max_chains slot: with a budget of one, a disabled chain next to the
+ * camera does not put an enabled one further off (but within max_distance) to sleep, takes no
+ * substeps (stats count only the enabled one), and shows its animated pose exactly. */
+static void test_disabled_chain_takes_no_budget(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain near = fix_chain_make(scene, 1, 5, 0, 4, 0.5f);
+  fix_chain far = fix_chain_make(scene, 30, 5, 0, 4, 0.5f);
+  tress_sim *sim = fix_sim(scene, 1, 100.0f);
+  float cam[3] = {0, 5.5f, 0};
+  tress_sim_set_camera(sim, cam);
+  tress_handle_id hn, hf;
+  assert_int_equal(tress_sim_bind(sim, near.part, NULL, &hn), TRESS_OK);
+  assert_int_equal(tress_sim_bind(sim, far.part, NULL, &hf), TRESS_OK);
+  tress_chain_settings off = tress_default_chain_settings();
+  off.enabled = false;
+  assert_int_equal(tress_handle_set_chain_settings(sim, hn, &off), TRESS_OK);
+  for (int frame = 0; frame < 30; frame++) {
+    /* the near chain's animation moves every frame; it must be shown exactly */
+    for (int b = 1; b < near.count; b++) {
+      tress_xform a = tress_xform_from_pos(0.01f * (float)frame, 0.02f * (float)b, 0);
+      tress_bone_set_animated(scene, near.bones[b], a);
+    }
+    fix_run(sim, 1.0 / 60.0, 1);
+    assert_true(tress_handle_awake(sim, hf));
+    assert_int_equal(tress_sim_stats_get(sim).simulated, tress_sim_stats_get(sim).substeps);
+    for (int b = 0; b < near.count; b++)
+      assert_true(fix_xform_equal(tress_bone_transform(scene, near.bones[b]), tress_bone_animated(scene, near.bones[b])));
+  }
+  assert_true(fix_swung(scene, far.bones[1]));
+  float tip[3];
+  fix_world_pos(scene, far.bones[far.count - 1], tip);
+  if (!(tip[1] < 5.5f - 0.01f)) fail_msg("far tip at y %.4f: did not drop under gravity", (double)tip[1]);
+  /* enabled again, the near chain takes the one slot back and the far one sleeps */
+  tress_chain_settings on = tress_default_chain_settings();
+  assert_int_equal(tress_handle_set_chain_settings(sim, hn, &on), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 2);
+  assert_true(tress_handle_awake(sim, hn));
+  assert_false(tress_handle_awake(sim, hf));
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_distance_cull),
       cmocka_unit_test(test_should_simulate_replaces_the_distance_check),
       cmocka_unit_test(test_budget_keeps_the_nearest),
+      cmocka_unit_test(test_disabled_chain_takes_no_budget),
       cmocka_unit_test(test_sleeping_chain_writes_nothing),
       cmocka_unit_test(test_wake_snaps_to_the_animated_pose),
       cmocka_unit_test(test_teleport_snaps_past_50_units),
