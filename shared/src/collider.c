@@ -250,6 +250,19 @@ tress_collider_lanes tress_collider_lanes_view(const tress_collider_lanes *lanes
 
 enum { PUSH_BLOCK = 32 };
 
+/* Whether point p may lie within r of segment ab: compares the squared distance to ab's line
+ * (scaled by |ab|^2) and to a; a sphere (ab == 0) reduces to |ap| < r. */
+static inline int may_hit(float x, float y, float z, float ax, float ay, float az, float bx, float by, float bz,
+                          float r) {
+  float abx = bx - ax, aby = by - ay, abz = bz - az;
+  float apx = x - ax, apy = y - ay, apz = z - az;
+  float ab2 = abx * abx + aby * aby + abz * abz;
+  float ap_ab = apx * abx + apy * aby + apz * abz;
+  float ap2 = apx * apx + apy * apy + apz * apz;
+  float r2 = r > 0.0f ? r * r : -1.0f;
+  return ap2 * ab2 - ap_ab * ap_ab < r2 * ab2 || ap2 < r2;
+}
+
 /* Whether any node of a block may be inside its slot's collider: squared distances only (no
  * sqrt, no divide). The distance to a capsule's infinite axis, |ap|^2 - (ap.ab)^2 / |ab|^2,
  * is a lower bound of the distance to the segment, so this never misses a hit. Kept out of
@@ -261,17 +274,8 @@ __attribute__((noinline)) static int block_may_hit(const float *restrict x, cons
                                                    const float *restrict cbz, const float *restrict cr,
                                                    const float *restrict strand_radius, uint32_t n) {
   int any = 0;
-  for (uint32_t j = 0; j < n; j++) {
-    float abx = cbx[j] - cax[j], aby = cby[j] - cay[j], abz = cbz[j] - caz[j];
-    float apx = x[j] - cax[j], apy = y[j] - cay[j], apz = z[j] - caz[j];
-    float ab2 = abx * abx + aby * aby + abz * abz;
-    float ap_ab = apx * abx + apy * aby + apz * abz;
-    float ap2 = apx * apx + apy * apy + apz * apz;
-    float r = cr[j] + strand_radius[j];
-    float r2 = r > 0.0f ? r * r : -1.0f;
-    /* ab2 == 0 (a sphere) reduces to ap2 < r2 */
-    any |= ap2 * ab2 - ap_ab * ap_ab < r2 * ab2 || ap2 < r2;
-  }
+  for (uint32_t j = 0; j < n; j++)
+    any |= may_hit(x[j], y[j], z[j], cax[j], cay[j], caz[j], cbx[j], cby[j], cbz[j], cr[j] + strand_radius[j]);
   return any;
 }
 
@@ -342,14 +346,7 @@ __attribute__((noinline)) static int block_may_hit_sets(const float *restrict x,
   int any = 0;
   for (uint32_t j = 0; j < n; j++) {
     uint32_t s = set[j];
-    float abx = cbx[s] - cax[s], aby = cby[s] - cay[s], abz = cbz[s] - caz[s];
-    float apx = x[j] - cax[s], apy = y[j] - cay[s], apz = z[j] - caz[s];
-    float ab2 = abx * abx + aby * aby + abz * abz;
-    float ap_ab = apx * abx + apy * aby + apz * abz;
-    float ap2 = apx * apx + apy * apy + apz * apz;
-    float r = cr[s] + strand_radius[j];
-    float r2 = r > 0.0f ? r * r : -1.0f;
-    any |= ap2 * ab2 - ap_ab * ap_ab < r2 * ab2 || ap2 < r2;
+    any |= may_hit(x[j], y[j], z[j], cax[s], cay[s], caz[s], cbx[s], cby[s], cbz[s], cr[s] + strand_radius[j]);
   }
   return any;
 }
