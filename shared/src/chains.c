@@ -144,27 +144,26 @@ struct tress_chains {
   uint8_t *tile_flags;
   chain_nodes nodes;
   uint32_t level_count;
-  uint32_t *level_start; /* level_count + 1 entries */
-  uint32_t level_cap;
   bool dirty;
   /* scratch for one level: gathers (parent pos, parent rot, child pos), then the level's output
    * local transforms (position, rotation) on their way to the scene */
   float *g[G_SCRATCH];
   uint32_t g_cap;
-  /* Per level: parent[i] == i - parent_shift[l] for every node of the level (-1 when not), and
-   * the same for first_child; a level with a shift reads its parents in place, no gather. */
+  /* Per tile-level (t * level_count + l): parent[i] == i - parent_shift for every node of the
+   * level (-1 when not), and the same for first_child; such a level reads in place, no gather. */
   int64_t *parent_shift, *child_shift;
   /* Per node, global order: the chain slot, and cached pointers to the scene's animated and
    * transform slots (part chains and vanished bones point at `identity` / `sink`). The pointers
    * are valid for scene layout epoch `ptr_epoch`; they are re-fetched when it changes. */
   uint32_t *node_slot;
-  /* Tiles: runs of whole chains (consecutive slots) of about TILE_NODES nodes. A frame runs
-   * every phase for one tile before the next, so a tile's data stays in cache from the scene
-   * read to the scene write. Inside a level a tile's nodes are contiguous (levels are
-   * slot-major): tile t, level l spans [tile_level[t * L + l], tile_level[(t + 1) * L + l]). */
+  /* Tiles: runs of whole chains (consecutive slots) of about TILE_NODES nodes, stored one after
+   * the other (tile-major). A frame runs every phase for one tile before the next, so a tile's
+   * data stays in cache from the scene read to the scene write. Inside a tile, level l holds
+   * real nodes [tile_lo, tile_fill) and inert padding up to tile_hi (t * level_count + l). */
   uint32_t tile_count;
-  uint32_t *tile_slot;  /* tile_count + 1 entries: first slot of each tile, then slot_count */
-  uint32_t *tile_level; /* (tile_count + 1) * level_count entries */
+  uint32_t *tile_slot; /* tile_count + 1 entries: first slot of each tile, then slot_count */
+  uint32_t *tile_end;  /* tile_count + 1 entries: one past the tile's last node */
+  uint32_t *tile_lo, *tile_fill, *tile_hi;
   const tress_xform **in_ptr;
   tress_xform **out_ptr;
   uint32_t ptr_cap;
@@ -209,23 +208,36 @@ void tress__chains_destroy(struct tress_chains *c) {
   tress_collider_lanes_free(&c->lanes);
   free(c->tile_flags);
   nodes_free(&c->nodes);
-  free(c->level_start);
   for (int k = 0; k < G_SCRATCH; k++) free(c->g[k]);
   free(c->parent_shift);
   free(c->child_shift);
   free(c->node_slot);
   free(c->tile_slot);
-  free(c->tile_level);
+  free(c->tile_end);
+  free(c->tile_lo);
+  free(c->tile_fill);
+  free(c->tile_hi);
   free(c->in_ptr);
   free(c->out_ptr);
   free(c);
 }
 
+/* Node arrays start on a cache line, so padded level runs are whole aligned vectors. */
+static float *floats_alloc(uint32_t count) {
+  size_t bytes = ((size_t)(count ? count : 1) * sizeof(float) + 63) & ~(size_t)63;
+  return aligned_alloc(64, bytes);
+}
+
+/* Scratch needs no contents kept: free, then a fresh aligned block. */
+static float *aligned_realloc_floats(float *old, uint32_t count) {
+  free(old);
+  return floats_alloc(count);
+}
+
 static bool nodes_alloc(chain_nodes *n, uint32_t cap) {
   memset(n, 0, sizeof *n);
-  size_t bytes = (cap ? cap : 1) * sizeof(float);
   bool ok = true;
-#define ALLOC_FIELD(name) ok = ok && (n->name = malloc(bytes)) != NULL;
+#define ALLOC_FIELD(name) ok = ok && (n->name = floats_alloc(cap)) != NULL;
   CHAIN_FIELDS(ALLOC_FIELD)
 #undef ALLOC_FIELD
   ok = ok && (n->parent = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
@@ -667,22 +679,50 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
 
 /* Nodes per tile: small enough that a tile's arrays (~200 bytes a node) sit in L2. */
 #define TILE_NODES 2048
+/* Every level run of a tile is padded with inert nodes to a whole number of AVX-512 vectors,
+ * so the level loops have no scalar remainder (and level starts stay 64-byte aligned). */
+#define LEVEL_LANES 16u
+
+static uint32_t round_lanes(uint32_t n) { return (n + LEVEL_LANES - 1) / LEVEL_LANES * LEVEL_LANES; }
+
+/* A level run's length. It is always whole vectors; the mask says so to the compiler, which
+ * then emits no scalar remainder loop. */
+static inline uint32_t padded_count(uint32_t lo, uint32_t hi) { return (hi - lo) & ~(LEVEL_LANES - 1); }
 
 static bool ensure_scratch(struct tress_chains *c, uint32_t n) {
   if (n <= c->g_cap) return true;
-  for (int k = 0; k < G_SCRATCH; k++) {
-    float *b = realloc(c->g[k], n * sizeof(float));
-    if (!b) return false;
-    c->g[k] = b;
-  }
-  c->g_cap = n;
-  return true;
+  c->g_cap = 0;
+  bool ok = true;
+  for (int k = 0; k < G_SCRATCH; k++) ok = (c->g[k] = aligned_realloc_floats(c->g[k], n)) != NULL && ok;
+  if (ok) c->g_cap = n;
+  return ok;
 }
 
-/* Per-node slot index, pointer caches (re-fetched next frame) and the per-level shifts that
+/* The constant distance from every node of tile-level tl to its parent (toward_children: to its
+ * first child), or -1 when the nodes disagree. Real nodes must all agree; the padding must land
+ * inside the neighbouring level of the same tile, so its in-place reads stay inert. */
+static int64_t level_shift(const struct tress_chains *c, uint32_t t, uint32_t l, bool toward_children) {
+  const chain_nodes *n = &c->nodes;
+  uint32_t L = c->level_count, tl = t * L + l;
+  if (toward_children ? l + 1 >= L : l == 0) return -1;
+  uint32_t lo = c->tile_lo[tl], fill = c->tile_fill[tl], hi = c->tile_hi[tl];
+  uint32_t nb = toward_children ? tl + 1 : tl - 1; /* the neighbouring level */
+  const int32_t *link = toward_children ? n->first_child : n->parent;
+  if (fill == lo || link[lo] < 0) return -1;
+  int64_t shift = toward_children ? (int64_t)link[lo] - lo : (int64_t)lo - link[lo];
+  for (uint32_t i = lo; i < fill; i++) {
+    int64_t d = toward_children ? (int64_t)link[i] - i : (int64_t)i - link[i];
+    if (link[i] < 0 || d != shift) return -1;
+  }
+  int64_t first = toward_children ? (int64_t)lo + shift : (int64_t)lo - shift;
+  int64_t last = toward_children ? (int64_t)hi - 1 + shift : (int64_t)hi - 1 - shift;
+  if (first < c->tile_lo[nb] || last >= c->tile_hi[nb]) return -1;
+  return shift;
+}
+
+/* Per-node slot index, pointer caches (re-fetched next frame) and the per tile-level shifts that
  * let a level whose parents (children) sit at a constant distance skip its gathers. */
 static bool index_levels(struct tress_chains *c, uint32_t total) {
-  chain_nodes *n = &c->nodes;
   if (total > c->ptr_cap) {
     uint32_t *ns = realloc(c->node_slot, total * sizeof *ns);
     if (ns) c->node_slot = ns;
@@ -693,113 +733,150 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
     if (!ns || !ip || !op) return false;
     c->ptr_cap = total;
   }
-  int64_t *ps = realloc(c->parent_shift, (c->level_count + 1) * sizeof *ps);
+  size_t tls = (size_t)c->tile_count * c->level_count + 1;
+  int64_t *ps = realloc(c->parent_shift, tls * sizeof *ps);
   if (ps) c->parent_shift = ps;
-  int64_t *cs = realloc(c->child_shift, (c->level_count + 1) * sizeof *cs);
+  int64_t *cs = realloc(c->child_shift, tls * sizeof *cs);
   if (cs) c->child_shift = cs;
   if (!ps || !cs) return false;
+  for (uint32_t t = 0; t < c->tile_count; t++) {
+    /* padding belongs to the tile's first chain: valid for the collider lanes, never read back */
+    for (uint32_t i = c->tile_lo[(size_t)t * c->level_count]; i < c->tile_end[t]; i++) {
+      c->node_slot[i] = c->tile_slot[t];
+      c->in_ptr[i] = &c->identity;
+      c->out_ptr[i] = &c->sink;
+    }
+  }
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     s->act_last = -1.0f;
     for (uint32_t k = 0; k < s->node_count; k++) c->node_slot[s->global[k]] = si;
   }
-  for (uint32_t l = 0; l < c->level_count; l++) {
-    uint32_t lo = c->level_start[l], hi = c->level_start[l + 1];
-    int64_t p = l == 0 ? -1 : (int64_t)lo - n->parent[lo];
-    int64_t ch = n->first_child[lo] < 0 ? -1 : (int64_t)n->first_child[lo] - lo;
-    for (uint32_t i = lo; i < hi && (p >= 0 || ch >= 0); i++) {
-      if (p >= 0 && (int64_t)i - n->parent[i] != p) p = -1;
-      if (ch >= 0 && (n->first_child[i] < 0 || (int64_t)n->first_child[i] - i != ch)) ch = -1;
+  for (uint32_t t = 0; t < c->tile_count; t++)
+    for (uint32_t l = 0; l < c->level_count; l++) {
+      c->parent_shift[t * c->level_count + l] = level_shift(c, t, l, false);
+      c->child_shift[t * c->level_count + l] = level_shift(c, t, l, true);
     }
-    c->parent_shift[l] = p;
-    c->child_shift[l] = ch;
-  }
   c->ptr_valid = false;
   return true;
 }
 
+/* Inert padding and fresh nodes: zeros everywhere (finite, so masked blends stay finite) and
+ * identity rotations. */
+static void node_clear(chain_nodes *n, uint32_t i) {
+  uint32_t nf;
+  float *const *f = field_ptrs(n, &nf);
+  for (uint32_t k = 0; k < nf; k++) f[k][i] = 0.0f;
+  n->an_qw[i] = n->aw_qw[i] = n->wq_w[i] = n->cf_qw[i] = 1.0f;
+  n->parent[i] = n->first_child[i] = -1;
+}
+
+/* Tiles are runs of whole chains (consecutive used slots) of about TILE_NODES nodes. Inside a
+ * tile, nodes go level by level and chain by chain inside a level, each level padded to whole
+ * vectors: tile t, level l holds real nodes [tile_lo, tile_fill) and padding up to tile_hi. */
+static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_out) {
+  uint32_t tiles = 0, in_tile = TILE_NODES;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    if (!c->slots[si].used) continue;
+    if (in_tile >= TILE_NODES) {
+      tiles++;
+      in_tile = 0;
+    }
+    in_tile += c->slots[si].node_count;
+  }
+  size_t tl = (size_t)(tiles ? tiles : 1) * (levels ? levels : 1);
+  uint32_t *tile_slot = malloc((tiles + 1) * sizeof *tile_slot);
+  uint32_t *tile_end = malloc((tiles + 1) * sizeof *tile_end);
+  uint32_t *lo = malloc(tl * sizeof *lo), *fill = calloc(tl, sizeof *fill), *hi = malloc(tl * sizeof *hi);
+  uint8_t *flags = calloc(tiles + 1, 1);
+  if (!tile_slot || !tile_end || !lo || !fill || !hi || !flags) {
+    free(tile_slot); free(tile_end); free(lo); free(fill); free(hi); free(flags);
+    return false;
+  }
+  uint32_t t = 0;
+  in_tile = TILE_NODES;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    if (!c->slots[si].used) continue;
+    if (in_tile >= TILE_NODES) {
+      tile_slot[t++] = si;
+      in_tile = 0;
+    }
+    in_tile += c->slots[si].node_count;
+  }
+  tile_slot[tiles] = c->slot_count;
+  uint32_t total = 0;
+  for (t = 0; t < tiles; t++) {
+    uint32_t *width = fill + (size_t)t * levels;
+    for (uint32_t si = tile_slot[t]; si < tile_slot[t + 1]; si++) {
+      const chain_slot *s = &c->slots[si];
+      if (!s->used) continue;
+      for (uint32_t k = 0; k < s->node_count; k++) width[s->depth[k]]++;
+    }
+    for (uint32_t l = 0; l < levels; l++) {
+      uint32_t w = width[l];
+      lo[(size_t)t * levels + l] = total;
+      width[l] = total + w; /* the count becomes the end of the real nodes */
+      total += round_lanes(w);
+      hi[(size_t)t * levels + l] = total;
+    }
+    tile_end[t] = total;
+  }
+  tile_end[tiles] = total;
+  free(c->tile_slot); free(c->tile_end); free(c->tile_lo); free(c->tile_fill); free(c->tile_hi);
+  free(c->tile_flags);
+  c->tile_slot = tile_slot;
+  c->tile_end = tile_end;
+  c->tile_lo = lo;
+  c->tile_fill = fill;
+  c->tile_hi = hi;
+  c->tile_flags = flags;
+  c->tile_count = tiles;
+  c->level_count = levels;
+  *total_out = total;
+  return true;
+}
+
 static bool rebuild(struct tress_chains *c) {
-  uint32_t total = 0, levels = 0;
+  uint32_t levels = 0, total = 0;
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
-    total += s->node_count;
     for (uint32_t k = 0; k < s->node_count; k++)
       if (s->depth[k] + 1 > levels) levels = s->depth[k] + 1;
   }
-  if (levels + 1 > c->level_cap) {
-    uint32_t *b = realloc(c->level_start, (levels + 1) * sizeof *b);
-    if (!b) return false;
-    c->level_start = b;
-    c->level_cap = levels + 1;
-  }
-  memset(c->level_start, 0, (levels + 1) * sizeof *c->level_start);
-  for (uint32_t si = 0; si < c->slot_count; si++) {
-    chain_slot *s = &c->slots[si];
-    if (!s->used) continue;
-    for (uint32_t k = 0; k < s->node_count; k++) c->level_start[s->depth[k] + 1]++;
-  }
-  for (uint32_t l = 1; l <= levels; l++) c->level_start[l] += c->level_start[l - 1];
-  uint32_t widest = 0;
-  for (uint32_t l = 0; l < levels; l++)
-    if (c->level_start[l + 1] - c->level_start[l] > widest) widest = c->level_start[l + 1] - c->level_start[l];
-  if (!ensure_scratch(c, widest ? widest : 1)) return false;
-
-  chain_nodes fresh;
-  if (!nodes_alloc(&fresh, total)) return false;
-  fresh.count = total;
+  if (!plan_tiles(c, levels, &total)) return false;
+  uint32_t widest = 1;
+  for (size_t k = 0; k < (size_t)c->tile_count * levels; k++)
+    if (c->tile_hi[k] - c->tile_lo[k] > widest) widest = c->tile_hi[k] - c->tile_lo[k];
+  if (!ensure_scratch(c, widest)) return false;
   uint32_t *cursor = malloc((levels ? levels : 1) * sizeof *cursor);
-  if (!cursor) {
-    nodes_free(&fresh);
-    return false;
-  }
-  memcpy(cursor, c->level_start, levels * sizeof *cursor);
-
-  uint32_t *tile_slot = malloc((c->slot_count + 2) * sizeof *tile_slot);
-  uint32_t *tile_level = malloc((size_t)(c->slot_count + 2) * (levels ? levels : 1) * sizeof *tile_level);
-  uint8_t *flags = calloc(c->slot_count + 2, 1);
-  if (!tile_slot || !tile_level || !flags) {
-    free(flags);
-    free(tile_slot);
-    free(tile_level);
+  chain_nodes fresh;
+  if (!cursor || !nodes_alloc(&fresh, total)) {
     free(cursor);
-    nodes_free(&fresh);
     return false;
   }
-  uint32_t tiles = 0, in_tile = TILE_NODES;
+  fresh.count = total;
+  for (uint32_t i = 0; i < total; i++) node_clear(&fresh, i);
   chain_nodes *old = &c->nodes;
   uint32_t nf;
   float *const *from = field_ptrs(old, &nf);
   float *const *to = field_ptrs(&fresh, &nf);
-  for (uint32_t si = 0; si < c->slot_count; si++) {
-    chain_slot *s = &c->slots[si];
-    if (!s->used) continue;
-    if (in_tile >= TILE_NODES) {
-      tile_slot[tiles] = si;
-      for (uint32_t l = 0; l < levels; l++) tile_level[(size_t)tiles * levels + l] = cursor[l];
-      tiles++;
-      in_tile = 0;
-    }
-    in_tile += s->node_count;
-    for (uint32_t k = 0; k < s->node_count; k++) {
-      uint32_t i = cursor[s->depth[k]]++;
-      /* carry the state over; fresh nodes start from zeros (finite, so masked blends stay finite) */
-      for (uint32_t f = 0; f < nf; f++) to[f][i] = s->fresh ? 0.0f : from[f][s->global[k]];
-      if (s->fresh) fresh.an_qw[i] = fresh.aw_qw[i] = fresh.wq_w[i] = fresh.cf_qw[i] = 1.0f;
-      s->global[k] = i;
+  for (uint32_t t = 0; t < c->tile_count; t++) {
+    memcpy(cursor, c->tile_lo + (size_t)t * levels, levels * sizeof *cursor);
+    for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
+      chain_slot *s = &c->slots[si];
+      if (!s->used) continue;
+      for (uint32_t k = 0; k < s->node_count; k++) {
+        uint32_t i = cursor[s->depth[k]]++;
+        /* carry the state over; fresh chains keep the cleared node */
+        if (!s->fresh)
+          for (uint32_t f = 0; f < nf; f++) to[f][i] = from[f][s->global[k]];
+        s->global[k] = i;
+      }
     }
   }
   free(cursor);
-  tile_slot[tiles] = c->slot_count;
-  for (uint32_t l = 0; l < levels; l++) tile_level[(size_t)tiles * levels + l] = c->level_start[l + 1];
-  free(c->tile_flags);
-  c->tile_flags = flags;
-  free(c->tile_slot);
-  free(c->tile_level);
-  c->tile_slot = tile_slot;
-  c->tile_level = tile_level;
-  c->tile_count = tiles;
   /* Static per-node data comes from the cold slots. */
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
@@ -829,7 +906,6 @@ static bool rebuild(struct tress_chains *c) {
   }
   nodes_free(old);
   c->nodes = fresh;
-  c->level_count = levels;
   if (!index_levels(c, total)) return false;
   c->dirty = false;
   return true;
@@ -844,8 +920,9 @@ static float *const *field_ptrs(const chain_nodes *n, uint32_t *count) {
 /* ---- frame ---- */
 
 /* How many nodes ahead the scene read and write passes prefetch bone slots. */
-#define TILE_LO(c, t, l) ((c)->tile_level[(size_t)(t) * (c)->level_count + (l)])
-#define TILE_HI(c, t, l) ((c)->tile_level[(size_t)((t) + 1) * (c)->level_count + (l)])
+#define TILE_LO(c, t, l) ((c)->tile_lo[(size_t)(t) * (c)->level_count + (l)])
+#define TILE_HI(c, t, l) ((c)->tile_hi[(size_t)(t) * (c)->level_count + (l)])
+#define TILE_LEVEL(c, t, l) ((size_t)(t) * (c)->level_count + (l))
 #define PREFETCH_AHEAD 16
 #define TILE_COLLIDES 1u
 #define TILE_WEIGHTED 2u
@@ -956,7 +1033,7 @@ HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t
   float *restrict wpx = n->aw_px + lo, *restrict wpy = n->aw_py + lo, *restrict wpz = n->aw_pz + lo;
   float *restrict wqx = n->aw_qx + lo, *restrict wqy = n->aw_qy + lo, *restrict wqz = n->aw_qz + lo,
                   *restrict wqw = n->aw_qw + lo;
-  uint32_t count = hi - lo;
+  uint32_t count = padded_count(lo, hi);
   /* the arrays never overlap (parents live in the previous level): let it vectorize */
 #pragma GCC ivdep
   for (uint32_t j = 0; j < count; j++) {
@@ -976,11 +1053,11 @@ HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t
   }
 }
 
-static void animated_world_level(struct tress_chains *c, uint32_t l, uint32_t lo, uint32_t hi) {
+static void animated_world_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
   chain_nodes *n = &c->nodes;
   const float *par[7];
   float *const src[7] = {n->aw_px, n->aw_py, n->aw_pz, n->aw_qx, n->aw_qy, n->aw_qz, n->aw_qw};
-  level_view(c, lo, hi, c->parent_shift[l], false, n->parent, src, 7, par, 0);
+  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, src, 7, par, 0);
   compose_world(c, lo, hi, par);
 }
 
@@ -1092,7 +1169,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   uint8_t flags = 0;
   for (uint32_t l = 0; l < c->level_count; l++) read_nodes(c, TILE_LO(c, t, l), TILE_HI(c, t, l));
   roots_world(sim, c, TILE_LO(c, t, 0), TILE_HI(c, t, 0));
-  for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, l, TILE_LO(c, t, l), TILE_HI(c, t, l));
+  for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
   /* Snap: new chains start where they are drawn, waking chains and teleports do not whip. */
   float tele2 = f->teleport_distance * f->teleport_distance;
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
@@ -1132,6 +1209,7 @@ HOT_LOOP static void substep_level(uint32_t count, float *restrict px, float *re
                           const float *restrict rest, const float *restrict act, const float *restrict qx,
                           const float *restrict qy, const float *restrict qz, const substep_consts *kc) {
   const float gx = kc->gx, gy = kc->gy, gz = kc->gz, wx = kc->wx, wy = kc->wy, wz = kc->wz, alpha = kc->alpha;
+  count &= ~(LEVEL_LANES - 1); /* always whole vectors (padding): no remainder loop */
   for (uint32_t j = 0; j < count; j++) {
     float m = act[j];
     float cx = px[j], cy = py[j], cz = pz[j];
@@ -1186,7 +1264,7 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
     uint32_t lo = TILE_LO(c, t, l), hi = TILE_HI(c, t, l);
     const float *par[3];
     float *const src[3] = {n->px, n->py, n->pz};
-    level_view(c, lo, hi, c->parent_shift[l], false, n->parent, src, 3, par, 0);
+    level_view(c, lo, hi, c->parent_shift[TILE_LEVEL(c, t, l)], false, n->parent, src, 3, par, 0);
     substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, n->aw_px + lo,
                   n->aw_py + lo, n->aw_pz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->damping + lo,
                   n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->stepping + lo, par[0], par[1],
@@ -1225,15 +1303,15 @@ static inline void arc_between(float ax, float ay, float az, float bx, float by,
  * position and turns by the shortest arc from its animated aim to where its first child is.
  * weighted (a compile-time constant in each caller): positions come from the blended bl_*
  * arrays, and a node of weight 0 gets its animated local exactly. */
-static inline __attribute__((always_inline)) void output_level_body(struct tress_chains *c, uint32_t l, uint32_t lo,
+static inline __attribute__((always_inline)) void output_level_body(struct tress_chains *c, size_t tl, uint32_t lo,
                                                                     uint32_t hi, bool weighted) {
   chain_nodes *n = &c->nodes;
   const float *par[7], *kid[3];
   float *const psrc[7] = {n->wp_x, n->wp_y, n->wp_z, n->wq_x, n->wq_y, n->wq_z, n->wq_w};
   float *const csrc[3] = {weighted ? n->bl_x : n->px, weighted ? n->bl_y : n->py, weighted ? n->bl_z : n->pz};
-  level_view(c, lo, hi, c->parent_shift[l], false, n->parent, psrc, 7, par, 0);
+  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, psrc, 7, par, 0);
   /* a leaf aims nowhere: the gather reads its own position, a zero direction, an identity arc */
-  level_view(c, lo, hi, c->child_shift[l], true, n->first_child, csrc, 3, kid, 7);
+  level_view(c, lo, hi, c->child_shift[tl], true, n->first_child, csrc, 3, kid, 7);
   const float *restrict gpx = par[0], *restrict gpy = par[1], *restrict gpz = par[2];
   const float *restrict gqx = par[3], *restrict gqy = par[4], *restrict gqz = par[5], *restrict gqw = par[6];
   const float *restrict ccx = kid[0], *restrict ccy = kid[1], *restrict ccz = kid[2];
@@ -1252,7 +1330,7 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
   float *restrict wpx = n->wp_x + lo, *restrict wpy = n->wp_y + lo, *restrict wpz = n->wp_z + lo;
   float *restrict wqx = n->wq_x + lo, *restrict wqy = n->wq_y + lo, *restrict wqz = n->wq_z + lo,
                   *restrict wqw = n->wq_w + lo;
-  uint32_t count = hi - lo;
+  uint32_t count = padded_count(lo, hi);
 #pragma GCC ivdep
   for (uint32_t j = 0; j < count; j++) {
     float pq[4] = {gqx[j], gqy[j], gqz[j], gqw[j]};
@@ -1298,12 +1376,12 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
   }
 }
 
-HOT_LOOP static void output_level(struct tress_chains *c, uint32_t l, uint32_t lo, uint32_t hi) {
-  output_level_body(c, l, lo, hi, false);
+HOT_LOOP static void output_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
+  output_level_body(c, tl, lo, hi, false);
 }
 
-HOT_LOOP static void output_level_weighted(struct tress_chains *c, uint32_t l, uint32_t lo, uint32_t hi) {
-  output_level_body(c, l, lo, hi, true);
+HOT_LOOP static void output_level_weighted(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
+  output_level_body(c, tl, lo, hi, true);
 }
 
 /* Weighted tiles: every node's output position, simulated blended toward animated by weight
@@ -1379,8 +1457,8 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   for (uint32_t l = 1; l < c->level_count; l++) {
     lo = TILE_LO(c, t, l);
     hi = TILE_HI(c, t, l);
-    if (weighted) output_level_weighted(c, l, lo, hi);
-    else output_level(c, l, lo, hi);
+    if (weighted) output_level_weighted(c, TILE_LEVEL(c, t, l), lo, hi);
+    else output_level(c, TILE_LEVEL(c, t, l), lo, hi);
     bad |= scatter_level(c, lo, hi, level_out);
   }
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
