@@ -65,15 +65,21 @@
 /* Every per-node float array, in one list so rebuild, permute and free stay generic. */
 #define CHAIN_FIELDS(X)                                                                            \
   X(cf_px) X(cf_py) X(cf_pz) X(cf_qx) X(cf_qy) X(cf_qz) X(cf_qw)  /* rest local (bone cframe) */  \
-  X(an_px) X(an_py) X(an_pz) X(an_qx) X(an_qy) X(an_qz) X(an_qw)  /* animated local */            \
-  X(aw_px) X(aw_py) X(aw_pz) X(aw_qx) X(aw_qy) X(aw_qz) X(aw_qw)  /* animated world, this frame */ \
+  X(aw_px) X(aw_py) X(aw_pz)                                      /* animated world, this frame */ \
   X(pa_px) X(pa_py) X(pa_pz)                                      /* animated world, last frame */ \
   X(px) X(py) X(pz) X(ox) X(oy) X(oz)                             /* verlet state */              \
-  X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
   X(aim_x) X(aim_y) X(aim_z)                                      /* first child's rest offset */ \
   X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale) X(active)                               \
   X(stepping)                 /* active and enabled: the substep mask (a disabled chain takes none) */ \
-  X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */   \
+  X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */
+
+/* Per-node values that live only while one tile's frame runs: they sit in one tile-sized
+ * scratch (indexed by node - tile base), recomputed for every node each frame, so they never
+ * travel to and from memory. */
+#define TILE_FIELDS(X)                                                                             \
+  X(an_px) X(an_py) X(an_pz) X(an_qx) X(an_qy) X(an_qz) X(an_qw)  /* animated local */            \
+  X(aw_qx) X(aw_qy) X(aw_qz) X(aw_qw)                             /* animated world rotation */   \
+  X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
   X(bl_x) X(bl_y) X(bl_z)                 /* weighted tiles: positions blended for output */
 
 #define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
@@ -82,11 +88,17 @@
 typedef struct chain_nodes {
 #define DECLARE_FIELD(name) float *name;
   CHAIN_FIELDS(DECLARE_FIELD)
-#undef DECLARE_FIELD
   int32_t *parent;      /* global index, -1 for a pinned root */
   int32_t *first_child; /* global index, -1 for a leaf */
   uint32_t count, cap;
 } chain_nodes;
+
+typedef struct tile_scratch {
+  TILE_FIELDS(DECLARE_FIELD)
+  uint32_t base; /* the running tile's first node: field[i - base] is node i's value */
+  uint32_t cap;
+} tile_scratch;
+#undef DECLARE_FIELD
 
 /* One bound chain (bone hierarchy under a part, or a part chain). Cold data. */
 /* A slot's spring-bone features in one byte, so the per-frame slot loop reads no settings. */
@@ -143,6 +155,7 @@ struct tress_chains {
    * has weight < 1 or is disabled). Tiles without a flag run the seed's loops untouched. */
   uint8_t *tile_flags;
   chain_nodes nodes;
+  tile_scratch tile;
   uint32_t level_count;
   bool dirty;
   /* scratch for one level: gathers (parent pos, parent rot, child pos), then the level's output
@@ -208,6 +221,9 @@ void tress__chains_destroy(struct tress_chains *c) {
   tress_collider_lanes_free(&c->lanes);
   free(c->tile_flags);
   nodes_free(&c->nodes);
+#define FREE_TILE_FIELD(name) free(c->tile.name);
+  TILE_FIELDS(FREE_TILE_FIELD)
+#undef FREE_TILE_FIELD
   for (int k = 0; k < G_SCRATCH; k++) free(c->g[k]);
   free(c->parent_shift);
   free(c->child_shift);
@@ -698,6 +714,17 @@ static bool ensure_scratch(struct tress_chains *c, uint32_t n) {
   return ok;
 }
 
+static bool ensure_tile_scratch(tile_scratch *w, uint32_t n) {
+  if (n <= w->cap) return true;
+  w->cap = 0;
+  bool ok = true;
+#define GROW_TILE_FIELD(name) ok = (w->name = aligned_realloc_floats(w->name, n)) != NULL && ok;
+  TILE_FIELDS(GROW_TILE_FIELD)
+#undef GROW_TILE_FIELD
+  if (ok) w->cap = n;
+  return ok;
+}
+
 /* The constant distance from every node of tile-level tl to its parent (toward_children: to its
  * first child), or -1 when the nodes disagree. Real nodes must all agree; the padding must land
  * inside the neighbouring level of the same tile, so its in-place reads stay inert. */
@@ -768,7 +795,7 @@ static void node_clear(chain_nodes *n, uint32_t i) {
   uint32_t nf;
   float *const *f = field_ptrs(n, &nf);
   for (uint32_t k = 0; k < nf; k++) f[k][i] = 0.0f;
-  n->an_qw[i] = n->aw_qw[i] = n->wq_w[i] = n->cf_qw[i] = 1.0f;
+  n->cf_qw[i] = 1.0f;
   n->parent[i] = n->first_child[i] = -1;
 }
 
@@ -850,6 +877,10 @@ static bool rebuild(struct tress_chains *c) {
   for (size_t k = 0; k < (size_t)c->tile_count * levels; k++)
     if (c->tile_hi[k] - c->tile_lo[k] > widest) widest = c->tile_hi[k] - c->tile_lo[k];
   if (!ensure_scratch(c, widest)) return false;
+  uint32_t tile_nodes = 1;
+  for (uint32_t t = 0; t < c->tile_count; t++)
+    if (c->tile_end[t] - c->tile_lo[(size_t)t * levels] > tile_nodes) tile_nodes = c->tile_end[t] - c->tile_lo[(size_t)t * levels];
+  if (!ensure_tile_scratch(&c->tile, tile_nodes)) return false;
   uint32_t *cursor = malloc((levels ? levels : 1) * sizeof *cursor);
   chain_nodes fresh;
   if (!cursor || !nodes_alloc(&fresh, total)) {
@@ -974,18 +1005,19 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
   }
 }
 
-/* Reads the animated local of every awake node in [lo, hi) straight from the scene. */
+/* Reads the animated local of every awake node in [lo, hi) straight from the scene; a sleeping
+ * node or padding gets identity (the tile scratch must hold finite values everywhere). */
 static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
-  chain_nodes *n = &c->nodes;
   const tress_xform *const *in = c->in_ptr;
-  const float *act = n->active;
-  float *restrict apx = n->an_px, *restrict apy = n->an_py, *restrict apz = n->an_pz;
-  float *restrict aqx = n->an_qx, *restrict aqy = n->an_qy, *restrict aqz = n->an_qz, *restrict aqw = n->an_qw;
+  const float *act = c->nodes.active;
+  tile_scratch *w = &c->tile;
+  uint32_t b = w->base;
+  float *restrict apx = w->an_px, *restrict apy = w->an_py, *restrict apz = w->an_pz;
+  float *restrict aqx = w->an_qx, *restrict aqy = w->an_qy, *restrict aqz = w->an_qz, *restrict aqw = w->an_qw;
   for (uint32_t i = lo; i < hi; i++) {
     /* node order strides through the scene (a level visits one bone per chain): fetch ahead */
     if (i + PREFETCH_AHEAD < hi) __builtin_prefetch(in[i + PREFETCH_AHEAD], 0, 0);
-    if (act[i] == 0.0f) continue;
-    const tress_xform *a = in[i];
+    const tress_xform *a = act[i] != 0.0f ? in[i] : &c->identity;
     float px = a->p[0], py = a->p[1], pz = a->p[2], qx = a->q[0], qy = a->q[1], qz = a->q[2], qw = a->q[3];
     /* (v - v) is 0 for every finite v and NaN otherwise: one test for all seven */
     float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw);
@@ -993,19 +1025,21 @@ static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
       px = py = pz = qx = qy = qz = 0.0f;
       qw = 1.0f;
     }
-    apx[i] = px; apy[i] = py; apz[i] = pz;
-    aqx[i] = qx; aqy[i] = qy; aqz[i] = qz; aqw[i] = qw;
+    apx[i - b] = px; apy[i - b] = py; apz[i - b] = pz;
+    aqx[i - b] = qx; aqy[i - b] = qy; aqz[i - b] = qz; aqw[i - b] = qw;
   }
 }
 
 /* Pointers to one level's parent (or child) data: in place when every node of the level finds
  * it at the same distance (`shift`, from index_levels), else gathered into scratch through
- * `index` (-1 reads the node itself). `src` lists the source arrays, `dst` gets the view. */
+ * `index` (-1 reads the node itself). `src` lists the source arrays, which hold node i at
+ * [i - base] (base 0: the node arrays; the tile base: tile scratch); `dst` gets the view. */
 static void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, int64_t shift, bool toward_children,
-                       const int32_t *index, float *const *src, int count, const float **dst, int scratch0) {
+                       const int32_t *index, float *const *src, uint32_t base, int count, const float **dst,
+                       int scratch0) {
   if (shift >= 0) {
     int64_t offset = toward_children ? shift : -shift;
-    for (int k = 0; k < count; k++) dst[k] = src[k] + ((int64_t)lo + offset);
+    for (int k = 0; k < count; k++) dst[k] = src[k] + ((int64_t)lo - base + offset);
     return;
   }
   for (int k = 0; k < count; k++) {
@@ -1013,7 +1047,7 @@ static void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, int64_t
     const float *restrict from = src[k];
     for (uint32_t i = lo; i < hi; i++) {
       int32_t j = index[i] < 0 ? (int32_t)i : index[i];
-      g[i - lo] = from[j];
+      g[i - lo] = from[(uint32_t)j - base];
     }
     dst[k] = g;
   }
@@ -1022,17 +1056,19 @@ static void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, int64_t
 /* world = parent_world * cframe * animated over [lo, hi), parents given as a level view. */
 HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par) {
   chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  uint32_t at = lo - w->base;
   const float *restrict gpx = par[0], *restrict gpy = par[1], *restrict gpz = par[2];
   const float *restrict gqx = par[3], *restrict gqy = par[4], *restrict gqz = par[5], *restrict gqw = par[6];
   const float *restrict cpx = n->cf_px + lo, *restrict cpy = n->cf_py + lo, *restrict cpz = n->cf_pz + lo;
   const float *restrict cqx = n->cf_qx + lo, *restrict cqy = n->cf_qy + lo, *restrict cqz = n->cf_qz + lo,
                         *restrict cqw = n->cf_qw + lo;
-  const float *restrict apx = n->an_px + lo, *restrict apy = n->an_py + lo, *restrict apz = n->an_pz + lo;
-  const float *restrict aqx = n->an_qx + lo, *restrict aqy = n->an_qy + lo, *restrict aqz = n->an_qz + lo,
-                        *restrict aqw = n->an_qw + lo;
+  const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
+  const float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
+                        *restrict aqw = w->an_qw + at;
   float *restrict wpx = n->aw_px + lo, *restrict wpy = n->aw_py + lo, *restrict wpz = n->aw_pz + lo;
-  float *restrict wqx = n->aw_qx + lo, *restrict wqy = n->aw_qy + lo, *restrict wqz = n->aw_qz + lo,
-                  *restrict wqw = n->aw_qw + lo;
+  float *restrict wqx = w->aw_qx + at, *restrict wqy = w->aw_qy + at, *restrict wqz = w->aw_qz + at,
+                  *restrict wqw = w->aw_qw + at;
   uint32_t count = padded_count(lo, hi);
   /* the arrays never overlap (parents live in the previous level): let it vectorize */
 #pragma GCC ivdep
@@ -1055,9 +1091,12 @@ HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t
 
 static void animated_world_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
   chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
   const float *par[7];
-  float *const src[7] = {n->aw_px, n->aw_py, n->aw_pz, n->aw_qx, n->aw_qy, n->aw_qz, n->aw_qw};
-  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, src, 7, par, 0);
+  float *const pos[3] = {n->aw_px, n->aw_py, n->aw_pz};
+  float *const rot[4] = {w->aw_qx, w->aw_qy, w->aw_qz, w->aw_qw};
+  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, pos, 0, 3, par, 0);
+  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, rot, w->base, 4, par + 3, 3);
   compose_world(c, lo, hi, par);
 }
 
@@ -1167,6 +1206,7 @@ static void gust_slot(struct tress_chains *c, const chain_slot *s, double time) 
 static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t) {
   chain_nodes *n = &c->nodes;
   uint8_t flags = 0;
+  c->tile.base = TILE_LO(c, t, 0); /* the tile scratch now belongs to tile t */
   for (uint32_t l = 0; l < c->level_count; l++) read_nodes(c, TILE_LO(c, t, l), TILE_HI(c, t, l));
   roots_world(sim, c, TILE_LO(c, t, 0), TILE_HI(c, t, 0));
   for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
@@ -1264,7 +1304,7 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
     uint32_t lo = TILE_LO(c, t, l), hi = TILE_HI(c, t, l);
     const float *par[3];
     float *const src[3] = {n->px, n->py, n->pz};
-    level_view(c, lo, hi, c->parent_shift[TILE_LEVEL(c, t, l)], false, n->parent, src, 3, par, 0);
+    level_view(c, lo, hi, c->parent_shift[TILE_LEVEL(c, t, l)], false, n->parent, src, 0, 3, par, 0);
     substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, n->aw_px + lo,
                   n->aw_py + lo, n->aw_pz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->damping + lo,
                   n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->stepping + lo, par[0], par[1],
@@ -1306,30 +1346,34 @@ static inline void arc_between(float ax, float ay, float az, float bx, float by,
 static inline __attribute__((always_inline)) void output_level_body(struct tress_chains *c, size_t tl, uint32_t lo,
                                                                     uint32_t hi, bool weighted) {
   chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  uint32_t at = lo - w->base;
   const float *par[7], *kid[3];
-  float *const psrc[7] = {n->wp_x, n->wp_y, n->wp_z, n->wq_x, n->wq_y, n->wq_z, n->wq_w};
-  float *const csrc[3] = {weighted ? n->bl_x : n->px, weighted ? n->bl_y : n->py, weighted ? n->bl_z : n->pz};
-  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, psrc, 7, par, 0);
+  float *const psrc[7] = {w->wp_x, w->wp_y, w->wp_z, w->wq_x, w->wq_y, w->wq_z, w->wq_w};
+  float *const csrc[3] = {weighted ? w->bl_x : n->px, weighted ? w->bl_y : n->py, weighted ? w->bl_z : n->pz};
+  uint32_t cbase = weighted ? w->base : 0;
+  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, psrc, w->base, 7, par, 0);
   /* a leaf aims nowhere: the gather reads its own position, a zero direction, an identity arc */
-  level_view(c, lo, hi, c->child_shift[tl], true, n->first_child, csrc, 3, kid, 7);
+  level_view(c, lo, hi, c->child_shift[tl], true, n->first_child, csrc, cbase, 3, kid, 7);
   const float *restrict gpx = par[0], *restrict gpy = par[1], *restrict gpz = par[2];
   const float *restrict gqx = par[3], *restrict gqy = par[4], *restrict gqz = par[5], *restrict gqw = par[6];
   const float *restrict ccx = kid[0], *restrict ccy = kid[1], *restrict ccz = kid[2];
   const float *restrict cpx = n->cf_px + lo, *restrict cpy = n->cf_py + lo, *restrict cpz = n->cf_pz + lo;
   const float *restrict cqx = n->cf_qx + lo, *restrict cqy = n->cf_qy + lo, *restrict cqz = n->cf_qz + lo,
                         *restrict cqw = n->cf_qw + lo;
-  const float *restrict aqx = n->an_qx + lo, *restrict aqy = n->an_qy + lo, *restrict aqz = n->an_qz + lo,
-                        *restrict aqw = n->an_qw + lo;
+  const float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
+                        *restrict aqw = w->an_qw + at;
   const float *restrict mx = n->aim_x + lo, *restrict my = n->aim_y + lo, *restrict mz = n->aim_z + lo;
-  const float *restrict px = csrc[0] + lo, *restrict py = csrc[1] + lo, *restrict pz = csrc[2] + lo;
+  const float *restrict px = csrc[0] + (lo - cbase), *restrict py = csrc[1] + (lo - cbase),
+                        *restrict pz = csrc[2] + (lo - cbase);
   const float *restrict wt = n->weight + lo;
-  const float *restrict apx = n->an_px + lo, *restrict apy = n->an_py + lo, *restrict apz = n->an_pz + lo;
+  const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
   float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
   float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
                   *restrict tqw = c->g[G_OUT + 6];
-  float *restrict wpx = n->wp_x + lo, *restrict wpy = n->wp_y + lo, *restrict wpz = n->wp_z + lo;
-  float *restrict wqx = n->wq_x + lo, *restrict wqy = n->wq_y + lo, *restrict wqz = n->wq_z + lo,
-                  *restrict wqw = n->wq_w + lo;
+  float *restrict wpx = w->wp_x + at, *restrict wpy = w->wp_y + at, *restrict wpz = w->wp_z + at;
+  float *restrict wqx = w->wq_x + at, *restrict wqy = w->wq_y + at, *restrict wqz = w->wq_z + at,
+                  *restrict wqw = w->wq_w + at;
   uint32_t count = padded_count(lo, hi);
 #pragma GCC ivdep
   for (uint32_t j = 0; j < count; j++) {
@@ -1386,14 +1430,15 @@ HOT_LOOP static void output_level_weighted(struct tress_chains *c, size_t tl, ui
 
 /* Weighted tiles: every node's output position, simulated blended toward animated by weight
  * (roots are pinned: weight does not move them). */
-static void blend_level(chain_nodes *n, uint32_t lo, uint32_t hi) {
+static void blend_level(const chain_nodes *n, tile_scratch *t, uint32_t lo, uint32_t hi) {
   for (uint32_t i = lo; i < hi; i++) {
     float w = n->weight[i];
     /* weight 1 takes the simulated position as it is: the same bits as an unweighted tile */
     bool full = w >= 1.0f;
-    n->bl_x[i] = full ? n->px[i] : n->aw_px[i] + (n->px[i] - n->aw_px[i]) * w;
-    n->bl_y[i] = full ? n->py[i] : n->aw_py[i] + (n->py[i] - n->aw_py[i]) * w;
-    n->bl_z[i] = full ? n->pz[i] : n->aw_pz[i] + (n->pz[i] - n->aw_pz[i]) * w;
+    uint32_t j = i - t->base;
+    t->bl_x[j] = full ? n->px[i] : n->aw_px[i] + (n->px[i] - n->aw_px[i]) * w;
+    t->bl_y[j] = full ? n->py[i] : n->aw_py[i] + (n->py[i] - n->aw_py[i]) * w;
+    t->bl_z[j] = full ? n->pz[i] : n->aw_pz[i] + (n->pz[i] - n->aw_pz[i]) * w;
   }
 }
 
@@ -1427,12 +1472,13 @@ static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t hi, cons
  * pose and shows its animated values: a NaN never reaches the scene. */
 static void recover_slot(struct tress_chains *c, chain_slot *s) {
   chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
   snap_slot(c, s);
   for (uint32_t k = 0; k < s->node_count; k++) {
-    uint32_t i = s->global[k];
-    n->wp_x[i] = n->aw_px[i]; n->wp_y[i] = n->aw_py[i]; n->wp_z[i] = n->aw_pz[i];
-    n->wq_x[i] = n->aw_qx[i]; n->wq_y[i] = n->aw_qy[i]; n->wq_z[i] = n->aw_qz[i]; n->wq_w[i] = n->aw_qw[i];
-    tress_xform t = {{n->an_px[i], n->an_py[i], n->an_pz[i]}, {n->an_qx[i], n->an_qy[i], n->an_qz[i], n->an_qw[i]}};
+    uint32_t i = s->global[k], j = i - w->base;
+    w->wp_x[j] = n->aw_px[i]; w->wp_y[j] = n->aw_py[i]; w->wp_z[j] = n->aw_pz[i];
+    w->wq_x[j] = w->aw_qx[j]; w->wq_y[j] = w->aw_qy[j]; w->wq_z[j] = w->aw_qz[j]; w->wq_w[j] = w->aw_qw[j];
+    tress_xform t = {{w->an_px[j], w->an_py[j], w->an_pz[j]}, {w->an_qx[j], w->an_qy[j], w->an_qz[j], w->an_qw[j]}};
     *c->out_ptr[i] = t;
   }
 }
@@ -1441,19 +1487,21 @@ static void recover_slot(struct tress_chains *c, chain_slot *s) {
  * scene while they are still in cache. Roots are pinned: they show the animated pose, unswung. */
 static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   chain_nodes *n = &c->nodes;
-  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
+  tile_scratch *w = &c->tile;
+  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0), at = lo - w->base;
   for (uint32_t i = lo; i < hi; i++) {
-    n->wp_x[i] = n->aw_px[i]; n->wp_y[i] = n->aw_py[i]; n->wp_z[i] = n->aw_pz[i];
-    n->wq_x[i] = n->aw_qx[i]; n->wq_y[i] = n->aw_qy[i]; n->wq_z[i] = n->aw_qz[i]; n->wq_w[i] = n->aw_qw[i];
+    uint32_t j = i - w->base;
+    w->wp_x[j] = n->aw_px[i]; w->wp_y[j] = n->aw_py[i]; w->wp_z[j] = n->aw_pz[i];
+    w->wq_x[j] = w->aw_qx[j]; w->wq_y[j] = w->aw_qy[j]; w->wq_z[j] = w->aw_qz[j]; w->wq_w[j] = w->aw_qw[j];
   }
-  const float *roots[7] = {n->an_px + lo, n->an_py + lo, n->an_pz + lo, n->an_qx + lo,
-                           n->an_qy + lo, n->an_qz + lo, n->an_qw + lo};
+  const float *roots[7] = {w->an_px + at, w->an_py + at, w->an_pz + at, w->an_qx + at,
+                           w->an_qy + at, w->an_qz + at, w->an_qw + at};
   bool bad = scatter_level(c, lo, hi, roots);
   const float *level_out[7];
   for (int k = 0; k < 7; k++) level_out[k] = c->g[G_OUT + k];
   bool weighted = c->tile_flags[t] & TILE_WEIGHTED;
   if (weighted)
-    for (uint32_t l = 1; l < c->level_count; l++) blend_level(n, TILE_LO(c, t, l), TILE_HI(c, t, l));
+    for (uint32_t l = 1; l < c->level_count; l++) blend_level(n, w, TILE_LO(c, t, l), TILE_HI(c, t, l));
   for (uint32_t l = 1; l < c->level_count; l++) {
     lo = TILE_LO(c, t, l);
     hi = TILE_HI(c, t, l);
@@ -1471,45 +1519,44 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
     /* Part chains write world cframes; the pin (node 0) belongs to the body. */
     if (s->kind == TRESS_HANDLE_PARTS) {
       for (uint32_t k = 1; k < s->node_count; k++) {
-        uint32_t i = s->global[k];
-        tress_xform w = {{n->wp_x[i], n->wp_y[i], n->wp_z[i]}, {n->wq_x[i], n->wq_y[i], n->wq_z[i], n->wq_w[i]}};
-        tress_part_set_cframe(sim->scene, s->ids[k], w);
+        uint32_t j = s->global[k] - w->base;
+        tress_xform pose = {{w->wp_x[j], w->wp_y[j], w->wp_z[j]}, {w->wq_x[j], w->wq_y[j], w->wq_z[j], w->wq_w[j]}};
+        tress_part_set_cframe(sim->scene, s->ids[k], pose);
       }
     }
   }
 }
 
-bool tress__chains_prepare(tress_sim *sim, const tress_frame *f) {
-  struct tress_chains *c = sim->chains;
-  if (!frame_begin(sim, c, f)) return false;
-  for (uint32_t t = 0; t < c->tile_count; t++) prepare_tile(sim, c, f, t);
-  return true;
-}
-
-void tress__chains_substep(tress_sim *sim, const tress_frame *f, float alpha) {
-  struct tress_chains *c = sim->chains;
-  for (uint32_t t = 0; t < c->tile_count; t++) substep_tile(c, f, alpha, t);
-}
-
-void tress__chains_output(tress_sim *sim) {
-  struct tress_chains *c = sim->chains;
-  for (uint32_t t = 0; t < c->tile_count; t++) output_tile(sim, c, t);
-}
-
-void tress__chains_frame(tress_sim *sim, const tress_frame *f) {
+/* A frame, tile by tile: every phase runs on a tile while its data is in cache (and the tile
+ * scratch holds that tile). With a clock, each phase's time is added to phase_ns. */
+static void run_frame(tress_sim *sim, const tress_frame *f, double (*clock)(void), double phase_ns[3]) {
   struct tress_chains *c = sim->chains;
   if (!frame_begin(sim, c, f)) return;
-  /* Tile by tile: every phase of the frame runs on a tile while its data is in cache. */
   for (uint32_t t = 0; t < c->tile_count; t++) {
+    double t0 = clock ? clock() : 0.0;
     prepare_tile(sim, c, f, t);
+    double t1 = clock ? clock() : 0.0;
     for (int k = 0; k < f->substeps; k++) substep_tile(c, f, tress__frame_alpha(f, k), t);
+    double t2 = clock ? clock() : 0.0;
     output_tile(sim, c, t);
+    if (clock) {
+      double t3 = clock();
+      phase_ns[0] += t1 - t0;
+      phase_ns[1] += t2 - t1;
+      phase_ns[2] += t3 - t2;
+    }
   }
   /* handle-steps: every awake, enabled chain counts once per substep */
   uint32_t awake = 0;
   for (uint32_t si = 0; si < c->slot_count; si++)
     if (c->slots[si].used && c->nodes.stepping[c->slots[si].global[0]] != 0.0f) awake++;
   tress__count_simulated(sim, awake * (uint32_t)f->substeps);
+}
+
+void tress__chains_frame(tress_sim *sim, const tress_frame *f) { run_frame(sim, f, NULL, NULL); }
+
+void tress__chains_frame_timed(tress_sim *sim, const tress_frame *f, double (*clock)(void), double phase_ns[3]) {
+  run_frame(sim, f, clock, phase_ns);
 }
 
 bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h) {

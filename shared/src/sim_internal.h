@@ -118,12 +118,11 @@ struct tress_chains *tress__chains_create(void);
 void tress__chains_destroy(struct tress_chains *c);
 void tress__chains_unbind(tress_sim *sim, tress_handle *h); /* restore poses, free the slot */
 void tress__chains_frame(tress_sim *sim, const tress_frame *frame);
-/* tress__chains_frame's phases, callable one by one so bench/solver can time them:
- * prepare (layout rebuild, scene reads, animated world poses, snaps; false when there is
- * nothing to do), one substep at interpolation alpha, output (poses written to the scene). */
-bool tress__chains_prepare(tress_sim *sim, const tress_frame *frame);
-void tress__chains_substep(tress_sim *sim, const tress_frame *frame, float alpha);
-void tress__chains_output(tress_sim *sim);
+/* The same frame, timed phase by phase where it really runs (tile by tile) so bench/solver can
+ * report them: clock() is read around each phase of each tile, and phase_ns gets the sums for
+ * prepare (scene reads, animated world poses, snaps), the substeps, and output (poses written
+ * to the scene). */
+void tress__chains_frame_timed(tress_sim *sim, const tress_frame *frame, double (*clock)(void), double phase_ns[3]);
 /* false for a chain whose settings have enabled off: it takes no max_chains budget slot. */
 bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h);
 /* World position of the chain's pin, for culling. */
