@@ -958,21 +958,24 @@ static float *const *field_ptrs(const chain_nodes *n, uint32_t *count) {
 #define TILE_COLLIDES 1u
 #define TILE_WEIGHTED 2u
 
-/* Fetch (again) the scene slot pointers of every bone node; part chains read identity and
- * write nowhere through this path (write_parts does them). */
-static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
-  for (uint32_t si = 0; si < c->slot_count; si++) {
-    chain_slot *s = &c->slots[si];
-    if (!s->used) continue;
-    for (uint32_t k = 0; k < s->node_count; k++) {
-      uint32_t i = s->global[k];
-      const tress_xform *in = NULL;
-      tress_xform *out = NULL;
-      if (s->kind == TRESS_HANDLE_BONES) tress_bone_slot_pointers(sim->scene, &s->ids[k], 1, &in, &out);
-      c->in_ptr[i] = in ? in : &c->identity;
-      c->out_ptr[i] = out ? out : &c->sink;
-    }
+/* Points an awake chain's nodes at their scene slots, and a sleeping chain's at identity (read)
+ * and the sink (write), so the scene read and write loops need no activity test. Part chains
+ * read identity and write nowhere through this path (output_tile writes their cframes). */
+static void slot_pointers(tress_sim *sim, struct tress_chains *c, const chain_slot *s, bool awake) {
+  for (uint32_t k = 0; k < s->node_count; k++) {
+    uint32_t i = s->global[k];
+    const tress_xform *in = NULL;
+    tress_xform *out = NULL;
+    if (awake && s->kind == TRESS_HANDLE_BONES) tress_bone_slot_pointers(sim->scene, &s->ids[k], 1, &in, &out);
+    c->in_ptr[i] = in ? in : &c->identity;
+    c->out_ptr[i] = out ? out : &c->sink;
   }
+}
+
+/* Fetch (again) the scene slot pointers of every node: the scene's layout moved. */
+static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
+  for (uint32_t si = 0; si < c->slot_count; si++)
+    if (c->slots[si].used) slot_pointers(sim, c, &c->slots[si], c->slots[si].act_last > 0.0f);
   c->ptr_epoch = tress_scene_layout_epoch(sim->scene);
   c->ptr_valid = true;
 }
@@ -997,6 +1000,7 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
         n->stepping[s->global[k]] = step;
       }
       s->act_last = act;
+      slot_pointers(sim, c, s, act != 0.0f);
       /* a sleeping or disabled chain tests no collider, so the push leaves its state alone */
       if (step) c->sets[si] = c->own_sets[si];
       else memset(&c->sets[si], 0, sizeof c->sets[si]);
@@ -1005,28 +1009,43 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
   }
 }
 
-/* Reads the animated local of every awake node in [lo, hi) straight from the scene; a sleeping
- * node or padding gets identity (the tile scratch must hold finite values everywhere). */
+/* True when every value of count floats in each of the arrays is finite. (v - v) is 0 for a
+ * finite v and NaN otherwise; the integer OR keeps the loop a plain vectorizable reduction. */
+HOT_LOOP static bool all_finite(const float *const *arrays, int array_count, uint32_t count) {
+  int bad = 0;
+  for (int k = 0; k < array_count; k++) {
+    const float *restrict a = arrays[k];
+    for (uint32_t j = 0; j < count; j++) bad |= (a[j] - a[j]) != 0.0f;
+  }
+  return !bad;
+}
+
+/* Reads the animated local of every node in [lo, hi) straight from the scene (a sleeping node
+ * or padding reads identity: the tile scratch must hold finite values everywhere). A level
+ * with a non-finite value gets those nodes' values replaced by identity. */
 static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
   const tress_xform *const *in = c->in_ptr;
-  const float *act = c->nodes.active;
   tile_scratch *w = &c->tile;
-  uint32_t b = w->base;
-  float *restrict apx = w->an_px, *restrict apy = w->an_py, *restrict apz = w->an_pz;
-  float *restrict aqx = w->an_qx, *restrict aqy = w->an_qy, *restrict aqz = w->an_qz, *restrict aqw = w->an_qw;
-  for (uint32_t i = lo; i < hi; i++) {
+  uint32_t at = lo - w->base, count = hi - lo;
+  float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
+  float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
+                  *restrict aqw = w->an_qw + at;
+  in += lo;
+  for (uint32_t j = 0; j < count; j++) {
     /* node order strides through the scene (a level visits one bone per chain): fetch ahead */
-    if (i + PREFETCH_AHEAD < hi) __builtin_prefetch(in[i + PREFETCH_AHEAD], 0, 0);
-    const tress_xform *a = act[i] != 0.0f ? in[i] : &c->identity;
-    float px = a->p[0], py = a->p[1], pz = a->p[2], qx = a->q[0], qy = a->q[1], qz = a->q[2], qw = a->q[3];
-    /* (v - v) is 0 for every finite v and NaN otherwise: one test for all seven */
-    float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw);
-    if (probe != 0.0f) {
-      px = py = pz = qx = qy = qz = 0.0f;
-      qw = 1.0f;
-    }
-    apx[i - b] = px; apy[i - b] = py; apz[i - b] = pz;
-    aqx[i - b] = qx; aqy[i - b] = qy; aqz[i - b] = qz; aqw[i - b] = qw;
+    __builtin_prefetch(in[j + PREFETCH_AHEAD < count ? j + PREFETCH_AHEAD : j], 0, 0);
+    const tress_xform *a = in[j];
+    apx[j] = a->p[0]; apy[j] = a->p[1]; apz[j] = a->p[2];
+    aqx[j] = a->q[0]; aqy[j] = a->q[1]; aqz[j] = a->q[2]; aqw[j] = a->q[3];
+  }
+  const float *const read[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
+  if (all_finite(read, 7, count)) return;
+  for (uint32_t j = 0; j < count; j++) {
+    float probe = (apx[j] - apx[j]) + (apy[j] - apy[j]) + (apz[j] - apz[j]) + (aqx[j] - aqx[j]) +
+                  (aqy[j] - aqy[j]) + (aqz[j] - aqz[j]) + (aqw[j] - aqw[j]);
+    if (probe == 0.0f) continue;
+    apx[j] = apy[j] = apz[j] = aqx[j] = aqy[j] = aqz[j] = 0.0f;
+    aqw[j] = 1.0f;
   }
 }
 
@@ -1443,23 +1462,26 @@ static void blend_level(const chain_nodes *n, tile_scratch *t, uint32_t lo, uint
 }
 
 /* Writes one level's local transforms (seven component arrays, level-relative) into the scene's
- * transform slots. A non-finite value is never written: its chain is marked for recovery. */
+ * transform slots (a sleeping node's slot is the sink). A non-finite value is never written:
+ * its chain is marked for recovery. Returns true when some chain was marked. */
 static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *t) {
   tress_xform *const *out = c->out_ptr + lo;
-  const float *act = c->nodes.active + lo;
   const float *tpx = t[0], *tpy = t[1], *tpz = t[2], *tqx = t[3], *tqy = t[4], *tqz = t[5], *tqw = t[6];
   uint32_t count = hi - lo;
-  bool bad = false;
+  bool finite = all_finite(t, 7, count), bad = false;
   for (uint32_t j = 0; j < count; j++) {
     /* node order strides through the scene (one bone per chain): fetch ahead */
-    if (j + PREFETCH_AHEAD < count) __builtin_prefetch(out[j + PREFETCH_AHEAD], 1, 0);
-    if (act[j] == 0.0f) continue;
+    __builtin_prefetch(out[j + PREFETCH_AHEAD < count ? j + PREFETCH_AHEAD : j], 1, 0);
     float px = tpx[j], py = tpy[j], pz = tpz[j], qx = tqx[j], qy = tqy[j], qz = tqz[j], qw = tqw[j];
-    float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw);
-    if (probe != 0.0f) {
-      c->slots[c->node_slot[lo + j]].act_last = -2.0f;
-      bad = true;
-      continue;
+    if (!finite) {
+      float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw);
+      if (probe != 0.0f) {
+        if (c->nodes.active[lo + j] != 0.0f) {
+          c->slots[c->node_slot[lo + j]].act_last = -2.0f;
+          bad = true;
+        }
+        continue;
+      }
     }
     tress_xform *o = out[j];
     o->p[0] = px; o->p[1] = py; o->p[2] = pz;
