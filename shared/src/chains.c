@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "sim_internal.h"
+#include "xform_lanes.h"
 
 /* The hot level loops are compiled for AVX-512, AVX2 and baseline x86-64 and picked at load
  * time (ifunc), so one binary runs anywhere and uses the widest vectors the CPU has. ISO C mode
@@ -183,13 +184,16 @@ struct tress_chains {
   uint64_t ptr_epoch;
   bool ptr_valid;
   tress_xform identity, sink;
+  bool wide; /* scene reads and writes go eight at a time (AVX2) */
 };
 
 static float *const *field_ptrs(const chain_nodes *n, uint32_t *count);
 
 struct tress_chains *tress__chains_create(void) {
   struct tress_chains *c = calloc(1, sizeof *c);
-  if (c) c->identity = c->sink = tress_xform_identity();
+  if (!c) return NULL;
+  c->identity = c->sink = tress_xform_identity();
+  c->wide = tress__xform_lanes_wide();
   return c;
 }
 
@@ -950,11 +954,10 @@ static float *const *field_ptrs(const chain_nodes *n, uint32_t *count) {
 
 /* ---- frame ---- */
 
-/* How many nodes ahead the scene read and write passes prefetch bone slots. */
+/* A tile-level's node range, and its index into the per tile-level tables. */
 #define TILE_LO(c, t, l) ((c)->tile_lo[(size_t)(t) * (c)->level_count + (l)])
 #define TILE_HI(c, t, l) ((c)->tile_hi[(size_t)(t) * (c)->level_count + (l)])
 #define TILE_LEVEL(c, t, l) ((size_t)(t) * (c)->level_count + (l))
-#define PREFETCH_AHEAD 16
 #define TILE_COLLIDES 1u
 #define TILE_WEIGHTED 2u
 
@@ -1030,14 +1033,8 @@ static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
   float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
   float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
                   *restrict aqw = w->an_qw + at;
-  in += lo;
-  for (uint32_t j = 0; j < count; j++) {
-    /* node order strides through the scene (a level visits one bone per chain): fetch ahead */
-    __builtin_prefetch(in[j + PREFETCH_AHEAD < count ? j + PREFETCH_AHEAD : j], 0, 0);
-    const tress_xform *a = in[j];
-    apx[j] = a->p[0]; apy[j] = a->p[1]; apz[j] = a->p[2];
-    aqx[j] = a->q[0]; aqy[j] = a->q[1]; aqz[j] = a->q[2]; aqw[j] = a->q[3];
-  }
+  float *const comp[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
+  tress__xforms_read(in + lo, count, comp, c->wide);
   const float *const read[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
   if (all_finite(read, 7, count)) return;
   for (uint32_t j = 0; j < count; j++) {
@@ -1468,20 +1465,20 @@ static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t hi, cons
   tress_xform *const *out = c->out_ptr + lo;
   const float *tpx = t[0], *tpy = t[1], *tpz = t[2], *tqx = t[3], *tqy = t[4], *tqz = t[5], *tqw = t[6];
   uint32_t count = hi - lo;
-  bool finite = all_finite(t, 7, count), bad = false;
+  if (all_finite(t, 7, count)) {
+    tress__xforms_write(out, count, t, c->wide);
+    return false;
+  }
+  bool bad = false;
   for (uint32_t j = 0; j < count; j++) {
-    /* node order strides through the scene (one bone per chain): fetch ahead */
-    __builtin_prefetch(out[j + PREFETCH_AHEAD < count ? j + PREFETCH_AHEAD : j], 1, 0);
     float px = tpx[j], py = tpy[j], pz = tpz[j], qx = tqx[j], qy = tqy[j], qz = tqz[j], qw = tqw[j];
-    if (!finite) {
-      float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw);
-      if (probe != 0.0f) {
-        if (c->nodes.active[lo + j] != 0.0f) {
-          c->slots[c->node_slot[lo + j]].act_last = -2.0f;
-          bad = true;
-        }
-        continue;
+    float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw);
+    if (probe != 0.0f) {
+      if (c->nodes.active[lo + j] != 0.0f) {
+        c->slots[c->node_slot[lo + j]].act_last = -2.0f;
+        bad = true;
       }
+      continue;
     }
     tress_xform *o = out[j];
     o->p[0] = px; o->p[1] = py; o->p[2] = pz;

@@ -1,0 +1,27 @@
+/* xform_lanes.h - moving tress_xform slots to and from seven component arrays.
+ *
+ * The solver keeps poses as component arrays (px py pz qx qy qz qw, one float per node); the
+ * scene keeps one tress_xform per bone, reached through a pointer per node. These two copies
+ * are the solver's whole scene I/O. With AVX2 they move eight nodes at a time: eight 32-byte
+ * slots are loaded (or stored) whole and transposed in registers, instead of 7 scalar loads
+ * and 7 scalar stores per node.
+ */
+#ifndef TRESS_XFORM_LANES_H
+#define TRESS_XFORM_LANES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tress/math.h"
+
+/* Whether this CPU runs the eight-wide copies (checked once, kept by the caller). */
+bool tress__xform_lanes_wide(void);
+
+/* comp[k][j] = component k of *slots[j], for j < count; k: p0 p1 p2 q0 q1 q2 q3. */
+void tress__xforms_read(const tress_xform *const *slots, uint32_t count, float *const comp[7], bool wide);
+
+/* *slots[j] = the pose in comp[k][j], for j < count. Every value must be finite (the caller
+ * checks); the 32-byte slot is written whole, its padding included. */
+void tress__xforms_write(tress_xform *const *slots, uint32_t count, const float *const comp[7], bool wide);
+
+#endif
