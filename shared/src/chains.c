@@ -146,6 +146,7 @@ typedef struct chain_slot {
 struct tress_chains {
   chain_slot *slots;
   uint32_t slot_count, slot_cap;
+  uint32_t slot_hint; /* no free slot below it: binding scans from here, not from 0 */
   /* Colliders: one set per slot (parallel to slots, what the lanes gather reads), one lane per
    * set filled once per frame, and how many chains use any (0: no collider work at all). */
   tress_collider_set *sets;
@@ -316,22 +317,21 @@ static void sync_set(struct tress_chains *c, uint32_t si) {
   else memset(&c->sets[si], 0, sizeof c->sets[si]);
 }
 
-/* Every slot's feature byte from its settings, and how many chains use colliders. */
-static void refresh_features(struct tress_chains *c) {
-  c->collider_chains = 0;
-  for (uint32_t i = 0; i < c->slot_count; i++) {
-    chain_slot *s = &c->slots[i];
-    if (!s->used) continue;
-    const chain_params *st = &s->settings;
-    uint32_t colliders = c->own_sets[i].count;
-    uint8_t was_disabled = s->features & FEAT_DISABLED;
-    s->features = (uint8_t)((colliders > 0 ? FEAT_COLLIDES : 0u) |
-                            (!st->enabled || st->weight < 1.0f ? FEAT_WEIGHTED : 0u) |
-                            (st->wind_gust > 0.0f ? FEAT_GUSTY : 0u) | (!st->enabled ? FEAT_DISABLED : 0u));
-    if (colliders > 0) c->collider_chains++;
-    /* enabled toggled: refill the node masks (the substep mask depends on it) */
-    if ((s->features & FEAT_DISABLED) != was_disabled && s->act_last >= 0.0f) s->act_last = -1.0f;
-  }
+/* One slot's feature byte from its settings (none once unused), keeping the count of chains
+ * that use colliders. Per slot, so binding one chain costs the same however many are bound. */
+static void slot_features(struct tress_chains *c, uint32_t si) {
+  chain_slot *s = &c->slots[si];
+  if (s->features & FEAT_COLLIDES) c->collider_chains--;
+  uint8_t was_disabled = s->features & FEAT_DISABLED;
+  s->features = 0;
+  if (!s->used) return;
+  const chain_params *st = &s->settings;
+  s->features = (uint8_t)((c->own_sets[si].count > 0 ? FEAT_COLLIDES : 0u) |
+                          (!st->enabled || st->weight < 1.0f ? FEAT_WEIGHTED : 0u) |
+                          (st->wind_gust > 0.0f ? FEAT_GUSTY : 0u) | (!st->enabled ? FEAT_DISABLED : 0u));
+  if (s->features & FEAT_COLLIDES) c->collider_chains++;
+  /* enabled toggled: refill the node masks (the substep mask depends on it) */
+  if ((s->features & FEAT_DISABLED) != was_disabled && s->act_last >= 0.0f) s->act_last = -1.0f;
 }
 
 void tress__chains_forget_collider(tress_sim *sim, uint32_t index) {
@@ -345,15 +345,15 @@ void tress__chains_forget_collider(tress_sim *sim, uint32_t index) {
       if (set->index[k] != index) set->index[w++] = set->index[k];
     set->count = w;
     sync_set(c, i);
+    slot_features(c, i);
   }
-  refresh_features(c);
 }
 
 /* ---- binding ---- */
 
 static uint32_t slot_new(struct tress_chains *c) {
-  for (uint32_t i = 0; i < c->slot_count; i++)
-    if (!c->slots[i].used) return i;
+  while (c->slot_hint < c->slot_count && c->slots[c->slot_hint].used) c->slot_hint++;
+  if (c->slot_hint < c->slot_count) return c->slot_hint;
   if (c->slot_count == c->slot_cap) {
     uint32_t cap = c->slot_cap ? c->slot_cap * 2 : 16;
     chain_slot *b = realloc(c->slots, cap * sizeof *b);
@@ -529,7 +529,7 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
   }
   s->handle = h;
   sync_set(c, si);
-  refresh_features(c);
+  slot_features(c, si);
   c->dirty = true;
   if (out) *out = h;
   return TRESS_OK;
@@ -613,7 +613,7 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   }
   s->handle = h;
   sync_set(c, si);
-  refresh_features(c);
+  slot_features(c, si);
   c->dirty = true;
   if (out) *out = h;
   return TRESS_OK;
@@ -632,10 +632,12 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
       tress_bone_set_transform(sim->scene, s->ids[i], tress_bone_animated(sim->scene, s->ids[i]));
     }
   }
+  s->used = false;
+  slot_features(c, h->slot); /* drops its collider count */
   slot_free(s);
   memset(&c->sets[h->slot], 0, sizeof c->sets[h->slot]);
   memset(&c->own_sets[h->slot], 0, sizeof c->own_sets[h->slot]);
-  refresh_features(c);
+  if (h->slot < c->slot_hint) c->slot_hint = h->slot;
   c->dirty = true;
 }
 
@@ -687,8 +689,8 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   }
   s->settings = params_of(next);
   c->own_sets[h->slot] = set;
+  slot_features(c, h->slot);
   sync_set(c, h->slot);
-  refresh_features(c);
   if (!c->dirty) {
     fill_node_settings(&c->nodes, s);
   }

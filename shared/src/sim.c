@@ -146,6 +146,7 @@ void tress_sim_destroy(tress_sim *sim) {
   if (sim->ropes) tress__ropes_destroy(sim->ropes);
   tress__colliders_free(sim->colliders);
   free(sim->handles);
+  free(sim->by_root);
   free(sim->cull_order);
   free(sim);
 }
@@ -175,10 +176,42 @@ tress_handle_id tress__handle_id(const tress_sim *sim, const tress_handle *handl
   return (tress_handle_id){i + 1, handle->generation};
 }
 
+/* First live handle on this root's scene slot (0: none); the list is walked through
+ * next_same_root. */
+static uint32_t first_on_root(const tress_sim *sim, tress_id root) {
+  return root.index1 < sim->by_root_cap ? sim->by_root[root.index1] : 0;
+}
+
+/* Room in by_root for scene slot r. */
+static bool reserve_root(tress_sim *sim, uint32_t r) {
+  if (r >= sim->by_root_cap) {
+    uint32_t cap = sim->by_root_cap ? sim->by_root_cap : 64;
+    while (cap <= r) cap *= 2;
+    uint32_t *b = realloc(sim->by_root, cap * sizeof *b);
+    if (!b) return false;
+    memset(b + sim->by_root_cap, 0, (cap - sim->by_root_cap) * sizeof *b);
+    sim->by_root = b;
+    sim->by_root_cap = cap;
+  }
+  return true;
+}
+
+static void link_root(tress_sim *sim, uint32_t i) {
+  tress_handle *h = &sim->handles[i - 1];
+  h->next_same_root = sim->by_root[h->root.index1];
+  sim->by_root[h->root.index1] = i;
+}
+
+static void unlink_root(tress_sim *sim, uint32_t i) {
+  uint32_t *at = &sim->by_root[sim->handles[i - 1].root.index1];
+  while (*at && *at != i) at = &sim->handles[*at - 1].next_same_root;
+  if (*at) *at = sim->handles[i - 1].next_same_root;
+}
+
 tress_handle_id tress__handle_find(const tress_sim *sim, tress_handle_kind kind, tress_id root) {
-  for (uint32_t i = 0; i < sim->handle_count; i++) {
-    const tress_handle *h = &sim->handles[i];
-    if (h->alive && h->kind == kind && tress_id_equal(h->root, root)) return (tress_handle_id){i + 1, h->generation};
+  for (uint32_t i = first_on_root(sim, root); i; i = sim->handles[i - 1].next_same_root) {
+    const tress_handle *h = &sim->handles[i - 1];
+    if (h->alive && h->kind == kind && tress_id_equal(h->root, root)) return (tress_handle_id){i, h->generation};
   }
   return TRESS_NULL_HANDLE;
 }
@@ -189,6 +222,7 @@ typedef struct {
 } root_listener;
 
 tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tress_id root, uint32_t slot) {
+  if (!reserve_root(sim, root.index1)) return TRESS_NULL_HANDLE;
   uint32_t i;
   if (sim->handle_free) {
     i = sim->handle_free;
@@ -208,12 +242,13 @@ tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tres
   uint32_t gen = h->generation + 1;
   memset(h, 0, sizeof *h);
   h->generation = gen ? gen : 1;
-  h->alive = true;
   h->kind = kind;
   h->root = root;
+  link_root(sim, i);
+  h->alive = true;
   h->slot = slot;
   h->eligible = true;
-  /* The listener finds the handle by scanning for its root: handles are few per root. */
+  /* The listener finds the handles on its root through by_root. */
   h->on_root = tress_instance_connect(sim->scene, root, on_root_event, sim);
   sim->live_handles++;
   if (sim->live_handles == 1 && sim->loop_fn && !sim->loop_running) {
@@ -227,9 +262,15 @@ static void on_root_event(tress_scene *scene, tress_id instance, tress_event eve
   (void)scene;
   if (event != TRESS_EVENT_DESTROYING) return;
   tress_sim *sim = user;
-  for (uint32_t i = 0; i < sim->handle_count; i++) {
-    tress_handle *h = &sim->handles[i];
-    if (h->alive && tress_id_equal(h->root, instance)) tress_handle_destroy(sim, (tress_handle_id){i + 1, h->generation});
+  /* destroying unlinks, so start over from the list head after each one */
+  for (uint32_t i = first_on_root(sim, instance); i;) {
+    tress_handle *h = &sim->handles[i - 1];
+    if (h->alive && tress_id_equal(h->root, instance)) {
+      tress_handle_destroy(sim, (tress_handle_id){i, h->generation});
+      i = first_on_root(sim, instance);
+    } else {
+      i = h->next_same_root;
+    }
   }
 }
 
@@ -249,6 +290,7 @@ void tress_handle_destroy(tress_sim *sim, tress_handle_id id) {
   }
   tress_connection_disconnect(sim->scene, h->on_root);
   tress_connection_disconnect(sim->scene, h->on_character);
+  unlink_root(sim, id.index1);
   h->generation++;
   h->slot = sim->handle_free;
   sim->handle_free = id.index1;

@@ -43,8 +43,9 @@ tress_result tress_sim_add_collider(tress_sim *sim, const tress_collider_def *de
   if (!sim || !def || !tress_collider_def_valid(def)) return TRESS_ERR_INVALID_ARGUMENT;
   if (!tress_id_is_null(def->attach) && !tress_instance_valid(sim->scene, def->attach)) return TRESS_ERR_STALE_ID;
   tress_sim_colliders *c = sim->colliders;
-  uint32_t i = 0;
+  uint32_t i = c->free_hint;
   while (i < c->count && c->alive[i]) i++;
+  c->free_hint = i;
   if (i == c->count) {
     if (c->count == c->cap && !grow(c)) return TRESS_ERR_OUT_OF_MEMORY;
     c->generation[i] = 0;
@@ -81,6 +82,7 @@ void tress_sim_remove_collider(tress_sim *sim, tress_collider_id id) {
   if (i < 0) return;
   tress__chains_forget_collider(sim, (uint32_t)i);
   sim->colliders->alive[i] = false;
+  if ((uint32_t)i < sim->colliders->free_hint) sim->colliders->free_hint = (uint32_t)i;
 }
 
 void tress__colliders_resolve(tress_sim *sim) {

@@ -26,6 +26,7 @@ typedef struct tress_handle {
   tress_handle_kind kind;
   tress_id root;                /* bound part, accessory, first part, or the rope's first pin */
   uint32_t slot;                /* index into the writer's storage */
+  uint32_t next_same_root;      /* one-based index of the next live handle on the same root */
   tress_connection on_root;     /* root's DESTROYING listener */
   tress_id character;           /* model when bound by bind_character, else null */
   tress_connection on_character;/* the model's ANCESTRY_CHANGED / DESTROYING listener */
@@ -55,6 +56,7 @@ typedef struct tress_sim_colliders {
   bool *alive;
   tress_collider_world *world;
   uint32_t count, cap;
+  uint32_t free_hint; /* no free index below it: adding scans from here */
 } tress_sim_colliders;
 
 void tress__colliders_free(tress_sim_colliders *colliders);
@@ -87,6 +89,10 @@ struct tress_sim {
   tress_handle *handles;
   uint32_t handle_count, handle_cap, handle_free; /* free chain through slot, one-based */
   uint32_t live_handles;
+  /* Per scene slot (root.index1): one-based index of the first live handle bound to it, so
+   * bind's dedupe and a root's destruction cost the handles on that root, not all of them. */
+  uint32_t *by_root;
+  uint32_t by_root_cap;
   double accumulator;
   double time;
   bool have_camera;
