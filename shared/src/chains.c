@@ -1,17 +1,21 @@
 /* chains.c - bone chains and part chains: one structure-of-arrays batch for every chain node.
  *
- * Layout. Every node of every bound chain lives in one set of flat float arrays, ordered by
- * depth level (all pinned roots, then every depth-1 node of every chain, ...), chain by chain
- * inside a level. A node's parent is always in the previous level, so one in-order pass per
- * substep solves parents before children, and inside a level no node depends on another: the
- * math runs over contiguous arrays the compiler vectorizes. When every node of a level finds
- * its parent (or first child) at the same distance, as in uniform chains, the level reads them
- * in place; otherwise a short gather into a level-sized scratch buffer comes first.
+ * Layout. Every node of every bound chain lives in one set of flat float arrays. Chains are
+ * grouped into tiles of about TILE_NODES nodes (whole chains, consecutive slots), stored one
+ * after the other; inside a tile, nodes go by depth level (the tile's pinned roots, then every
+ * depth-1 node of its chains, ...), chain by chain inside a level. A node's parent is always in
+ * the previous level, so one in-order pass per substep solves parents before children, and
+ * inside a level no node depends on another: the math runs over contiguous arrays the compiler
+ * vectorizes. Each level run is padded with inert nodes to whole 16-float vectors, so no loop
+ * has a scalar remainder. When every node of a level finds its parent (or first child) at the
+ * same distance, as in uniform chains, the level reads them in place; otherwise a short gather
+ * into a level-sized scratch buffer comes first.
  *
- * Tiles. Chains are grouped into tiles of about TILE_NODES nodes (whole chains, consecutive
- * slots); because levels are chain-major, a tile is a contiguous run inside every level. A
- * frame runs all of its phases on one tile before the next, so the tile's arrays stay in cache
- * from the scene read to the scene write.
+ * Tiles. A frame runs all of its phases on one tile before the next, so the tile's arrays stay
+ * in cache from the scene read to the scene write. Values that only live during a frame
+ * (animated locals, animated world rotations, written poses) sit in one tile-sized scratch
+ * (TILE_FIELDS) rather than node-wide arrays: they never travel to memory. The scene is read
+ * and written eight bone slots at a time (xform_lanes.h).
  *
  * A frame: prepare (read animated locals from the scene through cached slot pointers, build
  * animated world poses level by level, decide snaps), substeps (pin roots to the animated pose
