@@ -17,6 +17,7 @@
 #include "tress/client.h"
 #include "tress/codec.h"
 #include "tress/msg.h"
+#include "tress/wire_springs.h"
 
 #define TRESS_CLIENT_HELD_RIGS 16
 
@@ -52,14 +53,19 @@ typedef struct replica_character {
   tress_handle_id *handles;
   uint32_t handle_count, handle_cap;
   double added_at, bound_at;
-  /* BIND's springs section, decoded (NULL when none), and what it made in the sim: colliders
-   * per section collider (null where the attach name matched nothing), chains bound by name. */
-  struct tress_wire_springs *springs;
-  tress_collider_id *collider_ids;
-  uint32_t collider_id_count;
-  tress_handle_id *spring_handles;
-  uint32_t spring_handle_count;
+  struct replica_springs *springs; /* BIND's springs section and what it made; NULL when none */
 } replica_character;
+
+/* A BIND's springs section, decoded, and what it made in the sim: a collider per section
+ * collider (null where the attach name matched nothing; count 0 while not in the sim) and the
+ * chains bound by name. One allocation, so a replacement is built aside and swapped in whole. */
+typedef struct replica_springs {
+  tress_wire_springs section;
+  tress_collider_id collider_ids[TRESS_WIRE_MAX_COLLIDERS];
+  uint32_t collider_id_count;
+  tress_handle_id spring_handles[TRESS_WIRE_MAX_SPRING_CHAINS];
+  uint32_t spring_handle_count;
+} replica_springs;
 
 /* A character this client asked for; the manifest is re-sent after a reconnect. */
 typedef struct owned_spawn {
@@ -138,10 +144,18 @@ tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, 
 /* After a RIG_RESULT: binds once the BIND and every rig it lists are here; a rig the BIND did
  * not list re-binds (the character's handles are destroyed first). */
 void tress__replica_rig_arrived(tress_client *c, replica_character *ch);
-/* replica_springs.c: keep BIND's springs section (decoded; a bad one is reported and
- * ignored), put it into the sim after bind_character, merge it into chain settings updates,
- * and take it back out of the sim (colliders, chains bound by name) when the handles go. */
-tress_client_result tress__springs_take(tress_client *c, replica_character *ch, const tress_msg_bind *bind);
+/* replica_springs.c: BIND's springs section, decoded into a new set (*out NULL when the BIND
+ * has none). A section that does not decode is reported and returns
+ * TRESS_CLIENT_ERR_INVALID_ARGUMENT: the caller keeps the springs it has. */
+tress_client_result tress__springs_read(tress_client *c, const replica_character *ch, const tress_msg_bind *bind,
+                                        replica_springs **out);
+/* Makes next (owned from here on, may be NULL) the character's springs. Unbound: only kept for
+ * the bind. Bound: an equal section changes nothing; another one replaces the colliders and
+ * named chains whole (new ones added first, so a refusal halfway keeps the old set entirely,
+ * reported). The caller then re-applies tress__springs_settings to the character's handles. */
+void tress__springs_update(tress_client *c, replica_character *ch, replica_springs *next);
+/* After bind_character: puts the springs into the sim (colliders all or none), the default
+ * entry on every chain handle, the named chains. */
 void tress__springs_apply(tress_client *c, replica_character *ch);
 tress_chain_settings tress__springs_settings(const replica_character *ch, const tress_chain_settings *base);
 void tress__springs_release(tress_client *c, replica_character *ch);

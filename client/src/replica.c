@@ -280,8 +280,9 @@ static bool rigs_complete(const replica_character *ch) {
 tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, const tress_msg_bind *bind) {
   uint32_t n = bind->match_count <= TRESS_WIRE_MAX_ACCESSORIES ? bind->match_count : TRESS_WIRE_MAX_ACCESSORIES;
   uint32_t r = bind->rigged_count <= TRESS_WIRE_MAX_ACCESSORIES ? bind->rigged_count : TRESS_WIRE_MAX_ACCESSORIES;
-  tress_client_result sr = tress__springs_take(c, ch, bind);
-  if (sr != TRESS_CLIENT_OK) return sr;
+  replica_springs *springs = NULL;
+  tress_client_result sr = tress__springs_read(c, ch, bind, &springs);
+  if (sr == TRESS_CLIENT_ERR_OUT_OF_MEMORY) return sr;
   ch->bind = *bind;
   ch->bind.match_count = n;
   ch->bind.rigged_count = r;
@@ -293,7 +294,10 @@ tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, 
   ch->bind.sections = NULL;
   ch->bind.section_count = 0;
   ch->have_bind = true;
-  /* A second BIND for a bound character changes settings, never the handle set. */
+  /* a section that does not decode was reported: the springs the character has stay */
+  if (sr == TRESS_CLIENT_OK) tress__springs_update(c, ch, springs);
+  /* A second BIND for a bound character changes settings (and the springs' colliders and named
+   * chains when its section differs), never the handle set. */
   if (ch->bound) {
     tress_chain_settings cs = tress__springs_settings(ch, &ch->bind.chain_settings);
     for (uint32_t i = 0; i < ch->handle_count; i++) {

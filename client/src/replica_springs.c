@@ -7,41 +7,38 @@
  * settings (which SETTINGS_UPDATE keeps changing); and each named chain, bound from its root
  * bone with tress_sim_bind_bone_chain unless another handle already simulates that bone.
  * Everything it adds goes when the character's handles go.
+ *
+ * A later BIND replaces the section: an equal one (compared decoded) touches nothing; another
+ * one's colliders are added first and only then do the old colliders and named chains go, so
+ * a sim that refuses a collider halfway leaves the old set whole (the new one is taken back and
+ * the refusal reported). A section is in the sim whole or not at all: when even the first bind
+ * cannot add every collider, the character is bound as if BIND had carried no section.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "client_internal.h"
-#include "tress/wire_springs.h"
 
 void tress__springs_free(replica_character *ch) {
   free(ch->springs);
-  free(ch->collider_ids);
-  free(ch->spring_handles);
   ch->springs = NULL;
-  ch->collider_ids = NULL;
-  ch->spring_handles = NULL;
-  ch->collider_id_count = ch->spring_handle_count = 0;
 }
 
-tress_client_result tress__springs_take(tress_client *c, replica_character *ch, const tress_msg_bind *bind) {
+tress_client_result tress__springs_read(tress_client *c, const replica_character *ch, const tress_msg_bind *bind,
+                                        replica_springs **out) {
+  *out = NULL;
   const tress_wire_section *sec = tress_msg_bind_springs(bind);
   if (!sec) return TRESS_CLIENT_OK;
-  if (!ch->springs) {
-    ch->springs = malloc(sizeof *ch->springs);
-    ch->collider_ids = calloc(TRESS_WIRE_MAX_COLLIDERS, sizeof *ch->collider_ids);
-    ch->spring_handles = calloc(TRESS_WIRE_MAX_SPRING_CHAINS, sizeof *ch->spring_handles);
-    if (!ch->springs || !ch->collider_ids || !ch->spring_handles) {
-      tress__springs_free(ch);
-      return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
-    }
-  }
+  replica_springs *sp = calloc(1, sizeof *sp);
+  if (!sp) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
   tress_wire_error err;
-  if (tress_wire_springs_decode(sec->bytes, sec->length, ch->springs, &err) != TRESS_WIRE_OK) {
-    tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: springs section ignored: %s", ch->id,
-                         err.message);
-    tress__springs_free(ch);
+  if (tress_wire_springs_decode(sec->bytes, sec->length, &sp->section, &err) != TRESS_WIRE_OK) {
+    tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: springs section ignored: %s%s", ch->id,
+                         err.message, ch->springs ? " (the previous springs stay)" : "");
+    free(sp);
+    return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
   }
+  *out = sp;
   return TRESS_CLIENT_OK;
 }
 
@@ -66,27 +63,28 @@ static tress_id find_in_character(tress_client *c, const replica_character *ch, 
   return f.found;
 }
 
-static const tress_wire_spring_chain *default_entry(const replica_character *ch) {
-  if (!ch->springs) return NULL;
-  for (uint32_t i = 0; i < ch->springs->chain_count; i++)
-    if (ch->springs->chains[i].root[0] == '\0') return &ch->springs->chains[i];
+static const tress_wire_spring_chain *default_entry(const replica_springs *sp) {
+  if (!sp) return NULL;
+  for (uint32_t i = 0; i < sp->section.chain_count; i++)
+    if (sp->section.chains[i].root[0] == '\0') return &sp->section.chains[i];
   return NULL;
 }
 
 /* A chain entry's settings with its collider indices turned into this sim's collider ids. */
-static tress_chain_settings entry_settings(const replica_character *ch, const tress_wire_spring_chain *e,
+static tress_chain_settings entry_settings(const replica_springs *sp, const tress_wire_spring_chain *e,
                                            tress_chain_settings s) {
   s.collider_count = 0;
   for (uint32_t k = 0; k < e->collider_count; k++) {
     uint8_t i = e->colliders[k];
-    if (i < ch->collider_id_count && ch->collider_ids[i].index1 != 0) s.colliders[s.collider_count++] = ch->collider_ids[i];
+    if (i < sp->collider_id_count && sp->collider_ids[i].index1 != 0)
+      s.colliders[s.collider_count++] = sp->collider_ids[i];
   }
   return s;
 }
 
 tress_chain_settings tress__springs_settings(const replica_character *ch, const tress_chain_settings *base) {
   tress_chain_settings s = *base;
-  const tress_wire_spring_chain *e = default_entry(ch);
+  const tress_wire_spring_chain *e = default_entry(ch->springs);
   if (!e) return s;
   const tress_chain_settings *x = &e->settings;
   s.radius = x->radius;
@@ -95,40 +93,51 @@ tress_chain_settings tress__springs_settings(const replica_character *ch, const 
   s.wind_frequency = x->wind_frequency;
   s.weight = x->weight;
   s.enabled = x->enabled;
-  return entry_settings(ch, e, s);
+  return entry_settings(ch->springs, e, s);
 }
 
-void tress__springs_apply(tress_client *c, replica_character *ch) {
-  if (!ch->springs) return;
-  const tress_wire_springs *sp = ch->springs;
-  ch->collider_id_count = sp->collider_count;
-  for (uint32_t i = 0; i < sp->collider_count; i++) {
-    const tress_wire_collider *w = &sp->colliders[i];
+static void remove_colliders(tress_client *c, replica_springs *sp) {
+  for (uint32_t i = 0; i < sp->collider_id_count; i++) tress_sim_remove_collider(c->sim, sp->collider_ids[i]);
+  sp->collider_id_count = 0;
+}
+
+/* Adds every collider of sp to the sim, or none: on a refusal the ones added are removed again
+ * and the refusal is reported (what names the outcome for the log). */
+static bool add_colliders(tress_client *c, const replica_character *ch, replica_springs *sp, const char *what) {
+  const tress_wire_springs *w = &sp->section;
+  sp->collider_id_count = 0;
+  for (uint32_t i = 0; i < w->collider_count; i++) {
+    const tress_wire_collider *wc = &w->colliders[i];
     tress_collider_def d = tress_default_collider_def();
-    d.shape = w->shape == TRESS_COLLIDER_CAPSULE ? TRESS_COLLIDER_CAPSULE : TRESS_COLLIDER_SPHERE;
-    d.attach = w->attach[0] ? find_in_character(c, ch, w->attach) : TRESS_NULL_ID;
-    memcpy(d.offset, w->offset, sizeof d.offset);
-    memcpy(d.tail, d.shape == TRESS_COLLIDER_CAPSULE ? w->tail : w->offset, sizeof d.tail);
-    d.radius = w->radius;
-    ch->collider_ids[i] = TRESS_NULL_COLLIDER;
-    if (w->attach[0] && tress_id_is_null(d.attach)) {
+    d.shape = wc->shape == TRESS_COLLIDER_CAPSULE ? TRESS_COLLIDER_CAPSULE : TRESS_COLLIDER_SPHERE;
+    d.attach = wc->attach[0] ? find_in_character(c, ch, wc->attach) : TRESS_NULL_ID;
+    memcpy(d.offset, wc->offset, sizeof d.offset);
+    memcpy(d.tail, d.shape == TRESS_COLLIDER_CAPSULE ? wc->tail : wc->offset, sizeof d.tail);
+    d.radius = wc->radius;
+    sp->collider_ids[i] = TRESS_NULL_COLLIDER;
+    sp->collider_id_count = i + 1;
+    if (wc->attach[0] && tress_id_is_null(d.attach)) {
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: collider %u: no part or bone named '%s'",
-                           ch->id, i, w->attach);
+                           ch->id, i, wc->attach);
       continue;
     }
-    tress_result r = tress_sim_add_collider(c->sim, &d, &ch->collider_ids[i]);
-    if (r != TRESS_OK)
-      tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: collider %u: %s", ch->id, i,
-                           tress_result_string(r));
+    tress_result r = tress_sim_add_collider(c->sim, &d, &sp->collider_ids[i]);
+    if (r != TRESS_OK) {
+      remove_colliders(c, sp);
+      tress__client_report(c, TRESS_CLIENT_ERROR_WARNING,
+                           "character %u: springs %s: the sim refused collider %u of %u: %s", ch->id, what, i,
+                           w->collider_count, tress_result_string(r));
+      return false;
+    }
   }
-  /* the default entry on every chain the bind made (pendulums refuse chain settings) */
-  if (default_entry(ch)) {
-    tress_chain_settings s = tress__springs_settings(ch, &ch->bind.chain_settings);
-    for (uint32_t i = 0; i < ch->handle_count; i++) tress_handle_set_chain_settings(c->sim, ch->handles[i], &s);
-  }
-  ch->spring_handle_count = 0;
-  for (uint32_t i = 0; i < sp->chain_count; i++) {
-    const tress_wire_spring_chain *e = &sp->chains[i];
+  return true;
+}
+
+/* The section's named chains, from their root bones (sp's colliders already in the sim). */
+static void bind_named_chains(tress_client *c, const replica_character *ch, replica_springs *sp) {
+  sp->spring_handle_count = 0;
+  for (uint32_t i = 0; i < sp->section.chain_count; i++) {
+    const tress_wire_spring_chain *e = &sp->section.chains[i];
     if (!e->root[0]) continue;
     tress_id bone = find_in_character(c, ch, e->root);
     if (tress_id_is_null(bone) || tress_instance_kind(c->scene, bone) != TRESS_KIND_BONE) {
@@ -137,37 +146,93 @@ void tress__springs_apply(tress_client *c, replica_character *ch) {
       continue;
     }
     if (tress_bone_simulated(c->scene, bone)) continue; /* a rigged accessory's chain has it */
-    tress_chain_settings s = entry_settings(ch, e, e->settings);
+    tress_chain_settings s = entry_settings(sp, e, e->settings);
     tress_handle_id h;
     tress_result r = tress_sim_bind_bone_chain(c->sim, bone, &s, &h);
-    if (r == TRESS_OK) ch->spring_handles[ch->spring_handle_count++] = h;
+    if (r == TRESS_OK) sp->spring_handles[sp->spring_handle_count++] = h;
     else
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: spring chain '%s': %s", ch->id, e->root,
                            tress_result_string(r));
   }
 }
 
+static void release(tress_client *c, replica_springs *sp) {
+  for (uint32_t i = 0; i < sp->spring_handle_count; i++)
+    if (tress_handle_valid(c->sim, sp->spring_handles[i])) tress_handle_destroy(c->sim, sp->spring_handles[i]);
+  sp->spring_handle_count = 0;
+  remove_colliders(c, sp);
+}
+
+void tress__springs_apply(tress_client *c, replica_character *ch) {
+  if (!ch->springs) return;
+  if (!add_colliders(c, ch, ch->springs, "not applied, bound without them")) {
+    tress__springs_free(ch);
+    return;
+  }
+  /* the default entry on every chain the bind made (pendulums refuse chain settings) */
+  if (default_entry(ch->springs)) {
+    tress_chain_settings s = tress__springs_settings(ch, &ch->bind.chain_settings);
+    for (uint32_t i = 0; i < ch->handle_count; i++) tress_handle_set_chain_settings(c->sim, ch->handles[i], &s);
+  }
+  bind_named_chains(c, ch, ch->springs);
+}
+
+void tress__springs_update(tress_client *c, replica_character *ch, replica_springs *next) {
+  replica_springs *old = ch->springs;
+  if (!ch->bound) {
+    /* nothing of the old section is in the sim (it goes in with the bind) */
+    free(old);
+    ch->springs = next;
+    return;
+  }
+  if (!old && !next) return;
+  if (old && next && tress_wire_springs_equal(&old->section, &next->section)) {
+    free(next); /* the same section: keep its colliders and chains, ids and all */
+    return;
+  }
+  if (next && !add_colliders(c, ch, next, "update refused, the previous springs stay")) {
+    free(next);
+    return;
+  }
+  /* next is whole in the sim: the old section's chains and colliders go, next's chains come */
+  ch->springs = next;
+  if (old) release(c, old);
+  free(old);
+  if (next) bind_named_chains(c, ch, next);
+}
+
 void tress__springs_release(tress_client *c, replica_character *ch) {
-  for (uint32_t i = 0; i < ch->spring_handle_count; i++)
-    if (tress_handle_valid(c->sim, ch->spring_handles[i])) tress_handle_destroy(c->sim, ch->spring_handles[i]);
-  ch->spring_handle_count = 0;
-  for (uint32_t i = 0; i < ch->collider_id_count; i++) tress_sim_remove_collider(c->sim, ch->collider_ids[i]);
-  ch->collider_id_count = 0;
+  if (ch->springs) release(c, ch->springs);
 }
 
 uint32_t tress_client_colliders(const tress_client *c, uint32_t character_id, tress_collider_def *defs,
                                 tress_collider_world *worlds, uint32_t max) {
   const replica_character *ch = tress__replica_find(c, character_id);
-  if (!ch) return 0;
+  if (!ch || !ch->springs) return 0;
+  const replica_springs *sp = ch->springs;
   uint32_t n = 0;
-  for (uint32_t i = 0; i < ch->collider_id_count; i++) {
+  for (uint32_t i = 0; i < sp->collider_id_count; i++) {
     tress_collider_def d;
     tress_collider_world w;
-    if (!tress_sim_collider_get(c->sim, ch->collider_ids[i], &d, &w)) continue;
+    if (!tress_sim_collider_get(c->sim, sp->collider_ids[i], &d, &w)) continue;
     if (n < max) {
       if (defs) defs[n] = d;
       if (worlds) worlds[n] = w;
     }
+    n++;
+  }
+  return n;
+}
+
+uint32_t tress_client_collider_ids(const tress_client *c, uint32_t character_id, tress_collider_id *out,
+                                   uint32_t max) {
+  const replica_character *ch = tress__replica_find(c, character_id);
+  if (!ch || !ch->springs) return 0;
+  const replica_springs *sp = ch->springs;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < sp->collider_id_count; i++) {
+    if (!tress_sim_collider_valid(c->sim, sp->collider_ids[i])) continue;
+    if (out && n < max) out[n] = sp->collider_ids[i];
     n++;
   }
   return n;
