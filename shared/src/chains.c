@@ -85,7 +85,9 @@
   X(an_px) X(an_py) X(an_pz) X(an_qx) X(an_qy) X(an_qz) X(an_qw)  /* animated local */            \
   X(aw_qx) X(aw_qy) X(aw_qz) X(aw_qw)                             /* animated world rotation */   \
   X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
-  X(bl_x) X(bl_y) X(bl_z)                 /* weighted tiles: positions blended for output */
+  X(bl_x) X(bl_y) X(bl_z)                 /* display positions: carried and/or blended */      \
+  X(cr_qx) X(cr_qy) X(cr_qz) X(cr_qw)     /* carry: rotation since the last substep */          \
+  X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */
 
 #define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
 #define G_OUT 10
@@ -142,6 +144,9 @@ typedef struct chain_slot {
   bool fresh;                /* bound since the last frame: start where it is drawn */
   float act_last;            /* the activity mask its nodes carry (-1: unknown, refill) */
   tress_xform last_part;     /* the part's last finite frame: stands in for a NaN one */
+  tress_xform prev_part;     /* last frame's anchor: the substeps interpolate from it */
+  tress_xform pin;           /* the anchor where the last substep left the chain */
+  float carry[7];            /* this frame's carry: rotation q, translation t (R p + t) */
   tress_handle_id handle;
   tress_id root_bone;
   chain_params settings;     /* sanitized; the collider set lives in c->own_sets */
@@ -171,6 +176,9 @@ struct tress_chains {
   /* Per tile-level (t * level_count + l): parent[i] == i - parent_shift for every node of the
    * level (-1 when not), and the same for first_child; such a level reads in place, no gather. */
   int64_t *parent_shift, *child_shift;
+  /* Per tile-level: position j of the level holds a node of the same chain as position j of
+   * the tile's level 0 (uniform chains): per-chain lanes filled for level 0 serve it too. */
+  uint8_t *aligned;
   /* Per node, global order: the chain slot, and cached pointers to the scene's animated and
    * transform slots (part chains and vanished bones point at `identity` / `sink`). The pointers
    * are valid for scene layout epoch `ptr_epoch`; they are re-fetched when it changes. */
@@ -236,6 +244,7 @@ void tress__chains_destroy(struct tress_chains *c) {
   for (int k = 0; k < G_SCRATCH; k++) free(c->g[k]);
   free(c->parent_shift);
   free(c->child_shift);
+  free(c->aligned);
   free(c->node_slot);
   free(c->tile_slot);
   free(c->tile_end);
@@ -513,7 +522,7 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
   s->part = anchor;
   s->from_bone = !tress_id_is_null(root_bone);
   s->root_bone = root_bone;
-  s->last_part = tress_xform_identity();
+  s->last_part = s->prev_part = s->pin = tress_xform_identity();
   s->settings = params_of(sanitize(settings));
   c->own_sets[si] = set;
   s->fresh = true;
@@ -596,7 +605,7 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   s->used = true;
   s->kind = TRESS_HANDLE_PARTS;
   s->part = parts[0];
-  s->last_part = tress_xform_identity();
+  s->last_part = s->prev_part = s->pin = tress_xform_identity();
   s->settings = params_of(sanitize(settings));
   c->own_sets[si] = set;
   s->node_count = count;
@@ -775,7 +784,9 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
   if (ps) c->parent_shift = ps;
   int64_t *cs = realloc(c->child_shift, tls * sizeof *cs);
   if (cs) c->child_shift = cs;
-  if (!ps || !cs) return false;
+  uint8_t *al = realloc(c->aligned, tls);
+  if (al) c->aligned = al;
+  if (!ps || !cs || !al) return false;
   for (uint32_t t = 0; t < c->tile_count; t++) {
     /* padding belongs to the tile's first chain: valid for the collider lanes, never read back */
     for (uint32_t i = c->tile_lo[(size_t)t * c->level_count]; i < c->tile_end[t]; i++) {
@@ -792,8 +803,11 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
   }
   for (uint32_t t = 0; t < c->tile_count; t++)
     for (uint32_t l = 0; l < c->level_count; l++) {
-      c->parent_shift[t * c->level_count + l] = level_shift(c, t, l, false);
-      c->child_shift[t * c->level_count + l] = level_shift(c, t, l, true);
+      size_t tl = (size_t)t * c->level_count + l;
+      c->parent_shift[tl] = level_shift(c, t, l, false);
+      c->child_shift[tl] = level_shift(c, t, l, true);
+      c->aligned[tl] = l == 0 || (c->aligned[tl - 1] && c->parent_shift[tl] >= 0 &&
+                                  (int64_t)c->tile_lo[tl] - c->parent_shift[tl] == (int64_t)c->tile_lo[tl - 1]);
     }
   c->ptr_valid = false;
   return true;
@@ -966,6 +980,7 @@ static float *const *field_ptrs(const chain_nodes *n, uint32_t *count) {
 #define TILE_LEVEL(c, t, l) ((size_t)(t) * (c)->level_count + (l))
 #define TILE_COLLIDES 1u
 #define TILE_WEIGHTED 2u
+#define TILE_CARRIED 4u /* some chain is drawn carried with its anchor since its last substep */
 
 /* Points an awake chain's nodes at their scene slots, and a sleeping chain's at identity (read)
  * and the sink (write), so the scene read and write loops need no activity test. Part chains
@@ -1131,23 +1146,22 @@ static tress_xform anchor_frame(const tress_sim *sim, const chain_slot *s) {
 /* Roots: part * cframe * animated, the same composition with the part as parent (a part
  * chain's pin has identity cframe and animated, so it lands on the part). One scene read per
  * chain; a non-finite part frame is replaced by its last finite one, so the chain holds. */
-static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t lo, uint32_t hi) {
-  uint32_t last_slot = UINT32_MAX;
-  tress_xform part = tress_xform_identity();
+static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t t) {
+  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    tress_xform part = anchor_frame(sim, s);
+    float probe = 0.0f;
+    for (int k = 0; k < 3; k++) probe += part.p[k] - part.p[k];
+    for (int k = 0; k < 4; k++) probe += part.q[k] - part.q[k];
+    s->prev_part = s->last_part;
+    if (probe == 0.0f) s->last_part = part;
+  }
+  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
   float *g[7];
   for (int k = 0; k < 7; k++) g[k] = c->g[k];
   for (uint32_t i = lo; i < hi; i++) {
-    uint32_t si = c->node_slot[i];
-    if (si != last_slot) {
-      chain_slot *s = &c->slots[si];
-      part = anchor_frame(sim, s);
-      float probe = 0.0f;
-      for (int k = 0; k < 3; k++) probe += part.p[k] - part.p[k];
-      for (int k = 0; k < 4; k++) probe += part.q[k] - part.q[k];
-      if (probe == 0.0f) s->last_part = part;
-      else part = s->last_part;
-      last_slot = si;
-    }
+    tress_xform part = c->slots[c->node_slot[i]].last_part;
     uint32_t j = i - lo;
     g[0][j] = part.p[0]; g[1][j] = part.p[1]; g[2][j] = part.p[2];
     g[3][j] = part.q[0]; g[4][j] = part.q[1]; g[5][j] = part.q[2]; g[6][j] = part.q[3];
@@ -1158,6 +1172,8 @@ static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t lo, uin
 
 static void snap_slot(struct tress_chains *c, chain_slot *s) {
   chain_nodes *n = &c->nodes;
+  /* the chain restarts at its anchor now: nothing to interpolate from, nothing to carry */
+  s->prev_part = s->pin = s->last_part;
   for (uint32_t k = 0; k < s->node_count; k++) {
     uint32_t i = s->global[k];
     n->px[i] = n->ox[i] = n->pa_px[i] = n->aw_px[i];
@@ -1230,7 +1246,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   uint8_t flags = 0;
   c->tile.base = TILE_LO(c, t, 0); /* the tile scratch now belongs to tile t */
   for (uint32_t l = 0; l < c->level_count; l++) read_nodes(c, TILE_LO(c, t, l), TILE_HI(c, t, l));
-  roots_world(sim, c, TILE_LO(c, t, 0), TILE_HI(c, t, 0));
+  roots_world(sim, c, t);
   for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
   /* Snap: new chains start where they are drawn, waking chains and teleports do not whip. */
   float tele2 = f->teleport_distance * f->teleport_distance;
@@ -1452,16 +1468,99 @@ HOT_LOOP static void output_level_weighted(struct tress_chains *c, size_t tl, ui
 
 /* Weighted tiles: every node's output position, simulated blended toward animated by weight
  * (roots are pinned: weight does not move them). */
-static void blend_level(const chain_nodes *n, tile_scratch *t, uint32_t lo, uint32_t hi) {
+static void blend_level(const chain_nodes *n, tile_scratch *t, uint32_t lo, uint32_t hi, bool carried) {
   for (uint32_t i = lo; i < hi; i++) {
     float w = n->weight[i];
     /* weight 1 takes the simulated position as it is: the same bits as an unweighted tile */
     bool full = w >= 1.0f;
     uint32_t j = i - t->base;
-    t->bl_x[j] = full ? n->px[i] : n->aw_px[i] + (n->px[i] - n->aw_px[i]) * w;
-    t->bl_y[j] = full ? n->py[i] : n->aw_py[i] + (n->py[i] - n->aw_py[i]) * w;
-    t->bl_z[j] = full ? n->pz[i] : n->aw_pz[i] + (n->pz[i] - n->aw_pz[i]) * w;
+    float x = carried ? t->bl_x[j] : n->px[i], y = carried ? t->bl_y[j] : n->py[i], z = carried ? t->bl_z[j] : n->pz[i];
+    t->bl_x[j] = full ? x : n->aw_px[i] + (x - n->aw_px[i]) * w;
+    t->bl_y[j] = full ? y : n->aw_py[i] + (y - n->aw_py[i]) * w;
+    t->bl_z[j] = full ? z : n->aw_pz[i] + (z - n->aw_pz[i]) * w;
   }
+}
+
+/* Carried tiles: every node's display position, its simulated one moved rigidly with its
+ * chain's anchor since the last substep (identity lanes leave a still chain's bits alone). */
+HOT_LOOP static void carry_level(const chain_nodes *n, tile_scratch *w, uint32_t lo, uint32_t hi, uint32_t lanes) {
+  uint32_t at = lanes - w->base, out = lo - w->base, count = padded_count(lo, hi);
+  const float *restrict px = n->px + lo, *restrict py = n->py + lo, *restrict pz = n->pz + lo;
+  const float *restrict qx = w->cr_qx + at, *restrict qy = w->cr_qy + at, *restrict qz = w->cr_qz + at,
+                        *restrict qw = w->cr_qw + at;
+  const float *restrict tx = w->cr_x + at, *restrict ty = w->cr_y + at, *restrict tz = w->cr_z + at;
+  float *restrict ox = w->bl_x + out, *restrict oy = w->bl_y + out, *restrict oz = w->bl_z + out;
+  for (uint32_t j = 0; j < count; j++) {
+    float q[4] = {qx[j], qy[j], qz[j], qw[j]}, p[3] = {px[j], py[j], pz[j]}, r[3];
+    tress_quat_rotate(q, p, r);
+    ox[j] = r[0] + tx[j];
+    oy[j] = r[1] + ty[j];
+    oz[j] = r[2] + tz[j];
+  }
+}
+
+/* Where the anchor was at substep time alpha: the path the substeps pinned the roots along
+ * (position lerp, rotation nlerp); alpha 1 is exactly this frame's anchor. */
+static tress_xform anchor_at(const chain_slot *s, float alpha) {
+  if (alpha >= 1.0f) return s->last_part;
+  const tress_xform *a = &s->prev_part, *b = &s->last_part;
+  tress_xform r;
+  for (int k = 0; k < 3; k++) r.p[k] = a->p[k] + (b->p[k] - a->p[k]) * alpha;
+  float dot = a->q[0] * b->q[0] + a->q[1] * b->q[1] + a->q[2] * b->q[2] + a->q[3] * b->q[3];
+  float sign = dot < 0.0f ? -1.0f : 1.0f;
+  for (int k = 0; k < 4; k++) r.q[k] = a->q[k] + (sign * b->q[k] - a->q[k]) * alpha;
+  tress_quat_normalize(r.q);
+  return r;
+}
+
+static bool xform_same(const tress_xform *a, const tress_xform *b) {
+  return a->p[0] == b->p[0] && a->p[1] == b->p[1] && a->p[2] == b->p[2] && a->q[0] == b->q[0] && a->q[1] == b->q[1] &&
+         a->q[2] == b->q[2] && a->q[3] == b->q[3];
+}
+
+/* Frames between fixed steps (none taken, or time left after the last): each chain is drawn
+ * carried rigidly with its anchor from where its last substep left it (pin) to where the anchor
+ * is now. Without this, a game drawing at 144 Hz sees the hair stretch behind a moving head
+ * and snap back at the next step. Fills the tile's carry lanes; false when no awake chain's
+ * anchor moved since its last substep (the aligned case: nothing to do). */
+static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  float alpha = f->substeps > 0 ? tress__frame_alpha(f, f->substeps - 1) : 0.0f;
+  bool any = false;
+  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used || n->stepping[s->global[0]] == 0.0f) continue;
+    if (f->substeps > 0) s->pin = anchor_at(s, alpha);
+    any = any || !xform_same(&s->pin, &s->last_part);
+  }
+  if (!any) return false;
+  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    /* display = now * pin^-1 * p: rotation q, then translation now.p - q * pin.p */
+    float q[4] = {0.0f, 0.0f, 0.0f, 1.0f}, tr[3] = {0.0f, 0.0f, 0.0f};
+    if (n->stepping[s->global[0]] != 0.0f && !xform_same(&s->pin, &s->last_part)) {
+      float inv[4] = {-s->pin.q[0], -s->pin.q[1], -s->pin.q[2], s->pin.q[3]}, r[3];
+      tress_quat_mul(s->last_part.q, inv, q);
+      tress_quat_rotate(q, s->pin.p, r);
+      for (int k = 0; k < 3; k++) tr[k] = s->last_part.p[k] - r[k];
+    }
+    memcpy(s->carry, q, sizeof q);
+    memcpy(s->carry + 4, tr, sizeof tr);
+  }
+  /* Lanes: one per position of level 0 (padding takes its tile's first chain: finite, unused),
+   * reused by every aligned level; any other level gets its own through node_slot. */
+  for (uint32_t l = 0; l < c->level_count; l++) {
+    if (l > 0 && c->aligned[TILE_LEVEL(c, t, l)]) continue;
+    for (uint32_t i = TILE_LO(c, t, l); i < TILE_HI(c, t, l); i++) {
+      const float *k = c->slots[c->node_slot[i]].carry;
+      uint32_t j = i - w->base;
+      w->cr_qx[j] = k[0]; w->cr_qy[j] = k[1]; w->cr_qz[j] = k[2]; w->cr_qw[j] = k[3];
+      w->cr_x[j] = k[4]; w->cr_y[j] = k[5]; w->cr_z[j] = k[6];
+    }
+  }
+  return true;
 }
 
 /* Writes one level's local transforms (seven component arrays, level-relative) into the scene's
@@ -1524,13 +1623,19 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   bool bad = scatter_level(c, lo, hi, roots);
   const float *level_out[7];
   for (int k = 0; k < 7; k++) level_out[k] = c->g[G_OUT + k];
-  bool weighted = c->tile_flags[t] & TILE_WEIGHTED;
+  bool weighted = c->tile_flags[t] & TILE_WEIGHTED, carried = c->tile_flags[t] & TILE_CARRIED;
+  if (carried)
+    for (uint32_t l = 1; l < c->level_count; l++) {
+      uint32_t lanes = c->aligned[TILE_LEVEL(c, t, l)] ? TILE_LO(c, t, 0) : TILE_LO(c, t, l);
+      carry_level(n, w, TILE_LO(c, t, l), TILE_HI(c, t, l), lanes);
+    }
   if (weighted)
-    for (uint32_t l = 1; l < c->level_count; l++) blend_level(n, w, TILE_LO(c, t, l), TILE_HI(c, t, l));
+    for (uint32_t l = 1; l < c->level_count; l++) blend_level(n, w, TILE_LO(c, t, l), TILE_HI(c, t, l), carried);
   for (uint32_t l = 1; l < c->level_count; l++) {
     lo = TILE_LO(c, t, l);
     hi = TILE_HI(c, t, l);
-    if (weighted) output_level_weighted(c, TILE_LEVEL(c, t, l), lo, hi);
+    /* the display positions (bl) feed the output wherever they differ from the simulated ones */
+    if (weighted || carried) output_level_weighted(c, TILE_LEVEL(c, t, l), lo, hi);
     else output_level(c, TILE_LEVEL(c, t, l), lo, hi);
     bad |= scatter_level(c, lo, hi, level_out);
   }
@@ -1562,6 +1667,7 @@ static void run_frame(tress_sim *sim, const tress_frame *f, double (*clock)(void
     prepare_tile(sim, c, f, t);
     double t1 = clock ? clock() : 0.0;
     for (int k = 0; k < f->substeps; k++) substep_tile(c, f, tress__frame_alpha(f, k), t);
+    if (carry_tile(c, f, t)) c->tile_flags[t] |= TILE_CARRIED;
     double t2 = clock ? clock() : 0.0;
     output_tile(sim, c, t);
     if (clock) {
