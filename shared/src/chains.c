@@ -135,6 +135,7 @@ typedef struct chain_slot {
   tress_id part;             /* bones: the part (or, from_bone, the part or bone) the roots hang
                                 from; parts: the pin */
   float jump2;               /* squared root jump that resets: (3 x the chain's length)^2 */
+  float root_velocity[3];    /* its root's animated velocity over the last frame (units/s) */
   uint32_t node_count;
   tress_id *ids;             /* bone or part per node, parents first */
   int32_t *local_parent;     /* -1 for a root */
@@ -1262,10 +1263,22 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
     tress_handle *h = slot_handle(sim, si);
     float dx = n->aw_px[r] - n->pa_px[r], dy = n->aw_py[r] - n->pa_py[r], dz = n->aw_pz[r] - n->pa_pz[r];
     float d2 = dx * dx + dy * dy + dz * dz;
+    /* a jump is a departure from the path the root was on: a head in a fast car moves far every
+     * frame without jumping (measured raw, a short chain would snap every frame there) */
+    float span = (float)f->span, *v = s->root_velocity;
+    float ex = dx - v[0] * span, ey = dy - v[1] * span, ez = dz - v[2] * span;
+    float jump = ex * ex + ey * ey + ez * ez;
     /* every reset check is independent (sim.h): teleport guard, jump of a few chain lengths,
      * a stalled step, a game-marked reset; a disabled chain rests at its animated pose */
-    bool reset = d2 > tele2 || d2 > s->jump2 || f->stalled || s->reset || (feat & FEAT_DISABLED);
-    if (s->fresh || reset || (h && !h->was_awake)) snap_slot(c, s);
+    bool reset = d2 > tele2 || jump > s->jump2 || f->stalled || s->reset || (feat & FEAT_DISABLED);
+    bool resume = s->fresh || (h && !h->was_awake);
+    if (resume || reset) snap_slot(c, s);
+    /* a chain that just started or woke has no last frame to measure a velocity from; after a
+     * jump the velocity is wrong for one frame, which at worst snaps it a second time */
+    bool track = !resume && span > 0.0f;
+    v[0] = track ? dx / span : 0.0f;
+    v[1] = track ? dy / span : 0.0f;
+    v[2] = track ? dz / span : 0.0f;
     s->fresh = false;
     s->reset = false;
     if (h) h->was_awake = true;

@@ -468,6 +468,43 @@ static void test_long_jump_resets(void **state) {
   assert_true(after_event(EV_JUMP, 5.0f) > 0.5f);
 }
 
+/* A short chain (0.2 units: a 0.6-unit jump resets it) on a head moving 1 unit per frame at
+ * 60 fps, in a straight line and then round a curve: steady motion is never a jump, so the chain
+ * trails behind the head instead of snapping to its animated pose every frame. A real jump from
+ * that motion still snaps. */
+static void test_fast_steady_motion_is_not_a_jump(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 3, 0.1f);
+  tress_sim *sim = make_sim(scene);
+  tress_chain_settings st = tress_default_chain_settings();
+  st.stiffness = 0.0f;
+  assert_int_equal(tress_sim_bind(sim, c.part, &st, NULL), TRESS_OK);
+  float trailing = 0.0f;
+  for (int i = 1; i <= 120; i++) {
+    double t = i / 60.0;
+    /* 60 units/s, the last second along a wide curve */
+    float x = (float)(60.0 * t), z = i > 60 ? (float)(20.0 * (1.0 - cos((t - 1.0) * 3.0))) : 0.0f;
+    tress_part_set_cframe(scene, c.part, tress_xform_from_pos(x, 5, z));
+    assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+    if (i > 10) {
+      float d = off_animated(scene, &c);
+      if (i == 11 || d < trailing) trailing = d;
+
+    }
+  }
+  printf("a 0.2-unit chain at 60 units/s stays at least %.3f from its animated pose\n", (double)trailing);
+  assert_true(trailing > 0.05f);
+  /* a 2-unit jump off that path (under the 50-unit guard, over 3 x 0.2) snaps */
+  tress_xform at = tress_part_cframe(scene, c.part);
+  at.p[0] += 1.0f + 2.0f;
+  tress_part_set_cframe(scene, c.part, at);
+  assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  assert_true(off_animated(scene, &c) < 0.02f);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
 static void test_stall_resets(void **state) {
   (void)state;
   /* a 0.6 s step snaps (then up to max_substeps of gravity); 0.4 s does not */
@@ -684,6 +721,7 @@ int main(void) {
       cmocka_unit_test(test_enabled_toggle_starts_at_rest),
       cmocka_unit_test(test_gust_reaches_lower_bones_later),
       cmocka_unit_test(test_long_jump_resets),
+      cmocka_unit_test(test_fast_steady_motion_is_not_a_jump),
       cmocka_unit_test(test_stall_resets),
       cmocka_unit_test(test_sim_reset_marks_a_teleport),
       cmocka_unit_test(test_vrm_import_binds_chains_and_colliders),

@@ -182,8 +182,10 @@ bool tress_sim_collider_get(const tress_sim *sim, tress_collider_id id, tress_co
  *  - the game marks a teleport: tress_sim_reset(sim, root) resets every bone or part chain,
  *    accessory pendulum, rope and cloth whose bound root is `root` or lies under it (pass a
  *    character's model for all of it);
- *  - its root jumps, within one frame, more than TRESS_JUMP_RESET_CHAINS times the chain's
- *    length (the longest rest path from its root, tips included);
+ *  - its root jumps: within one frame it lands more than TRESS_JUMP_RESET_CHAINS times the
+ *    chain's length (the longest rest path from its root, tips included) away from where its
+ *    velocity over the previous frame would have taken it. Steady fast motion (a character in
+ *    a vehicle) never counts as a jump, however short the chain or low the frame rate;
  *  - the step stalls: one tress_sim_step with dt > TRESS_STALL_SECONDS;
  *  - its root moves more than the fixed teleport distance (50 studs, scaled) in one frame.
  * The last three are independent checks made every frame; whichever fires first snaps, and
