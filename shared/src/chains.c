@@ -199,6 +199,12 @@ struct tress_chains {
   bool ptr_valid;
   tress_xform identity, sink;
   bool wide; /* scene reads and writes go eight at a time (AVX2) */
+  /* Render carry (carry_tile). A frame whose last substep lands exactly on it (the common 60 Hz
+   * case) leaves every chain's pin implicitly at that frame's anchor and costs nothing; the
+   * next frame, if it takes no substep, turns those implicit pins into explicit ones. */
+  uint64_t frame_index;
+  uint64_t implicit_pins; /* frame whose anchors are every chain's pin (0: pins are explicit) */
+  uint8_t carry_mode;     /* CARRY_* for this frame */
 };
 
 static float *const *field_ptrs(const chain_nodes *n, uint32_t *count);
@@ -1217,10 +1223,28 @@ static void gather_colliders(tress_sim *sim, struct tress_chains *c) {
 
 /* Once per frame, before any tile: layout, pointers, activity; last frame's animated positions
  * become the interpolation start (a swap: prepare recomputes every animated pose). */
+/* What this frame does for the render carry (see carry_tile). */
+enum { CARRY_NONE, CARRY_STEPPED, CARRY_FROM_PREVIOUS, CARRY_EXPLICIT };
+
+static void choose_carry(struct tress_chains *c, const tress_frame *f) {
+  c->frame_index++;
+  if (f->substeps > 0 && tress__frame_alpha(f, f->substeps - 1) >= 1.0f) {
+    c->carry_mode = CARRY_NONE; /* drawn where the last substep left it: nothing to carry */
+    c->implicit_pins = c->frame_index;
+  } else if (f->substeps > 0) {
+    c->carry_mode = CARRY_STEPPED;
+    c->implicit_pins = 0;
+  } else {
+    c->carry_mode = c->implicit_pins == c->frame_index - 1 ? CARRY_FROM_PREVIOUS : CARRY_EXPLICIT;
+    c->implicit_pins = 0;
+  }
+}
+
 static bool frame_begin(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
   if (c->dirty && !rebuild(c)) return false;
   chain_nodes *n = &c->nodes;
   if (n->count == 0 || c->level_count == 0) return false;
+  choose_carry(c, f);
   swap_arrays(&n->pa_px, &n->aw_px);
   swap_arrays(&n->pa_py, &n->aw_py);
   swap_arrays(&n->pa_pz, &n->aw_pz);
@@ -1537,14 +1561,19 @@ static bool xform_same(const tress_xform *a, const tress_xform *b) {
  * and snap back at the next step. Fills the tile's carry lanes; false when no awake chain's
  * anchor moved since its last substep (the aligned case: nothing to do). */
 static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t) {
+  if (c->carry_mode == CARRY_NONE) return false;
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   float alpha = f->substeps > 0 ? tress__frame_alpha(f, f->substeps - 1) : 0.0f;
   bool any = false;
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
     chain_slot *s = &c->slots[si];
-    if (!s->used || n->stepping[s->global[0]] == 0.0f) continue;
-    if (f->substeps > 0) s->pin = anchor_at(s, alpha);
+    if (!s->used) continue;
+    /* the last frame's anchor was every pin (a snap since then set this one explicitly, to
+     * the same value prev_part now holds) */
+    if (c->carry_mode == CARRY_FROM_PREVIOUS) s->pin = s->prev_part;
+    if (n->stepping[s->global[0]] == 0.0f) continue;
+    if (c->carry_mode == CARRY_STEPPED) s->pin = anchor_at(s, alpha);
     any = any || !xform_same(&s->pin, &s->last_part);
   }
   if (!any) return false;
@@ -1680,8 +1709,8 @@ static void run_frame(tress_sim *sim, const tress_frame *f, double (*clock)(void
     prepare_tile(sim, c, f, t);
     double t1 = clock ? clock() : 0.0;
     for (int k = 0; k < f->substeps; k++) substep_tile(c, f, tress__frame_alpha(f, k), t);
-    if (carry_tile(c, f, t)) c->tile_flags[t] |= TILE_CARRIED;
     double t2 = clock ? clock() : 0.0;
+    if (carry_tile(c, f, t)) c->tile_flags[t] |= TILE_CARRIED;
     output_tile(sim, c, t);
     if (clock) {
       double t3 = clock();
