@@ -50,6 +50,11 @@ void *realloc(void *p, size_t n) {
   if (atomic_load(&alloc_count_on)) atomic_fetch_add(&alloc_count_calls, 1);
   return __libc_realloc(p, n);
 }
+void *__libc_memalign(size_t alignment, size_t n);
+void *aligned_alloc(size_t alignment, size_t n) {
+  if (atomic_load(&alloc_count_on)) atomic_fetch_add(&alloc_count_calls, 1);
+  return __libc_memalign(alignment, n);
+}
 static inline void alloc_count_install(void) {}
 #endif
 
