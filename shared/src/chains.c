@@ -162,6 +162,10 @@ struct tress_chains {
   tress_collider_set *sets;
   tress_collider_set *own_sets; /* each slot's set, awake or not (cold, parallel to slots) */
   tress_collider_lanes lanes;
+  /* The running tile's lanes by level-0 position: an aligned level (see `aligned`) reads them
+   * straight, node j against position j, with no per-node gather through the slot. */
+  tress_collider_lanes tile_lanes;
+  uint32_t root_width; /* the widest level 0 of any tile (padded): tile_lanes' capacity */
   uint32_t collider_chains;
   /* Per tile, this frame: TILE_COLLIDES (some chain has colliders), TILE_WEIGHTED (some chain
    * has weight < 1 or is disabled). Tiles without a flag run the seed's loops untouched. */
@@ -209,6 +213,11 @@ struct tress_chains {
 
 static float *const *field_ptrs(const chain_nodes *n, uint32_t *count);
 
+/* A tile-level's node range, and its index into the per tile-level tables. */
+#define TILE_LO(c, t, l) ((c)->tile_lo[(size_t)(t) * (c)->level_count + (l)])
+#define TILE_HI(c, t, l) ((c)->tile_hi[(size_t)(t) * (c)->level_count + (l)])
+#define TILE_LEVEL(c, t, l) ((size_t)(t) * (c)->level_count + (l))
+
 struct tress_chains *tress__chains_create(void) {
   struct tress_chains *c = calloc(1, sizeof *c);
   if (!c) return NULL;
@@ -243,6 +252,7 @@ void tress__chains_destroy(struct tress_chains *c) {
   free(c->sets);
   free(c->own_sets);
   tress_collider_lanes_free(&c->lanes);
+  tress_collider_lanes_free(&c->tile_lanes);
   free(c->tile_flags);
   nodes_free(&c->nodes);
 #define FREE_TILE_FIELD(name) free(c->tile.name);
@@ -908,6 +918,9 @@ static bool rebuild(struct tress_chains *c) {
   for (size_t k = 0; k < (size_t)c->tile_count * levels; k++)
     if (c->tile_hi[k] - c->tile_lo[k] > widest) widest = c->tile_hi[k] - c->tile_lo[k];
   if (!ensure_scratch(c, widest)) return false;
+  c->root_width = 0;
+  for (uint32_t t = 0; t < c->tile_count; t++)
+    if (TILE_HI(c, t, 0) - TILE_LO(c, t, 0) > c->root_width) c->root_width = TILE_HI(c, t, 0) - TILE_LO(c, t, 0);
   uint32_t tile_nodes = 1;
   for (uint32_t t = 0; t < c->tile_count; t++)
     if (c->tile_end[t] - c->tile_lo[(size_t)t * levels] > tile_nodes) tile_nodes = c->tile_end[t] - c->tile_lo[(size_t)t * levels];
@@ -981,10 +994,6 @@ static float *const *field_ptrs(const chain_nodes *n, uint32_t *count) {
 
 /* ---- frame ---- */
 
-/* A tile-level's node range, and its index into the per tile-level tables. */
-#define TILE_LO(c, t, l) ((c)->tile_lo[(size_t)(t) * (c)->level_count + (l)])
-#define TILE_HI(c, t, l) ((c)->tile_hi[(size_t)(t) * (c)->level_count + (l)])
-#define TILE_LEVEL(c, t, l) ((size_t)(t) * (c)->level_count + (l))
 #define TILE_COLLIDES 1u
 #define TILE_WEIGHTED 2u
 #define TILE_CARRIED 4u /* some chain is drawn carried with its anchor since its last substep */
@@ -1216,9 +1225,25 @@ static void gather_colliders(tress_sim *sim, struct tress_chains *c) {
     tress_collider_lanes_free(&c->lanes);
     c->lanes = grown;
   }
+  if (c->lanes.slot_cap > c->tile_lanes.slot_cap || c->root_width > c->tile_lanes.stride || !c->tile_lanes.ax) {
+    tress_collider_lanes grown;
+    if (!tress_collider_lanes_init(&grown, c->lanes.slot_cap, c->root_width ? c->root_width : 1)) {
+      c->lanes.slots = 0;
+      return;
+    }
+    tress_collider_lanes_free(&c->tile_lanes);
+    c->tile_lanes = grown;
+  }
   tress__colliders_resolve(sim);
   tress_collider_lanes_gather(&c->lanes, sim->colliders->world, sim->colliders->count, c->sets, c->slot_count, NULL,
                               c->slot_count);
+}
+
+/* A colliding tile's lanes by level-0 position, once per frame (per chain, not per node). */
+static void gather_tile_colliders(tress_sim *sim, struct tress_chains *c, uint32_t t) {
+  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
+  tress_collider_lanes_gather(&c->tile_lanes, sim->colliders->world, sim->colliders->count, c->sets, c->slot_count,
+                              c->node_slot + lo, hi - lo);
 }
 
 /* Once per frame, before any tile: layout, pointers, activity; last frame's animated positions
@@ -1308,6 +1333,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
     if (h) h->was_awake = true;
   }
   c->tile_flags[t] = flags;
+  if ((flags & TILE_COLLIDES) && c->lanes.slots > 0) gather_tile_colliders(sim, c, t);
 }
 
 typedef struct substep_consts {
@@ -1385,7 +1411,10 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
                   n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->stepping + lo, par[0], par[1],
                   par[2], &k);
     /* then out of the chain's colliders, the link kept (parents are final: previous level) */
-    if (collides)
+    if (collides && c->aligned[TILE_LEVEL(c, t, l)])
+      tress_collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+                                n->radius + lo, hi - lo, &c->tile_lanes);
+    else if (collides)
       tress_collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
                                      n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo);
   }
