@@ -145,7 +145,15 @@ static void bind_named_chains(tress_client *c, const replica_character *ch, repl
                            e->root);
       continue;
     }
-    if (tress_bone_simulated(c->scene, bone)) continue; /* a rigged accessory's chain has it */
+    if (tress_bone_simulated(c->scene, bone)) {
+      /* a rigged accessory's chain has it (PROTOCOL.md 7.1): say so, or the entry's tuning
+       * silently does nothing */
+      tress__client_report(c, TRESS_CLIENT_ERROR_WARNING,
+                           "character %u: spring chain '%s' skipped: its bones already swing with a rigged chain "
+                           "(tune those through BIND's chain settings and the default entry)",
+                           ch->id, e->root);
+      continue;
+    }
     tress_chain_settings s = entry_settings(sp, e, e->settings);
     tress_handle_id h;
     tress_result r = tress_sim_bind_bone_chain(c->sim, bone, &s, &h);
