@@ -3,7 +3,8 @@
  *
  * Constraint count: (w-1)h horizontal + w(h-1) vertical structural, 2(w-1)(h-1) shear; a 20x20
  * sheet has 760 + 722 = 1482 (the seed's 760 leaves shear out). Cloth relaxes with the Jacobi
- * path by default, so the host's task callback can spread it across workers.
+ * path by default, so the host's task callback can spread it across workers. A sheet pinned to
+ * several parts gets its display-carry weights here at bind (rope.c applies them).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,6 +20,46 @@ static void add_constraint(tress_particles *ps, uint32_t a, uint32_t b) {
   ps->cb[ps->m] = b;
   ps->rest[ps->m] = sqrtf(dx * dx + dy * dy + dz * dz);
   ps->m++;
+}
+
+/* Display carry for a sheet pinned to several parts (the blend rope.c applies between ticks): a
+ * particle follows its two nearest pin sources, weighted inversely to its bind-layout distance
+ * from each (1 at a pin, 1/2 each halfway). Two sources are exact for the common case (a cape on
+ * two shoulders, a banner between two poles); with more, the blend is continuous except where
+ * the second nearest changes. Weights are fixed at bind: a piece torn off is still carried. The
+ * cost is O(particles x pins), once. */
+bool tress__cloth_carry_weights(tress_particles *ps) {
+  uint32_t n = ps->n, sources = ps->source_count;
+  ps->carry_src = malloc(2 * (size_t)n * sizeof *ps->carry_src);
+  ps->carry_w = malloc(2 * (size_t)n * sizeof *ps->carry_w);
+  float *nearest = malloc(sources * sizeof *nearest);
+  if (!ps->carry_src || !ps->carry_w || !nearest) {
+    free(nearest);
+    return false; /* tress__particles_free takes the others */
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t s = 0; s < sources; s++) nearest[s] = INFINITY;
+    for (uint32_t p = 0; p < ps->pin_count; p++) {
+      uint32_t j = ps->pins[p].particle, s = ps->pins[p].source;
+      float dx = ps->x[i] - ps->x[j], dy = ps->y[i] - ps->y[j], dz = ps->z[i] - ps->z[j];
+      float d = sqrtf(dx * dx + dy * dy + dz * dz);
+      if (d < nearest[s]) nearest[s] = d;
+    }
+    uint32_t a = 0, b = 1;
+    if (nearest[b] < nearest[a]) a = 1, b = 0;
+    for (uint32_t s = 2; s < sources; s++) {
+      if (nearest[s] < nearest[a]) b = a, a = s;
+      else if (nearest[s] < nearest[b]) b = s;
+    }
+    float sum = nearest[a] + nearest[b];
+    float wa = isfinite(sum) && sum > 0.0f ? nearest[b] / sum : 1.0f;
+    ps->carry_src[2 * i] = a;
+    ps->carry_src[2 * i + 1] = b;
+    ps->carry_w[2 * i] = wa;
+    ps->carry_w[2 * i + 1] = 1.0f - wa;
+  }
+  free(nearest);
+  return true;
 }
 
 tress_result tress_sim_bind_cloth(tress_sim *sim, const tress_cloth_def *def, tress_handle_id *out) {

@@ -15,7 +15,23 @@ typedef struct particle_pin {
   float target[3];     /* where the current tick ends */
   float tick_prev[3];  /* where the last tick ended: substeps interpolate from here to target */
   tress_connection on_destroy; /* only for instances other than the handle's root */
+  uint32_t source;     /* index into the handle's sources */
 } particle_pin;
+
+/* What the pins follow, once per distinct instance (null: fixed world points, never moving).
+ * Display carry (rope.c): between ticks the particle state stays where the last tick left it
+ * while the pins move on, so what a game reads is carried with each source from its pose at the
+ * last tick to its pose now: drawn = carry_q * p + carry_t, a rigid motion that puts the source's
+ * reference pin exactly on its point now. The state itself never changes. */
+typedef struct particle_source {
+  tress_id instance;
+  uint32_t ref_pin;           /* a pin on this instance: the carry maps it exactly */
+  tress_xform world;          /* the instance's world pose this frame (read once for all its pins) */
+  float q_prev[4], q_cur[4];  /* its rotation at the end of the last / this frame */
+  float q_tick[4], p_tick[3]; /* its rotation, and the reference pin's point, where the last tick ended */
+  float carry_q[4], carry_t[3]; /* this frame's carry (identity while nothing moved since the tick) */
+  float carry_m[9];           /* carry_q as a row-major matrix: reads apply m * p + t */
+} particle_source;
 
 /* A tether: a particle may be no farther from a pinned particle than the rest path between them. */
 typedef struct particle_tether {
@@ -57,6 +73,16 @@ typedef struct tress_particles {
   uint32_t pin_count;
   particle_tether *tethers;
   uint32_t tether_count, tether_cap;
+  /* display carry: sources (at most one per pin), and how each particle blends them */
+  particle_source *sources;
+  uint32_t source_count;
+  bool carried;         /* this frame some source moved since the last tick: reads are carried */
+  bool carry_whole;     /* every particle follows sources[0] alone (rigid) */
+  uint32_t rope_source[2]; /* ropes: the start / end pin's source, UINT32_MAX when not pinned */
+  uint32_t start_to, end_from; /* ropes: particles [0, start_to] hang on particle 0 (no cut
+                                  between), [end_from, n) on the last one */
+  uint32_t *carry_src;  /* cloth with several sources: per particle its two nearest ones ... */
+  float *carry_w;       /* ... and their weights (sum 1), two per particle; NULL otherwise */
   /* settings, already scaled to units */
   tress_particle_settings settings;
   uint32_t segments;    /* ropes: segment count (constraint k's original index is ca[k]) */
@@ -201,6 +227,10 @@ void tress__particles_update_center(tress_particles *ps);
 float tress__particles_damping(tress_particles *ps, float h);
 /* A non-finite particle: every non-finite coordinate back to the center, frozen, fault set. */
 void tress__particles_stop_if_not_finite(tress_particles *ps);
+
+/* Cloth with several pin sources (cloth.c, at bind): every particle's two nearest sources by
+ * distance in the bind layout, weighted inversely to those distances. false on no memory. */
+bool tress__cloth_carry_weights(tress_particles *ps);
 
 /* Registry helpers (rope.c) that cloth.c binds through. */
 tress_particle_settings tress__particle_settings_resolve(const tress_particle_settings *in, float units_per_stud);

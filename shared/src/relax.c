@@ -52,6 +52,7 @@ tress_particles *tress__particles_alloc(uint32_t n, uint32_t m_cap, uint32_t pin
   ALLOC(adj_k, 2 * m_cap); ALLOC(adj_c, 2 * m_cap);
   ALLOC(relax_scale, n);
   ALLOC(pins, pin_count);
+  ALLOC(sources, pin_count);
   ALLOC(tethers, ps->tether_cap);
 #undef ALLOC
   if (!ok) {
@@ -73,6 +74,9 @@ void tress__particles_free(tress_particles *ps) {
   free(ps->adj_start); free(ps->adj_k); free(ps->adj_c);
   free(ps->relax_scale);
   free(ps->pins);
+  free(ps->sources);
+  free(ps->carry_src);
+  free(ps->carry_w);
   free(ps->tethers);
   free(ps->output_parts);
   free(ps->grid_block);

@@ -13,6 +13,20 @@
  * Ropes keep their own LOD instead of the sim's max_distance cull (lod_distance is farther than a
  * client's cull distance); a host should_simulate override still wins: false freezes.
  *
+ * Display carry: a game drawing at 144 Hz gets frames with no fixed step, or with time left after
+ * the last one, while the pinned parts have moved on. Left alone the drawn rope would trail its
+ * pins and snap back at the next step. So what tress_rope_points returns (and the output parts)
+ * is the particle state carried with the pins from where the last tick left them to where they
+ * are now: per source (the distinct instances the pins follow) a rigid motion, rotation from the
+ * instance's rotation change and translation that lands its reference pin exactly on its point.
+ * One source (one pin, or every pin on one part): every particle moves rigidly with it. Ropes
+ * pinned to two: each particle blends the two displacements by its arc length from the ends; a
+ * piece a cut separated from a pin follows only the pins it still hangs on (none: not carried).
+ * Cloth on several: each particle blends its two nearest sources (cloth.c). The carry is read-only
+ * (the state and the next steps are exactly as without it), is identity on aligned frames (the
+ * last tick ended at the frame's end: the same bits as the state), and is computed once per frame
+ * per source; points are carried as they are read. A frame where nothing moved writes nothing.
+ *
  * Lifetime: a handle destroys itself when any instance it is pinned to is destroyed (the root pin
  * through the sim's listener, other pins through ours), like every other sim handle. Binding and
  * cutting may allocate; a frame never does.
@@ -138,6 +152,201 @@ static void pin_world(const tress_scene *scene, const particle_pin *pin, float o
   tress_xform_point(tress_instance_world(scene, pin->instance), pin->local, out);
 }
 
+/* ---- display carry ---- */
+
+static const float identity_q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+
+static void instance_rotation(const tress_scene *scene, tress_id id, float q[4]) {
+  if (tress_id_is_null(id)) memcpy(q, identity_q, sizeof identity_q);
+  else memcpy(q, tress_instance_world(scene, id).q, 4 * sizeof(float));
+}
+
+/* Every source at rest: its pose now is the pose of the last tick (bind, teleport). */
+static void sources_rest(const tress_scene *scene, tress_particles *ps) {
+  for (uint32_t s = 0; s < ps->source_count; s++) {
+    particle_source *src = &ps->sources[s];
+    instance_rotation(scene, src->instance, src->q_cur);
+    memcpy(src->q_prev, src->q_cur, sizeof src->q_cur);
+    memcpy(src->q_tick, src->q_cur, sizeof src->q_cur);
+    memcpy(src->p_tick, ps->pins[src->ref_pin].frame_cur, sizeof src->p_tick);
+    memcpy(src->carry_q, identity_q, sizeof identity_q);
+    memset(src->carry_t, 0, sizeof src->carry_t);
+    memset(src->carry_m, 0, sizeof src->carry_m);
+    src->carry_m[0] = src->carry_m[4] = src->carry_m[8] = 1.0f;
+  }
+  ps->carried = false;
+}
+
+/* Whether every particle follows sources[0] alone: one source, and (ropes) no piece cut off it. */
+static void carry_mode_update(tress_particles *ps) {
+  ps->carry_whole = false;
+  if (ps->source_count != 1) return;
+  if (ps->kind == TRESS_HANDLE_CLOTH) {
+    ps->carry_whole = true;
+    return;
+  }
+  uint32_t start_free = ps->rope_source[0] != UINT32_MAX ? ps->start_to + 1 : 0;
+  uint32_t end_held = ps->rope_source[1] != UINT32_MAX ? ps->end_from : ps->n;
+  ps->carry_whole = start_free >= end_held;
+}
+
+/* Bind: pins grouped into sources by instance, every source at rest. false on no memory. */
+static bool sources_setup(const tress_scene *scene, tress_particles *ps) {
+  ps->source_count = 0;
+  ps->rope_source[0] = ps->rope_source[1] = UINT32_MAX;
+  for (uint32_t p = 0; p < ps->pin_count; p++) {
+    particle_pin *pin = &ps->pins[p];
+    uint32_t s = 0;
+    while (s < ps->source_count && !tress_id_equal(ps->sources[s].instance, pin->instance)) s++;
+    if (s == ps->source_count) {
+      ps->sources[s].instance = pin->instance;
+      ps->sources[s].ref_pin = p;
+      ps->source_count++;
+    }
+    pin->source = s;
+    if (ps->kind == TRESS_HANDLE_ROPE) ps->rope_source[pin->particle == 0 ? 0 : 1] = s;
+  }
+  ps->start_to = ps->n - 1;
+  ps->end_from = 0;
+  sources_rest(scene, ps);
+  carry_mode_update(ps);
+  if (ps->kind == TRESS_HANDLE_CLOTH && ps->source_count > 1) return tress__cloth_carry_weights(ps);
+  return true;
+}
+
+/* A tick ends at frame time a: where each source is then (the pins' path: points lerped, rotation
+ * nlerped). At a = 1 that is exactly the frame's pose, so an aligned frame carries nothing. */
+static void carry_tick(tress_particles *ps, float a) {
+  for (uint32_t s = 0; s < ps->source_count; s++) {
+    particle_source *src = &ps->sources[s];
+    if (tress_id_is_null(src->instance)) continue;
+    const particle_pin *ref = &ps->pins[src->ref_pin];
+    if (a >= 1.0f) {
+      memcpy(src->q_tick, src->q_cur, sizeof src->q_cur);
+      memcpy(src->p_tick, ref->frame_cur, sizeof src->p_tick);
+      continue;
+    }
+    memcpy(src->p_tick, ref->target, sizeof src->p_tick);
+    const float *q0 = src->q_prev, *q1 = src->q_cur;
+    float sign = q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3] < 0.0f ? -1.0f : 1.0f;
+    for (int k = 0; k < 4; k++) src->q_tick[k] = q0[k] + (sign * q1[k] - q0[k]) * a;
+    tress_quat_normalize(src->q_tick);
+  }
+}
+
+static bool same_floats(const float *a, const float *b, int count) {
+  for (int k = 0; k < count; k++)
+    if (a[k] != b[k]) return false;
+  return true;
+}
+
+/* End of a frame: each source's carry from its pose at the last tick to its pose now (identity
+ * for a frozen handle, or one whose sources did not move since). Returns whether any carry
+ * changed since the last frame, i.e. whether what is drawn moved without a tick. */
+static bool carry_update(tress_particles *ps, bool frozen) {
+  bool carried = false, changed = false;
+  for (uint32_t s = 0; s < ps->source_count; s++) {
+    particle_source *src = &ps->sources[s];
+    float q[4] = {0.0f, 0.0f, 0.0f, 1.0f}, t[3] = {0.0f, 0.0f, 0.0f};
+    const float *now = ps->pins[src->ref_pin].frame_cur;
+    if (!frozen && !tress_id_is_null(src->instance) &&
+        !(same_floats(src->q_tick, src->q_cur, 4) && same_floats(src->p_tick, now, 3))) {
+      /* drawn = now * tick^-1: rotation q, then the reference pin's tick point onto its point now */
+      float inv[4] = {-src->q_tick[0], -src->q_tick[1], -src->q_tick[2], src->q_tick[3]}, r[3];
+      tress_quat_mul(src->q_cur, inv, q);
+      tress_quat_rotate(q, src->p_tick, r);
+      for (int k = 0; k < 3; k++) t[k] = now[k] - r[k];
+      if (tress_vec3_is_finite(t) && isfinite(q[0] + q[1] + q[2] + q[3])) {
+        carried = true;
+      } else { /* a broken pose: draw the state as it is */
+        memcpy(q, identity_q, sizeof q);
+        memset(t, 0, sizeof t);
+      }
+    }
+    bool changed_here = !same_floats(q, src->carry_q, 4) || !same_floats(t, src->carry_t, 3);
+    changed = changed || changed_here;
+    if (!changed_here) continue;
+    memcpy(src->carry_q, q, sizeof q);
+    memcpy(src->carry_t, t, sizeof t);
+    /* a matrix once per change: nine multiplies per point read instead of a quaternion rotation */
+    float x = q[0], y = q[1], z = q[2], w = q[3], *m = src->carry_m;
+    m[0] = 1.0f - 2.0f * (y * y + z * z); m[1] = 2.0f * (x * y - z * w);        m[2] = 2.0f * (x * z + y * w);
+    m[3] = 2.0f * (x * y + z * w);        m[4] = 1.0f - 2.0f * (x * x + z * z); m[5] = 2.0f * (y * z - x * w);
+    m[6] = 2.0f * (x * z - y * w);        m[7] = 2.0f * (y * z + x * w);        m[8] = 1.0f - 2.0f * (x * x + y * y);
+  }
+  ps->carried = carried;
+  return changed;
+}
+
+static inline void carry_point(const particle_source *src, const float p[3], float out[3]) {
+  const float *m = src->carry_m, *t = src->carry_t;
+  for (int k = 0; k < 3; k++) out[k] = m[3 * k] * p[0] + m[3 * k + 1] * p[1] + m[3 * k + 2] * p[2] + t[k];
+}
+
+/* Points [0, count) carried rigidly with sources[0] (one source: the common case), read straight
+ * from wherever the state lives (the rope's arrays, or its lane of a group). */
+static void carry_whole_points(const tress_particles *ps, uint32_t count, float *xyz) {
+  const float *x = ps->x, *y = ps->y, *z = ps->z;
+  size_t stride = 1;
+  if (ps->group) {
+    x = ps->group->x + ps->lane;
+    y = ps->group->y + ps->lane;
+    z = ps->group->z + ps->lane;
+    stride = ROPE_LANES;
+  }
+  /* locals: xyz may alias nothing here, but the compiler cannot know it */
+  const float *m = ps->sources[0].carry_m, *t = ps->sources[0].carry_t;
+  const float m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8];
+  const float t0 = t[0], t1 = t[1], t2 = t[2];
+  for (uint32_t i = 0; i < count; i++) {
+    float px = x[i * stride], py = y[i * stride], pz = z[i * stride];
+    xyz[3 * i] = m0 * px + m1 * py + m2 * pz + t0;
+    xyz[3 * i + 1] = m3 * px + m4 * py + m5 * pz + t1;
+    xyz[3 * i + 2] = m6 * px + m7 * py + m8 * pz + t2;
+  }
+}
+
+/* The sources particle i blends and their weights (ropes: by arc length from the ends, only
+ * across the pieces still hanging on each; cloth: its two nearest). */
+static void carry_weights(const tress_particles *ps, uint32_t i, uint32_t src[2], float w[2]) {
+  if (ps->carry_w) {
+    src[0] = ps->carry_src[2 * i];
+    src[1] = ps->carry_src[2 * i + 1];
+    w[0] = ps->carry_w[2 * i];
+    w[1] = ps->carry_w[2 * i + 1];
+    return;
+  }
+  src[0] = ps->rope_source[0];
+  src[1] = ps->rope_source[1];
+  bool on_start = src[0] != UINT32_MAX && i <= ps->start_to, on_end = src[1] != UINT32_MAX && i >= ps->end_from;
+  w[1] = on_start && on_end ? (float)i / (float)(ps->n - 1) : (on_end ? 1.0f : 0.0f);
+  w[0] = on_start ? 1.0f - w[1] : 0.0f;
+}
+
+/* Particle i as drawn: its state, carried with its sources while they moved since the last tick. */
+static void display_point(const tress_particles *ps, uint32_t i, float out[3]) {
+  float p[3];
+  tress__particle_position(ps, i, p);
+  if (!ps->carried) {
+    memcpy(out, p, sizeof p);
+    return;
+  }
+  if (ps->carry_whole) {
+    carry_point(&ps->sources[0], p, out);
+    return;
+  }
+  uint32_t src[2];
+  float w[2], d[3] = {0.0f, 0.0f, 0.0f};
+  carry_weights(ps, i, src, w);
+  for (int j = 0; j < 2; j++) {
+    if (w[j] == 0.0f) continue;
+    float c[3];
+    carry_point(&ps->sources[src[j]], p, c);
+    for (int k = 0; k < 3; k++) d[k] += w[j] * (c[k] - p[k]);
+  }
+  for (int k = 0; k < 3; k++) out[k] = p[k] + d[k];
+}
+
 /* A game-marked teleport: the rope moves with its first pin, rigidly and at rest (no velocity, no
  * sweep from the old pin positions); the next ticks settle any other pin's different move. */
 void tress__ropes_reset(tress_sim *sim, const tress_handle *h) {
@@ -163,6 +372,7 @@ void tress__ropes_reset(tress_sim *sim, const tress_handle *h) {
     memcpy(pin->target, pin->frame_cur, sizeof pin->frame_cur);
   }
   ps->fresh = true; /* the next frame starts its pins where they are now */
+  sources_rest(sim->scene, ps);
   for (int k = 0; k < 3; k++) ps->center[k] += d[k];
 }
 
@@ -195,6 +405,10 @@ static void on_pin_destroying(tress_scene *scene, tress_id instance, tress_event
 
 tress_result tress__ropes_register(tress_sim *sim, tress_particles *ps, tress_handle_id *out) {
   struct tress_ropes *r = sim->ropes;
+  if (!sources_setup(sim->scene, ps)) {
+    tress__particles_free(ps);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
   uint32_t slot = 0;
   while (slot < r->slot_count && r->slots[slot]) slot++;
   if (slot == r->slot_count) {
@@ -360,7 +574,12 @@ tress_result tress_rope_points(const tress_sim *sim, tress_handle_id h, float *x
   if (!ps) return TRESS_ERR_STALE_ID;
   if (max_points && !xyz) return TRESS_ERR_INVALID_ARGUMENT;
   uint32_t k = max_points < ps->n ? max_points : ps->n;
-  for (uint32_t i = 0; i < k; i++) tress__particle_position(ps, i, xyz + 3 * i);
+  if (ps->carried && ps->carry_whole)
+    carry_whole_points(ps, k, xyz);
+  else if (ps->carried)
+    for (uint32_t i = 0; i < k; i++) display_point(ps, i, xyz + 3 * i);
+  else
+    for (uint32_t i = 0; i < k; i++) tress__particle_position(ps, i, xyz + 3 * i);
   if (count) *count = ps->n;
   return TRESS_OK;
 }
@@ -375,6 +594,10 @@ tress_result tress_rope_cut(tress_sim *sim, tress_handle_id h, uint32_t segment)
     if (ps->ca[k] == segment) {
       tress__particles_remove_constraint(ps, k);
       tress__rope_lane_sync_topology(ps);
+      /* what still hangs on each end, for the display carry */
+      if (segment < ps->start_to) ps->start_to = segment;
+      if (segment + 1 > ps->end_from) ps->end_from = segment + 1;
+      carry_mode_update(ps);
       return TRESS_OK;
     }
   }
@@ -435,8 +658,8 @@ static void write_output_parts(tress_sim *sim, const tress_particles *ps) {
   static const float up[3] = {0.0f, 1.0f, 0.0f};
   for (uint32_t s = 0; s < ps->output_part_count; s++) {
     float a[3], b[3];
-    tress__particle_position(ps, s, a);
-    tress__particle_position(ps, s + 1, b);
+    display_point(ps, s, a);
+    display_point(ps, s + 1, b);
     float d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
     tress_xform t = tress_xform_from_pos(0.5f * (a[0] + b[0]), 0.5f * (a[1] + b[1]), 0.5f * (a[2] + b[2]));
     tress_quat_from_to(up, d, t.q);
@@ -458,6 +681,7 @@ static void rope_fixed_step(const tress_sim *sim, tress_particles *ps, const tre
   memcpy(env.accel, ps->accel, sizeof env.accel);
   if (ps->lod == TRESS_ROPE_FULL) {
     ps->lod_pending = 0;
+    carry_tick(ps, a);
     if (ps->group && ps->group->used >= ROPE_GROUP_MIN_USED) {
       tress__rope_lane_arm(ps);
       return;
@@ -469,6 +693,7 @@ static void rope_fixed_step(const tress_sim *sim, tress_particles *ps, const tre
   } else if (ps->lod == TRESS_ROPE_REDUCED) {
     ps->lod_pending++;
     if ((ps->step_index + ps->slot) % stride != 0) return;
+    carry_tick(ps, a);
     tress__rope_lane_load(ps);
     tress__particles_tick(ps, &env, f->dt * (float)ps->lod_pending, ps->settings.lod_substeps);
     tress__rope_lane_store(ps);
@@ -491,10 +716,20 @@ void tress__ropes_frame(tress_sim *sim, const tress_frame *f) {
       ps->lod = TRESS_ROPE_FROZEN;
       continue;
     }
+    /* each instance's pose read once: its rotation for the carry, its pins' points from it */
+    for (uint32_t s = 0; s < ps->source_count; s++) {
+      particle_source *src = &ps->sources[s];
+      if (tress_id_is_null(src->instance)) continue;
+      src->world = tress_instance_world(sim->scene, src->instance);
+      memcpy(src->q_prev, src->q_cur, sizeof src->q_cur);
+      memcpy(src->q_cur, src->world.q, sizeof src->q_cur);
+      if (ps->fresh) memcpy(src->q_prev, src->q_cur, sizeof src->q_cur);
+    }
     for (uint32_t p = 0; p < ps->pin_count; p++) {
       particle_pin *pin = &ps->pins[p];
       memcpy(pin->frame_prev, pin->frame_cur, sizeof pin->frame_cur);
-      pin_world(sim->scene, pin, pin->frame_cur);
+      if (tress_id_is_null(pin->instance)) memcpy(pin->frame_cur, pin->local, sizeof pin->local);
+      else tress_xform_point(ps->sources[pin->source].world, pin->local, pin->frame_cur); /* = pin_world */
       if (ps->fresh) memcpy(pin->frame_prev, pin->frame_cur, sizeof pin->frame_cur);
     }
     ps->fresh = false;
@@ -512,9 +747,9 @@ void tress__ropes_frame(tress_sim *sim, const tress_frame *f) {
     tress_handle *h = ps ? tress__handle_get(sim, ps->handle) : NULL;
     if (!h) continue;
     h->was_awake = ps->lod != TRESS_ROPE_FROZEN;
-    if (ps->ticks) {
-      tress__count_simulated(sim, ps->ticks);
-      if (ps->output_part_count) write_output_parts(sim, ps);
-    }
+    bool carry_moved = carry_update(ps, ps->lod == TRESS_ROPE_FROZEN);
+    if (ps->ticks) tress__count_simulated(sim, ps->ticks);
+    /* written when the state or its carry moved: a frame where nothing moved leaves the parts */
+    if ((ps->ticks || carry_moved) && ps->output_part_count) write_output_parts(sim, ps);
   }
 }

@@ -58,7 +58,8 @@ typedef struct tress_rope_def {
   float length;               /* 20 units (scaled by units_per_stud) */
   tress_particle_settings settings;
   /* Optional: one part per segment, placed at the segment midpoint with its +Y axis along the
-   * segment, written once per frame. NULL for render-only ropes (read tress_rope_points). */
+   * segment of the drawn points (see tress_rope_points), written on frames where they moved.
+   * NULL for render-only ropes (read tress_rope_points). */
   const tress_id *output_parts;
   uint32_t output_part_count; /* 0 or segments */
 } tress_rope_def;
@@ -92,8 +93,18 @@ tress_result tress_sim_bind_cloth(tress_sim *sim, const tress_cloth_def *def, tr
 /* Why the last bind on this sim failed ("" after a success). */
 const char *tress_rope_bind_error(const tress_sim *sim);
 
-/* Particle positions (x y z per point, rope: segments + 1, cloth: row-major). Writes up to
- * max_points and returns the total count in *count. Works for ropes and cloth. */
+/* Particle positions as drawn this frame (x y z per point, rope: segments + 1, cloth: row-major).
+ * Writes up to max_points and returns the total count in *count. Works for ropes and cloth.
+ * The sim steps at fixed_hz; on a frame that took no fixed step, or had time left after the last
+ * one (a 144 Hz game), the points are the last step's particles carried with the pins' parts from
+ * where that step left them to where they are now, so a drawn rope stays on its pins instead of
+ * trailing them and snapping back. One pinned part (or all pins on one part): every point moves
+ * rigidly with it. A rope pinned to two parts blends the two motions by arc length from its ends
+ * (a piece cut off a pin follows only the pins it still hangs on); cloth pinned to several blends
+ * each particle's two nearest parts, weighted inversely to their bind-layout distance. Display
+ * only: the simulation never sees it, and on a frame whose last step ended at the frame's end
+ * (a 60 Hz game) the points are the particle state bit for bit. Output parts follow the same
+ * points and are rewritten only on frames where they moved. */
 tress_result tress_rope_points(const tress_sim *sim, tress_handle_id h, float *xyz, uint32_t max_points,
                                uint32_t *count);
 /* Removes segment [0, segments) without reallocating; tethers are rebuilt from the pins, so a
