@@ -12,13 +12,28 @@
 /* Inputs larger than this are refused before parsing (a hair mesh is a few MB at most). */
 #define TRESS_GLTF_MAX_FILE_BYTES (512u * 1024u * 1024u)
 
-/* Reads the mesh of the first node that has one (the first skinned one if any; mesh 0 when the
- * file has no nodes), merging its triangle primitives into one mesh. Node transforms are not
- * applied: positions stay in mesh space, as the rigger wants. A skin on that node is read back
- * as bones (node names, parents from the node tree, bind positions from the inverse bind
- * matrices) with JOINTS_0 / WEIGHTS_0. Every accessor, view and buffer range is checked; a file
- * that lies yields NULL and a message in err. External buffers resolve relative to base_dir
- * (NULL = current directory) and may not leave it (no absolute paths, no "..", no schemes). */
+/* The reader's output is capped (a hair mesh is ~100 k vertices; the cap also stops a small file
+ * from instancing one mesh into gigabytes). */
+#define TRESS_GLTF_MAX_VERTICES (1u << 24)
+#define TRESS_GLTF_MAX_INDICES (1u << 26)
+
+/* Reads "the mesh" of the file's default scene ("scene", else scenes[0], else every root node)
+ * as one tress_mesh of triangle primitives:
+ *   - if a node of the scene has a skin, the first such node's mesh alone, as stored: per the
+ *     glTF spec a skinned mesh is placed by its joints, not its node, so its node transform is
+ *     ignored. The skin comes back as bones (node names, parents from the node tree, bind
+ *     positions from the inverse bind matrices) with JOINTS_0 / WEIGHTS_0;
+ *   - otherwise every node of the scene that instances a mesh contributes that mesh in world
+ *     space (positions by the node's world matrix, TRS or matrix composed down from the root;
+ *     normals by its inverse-transpose, renormalised; a mirroring matrix reverses each
+ *     triangle's winding so faces keep facing out). A mesh instanced by n nodes gives n copies,
+ *     in depth-first document order of the scene tree. An untransformed mesh is copied bit for
+ *     bit;
+ *   - a file with no node instancing a mesh: mesh 0, as stored.
+ * Sparse accessors are expanded (over their bufferView or over zeros). Every accessor, view and
+ * buffer range and every sparse index is checked; a file that lies yields NULL and a message in
+ * err. External buffers resolve relative to base_dir (NULL = current directory) and may not
+ * leave it (no absolute paths, no "..", no schemes). */
 tress_mesh *tress_gltf_read_memory(const uint8_t *data, size_t size, const char *base_dir, char err[TRESS_GLTF_ERROR_MAX]);
 /* Loads a .glb or .gltf file (detected by content, not name). */
 tress_mesh *tress_gltf_load(const char *path, char err[TRESS_GLTF_ERROR_MAX]);
