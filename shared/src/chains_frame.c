@@ -1,0 +1,774 @@
+/* chains_frame.c - one frame of the chain batch, tile by tile: scene reads, animated world
+ * poses, snaps, substeps, render carry, output and scene writes (chains_internal.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chains_internal.h"
+#include "xform_lanes.h"
+
+/* ---- frame ---- */
+
+
+/* Points an awake chain's nodes at their scene slots, and a sleeping chain's at identity (read)
+ * and the sink (write), so the scene read and write loops need no activity test. Part chains
+ * read identity and write nowhere through this path (output_tile writes their cframes). */
+static void slot_pointers(tress_sim *sim, struct tress_chains *c, const chain_slot *s, bool awake) {
+  for (uint32_t k = 0; k < s->node_count; k++) {
+    uint32_t i = s->global[k];
+    const tress_xform *in = NULL;
+    tress_xform *out = NULL;
+    if (awake && s->kind == TRESS_HANDLE_BONES) tress_bone_slot_pointers(sim->scene, &s->ids[k], 1, &in, &out);
+    c->in_ptr[i] = in ? in : &c->identity;
+    c->out_ptr[i] = out ? out : &c->sink;
+  }
+}
+
+/* Fetch (again) the scene slot pointers of every node: the scene's layout moved. */
+static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
+  for (uint32_t si = 0; si < c->slot_count; si++)
+    if (c->slots[si].used) slot_pointers(sim, c, &c->slots[si], c->slots[si].act_last > 0.0f);
+  c->ptr_epoch = tress_scene_layout_epoch(sim->scene);
+  c->ptr_valid = true;
+}
+
+/* Decides which chains run this frame: a mask per node, refilled only when a chain's activity
+ * changes. Also re-fetches the scene slot pointers when the scene's layout moved. */
+static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
+  chain_nodes *n = &c->nodes;
+  if (!c->ptr_valid || c->ptr_epoch != tress_scene_layout_epoch(sim->scene)) refresh_pointers(sim, c);
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    float act = 0.0f;
+    tress_handle *h = tress__handle_get(sim, s->handle);
+    /* a frame without substeps still rewrites poses of a chain that is awake */
+    if (h && h->eligible && (f->substeps > 0 || h->was_awake)) act = 1.0f;
+    if (act != s->act_last) {
+      /* a disabled chain is read and written (its animated pose, exactly) but never stepped */
+      float step = (s->features & FEAT_DISABLED) ? 0.0f : act;
+      for (uint32_t k = 0; k < s->node_count; k++) {
+        n->active[s->global[k]] = act;
+        n->stepping[s->global[k]] = step;
+      }
+      s->act_last = act;
+      slot_pointers(sim, c, s, act != 0.0f);
+      /* a sleeping or disabled chain tests no collider, so the push leaves its state alone */
+      if (step) c->sets[si] = c->own_sets[si];
+      else memset(&c->sets[si], 0, sizeof c->sets[si]);
+    }
+    if (!act && h) h->was_awake = false;
+  }
+}
+
+/* True when every value of count floats in each of the arrays is finite. (v - v) is 0 for a
+ * finite v and NaN otherwise; the integer OR keeps the loop a plain vectorizable reduction. */
+HOT_LOOP static bool all_finite(const float *const *arrays, int array_count, uint32_t count) {
+  int bad = 0;
+  for (int k = 0; k < array_count; k++) {
+    const float *restrict a = arrays[k];
+    for (uint32_t j = 0; j < count; j++) bad |= (a[j] - a[j]) != 0.0f;
+  }
+  return !bad;
+}
+
+/* Reads the animated local of every node in [lo, hi) straight from the scene (a sleeping node
+ * or padding reads identity: the tile scratch must hold finite values everywhere). A level
+ * with a non-finite value gets those nodes' values replaced by identity. */
+static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
+  const tress_xform *const *in = c->in_ptr;
+  tile_scratch *w = &c->tile;
+  uint32_t at = lo - w->base, count = hi - lo;
+  float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
+  float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
+                  *restrict aqw = w->an_qw + at;
+  float *const comp[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
+  tress__xforms_read(in + lo, count, comp, c->wide);
+  const float *const read[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
+  if (all_finite(read, 7, count)) return;
+  for (uint32_t j = 0; j < count; j++) {
+    float probe = (apx[j] - apx[j]) + (apy[j] - apy[j]) + (apz[j] - apz[j]) + (aqx[j] - aqx[j]) +
+                  (aqy[j] - aqy[j]) + (aqz[j] - aqz[j]) + (aqw[j] - aqw[j]);
+    if (probe == 0.0f) continue;
+    apx[j] = apy[j] = apz[j] = aqx[j] = aqy[j] = aqz[j] = 0.0f;
+    aqw[j] = 1.0f;
+  }
+}
+
+/* Pointers to one level's parent (or child) data: in place when every node of the level finds
+ * it at the same distance (`shift`, from index_levels), else gathered into scratch through
+ * `index` (-1 reads the node itself). `src` lists the source arrays, which hold node i at
+ * [i - base] (base 0: the node arrays; the tile base: tile scratch); `dst` gets the view. */
+static void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, int64_t shift, bool toward_children,
+                       const int32_t *index, float *const *src, uint32_t base, int count, const float **dst,
+                       int scratch0) {
+  if (shift >= 0) {
+    int64_t offset = toward_children ? shift : -shift;
+    for (int k = 0; k < count; k++) dst[k] = src[k] + ((int64_t)lo - base + offset);
+    return;
+  }
+  for (int k = 0; k < count; k++) {
+    float *restrict g = c->g[scratch0 + k];
+    const float *restrict from = src[k];
+    for (uint32_t i = lo; i < hi; i++) {
+      int32_t j = index[i] < 0 ? (int32_t)i : index[i];
+      g[i - lo] = from[(uint32_t)j - base];
+    }
+    dst[k] = g;
+  }
+}
+
+/* world = parent_world * cframe * animated over [lo, hi), parents given as a level view. */
+HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  uint32_t at = lo - w->base;
+  const float *restrict gpx = par[0], *restrict gpy = par[1], *restrict gpz = par[2];
+  const float *restrict gqx = par[3], *restrict gqy = par[4], *restrict gqz = par[5], *restrict gqw = par[6];
+  const float *restrict cpx = n->cf_px + lo, *restrict cpy = n->cf_py + lo, *restrict cpz = n->cf_pz + lo;
+  const float *restrict cqx = n->cf_qx + lo, *restrict cqy = n->cf_qy + lo, *restrict cqz = n->cf_qz + lo,
+                        *restrict cqw = n->cf_qw + lo;
+  const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
+  const float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
+                        *restrict aqw = w->an_qw + at;
+  float *restrict wpx = n->aw_px + lo, *restrict wpy = n->aw_py + lo, *restrict wpz = n->aw_pz + lo;
+  float *restrict wqx = w->aw_qx + at, *restrict wqy = w->aw_qy + at, *restrict wqz = w->aw_qz + at,
+                  *restrict wqw = w->aw_qw + at;
+  uint32_t count = padded_count(lo, hi);
+  /* the arrays never overlap (parents live in the previous level): let it vectorize */
+#pragma GCC ivdep
+  for (uint32_t j = 0; j < count; j++) {
+    float q[4] = {gqx[j], gqy[j], gqz[j], gqw[j]};
+    float cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]};
+    float aq[4] = {aqx[j], aqy[j], aqz[j], aqw[j]};
+    float cp[3] = {cpx[j], cpy[j], cpz[j]};
+    float ap[3] = {apx[j], apy[j], apz[j]};
+    /* base = parent * cframe; world = base * animated */
+    float bq[4], wq[4], r[3], s[3];
+    tress_quat_rotate(q, cp, r);
+    tress_quat_mul(q, cq, bq);
+    tress_quat_rotate(bq, ap, s);
+    tress_quat_mul(bq, aq, wq);
+    wpx[j] = gpx[j] + r[0] + s[0]; wpy[j] = gpy[j] + r[1] + s[1]; wpz[j] = gpz[j] + r[2] + s[2];
+    wqx[j] = wq[0]; wqy[j] = wq[1]; wqz[j] = wq[2]; wqw[j] = wq[3];
+  }
+}
+
+static void animated_world_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  const float *par[7];
+  float *const pos[3] = {n->aw_px, n->aw_py, n->aw_pz};
+  float *const rot[4] = {w->aw_qx, w->aw_qy, w->aw_qz, w->aw_qw};
+  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, pos, 0, 3, par, 0);
+  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, rot, w->base, 4, par + 3, 3);
+  compose_world(c, lo, hi, par);
+}
+
+/* What a chain's roots hang from: its part, or for a chain bound from a root bone, the drawn
+ * pose of the part or bone above that root. */
+tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s) {
+  return s->from_bone ? tress_instance_world(sim->scene, s->part) : tress_part_cframe(sim->scene, s->part);
+}
+
+/* Roots: part * cframe * animated, the same composition with the part as parent (a part
+ * chain's pin has identity cframe and animated, so it lands on the part). One scene read per
+ * chain; a non-finite part frame is replaced by its last finite one, so the chain holds. */
+static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t t) {
+  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    tress_xform part = tress__chain_anchor(sim, s);
+    float probe = 0.0f;
+    for (int k = 0; k < 3; k++) probe += part.p[k] - part.p[k];
+    for (int k = 0; k < 4; k++) probe += part.q[k] - part.q[k];
+    s->prev_part = s->last_part;
+    if (probe == 0.0f) s->last_part = part;
+  }
+  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
+  float *g[7];
+  for (int k = 0; k < 7; k++) g[k] = c->g[k];
+  for (uint32_t i = lo; i < hi; i++) {
+    tress_xform part = c->slots[c->node_slot[i]].last_part;
+    uint32_t j = i - lo;
+    g[0][j] = part.p[0]; g[1][j] = part.p[1]; g[2][j] = part.p[2];
+    g[3][j] = part.q[0]; g[4][j] = part.q[1]; g[5][j] = part.q[2]; g[6][j] = part.q[3];
+  }
+  const float *par[7] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6]};
+  compose_world(c, lo, hi, par);
+}
+
+static void snap_slot(struct tress_chains *c, chain_slot *s) {
+  chain_nodes *n = &c->nodes;
+  /* the chain restarts at its anchor now: nothing to interpolate from, nothing to carry */
+  s->prev_part = s->pin = s->last_part;
+  for (uint32_t k = 0; k < s->node_count; k++) {
+    uint32_t i = s->global[k];
+    n->px[i] = n->ox[i] = n->pa_px[i] = n->aw_px[i];
+    n->py[i] = n->oy[i] = n->pa_py[i] = n->aw_py[i];
+    n->pz[i] = n->oz[i] = n->pa_pz[i] = n->aw_pz[i];
+  }
+}
+
+static tress_handle *slot_handle(tress_sim *sim, uint32_t si) {
+  return tress__handle_get(sim, sim->chains->slots[si].handle);
+}
+
+static void swap_arrays(float **a, float **b) {
+  float *t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* Colliders to world, then one lane per chain slot (its set), once per frame and only while
+ * some chain has colliders. The lanes grow here when binds made more slots or wider sets (an
+ * allocation after a bind, never in a steady frame). */
+static void gather_colliders(tress_sim *sim, struct tress_chains *c) {
+  uint32_t widest = 0;
+  for (uint32_t si = 0; si < c->slot_count; si++)
+    if (c->sets[si].count > widest) widest = c->sets[si].count;
+  if (widest > c->lanes.slot_cap || c->slot_count > c->lanes.stride || !c->lanes.ax) {
+    tress_collider_lanes grown;
+    uint32_t slots = widest > c->lanes.slot_cap ? widest : c->lanes.slot_cap;
+    if (!tress_collider_lanes_init(&grown, slots, c->slot_cap)) {
+      c->lanes.slots = 0;
+      return;
+    }
+    tress_collider_lanes_free(&c->lanes);
+    c->lanes = grown;
+  }
+  if (c->lanes.slot_cap > c->tile_lanes.slot_cap || c->root_width > c->tile_lanes.stride || !c->tile_lanes.ax) {
+    tress_collider_lanes grown;
+    if (!tress_collider_lanes_init(&grown, c->lanes.slot_cap, c->root_width ? c->root_width : 1)) {
+      c->lanes.slots = 0;
+      return;
+    }
+    tress_collider_lanes_free(&c->tile_lanes);
+    c->tile_lanes = grown;
+  }
+  tress__colliders_resolve(sim);
+  tress_collider_lanes_gather(&c->lanes, sim->colliders->world, sim->colliders->count, c->sets, c->slot_count, NULL,
+                              c->slot_count);
+}
+
+/* A colliding tile's lanes by level-0 position, once per frame (per chain, not per node). */
+static void gather_tile_colliders(tress_sim *sim, struct tress_chains *c, uint32_t t) {
+  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
+  tress_collider_lanes_gather(&c->tile_lanes, sim->colliders->world, sim->colliders->count, c->sets, c->slot_count,
+                              c->node_slot + lo, hi - lo);
+}
+
+/* Once per frame, before any tile: layout, pointers, activity; last frame's animated positions
+ * become the interpolation start (a swap: prepare recomputes every animated pose). */
+/* What this frame does for the render carry (see carry_tile). */
+enum { CARRY_NONE, CARRY_STEPPED, CARRY_FROM_PREVIOUS, CARRY_EXPLICIT };
+
+static void choose_carry(struct tress_chains *c, const tress_frame *f) {
+  c->frame_index++;
+  if (f->substeps > 0 && tress__frame_alpha(f, f->substeps - 1) >= 1.0f) {
+    c->carry_mode = CARRY_NONE; /* drawn where the last substep left it: nothing to carry */
+    c->implicit_pins = c->frame_index;
+  } else if (f->substeps > 0) {
+    c->carry_mode = CARRY_STEPPED;
+    c->implicit_pins = 0;
+  } else {
+    c->carry_mode = c->implicit_pins == c->frame_index - 1 ? CARRY_FROM_PREVIOUS : CARRY_EXPLICIT;
+    c->implicit_pins = 0;
+  }
+}
+
+static bool frame_begin(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
+  if (c->dirty && !tress__chains_rebuild(c)) return false;
+  chain_nodes *n = &c->nodes;
+  if (n->count == 0 || c->level_count == 0) return false;
+  choose_carry(c, f);
+  swap_arrays(&n->pa_px, &n->aw_px);
+  swap_arrays(&n->pa_py, &n->aw_py);
+  swap_arrays(&n->pa_pz, &n->aw_pz);
+  update_activity(sim, c, f);
+  if (c->collider_chains > 0) gather_colliders(sim, c);
+  return true;
+}
+
+/* Gust ripple: each node's wind scale this frame, its depth's phase delayed (see sim.h). */
+static void gust_slot(struct tress_chains *c, const chain_slot *s, double time) {
+  chain_nodes *n = &c->nodes;
+  const chain_params *st = &s->settings;
+  double w = 6.283185307179586 * st->wind_frequency;
+  for (uint32_t k = 0; k < s->node_count; k++) {
+    double phase = w * (time - (double)s->depth[k] * TRESS_GUST_DELAY);
+    n->wscale[s->global[k]] = st->wind_scale * (1.0f + st->wind_gust * (float)sin(phase));
+  }
+}
+
+/* One tile: scene reads, animated world poses level by level, snaps, this frame's tile flags
+ * and gusts. */
+static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t) {
+  chain_nodes *n = &c->nodes;
+  uint8_t flags = 0;
+  c->tile.base = TILE_LO(c, t, 0); /* the tile scratch now belongs to tile t */
+  for (uint32_t l = 0; l < c->level_count; l++) read_nodes(c, TILE_LO(c, t, l), TILE_HI(c, t, l));
+  roots_world(sim, c, t);
+  for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
+  /* Snap: new chains start where they are drawn, waking chains and teleports do not whip. */
+  float tele2 = f->teleport_distance * f->teleport_distance;
+  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    uint32_t r = s->global[0];
+    if (n->active[r] == 0.0f) continue;
+    uint8_t feat = s->features;
+    if (feat & FEAT_COLLIDES) flags |= TILE_COLLIDES;
+    if (feat & FEAT_WEIGHTED) flags |= TILE_WEIGHTED;
+    if (feat & FEAT_GUSTY) gust_slot(c, s, f->time);
+    tress_handle *h = slot_handle(sim, si);
+    float dx = n->aw_px[r] - n->pa_px[r], dy = n->aw_py[r] - n->pa_py[r], dz = n->aw_pz[r] - n->pa_pz[r];
+    float d2 = dx * dx + dy * dy + dz * dz;
+    /* a jump is a departure from the path the root was on: a head in a fast car moves far every
+     * frame without jumping (measured raw, a short chain would snap every frame there) */
+    float span = (float)f->span, *v = s->root_velocity;
+    float ex = dx - v[0] * span, ey = dy - v[1] * span, ez = dz - v[2] * span;
+    float jump = ex * ex + ey * ey + ez * ez;
+    /* every reset check is independent (sim.h): teleport guard, jump of a few chain lengths,
+     * a stalled step, a game-marked reset; a disabled chain rests at its animated pose */
+    bool reset = d2 > tele2 || jump > s->jump2 || f->stalled || s->reset || (feat & FEAT_DISABLED);
+    bool resume = s->fresh || (h && !h->was_awake);
+    if (resume || reset) snap_slot(c, s);
+    /* a chain that just started or woke has no last frame to measure a velocity from; after a
+     * jump the velocity is wrong for one frame, which at worst snaps it a second time */
+    bool track = !resume && span > 0.0f;
+    v[0] = track ? dx / span : 0.0f;
+    v[1] = track ? dy / span : 0.0f;
+    v[2] = track ? dz / span : 0.0f;
+    s->fresh = false;
+    s->reset = false;
+    if (h) h->was_awake = true;
+  }
+  c->tile_flags[t] = flags;
+  if ((flags & TILE_COLLIDES) && c->lanes.slots > 0) gather_tile_colliders(sim, c, t);
+}
+
+typedef struct substep_consts {
+  float gx, gy, gz, wx, wy, wz, alpha; /* gravity and wind already times dt^2 */
+} substep_consts;
+
+/* One level of one substep: integrate, stiffness, inextensible link. Parameters, not struct
+ * fields, so every array is a restrict pointer and the loop vectorizes. */
+HOT_LOOP static void substep_level(uint32_t count, float *restrict px, float *restrict py, float *restrict pz,
+                          float *restrict ox, float *restrict oy, float *restrict oz, const float *restrict ax,
+                          const float *restrict ay, const float *restrict az, const float *restrict bx,
+                          const float *restrict by, const float *restrict bz, const float *restrict damp,
+                          const float *restrict stiff, const float *restrict gs, const float *restrict ws,
+                          const float *restrict rest, const float *restrict act, const float *restrict qx,
+                          const float *restrict qy, const float *restrict qz, const substep_consts *kc) {
+  const float gx = kc->gx, gy = kc->gy, gz = kc->gz, wx = kc->wx, wy = kc->wy, wz = kc->wz, alpha = kc->alpha;
+  count &= ~(LEVEL_LANES - 1); /* always whole vectors (padding): no remainder loop */
+  for (uint32_t j = 0; j < count; j++) {
+    float m = act[j];
+    float cx = px[j], cy = py[j], cz = pz[j];
+    /* integrate */
+    float vx = (cx - ox[j]) * damp[j], vy = (cy - oy[j]) * damp[j], vz = (cz - oz[j]) * damp[j];
+    float nx = cx + vx + gx * gs[j] + wx * ws[j];
+    float ny = cy + vy + gy * gs[j] + wy * ws[j];
+    float nz = cz + vz + gz * gs[j] + wz * ws[j];
+    /* stiffness: pull toward the animated pose at this substep's time */
+    float tx = bx[j] + (ax[j] - bx[j]) * alpha, ty = by[j] + (ay[j] - by[j]) * alpha, tz = bz[j] + (az[j] - bz[j]) * alpha;
+    nx += (tx - nx) * stiff[j];
+    ny += (ty - ny) * stiff[j];
+    nz += (tz - nz) * stiff[j];
+    /* inextensible link to the parent, already solved this pass; a zero-length offset stays
+     * on the parent (the clamp keeps 0 * inf out) */
+    float dx = nx - qx[j], dy = ny - qy[j], dz = nz - qz[j];
+    float len2 = dx * dx + dy * dy + dz * dz;
+    float s = rest[j] / sqrtf(len2 > 1e-24f ? len2 : 1e-24f);
+    nx = qx[j] + dx * s;
+    ny = qy[j] + dy * s;
+    nz = qz[j] + dz * s;
+    /* sleeping chains keep their state: blend by the mask instead of branching */
+    ox[j] = cx + (ox[j] - cx) * (1.0f - m);
+    oy[j] = cy + (oy[j] - cy) * (1.0f - m);
+    oz[j] = cz + (oz[j] - cz) * (1.0f - m);
+    px[j] = cx + (nx - cx) * m;
+    py[j] = cy + (ny - cy) * m;
+    pz[j] = cz + (nz - cz) * m;
+  }
+}
+
+static void substep_tile(struct tress_chains *c, const tress_frame *f, float alpha, uint32_t t) {
+  chain_nodes *n = &c->nodes;
+  /* Pinned roots follow the animated pose, interpolated to this substep's time. */
+  for (uint32_t i = TILE_LO(c, t, 0); i < TILE_HI(c, t, 0); i++) {
+    float m = n->stepping[i];
+    float x = n->pa_px[i] + (n->aw_px[i] - n->pa_px[i]) * alpha;
+    float y = n->pa_py[i] + (n->aw_py[i] - n->pa_py[i]) * alpha;
+    float z = n->pa_pz[i] + (n->aw_pz[i] - n->pa_pz[i]) * alpha;
+    n->ox[i] += (n->px[i] - n->ox[i]) * m;
+    n->oy[i] += (n->py[i] - n->oy[i]) * m;
+    n->oz[i] += (n->pz[i] - n->oz[i]) * m;
+    n->px[i] += (x - n->px[i]) * m;
+    n->py[i] += (y - n->py[i]) * m;
+    n->pz[i] += (z - n->pz[i]) * m;
+  }
+  float dt2 = f->dt * f->dt;
+  substep_consts k = {f->gravity[0] * dt2, f->gravity[1] * dt2, f->gravity[2] * dt2,
+                      f->wind[0] * dt2,    f->wind[1] * dt2,    f->wind[2] * dt2, alpha};
+  bool collides = (c->tile_flags[t] & TILE_COLLIDES) && c->lanes.slots > 0;
+  for (uint32_t l = 1; l < c->level_count; l++) {
+    uint32_t lo = TILE_LO(c, t, l), hi = TILE_HI(c, t, l);
+    const float *par[3];
+    float *const src[3] = {n->px, n->py, n->pz};
+    level_view(c, lo, hi, c->parent_shift[TILE_LEVEL(c, t, l)], false, n->parent, src, 0, 3, par, 0);
+    substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, n->aw_px + lo,
+                  n->aw_py + lo, n->aw_pz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->damping + lo,
+                  n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->stepping + lo, par[0], par[1],
+                  par[2], &k);
+    /* then out of the chain's colliders, the link kept (parents are final: previous level) */
+    if (collides && c->aligned[TILE_LEVEL(c, t, l)])
+      tress_collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+                                n->radius + lo, hi - lo, &c->tile_lanes);
+    else if (collides)
+      tress_collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+                                     n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo);
+  }
+}
+
+
+/* Shortest-arc rotation taking a to b, branch-free so the output loop vectorizes: the same
+ * cases as tress_quat_from_to (degenerate -> identity, opposite -> a half turn about an axis
+ * perpendicular to a). */
+static inline void arc_between(float ax, float ay, float az, float bx, float by, float bz, float q[4]) {
+  float lab = sqrtf((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz));
+  float w = lab + (ax * bx + ay * by + az * bz);
+  float x = ay * bz - az * by, y = az * bx - ax * bz, z = ax * by - ay * bx;
+  bool opposite = w < 1e-6f * lab;
+  bool use_x = fabsf(ax) > fabsf(az);
+  x = opposite ? (use_x ? -ay : 0.0f) : x;
+  y = opposite ? (use_x ? ax : -az) : y;
+  z = opposite ? (use_x ? 0.0f : ay) : z;
+  w = opposite ? 0.0f : w;
+  float n2 = x * x + y * y + z * z + w * w;
+  bool degenerate = !(lab > 1e-24f) || !(n2 > 1e-30f);
+  float inv = 1.0f / sqrtf(degenerate ? 1.0f : n2);
+  q[0] = degenerate ? 0.0f : x * inv;
+  q[1] = degenerate ? 0.0f : y * inv;
+  q[2] = degenerate ? 0.0f : z * inv;
+  q[3] = degenerate ? 1.0f : w * inv;
+}
+
+/* Output for one level: base = parent written * cframe; the node sits at its simulated
+ * position and turns by the shortest arc from its animated aim to where its first child is.
+ * weighted (a compile-time constant in each caller): positions come from the blended bl_*
+ * arrays, and a node of weight 0 gets its animated local exactly. */
+static inline __attribute__((always_inline)) void output_level_body(struct tress_chains *c, size_t tl, uint32_t lo,
+                                                                    uint32_t hi, bool weighted) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  uint32_t at = lo - w->base;
+  const float *par[7], *kid[3];
+  float *const psrc[7] = {w->wp_x, w->wp_y, w->wp_z, w->wq_x, w->wq_y, w->wq_z, w->wq_w};
+  float *const csrc[3] = {weighted ? w->bl_x : n->px, weighted ? w->bl_y : n->py, weighted ? w->bl_z : n->pz};
+  uint32_t cbase = weighted ? w->base : 0;
+  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, psrc, w->base, 7, par, 0);
+  /* a leaf aims nowhere: the gather reads its own position, a zero direction, an identity arc */
+  level_view(c, lo, hi, c->child_shift[tl], true, n->first_child, csrc, cbase, 3, kid, 7);
+  const float *restrict gpx = par[0], *restrict gpy = par[1], *restrict gpz = par[2];
+  const float *restrict gqx = par[3], *restrict gqy = par[4], *restrict gqz = par[5], *restrict gqw = par[6];
+  const float *restrict ccx = kid[0], *restrict ccy = kid[1], *restrict ccz = kid[2];
+  const float *restrict cpx = n->cf_px + lo, *restrict cpy = n->cf_py + lo, *restrict cpz = n->cf_pz + lo;
+  const float *restrict cqx = n->cf_qx + lo, *restrict cqy = n->cf_qy + lo, *restrict cqz = n->cf_qz + lo,
+                        *restrict cqw = n->cf_qw + lo;
+  const float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
+                        *restrict aqw = w->an_qw + at;
+  const float *restrict mx = n->aim_x + lo, *restrict my = n->aim_y + lo, *restrict mz = n->aim_z + lo;
+  const float *restrict px = csrc[0] + (lo - cbase), *restrict py = csrc[1] + (lo - cbase),
+                        *restrict pz = csrc[2] + (lo - cbase);
+  const float *restrict wt = n->weight + lo;
+  const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
+  float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
+  float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
+                  *restrict tqw = c->g[G_OUT + 6];
+  float *restrict wpx = w->wp_x + at, *restrict wpy = w->wp_y + at, *restrict wpz = w->wp_z + at;
+  float *restrict wqx = w->wq_x + at, *restrict wqy = w->wq_y + at, *restrict wqz = w->wq_z + at,
+                  *restrict wqw = w->wq_w + at;
+  uint32_t count = padded_count(lo, hi);
+#pragma GCC ivdep
+  for (uint32_t j = 0; j < count; j++) {
+    float pq[4] = {gqx[j], gqy[j], gqz[j], gqw[j]};
+    float cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]};
+    float cp[3] = {cpx[j], cpy[j], cpz[j]};
+    float aq[4] = {aqx[j], aqy[j], aqz[j], aqw[j]};
+    float bq[4], r[3];
+    tress_quat_rotate(pq, cp, r);
+    float bpx = gpx[j] + r[0], bpy = gpy[j] + r[1], bpz = gpz[j] + r[2];
+    tress_quat_mul(pq, cq, bq);
+    /* local translation: where the simulation put the node, seen from base */
+    float d[3] = {px[j] - bpx, py[j] - bpy, pz[j] - bpz};
+    float tp[3];
+    tress_quat_rotate_inv(bq, d, tp);
+    /* aim: animated direction (in base frame) vs simulated direction (in base frame) */
+    float aim[3] = {mx[j], my[j], mz[j]};
+    float from[3];
+    tress_quat_rotate(aq, aim, from);
+    float sd[3] = {ccx[j] - px[j], ccy[j] - py[j], ccz[j] - pz[j]};
+    float to[3];
+    tress_quat_rotate_inv(bq, sd, to);
+    float arc[4];
+    arc_between(from[0], from[1], from[2], to[0], to[1], to[2], arc);
+    float tq[4];
+    tress_quat_mul(arc, aq, tq);
+    if (weighted) {
+      /* weight 0: the animation exactly (select, not branch) */
+      bool sim_on = wt[j] > 0.0f;
+      tp[0] = sim_on ? tp[0] : apx[j];
+      tp[1] = sim_on ? tp[1] : apy[j];
+      tp[2] = sim_on ? tp[2] : apz[j];
+      tq[0] = sim_on ? tq[0] : aq[0];
+      tq[1] = sim_on ? tq[1] : aq[1];
+      tq[2] = sim_on ? tq[2] : aq[2];
+      tq[3] = sim_on ? tq[3] : aq[3];
+    }
+    float wq[4];
+    tress_quat_mul(bq, tq, wq);
+    tpx[j] = tp[0]; tpy[j] = tp[1]; tpz[j] = tp[2];
+    tqx[j] = tq[0]; tqy[j] = tq[1]; tqz[j] = tq[2]; tqw[j] = tq[3];
+    wpx[j] = px[j]; wpy[j] = py[j]; wpz[j] = pz[j];
+    wqx[j] = wq[0]; wqy[j] = wq[1]; wqz[j] = wq[2]; wqw[j] = wq[3];
+  }
+}
+
+HOT_LOOP static void output_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
+  output_level_body(c, tl, lo, hi, false);
+}
+
+HOT_LOOP static void output_level_weighted(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
+  output_level_body(c, tl, lo, hi, true);
+}
+
+/* Weighted tiles: every node's output position, simulated blended toward animated by weight
+ * (roots are pinned: weight does not move them). */
+static void blend_level(const chain_nodes *n, tile_scratch *t, uint32_t lo, uint32_t hi, bool carried) {
+  for (uint32_t i = lo; i < hi; i++) {
+    float w = n->weight[i];
+    /* weight 1 takes the simulated position as it is: the same bits as an unweighted tile */
+    bool full = w >= 1.0f;
+    uint32_t j = i - t->base;
+    float x = carried ? t->bl_x[j] : n->px[i], y = carried ? t->bl_y[j] : n->py[i], z = carried ? t->bl_z[j] : n->pz[i];
+    t->bl_x[j] = full ? x : n->aw_px[i] + (x - n->aw_px[i]) * w;
+    t->bl_y[j] = full ? y : n->aw_py[i] + (y - n->aw_py[i]) * w;
+    t->bl_z[j] = full ? z : n->aw_pz[i] + (z - n->aw_pz[i]) * w;
+  }
+}
+
+/* Carried tiles: every node's display position, its simulated one moved rigidly with its
+ * chain's anchor since the last substep (identity lanes leave a still chain's bits alone). */
+HOT_LOOP static void carry_level(const chain_nodes *n, tile_scratch *w, uint32_t lo, uint32_t hi, uint32_t lanes) {
+  uint32_t at = lanes - w->base, out = lo - w->base, count = padded_count(lo, hi);
+  const float *restrict px = n->px + lo, *restrict py = n->py + lo, *restrict pz = n->pz + lo;
+  const float *restrict qx = w->cr_qx + at, *restrict qy = w->cr_qy + at, *restrict qz = w->cr_qz + at,
+                        *restrict qw = w->cr_qw + at;
+  const float *restrict tx = w->cr_x + at, *restrict ty = w->cr_y + at, *restrict tz = w->cr_z + at;
+  float *restrict ox = w->bl_x + out, *restrict oy = w->bl_y + out, *restrict oz = w->bl_z + out;
+  for (uint32_t j = 0; j < count; j++) {
+    float q[4] = {qx[j], qy[j], qz[j], qw[j]}, p[3] = {px[j], py[j], pz[j]}, r[3];
+    tress_quat_rotate(q, p, r);
+    ox[j] = r[0] + tx[j];
+    oy[j] = r[1] + ty[j];
+    oz[j] = r[2] + tz[j];
+  }
+}
+
+/* Where the anchor was at substep time alpha: the path the substeps pinned the roots along
+ * (position lerp, rotation nlerp); alpha 1 is exactly this frame's anchor. */
+static tress_xform anchor_at(const chain_slot *s, float alpha) {
+  if (alpha >= 1.0f) return s->last_part;
+  const tress_xform *a = &s->prev_part, *b = &s->last_part;
+  tress_xform r;
+  for (int k = 0; k < 3; k++) r.p[k] = a->p[k] + (b->p[k] - a->p[k]) * alpha;
+  float dot = a->q[0] * b->q[0] + a->q[1] * b->q[1] + a->q[2] * b->q[2] + a->q[3] * b->q[3];
+  float sign = dot < 0.0f ? -1.0f : 1.0f;
+  for (int k = 0; k < 4; k++) r.q[k] = a->q[k] + (sign * b->q[k] - a->q[k]) * alpha;
+  tress_quat_normalize(r.q);
+  return r;
+}
+
+static bool xform_same(const tress_xform *a, const tress_xform *b) {
+  return a->p[0] == b->p[0] && a->p[1] == b->p[1] && a->p[2] == b->p[2] && a->q[0] == b->q[0] && a->q[1] == b->q[1] &&
+         a->q[2] == b->q[2] && a->q[3] == b->q[3];
+}
+
+/* Frames between fixed steps (none taken, or time left after the last): each chain is drawn
+ * carried rigidly with its anchor from where its last substep left it (pin) to where the anchor
+ * is now. Without this, a game drawing at 144 Hz sees the hair stretch behind a moving head
+ * and snap back at the next step. Fills the tile's carry lanes; false when no awake chain's
+ * anchor moved since its last substep (the aligned case: nothing to do). */
+static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t) {
+  if (c->carry_mode == CARRY_NONE) return false;
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  float alpha = f->substeps > 0 ? tress__frame_alpha(f, f->substeps - 1) : 0.0f;
+  bool any = false;
+  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    /* the last frame's anchor was every pin (a snap since then set this one explicitly, to
+     * the same value prev_part now holds) */
+    if (c->carry_mode == CARRY_FROM_PREVIOUS) s->pin = s->prev_part;
+    if (n->stepping[s->global[0]] == 0.0f) continue;
+    if (c->carry_mode == CARRY_STEPPED) s->pin = anchor_at(s, alpha);
+    any = any || !xform_same(&s->pin, &s->last_part);
+  }
+  if (!any) return false;
+  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    /* display = now * pin^-1 * p: rotation q, then translation now.p - q * pin.p */
+    float q[4] = {0.0f, 0.0f, 0.0f, 1.0f}, tr[3] = {0.0f, 0.0f, 0.0f};
+    if (n->stepping[s->global[0]] != 0.0f && !xform_same(&s->pin, &s->last_part)) {
+      float inv[4] = {-s->pin.q[0], -s->pin.q[1], -s->pin.q[2], s->pin.q[3]}, r[3];
+      tress_quat_mul(s->last_part.q, inv, q);
+      tress_quat_rotate(q, s->pin.p, r);
+      for (int k = 0; k < 3; k++) tr[k] = s->last_part.p[k] - r[k];
+    }
+    memcpy(s->carry, q, sizeof q);
+    memcpy(s->carry + 4, tr, sizeof tr);
+  }
+  /* Lanes: one per position of level 0 (padding takes its tile's first chain: finite, unused),
+   * reused by every aligned level; any other level gets its own through node_slot. */
+  for (uint32_t l = 0; l < c->level_count; l++) {
+    if (l > 0 && c->aligned[TILE_LEVEL(c, t, l)]) continue;
+    for (uint32_t i = TILE_LO(c, t, l); i < TILE_HI(c, t, l); i++) {
+      const float *k = c->slots[c->node_slot[i]].carry;
+      uint32_t j = i - w->base;
+      w->cr_qx[j] = k[0]; w->cr_qy[j] = k[1]; w->cr_qz[j] = k[2]; w->cr_qw[j] = k[3];
+      w->cr_x[j] = k[4]; w->cr_y[j] = k[5]; w->cr_z[j] = k[6];
+    }
+  }
+  return true;
+}
+
+/* Writes one level's local transforms (seven component arrays, level-relative) into the scene's
+ * transform slots (a sleeping node's slot is the sink). A non-finite value is never written:
+ * its chain is marked for recovery. Returns true when some chain was marked. */
+static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *t) {
+  tress_xform *const *out = c->out_ptr + lo;
+  const float *tpx = t[0], *tpy = t[1], *tpz = t[2], *tqx = t[3], *tqy = t[4], *tqz = t[5], *tqw = t[6];
+  uint32_t count = hi - lo;
+  if (all_finite(t, 7, count)) {
+    tress__xforms_write(out, count, t, c->wide);
+    return false;
+  }
+  bool bad = false;
+  for (uint32_t j = 0; j < count; j++) {
+    float px = tpx[j], py = tpy[j], pz = tpz[j], qx = tqx[j], qy = tqy[j], qz = tqz[j], qw = tqw[j];
+    float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw);
+    if (probe != 0.0f) {
+      if (c->nodes.active[lo + j] != 0.0f) {
+        c->slots[c->node_slot[lo + j]].act_last = -2.0f;
+        bad = true;
+      }
+      continue;
+    }
+    tress_xform *o = out[j];
+    o->p[0] = px; o->p[1] = py; o->p[2] = pz;
+    o->q[0] = qx; o->q[1] = qy; o->q[2] = qz; o->q[3] = qw;
+  }
+  return bad;
+}
+
+/* A chain whose output went non-finite (absurd settings overflowed) snaps back to its animated
+ * pose and shows its animated values: a NaN never reaches the scene. */
+static void recover_slot(struct tress_chains *c, chain_slot *s) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  snap_slot(c, s);
+  for (uint32_t k = 0; k < s->node_count; k++) {
+    uint32_t i = s->global[k], j = i - w->base;
+    w->wp_x[j] = n->aw_px[i]; w->wp_y[j] = n->aw_py[i]; w->wp_z[j] = n->aw_pz[i];
+    w->wq_x[j] = w->aw_qx[j]; w->wq_y[j] = w->aw_qy[j]; w->wq_z[j] = w->aw_qz[j]; w->wq_w[j] = w->aw_qw[j];
+    tress_xform t = {{w->an_px[j], w->an_py[j], w->an_pz[j]}, {w->an_qx[j], w->an_qy[j], w->an_qz[j], w->an_qw[j]}};
+    *c->out_ptr[i] = t;
+  }
+}
+
+/* Output and scene write for one tile, level by level so each level's transforms go to the
+ * scene while they are still in cache. Roots are pinned: they show the animated pose, unswung. */
+static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0), at = lo - w->base;
+  for (uint32_t i = lo; i < hi; i++) {
+    uint32_t j = i - w->base;
+    w->wp_x[j] = n->aw_px[i]; w->wp_y[j] = n->aw_py[i]; w->wp_z[j] = n->aw_pz[i];
+    w->wq_x[j] = w->aw_qx[j]; w->wq_y[j] = w->aw_qy[j]; w->wq_z[j] = w->aw_qz[j]; w->wq_w[j] = w->aw_qw[j];
+  }
+  const float *roots[7] = {w->an_px + at, w->an_py + at, w->an_pz + at, w->an_qx + at,
+                           w->an_qy + at, w->an_qz + at, w->an_qw + at};
+  bool bad = scatter_level(c, lo, hi, roots);
+  const float *level_out[7];
+  for (int k = 0; k < 7; k++) level_out[k] = c->g[G_OUT + k];
+  bool weighted = c->tile_flags[t] & TILE_WEIGHTED, carried = c->tile_flags[t] & TILE_CARRIED;
+  if (carried)
+    for (uint32_t l = 1; l < c->level_count; l++) {
+      uint32_t lanes = c->aligned[TILE_LEVEL(c, t, l)] ? TILE_LO(c, t, 0) : TILE_LO(c, t, l);
+      carry_level(n, w, TILE_LO(c, t, l), TILE_HI(c, t, l), lanes);
+    }
+  if (weighted)
+    for (uint32_t l = 1; l < c->level_count; l++) blend_level(n, w, TILE_LO(c, t, l), TILE_HI(c, t, l), carried);
+  for (uint32_t l = 1; l < c->level_count; l++) {
+    lo = TILE_LO(c, t, l);
+    hi = TILE_HI(c, t, l);
+    /* the display positions (bl) feed the output wherever they differ from the simulated ones */
+    if (weighted || carried) output_level_weighted(c, TILE_LEVEL(c, t, l), lo, hi);
+    else output_level(c, TILE_LEVEL(c, t, l), lo, hi);
+    bad |= scatter_level(c, lo, hi, level_out);
+  }
+  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used || n->active[s->global[0]] == 0.0f) continue;
+    if (bad && s->act_last == -2.0f) {
+      s->act_last = 1.0f;
+      recover_slot(c, s);
+    }
+    /* Part chains write world cframes; the pin (node 0) belongs to the body. */
+    if (s->kind == TRESS_HANDLE_PARTS) {
+      for (uint32_t k = 1; k < s->node_count; k++) {
+        uint32_t j = s->global[k] - w->base;
+        tress_xform pose = {{w->wp_x[j], w->wp_y[j], w->wp_z[j]}, {w->wq_x[j], w->wq_y[j], w->wq_z[j], w->wq_w[j]}};
+        tress_part_set_cframe(sim->scene, s->ids[k], pose);
+      }
+    }
+  }
+}
+
+/* A frame, tile by tile: every phase runs on a tile while its data is in cache (and the tile
+ * scratch holds that tile). With a clock, each phase's time is added to phase_ns. */
+static void run_frame(tress_sim *sim, const tress_frame *f, double (*clock)(void), double phase_ns[3]) {
+  struct tress_chains *c = sim->chains;
+  if (!frame_begin(sim, c, f)) return;
+  for (uint32_t t = 0; t < c->tile_count; t++) {
+    double t0 = clock ? clock() : 0.0;
+    prepare_tile(sim, c, f, t);
+    double t1 = clock ? clock() : 0.0;
+    for (int k = 0; k < f->substeps; k++) substep_tile(c, f, tress__frame_alpha(f, k), t);
+    double t2 = clock ? clock() : 0.0;
+    if (carry_tile(c, f, t)) c->tile_flags[t] |= TILE_CARRIED;
+    output_tile(sim, c, t);
+    if (clock) {
+      double t3 = clock();
+      phase_ns[0] += t1 - t0;
+      phase_ns[1] += t2 - t1;
+      phase_ns[2] += t3 - t2;
+    }
+  }
+  /* handle-steps: every awake, enabled chain counts once per substep */
+  uint32_t awake = 0;
+  for (uint32_t si = 0; si < c->slot_count; si++)
+    if (c->slots[si].used && c->nodes.stepping[c->slots[si].global[0]] != 0.0f) awake++;
+  tress__count_simulated(sim, awake * (uint32_t)f->substeps);
+}
+
+void tress__chains_frame(tress_sim *sim, const tress_frame *f) { run_frame(sim, f, NULL, NULL); }
+
+void tress__chains_frame_timed(tress_sim *sim, const tress_frame *f, double (*clock)(void), double phase_ns[3]) {
+  run_frame(sim, f, clock, phase_ns);
+}

@@ -1,0 +1,248 @@
+/* chains_internal.h - the bone- and part-chain batch, shared by the three files that run it:
+ *   chains.c         binding, settings, unbinding, resets: the public calls
+ *   chains_layout.c  the batch's layout (tiles, levels, padding, scratch), rebuilt after binds
+ *   chains_frame.c   a frame: scene reads, animated poses, substeps, render carry, output
+ *
+ * Layout. Every node of every bound chain lives in one set of flat float arrays. Chains are
+ * grouped into tiles of about TILE_NODES nodes (whole chains, consecutive slots), stored one
+ * after the other; inside a tile, nodes go by depth level (the tile's pinned roots, then every
+ * depth-1 node of its chains, ...), chain by chain inside a level. A node's parent is always in
+ * the previous level, so one in-order pass per substep solves parents before children, and
+ * inside a level no node depends on another: the math runs over contiguous arrays the compiler
+ * vectorizes. Each level run is padded with inert nodes to whole 16-float vectors, so no loop
+ * has a scalar remainder. When every node of a level finds its parent (or first child) at the
+ * same distance, as in uniform chains, the level reads them in place; otherwise a short gather
+ * into a level-sized scratch buffer comes first.
+ *
+ * Tiles. A frame runs all of its phases on one tile before the next, so the tile's arrays stay
+ * in cache from the scene read to the scene write. Values that only live during a frame
+ * (animated locals, animated world rotations, written poses) sit in one tile-sized scratch
+ * (TILE_FIELDS) rather than node-wide arrays: they never travel to memory. The scene is read
+ * and written eight bone slots at a time (xform_lanes.h).
+ *
+ * A frame: prepare (read animated locals from the scene through cached slot pointers, build
+ * animated world poses level by level, decide snaps), substeps (pin roots to the animated pose
+ * interpolated to the substep's time; integrate, stiffness, inextensible link), output (poses
+ * below, written to the scene level by level, awake chains only, never a non-finite value).
+ *
+ * Output convention (what the renderer sees in each bone's `transform`, parts' `cframe`):
+ * - Roots are pinned: they show the animated pose, unswung (transform = animated; a part
+ *   chain's pin is the body's part and is never written).
+ * - Every other node is positioned at its simulated position and rotated by the shortest arc
+ *   from its animated aim (the direction to its first child in the animated pose) to the
+ *   simulated direction to that child, applied on top of its animated rotation. The transform
+ *   is local, computed against the parent's already written world pose, so parents-first
+ *   order keeps every child exact: parent world * cframe * transform lands on the simulation.
+ * - A leaf has no child to aim at: it keeps its parent's swing (identity arc on its animated
+ *   rotation), so with end_length 0 a leaf bone is carried, never turned. end_length > 0 gives
+ *   every leaf bone a virtual tip node (null id: reads identity, writes nowhere) that it aims at.
+ *
+ * Spring-bone features (issue 9), each paid for only where a chain uses it. A slot carries a
+ * feature byte; prepare ORs them into a per-tile flag, and a tile without the flag runs the
+ * seed's loops unchanged:
+ * - colliders: the sim resolves its colliders to world once per frame and gathers one lane per
+ *   chain slot (its set; empty while asleep); a colliding tile also gathers them by level-0
+ *   position. Each level's link loop is followed by a push, parents first, links kept
+ *   (collider.h): an aligned level reads the position lanes straight, any other goes through
+ *   its node -> slot map. No collider anywhere: no resolve, no gather, no push.
+ * - weight / enabled: tiles with a blended chain blend positions toward the animated pose
+ *   before output (weight 1 passes the simulated bits through) and write the animated local
+ *   exactly where weight is 0; a disabled chain also snaps to its animated pose every frame.
+ * - gusts: a gusty chain rewrites its nodes' wind scale once per frame, phase delayed by depth.
+ * - resets (checked per chain in prepare, any of them snaps): the 50-stud teleport guard, a root
+ *   landing TRESS_JUMP_RESET_CHAINS chain lengths off the path its velocity predicted, a stalled
+ *   step, tress_sim_reset.
+ *
+ * Render carry. A frame that ends between fixed steps (no substep, or time left after the last)
+ * draws each chain carried rigidly with its anchor from where the last substep left it (its
+ * pin) to where the anchor is now, so a game drawing at 144 Hz sees hair attached, not
+ * stretched behind the head. Display positions only: the simulated state is untouched, and a
+ * frame that ends on a step does no carry work at all.
+ *
+ * The layout is rebuilt lazily (on the next frame) when chains bind or unbind; bind may
+ * allocate, a frame never does once the scratch buffers have grown.
+ */
+#ifndef TRESS_CHAINS_INTERNAL_H
+#define TRESS_CHAINS_INTERNAL_H
+
+#include "sim_internal.h"
+
+/* The hot level loops are compiled for AVX-512, AVX2 and baseline x86-64 and picked at load
+ * time (ifunc), so one binary runs anywhere and uses the widest vectors the CPU has. ISO C mode
+ * keeps floating-point contraction off, so every clone computes bit-identical results. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define HOT_LOOP __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define HOT_LOOP
+#endif
+
+/* Every per-node float array, in one list so rebuild, permute and free stay generic. */
+#define CHAIN_FIELDS(X)                                                                            \
+  X(cf_px) X(cf_py) X(cf_pz) X(cf_qx) X(cf_qy) X(cf_qz) X(cf_qw)  /* rest local (bone cframe) */  \
+  X(aw_px) X(aw_py) X(aw_pz)                                      /* animated world, this frame */ \
+  X(pa_px) X(pa_py) X(pa_pz)                                      /* animated world, last frame */ \
+  X(px) X(py) X(pz) X(ox) X(oy) X(oz)                             /* verlet state */              \
+  X(aim_x) X(aim_y) X(aim_z)                                      /* first child's rest offset */ \
+  X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale) X(active)                               \
+  X(stepping)                 /* active and enabled: the substep mask (a disabled chain takes none) */ \
+  X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */
+
+/* Per-node values that live only while one tile's frame runs: they sit in one tile-sized
+ * scratch (indexed by node - tile base), recomputed for every node each frame, so they never
+ * travel to and from memory. */
+#define TILE_FIELDS(X)                                                                             \
+  X(an_px) X(an_py) X(an_pz) X(an_qx) X(an_qy) X(an_qz) X(an_qw)  /* animated local */            \
+  X(aw_qx) X(aw_qy) X(aw_qz) X(aw_qw)                             /* animated world rotation */   \
+  X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
+  X(bl_x) X(bl_y) X(bl_z)                 /* display positions: carried and/or blended */      \
+  X(cr_qx) X(cr_qy) X(cr_qz) X(cr_qw)     /* carry: rotation since the last substep */          \
+  X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */
+
+#define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
+#define G_OUT 10
+
+typedef struct chain_nodes {
+#define DECLARE_FIELD(name) float *name;
+  CHAIN_FIELDS(DECLARE_FIELD)
+  int32_t *parent;      /* global index, -1 for a pinned root */
+  int32_t *first_child; /* global index, -1 for a leaf */
+  uint32_t count, cap;
+} chain_nodes;
+
+typedef struct tile_scratch {
+  TILE_FIELDS(DECLARE_FIELD)
+  uint32_t base; /* the running tile's first node: field[i - base] is node i's value */
+  uint32_t cap;
+} tile_scratch;
+#undef DECLARE_FIELD
+
+/* One bound chain (bone hierarchy under a part, or a part chain). Cold data. */
+/* A slot's spring-bone features in one byte, so the per-frame slot loop reads no settings. */
+#define FEAT_COLLIDES 1u
+#define FEAT_WEIGHTED 2u /* weight < 1 or disabled */
+#define FEAT_GUSTY 4u
+#define FEAT_DISABLED 8u
+
+/* tress_chain_settings without the collider id list (which becomes an index set): kept small
+ * so the per-frame slot loops stride through little memory. */
+typedef struct chain_params {
+  float damping, stiffness, gravity_scale, wind_scale, radius, end_length, wind_gust, wind_frequency, weight;
+  bool enabled;
+} chain_params;
+
+typedef struct chain_slot {
+  bool used;
+  tress_handle_kind kind;
+  uint8_t features;          /* FEAT_* from the settings */
+  bool reset;                /* tress_sim_reset: snap on the next frame */
+  bool from_bone;            /* bound by tress_sim_bind_bone_chain: ids[0] is the root bone */
+  tress_id part;             /* bones: the part (or, from_bone, the part or bone) the roots hang
+                                from; parts: the pin */
+  float jump2;               /* squared root jump that resets: (3 x the chain's length)^2 */
+  float root_velocity[3];    /* its root's animated velocity over the last frame (units/s) */
+  uint32_t node_count;
+  tress_id *ids;             /* bone or part per node, parents first */
+  int32_t *local_parent;     /* -1 for a root */
+  uint32_t *depth;
+  uint32_t *global;          /* index into chain_nodes, valid after a rebuild */
+  tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind */
+  bool fresh;                /* bound since the last frame: start where it is drawn */
+  float act_last;            /* the activity mask its nodes carry (-1: unknown, refill) */
+  tress_xform last_part;     /* the part's last finite frame: stands in for a NaN one */
+  tress_xform prev_part;     /* last frame's anchor: the substeps interpolate from it */
+  tress_xform pin;           /* the anchor where the last substep left the chain */
+  float carry[7];            /* this frame's carry: rotation q, translation t (R p + t) */
+  tress_handle_id handle;
+  tress_id root_bone;
+  chain_params settings;     /* sanitized; the collider set lives in c->own_sets */
+} chain_slot;
+
+struct tress_chains {
+  chain_slot *slots;
+  uint32_t slot_count, slot_cap;
+  uint32_t slot_hint; /* no free slot below it: binding scans from here, not from 0 */
+  /* Colliders: one set per slot (parallel to slots, what the lanes gather reads), one lane per
+   * set filled once per frame, and how many chains use any (0: no collider work at all). */
+  tress_collider_set *sets;
+  tress_collider_set *own_sets; /* each slot's set, awake or not (cold, parallel to slots) */
+  tress_collider_lanes lanes;
+  /* The running tile's lanes by level-0 position: an aligned level (see `aligned`) reads them
+   * straight, node j against position j, with no per-node gather through the slot. */
+  tress_collider_lanes tile_lanes;
+  uint32_t root_width; /* the widest level 0 of any tile (padded): tile_lanes' capacity */
+  uint32_t collider_chains;
+  /* Per tile, this frame: TILE_COLLIDES (some chain has colliders), TILE_WEIGHTED (some chain
+   * has weight < 1 or is disabled). Tiles without a flag run the seed's loops untouched. */
+  uint8_t *tile_flags;
+  chain_nodes nodes;
+  tile_scratch tile;
+  uint32_t level_count;
+  bool dirty;
+  /* scratch for one level: gathers (parent pos, parent rot, child pos), then the level's output
+   * local transforms (position, rotation) on their way to the scene */
+  float *g[G_SCRATCH];
+  uint32_t g_cap;
+  /* Per tile-level (t * level_count + l): parent[i] == i - parent_shift for every node of the
+   * level (-1 when not), and the same for first_child; such a level reads in place, no gather. */
+  int64_t *parent_shift, *child_shift;
+  /* Per tile-level: position j of the level holds a node of the same chain as position j of
+   * the tile's level 0 (uniform chains): per-chain lanes filled for level 0 serve it too. */
+  uint8_t *aligned;
+  /* Per node, global order: the chain slot, and cached pointers to the scene's animated and
+   * transform slots (part chains and vanished bones point at `identity` / `sink`). The pointers
+   * are valid for scene layout epoch `ptr_epoch`; they are re-fetched when it changes. */
+  uint32_t *node_slot;
+  /* Tiles: runs of whole chains (consecutive slots) of about TILE_NODES nodes, stored one after
+   * the other (tile-major). A frame runs every phase for one tile before the next, so a tile's
+   * data stays in cache from the scene read to the scene write. Inside a tile, level l holds
+   * real nodes [tile_lo, tile_fill) and inert padding up to tile_hi (t * level_count + l). */
+  uint32_t tile_count;
+  uint32_t *tile_slot; /* tile_count + 1 entries: first slot of each tile, then slot_count */
+  uint32_t *tile_end;  /* tile_count + 1 entries: one past the tile's last node */
+  uint32_t *tile_lo, *tile_fill, *tile_hi;
+  const tress_xform **in_ptr;
+  tress_xform **out_ptr;
+  uint32_t ptr_cap;
+  uint64_t ptr_epoch;
+  bool ptr_valid;
+  tress_xform identity, sink;
+  bool wide; /* scene reads and writes go eight at a time (AVX2) */
+  /* Render carry (carry_tile). A frame whose last substep lands exactly on it (the common 60 Hz
+   * case) leaves every chain's pin implicitly at that frame's anchor and costs nothing; the
+   * next frame, if it takes no substep, turns those implicit pins into explicit ones. */
+  uint64_t frame_index;
+  uint64_t implicit_pins; /* frame whose anchors are every chain's pin (0: pins are explicit) */
+  uint8_t carry_mode;     /* CARRY_* for this frame */
+};
+
+
+/* A tile-level's node range, and its index into the per tile-level tables. */
+#define TILE_LO(c, t, l) ((c)->tile_lo[(size_t)(t) * (c)->level_count + (l)])
+#define TILE_HI(c, t, l) ((c)->tile_hi[(size_t)(t) * (c)->level_count + (l)])
+#define TILE_LEVEL(c, t, l) ((size_t)(t) * (c)->level_count + (l))
+
+/* Nodes per tile: small enough that a tile's arrays (~200 bytes a node) sit in L2. */
+#define TILE_NODES 2048
+/* Every level run of a tile is padded with inert nodes to a whole number of AVX-512 vectors,
+ * so the level loops have no scalar remainder (and level starts stay 64-byte aligned). */
+#define LEVEL_LANES 16u
+
+static inline uint32_t round_lanes(uint32_t n) { return (n + LEVEL_LANES - 1) / LEVEL_LANES * LEVEL_LANES; }
+
+/* A level run's length. It is always whole vectors; the mask says so to the compiler, which
+ * then emits no scalar remainder loop. */
+static inline uint32_t padded_count(uint32_t lo, uint32_t hi) { return (hi - lo) & ~(LEVEL_LANES - 1); }
+
+/* Per tile, this frame (tile_flags). */
+#define TILE_COLLIDES 1u
+#define TILE_WEIGHTED 2u
+#define TILE_CARRIED 4u /* some chain is drawn carried with its anchor since its last substep */
+
+/* Shared between the batch's files. */
+float *const *tress__chain_fields(const chain_nodes *n, uint32_t *count); /* every float array */
+void tress__chain_nodes_free(chain_nodes *n);
+bool tress__chains_rebuild(struct tress_chains *c);                       /* false: out of memory */
+void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s);     /* per-node settings copies */
+tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s); /* what its roots hang from */
+
+#endif

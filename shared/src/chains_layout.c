@@ -1,0 +1,295 @@
+/* chains_layout.c - the chain batch's layout: tiles of whole chains, levels inside a tile padded
+ * to whole vectors, the shifts that let a level read its parents in place, and the scratch a
+ * frame runs in. Rebuilt on the next frame after chains bind or unbind (chains_internal.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chains_internal.h"
+
+void tress__chain_nodes_free(chain_nodes *n) {
+#define FREE_FIELD(name) free(n->name);
+  CHAIN_FIELDS(FREE_FIELD)
+#undef FREE_FIELD
+  free(n->parent);
+  free(n->first_child);
+  memset(n, 0, sizeof *n);
+}
+
+/* Node arrays start on a cache line, so padded level runs are whole aligned vectors. */
+static float *floats_alloc(uint32_t count) {
+  size_t bytes = ((size_t)(count ? count : 1) * sizeof(float) + 63) & ~(size_t)63;
+  return aligned_alloc(64, bytes);
+}
+
+/* Scratch needs no contents kept: free, then a fresh aligned block. */
+static float *aligned_realloc_floats(float *old, uint32_t count) {
+  free(old);
+  return floats_alloc(count);
+}
+
+static bool nodes_alloc(chain_nodes *n, uint32_t cap) {
+  memset(n, 0, sizeof *n);
+  bool ok = true;
+#define ALLOC_FIELD(name) ok = ok && (n->name = floats_alloc(cap)) != NULL;
+  CHAIN_FIELDS(ALLOC_FIELD)
+#undef ALLOC_FIELD
+  ok = ok && (n->parent = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
+  ok = ok && (n->first_child = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
+  n->cap = cap;
+  if (!ok) tress__chain_nodes_free(n);
+  return ok;
+}
+
+/* ---- layout rebuild ---- */
+
+static bool ensure_scratch(struct tress_chains *c, uint32_t n) {
+  if (n <= c->g_cap) return true;
+  c->g_cap = 0;
+  bool ok = true;
+  for (int k = 0; k < G_SCRATCH; k++) ok = (c->g[k] = aligned_realloc_floats(c->g[k], n)) != NULL && ok;
+  if (ok) c->g_cap = n;
+  return ok;
+}
+
+static bool ensure_tile_scratch(tile_scratch *w, uint32_t n) {
+  if (n <= w->cap) return true;
+  w->cap = 0;
+  bool ok = true;
+#define GROW_TILE_FIELD(name) ok = (w->name = aligned_realloc_floats(w->name, n)) != NULL && ok;
+  TILE_FIELDS(GROW_TILE_FIELD)
+#undef GROW_TILE_FIELD
+  if (ok) w->cap = n;
+  return ok;
+}
+
+/* The constant distance from every node of tile-level tl to its parent (toward_children: to its
+ * first child), or -1 when the nodes disagree. Real nodes must all agree; the padding must land
+ * inside the neighbouring level of the same tile, so its in-place reads stay inert. */
+static int64_t level_shift(const struct tress_chains *c, uint32_t t, uint32_t l, bool toward_children) {
+  const chain_nodes *n = &c->nodes;
+  uint32_t L = c->level_count, tl = t * L + l;
+  if (toward_children ? l + 1 >= L : l == 0) return -1;
+  uint32_t lo = c->tile_lo[tl], fill = c->tile_fill[tl], hi = c->tile_hi[tl];
+  uint32_t nb = toward_children ? tl + 1 : tl - 1; /* the neighbouring level */
+  const int32_t *link = toward_children ? n->first_child : n->parent;
+  if (fill == lo || link[lo] < 0) return -1;
+  int64_t shift = toward_children ? (int64_t)link[lo] - lo : (int64_t)lo - link[lo];
+  for (uint32_t i = lo; i < fill; i++) {
+    int64_t d = toward_children ? (int64_t)link[i] - i : (int64_t)i - link[i];
+    if (link[i] < 0 || d != shift) return -1;
+  }
+  int64_t first = toward_children ? (int64_t)lo + shift : (int64_t)lo - shift;
+  int64_t last = toward_children ? (int64_t)hi - 1 + shift : (int64_t)hi - 1 - shift;
+  if (first < c->tile_lo[nb] || last >= c->tile_hi[nb]) return -1;
+  return shift;
+}
+
+/* Per-node slot index, pointer caches (re-fetched next frame) and the per tile-level shifts that
+ * let a level whose parents (children) sit at a constant distance skip its gathers. */
+static bool index_levels(struct tress_chains *c, uint32_t total) {
+  if (total > c->ptr_cap) {
+    uint32_t *ns = realloc(c->node_slot, total * sizeof *ns);
+    if (ns) c->node_slot = ns;
+    const tress_xform **ip = realloc(c->in_ptr, total * sizeof *ip);
+    if (ip) c->in_ptr = ip;
+    tress_xform **op = realloc(c->out_ptr, total * sizeof *op);
+    if (op) c->out_ptr = op;
+    if (!ns || !ip || !op) return false;
+    c->ptr_cap = total;
+  }
+  size_t tls = (size_t)c->tile_count * c->level_count + 1;
+  int64_t *ps = realloc(c->parent_shift, tls * sizeof *ps);
+  if (ps) c->parent_shift = ps;
+  int64_t *cs = realloc(c->child_shift, tls * sizeof *cs);
+  if (cs) c->child_shift = cs;
+  uint8_t *al = realloc(c->aligned, tls);
+  if (al) c->aligned = al;
+  if (!ps || !cs || !al) return false;
+  for (uint32_t t = 0; t < c->tile_count; t++) {
+    /* padding belongs to the tile's first chain: valid for the collider lanes, never read back */
+    for (uint32_t i = c->tile_lo[(size_t)t * c->level_count]; i < c->tile_end[t]; i++) {
+      c->node_slot[i] = c->tile_slot[t];
+      c->in_ptr[i] = &c->identity;
+      c->out_ptr[i] = &c->sink;
+    }
+  }
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    s->act_last = -1.0f;
+    for (uint32_t k = 0; k < s->node_count; k++) c->node_slot[s->global[k]] = si;
+  }
+  for (uint32_t t = 0; t < c->tile_count; t++)
+    for (uint32_t l = 0; l < c->level_count; l++) {
+      size_t tl = (size_t)t * c->level_count + l;
+      c->parent_shift[tl] = level_shift(c, t, l, false);
+      c->child_shift[tl] = level_shift(c, t, l, true);
+      c->aligned[tl] = l == 0 || (c->aligned[tl - 1] && c->parent_shift[tl] >= 0 &&
+                                  (int64_t)c->tile_lo[tl] - c->parent_shift[tl] == (int64_t)c->tile_lo[tl - 1]);
+    }
+  c->ptr_valid = false;
+  return true;
+}
+
+/* Inert padding and fresh nodes: zeros everywhere (finite, so masked blends stay finite) and
+ * identity rotations. */
+static void node_clear(chain_nodes *n, uint32_t i) {
+  uint32_t nf;
+  float *const *f = tress__chain_fields(n, &nf);
+  for (uint32_t k = 0; k < nf; k++) f[k][i] = 0.0f;
+  n->cf_qw[i] = 1.0f;
+  n->parent[i] = n->first_child[i] = -1;
+}
+
+/* Tiles are runs of whole chains (consecutive used slots) of about TILE_NODES nodes. Inside a
+ * tile, nodes go level by level and chain by chain inside a level, each level padded to whole
+ * vectors: tile t, level l holds real nodes [tile_lo, tile_fill) and padding up to tile_hi. */
+static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_out) {
+  uint32_t tiles = 0, in_tile = TILE_NODES;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    if (!c->slots[si].used) continue;
+    if (in_tile >= TILE_NODES) {
+      tiles++;
+      in_tile = 0;
+    }
+    in_tile += c->slots[si].node_count;
+  }
+  size_t tl = (size_t)(tiles ? tiles : 1) * (levels ? levels : 1);
+  uint32_t *tile_slot = malloc((tiles + 1) * sizeof *tile_slot);
+  uint32_t *tile_end = malloc((tiles + 1) * sizeof *tile_end);
+  uint32_t *lo = malloc(tl * sizeof *lo), *fill = calloc(tl, sizeof *fill), *hi = malloc(tl * sizeof *hi);
+  uint8_t *flags = calloc(tiles + 1, 1);
+  if (!tile_slot || !tile_end || !lo || !fill || !hi || !flags) {
+    free(tile_slot); free(tile_end); free(lo); free(fill); free(hi); free(flags);
+    return false;
+  }
+  uint32_t t = 0;
+  in_tile = TILE_NODES;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    if (!c->slots[si].used) continue;
+    if (in_tile >= TILE_NODES) {
+      tile_slot[t++] = si;
+      in_tile = 0;
+    }
+    in_tile += c->slots[si].node_count;
+  }
+  tile_slot[tiles] = c->slot_count;
+  uint32_t total = 0;
+  for (t = 0; t < tiles; t++) {
+    uint32_t *width = fill + (size_t)t * levels;
+    for (uint32_t si = tile_slot[t]; si < tile_slot[t + 1]; si++) {
+      const chain_slot *s = &c->slots[si];
+      if (!s->used) continue;
+      for (uint32_t k = 0; k < s->node_count; k++) width[s->depth[k]]++;
+    }
+    for (uint32_t l = 0; l < levels; l++) {
+      uint32_t w = width[l];
+      lo[(size_t)t * levels + l] = total;
+      width[l] = total + w; /* the count becomes the end of the real nodes */
+      total += round_lanes(w);
+      hi[(size_t)t * levels + l] = total;
+    }
+    tile_end[t] = total;
+  }
+  tile_end[tiles] = total;
+  free(c->tile_slot); free(c->tile_end); free(c->tile_lo); free(c->tile_fill); free(c->tile_hi);
+  free(c->tile_flags);
+  c->tile_slot = tile_slot;
+  c->tile_end = tile_end;
+  c->tile_lo = lo;
+  c->tile_fill = fill;
+  c->tile_hi = hi;
+  c->tile_flags = flags;
+  c->tile_count = tiles;
+  c->level_count = levels;
+  *total_out = total;
+  return true;
+}
+
+bool tress__chains_rebuild(struct tress_chains *c) {
+  uint32_t levels = 0, total = 0;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    for (uint32_t k = 0; k < s->node_count; k++)
+      if (s->depth[k] + 1 > levels) levels = s->depth[k] + 1;
+  }
+  if (!plan_tiles(c, levels, &total)) return false;
+  uint32_t widest = 1;
+  for (size_t k = 0; k < (size_t)c->tile_count * levels; k++)
+    if (c->tile_hi[k] - c->tile_lo[k] > widest) widest = c->tile_hi[k] - c->tile_lo[k];
+  if (!ensure_scratch(c, widest)) return false;
+  c->root_width = 0;
+  for (uint32_t t = 0; t < c->tile_count; t++)
+    if (TILE_HI(c, t, 0) - TILE_LO(c, t, 0) > c->root_width) c->root_width = TILE_HI(c, t, 0) - TILE_LO(c, t, 0);
+  uint32_t tile_nodes = 1;
+  for (uint32_t t = 0; t < c->tile_count; t++)
+    if (c->tile_end[t] - c->tile_lo[(size_t)t * levels] > tile_nodes) tile_nodes = c->tile_end[t] - c->tile_lo[(size_t)t * levels];
+  if (!ensure_tile_scratch(&c->tile, tile_nodes)) return false;
+  uint32_t *cursor = malloc((levels ? levels : 1) * sizeof *cursor);
+  chain_nodes fresh;
+  if (!cursor || !nodes_alloc(&fresh, total)) {
+    free(cursor);
+    return false;
+  }
+  fresh.count = total;
+  for (uint32_t i = 0; i < total; i++) node_clear(&fresh, i);
+  chain_nodes *old = &c->nodes;
+  uint32_t nf;
+  float *const *from = tress__chain_fields(old, &nf);
+  float *const *to = tress__chain_fields(&fresh, &nf);
+  for (uint32_t t = 0; t < c->tile_count; t++) {
+    memcpy(cursor, c->tile_lo + (size_t)t * levels, levels * sizeof *cursor);
+    for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
+      chain_slot *s = &c->slots[si];
+      if (!s->used) continue;
+      for (uint32_t k = 0; k < s->node_count; k++) {
+        uint32_t i = cursor[s->depth[k]]++;
+        /* carry the state over; fresh chains keep the cleared node */
+        if (!s->fresh)
+          for (uint32_t f = 0; f < nf; f++) to[f][i] = from[f][s->global[k]];
+        s->global[k] = i;
+      }
+    }
+  }
+  free(cursor);
+  /* Static per-node data comes from the cold slots. */
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    chain_slot *s = &c->slots[si];
+    if (!s->used) continue;
+    for (uint32_t k = 0; k < s->node_count; k++) {
+      uint32_t i = s->global[k];
+      tress_xform r = s->rest[k];
+      fresh.cf_px[i] = r.p[0]; fresh.cf_py[i] = r.p[1]; fresh.cf_pz[i] = r.p[2];
+      fresh.cf_qx[i] = r.q[0]; fresh.cf_qy[i] = r.q[1]; fresh.cf_qz[i] = r.q[2]; fresh.cf_qw[i] = r.q[3];
+      fresh.rest_len[i] = s->local_parent[k] < 0 ? 0.0f : sqrtf(r.p[0] * r.p[0] + r.p[1] * r.p[1] + r.p[2] * r.p[2]);
+      fresh.parent[i] = s->local_parent[k] < 0 ? -1 : (int32_t)s->global[s->local_parent[k]];
+      fresh.first_child[i] = -1;
+      fresh.aim_x[i] = fresh.aim_y[i] = fresh.aim_z[i] = 0.0f;
+      fresh.active[i] = 0.0f;
+      fresh.stepping[i] = 0.0f;
+    }
+    tress__chain_fill_settings(&fresh, s);
+    /* First child in bind order: the one a bone with several children aims at. */
+    for (uint32_t k = s->node_count; k-- > 0;) {
+      if (s->local_parent[k] < 0) continue;
+      uint32_t p = s->global[s->local_parent[k]];
+      fresh.first_child[p] = (int32_t)s->global[k];
+      fresh.aim_x[p] = s->rest[k].p[0];
+      fresh.aim_y[p] = s->rest[k].p[1];
+      fresh.aim_z[p] = s->rest[k].p[2];
+    }
+  }
+  tress__chain_nodes_free(old);
+  c->nodes = fresh;
+  if (!index_levels(c, total)) return false;
+  c->dirty = false;
+  return true;
+}
+
+float *const *tress__chain_fields(const chain_nodes *n, uint32_t *count) {
+  /* The struct is a run of float pointers followed by the index arrays. */
+  *count = (uint32_t)(offsetof(chain_nodes, parent) / sizeof(float *));
+  return (float *const *)n;
+}
