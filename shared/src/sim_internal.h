@@ -2,7 +2,7 @@
  *
  * sim.c owns the registry, the accumulator, culling and the frame loop. Each writer keeps its own
  * storage and exposes a small set of tress__<writer>_* functions that sim.c calls:
- *   chains.c    bone chains and part chains (one structure-of-arrays batch for both)
+ *   chains*.c   bone chains and part chains (one structure-of-arrays batch for both; chains_internal.h)
  *   pendulum.c  accessory pendulums
  *   rope.c      ropes and cloth sheets
  * A handle names its writer (kind) and an index into that writer's storage (slot).
