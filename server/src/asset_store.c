@@ -7,15 +7,23 @@
  *     with root + "/", so a symlink inside the store that points outside it is refused too.
  * The optional manifest narrows the store to the listed ids, and a listed mesh_hash is a claim
  * every load must match (a changed file is refused, not rigged). The cache is keyed only on
- * hashes a load actually produced, so a stale manifest can never serve another mesh's rig. */
+ * hashes a load actually produced, so a stale manifest can never serve another mesh's rig.
+ * Edits while the server runs: each rig request stats the file once (loop thread, ~1 us on a
+ * warm dentry; no watcher thread, no inotify) and compares it with the stat taken just before the
+ * read that produced the known hash. Any difference (rename over, in-place write, truncation,
+ * chmod) sends the request to a worker that re-reads and re-hashes, so new content gets its own
+ * cache key while the old rig stays valid for whoever holds it. Stat-before-read errs on the
+ * safe side: a write racing the read leaves an older stat behind, so the next request re-reads. */
 #include "asset_store.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "file_util.h"
 #include "tress/mesh_file.h"
@@ -138,9 +146,54 @@ tress_wire_code tress_asset_store_has(const tress_asset_store *store, const char
   return TRESS_CODE_NONE;
 }
 
-bool tress_asset_store_known_hash(const tress_asset_store *store, const char *id, uint8_t out[TRESS_MESH_HASH_BYTES]) {
+static void file_id_from_stat(const struct stat *st, tress_asset_file_id *out) {
+  memset(out, 0, sizeof *out);
+  out->dev = (uint64_t)st->st_dev;
+  out->ino = (uint64_t)st->st_ino;
+  out->size = (int64_t)st->st_size;
+  out->mtime = st->st_mtim;
+  out->ctime = st->st_ctim;
+  out->mode = (uint32_t)st->st_mode;
+}
+
+bool tress_asset_file_id_equal(const tress_asset_file_id *a, const tress_asset_file_id *b) {
+  return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mode == b->mode &&
+         a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+         a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
+}
+
+tress_wire_code tress_asset_store_stat(const tress_asset_store *store, const char *id, tress_asset_file_id *now,
+                                       char reason[TRESS_WIRE_TEXT_CAP]) {
+  char path[PATH_MAX + TRESS_WIRE_TEXT_CAP + 2];
+  snprintf(path, sizeof path, "%s/%s", store->root, id);
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    int e = errno;
+    const tress_asset_hash *h = find_hash(store, id);
+    if (e == ENOENT || e == ENOTDIR) {
+      if (h && h->was_read)
+        snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" was deleted from the store", id);
+      else
+        snprintf(reason, TRESS_WIRE_TEXT_CAP, "the store has no asset \"%.120s\"", id);
+      return TRESS_CODE_UNKNOWN_ASSET;
+    }
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" cannot be read: %s", id, strerror(e));
+    return TRESS_CODE_RIG_FAILED;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" is not a file", id);
+    return TRESS_CODE_UNKNOWN_ASSET;
+  }
+  file_id_from_stat(&st, now);
+  return TRESS_CODE_NONE;
+}
+
+bool tress_asset_store_known_hash(const tress_asset_store *store, const char *id, const tress_asset_file_id *now,
+                                  uint8_t out[TRESS_MESH_HASH_BYTES], bool *changed) {
   const tress_asset_hash *h = find_hash(store, id);
-  if (!h || !h->verified) return false;
+  bool differs = h && h->verified && !tress_asset_file_id_equal(&h->file, now);
+  if (changed) *changed = differs;
+  if (!h || !h->verified || differs) return false;
   memcpy(out, h->hash, TRESS_MESH_HASH_BYTES);
   return true;
 }
@@ -152,16 +205,19 @@ bool tress_asset_store_claimed_hash(const tress_asset_store *store, const char *
   return true;
 }
 
-void tress_asset_store_learn_hash(tress_asset_store *store, const char *id, const uint8_t hash[TRESS_MESH_HASH_BYTES]) {
+void tress_asset_store_learn_hash(tress_asset_store *store, const char *id, const uint8_t hash[TRESS_MESH_HASH_BYTES],
+                                  const tress_asset_file_id *file) {
   tress_asset_hash *h = add_hash(store, id);
   if (!h) return;
   if (h->claimed && memcmp(h->hash, hash, TRESS_MESH_HASH_BYTES) != 0) return;
   memcpy(h->hash, hash, TRESS_MESH_HASH_BYTES);
+  h->file = *file;
   h->verified = true;
+  h->was_read = true;
 }
 
-tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t max_bytes, uint16_t *code,
-                                   char reason[TRESS_WIRE_TEXT_CAP]) {
+tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t max_bytes, tress_asset_file_id *file,
+                                   uint16_t *code, char reason[TRESS_WIRE_TEXT_CAP]) {
   if (tress_asset_id_check(id) != TRESS_CODE_NONE) {
     *code = TRESS_CODE_ASSET_PATH_REJECTED;
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset id is not a store path");
@@ -170,8 +226,14 @@ tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t ma
   char joined[PATH_MAX + TRESS_WIRE_TEXT_CAP + 2], resolved[PATH_MAX];
   snprintf(joined, sizeof joined, "%s/%s", root, id);
   if (!realpath(joined, resolved)) {
-    *code = TRESS_CODE_UNKNOWN_ASSET;
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "the store has no asset \"%.120s\"", id);
+    int e = errno;
+    if (e == ENOENT || e == ENOTDIR) {
+      *code = TRESS_CODE_UNKNOWN_ASSET;
+      snprintf(reason, TRESS_WIRE_TEXT_CAP, "the store has no asset \"%.120s\"", id);
+    } else {
+      *code = TRESS_CODE_RIG_FAILED;
+      snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" cannot be read: %s", id, strerror(e));
+    }
     return NULL;
   }
   size_t rl = strlen(root);
@@ -186,12 +248,26 @@ tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t ma
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" is not a file", id);
     return NULL;
   }
+  file_id_from_stat(&st, file);
+  if (st.st_size == 0) {
+    *code = TRESS_CODE_RIG_FAILED;
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" is empty (truncated?)", id);
+    return NULL;
+  }
   if ((uint64_t)st.st_size > max_bytes) {
     *code = TRESS_CODE_TOO_LARGE;
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" is %lld bytes, limit %llu", id, (long long)st.st_size,
              (unsigned long long)max_bytes);
     return NULL;
   }
+  /* the loader's own message for an unreadable file is generic: say plainly it is a permission */
+  int fd = open(resolved, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *code = TRESS_CODE_RIG_FAILED;
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" is not readable by the server: %s", id, strerror(errno));
+    return NULL;
+  }
+  close(fd);
   char err[TRESS_MESH_FILE_ERROR_MAX] = "";
   tress_mesh *mesh = tress_mesh_file_load(resolved, err);
   if (!mesh) {

@@ -6,10 +6,21 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "tress/mesh.h"
 #include "tress/mesh_hash.h"
 #include "tress/msg.h"
+
+/* What one stat() says about an asset file: if any field differs from the stat taken before the
+ * last read, the file may hold other content. ctime and mode ride along for free: ctime moves on
+ * every write even when mtime is set back (touch -r, cp -p), mode on a chmod. */
+typedef struct tress_asset_file_id {
+  uint64_t dev, ino;
+  int64_t size;
+  struct timespec mtime, ctime;
+  uint32_t mode;
+} tress_asset_file_id;
 
 typedef struct tress_asset_hash {
   char id[TRESS_WIRE_TEXT_CAP];
@@ -17,6 +28,8 @@ typedef struct tress_asset_hash {
   bool listed;   /* named by the manifest */
   bool claimed;  /* the manifest gives a mesh_hash (in `hash`) that loads must match */
   bool verified; /* `hash` is what a load of this id actually hashed to */
+  bool was_read; /* a load succeeded once: a later missing file was deleted, not never there */
+  tress_asset_file_id file; /* the stat taken just before the read that produced `hash` */
 } tress_asset_hash;
 
 typedef struct tress_asset_store {
@@ -38,18 +51,32 @@ tress_wire_code tress_asset_id_check(const char *id);
 
 /* Loop thread: does the store have the id (syntax ok; listed, when there is a manifest)? */
 tress_wire_code tress_asset_store_has(const tress_asset_store *store, const char *id);
+/* Loop thread, once per rig request of an id the store has: one stat() of root/id (following
+ * symlinks; the worker's realpath check still decides whether the target is inside the store).
+ * TRESS_CODE_NONE with *now filled, or UNKNOWN_ASSET / RIG_FAILED with a reason that says
+ * whether the file was deleted since it was last read, never existed, or is not a file. */
+tress_wire_code tress_asset_store_stat(const tress_asset_store *store, const char *id, tress_asset_file_id *now,
+                                       char reason[TRESS_WIRE_TEXT_CAP]);
+bool tress_asset_file_id_equal(const tress_asset_file_id *a, const tress_asset_file_id *b);
 /* Loop thread: the content hash a load of id has produced (never just the manifest's claim, so a
- * stale manifest can not serve another mesh's rig from the cache). */
-bool tress_asset_store_known_hash(const tress_asset_store *store, const char *id, uint8_t out[TRESS_MESH_HASH_BYTES]);
+ * stale manifest can not serve another mesh's rig from the cache), and only while the file is
+ * still the one that load read (`now` equals the stat taken before it); else false: re-read.
+ * *changed (may be NULL) says a hash was known but the file differs from the one it was read from. */
+bool tress_asset_store_known_hash(const tress_asset_store *store, const char *id, const tress_asset_file_id *now,
+                                  uint8_t out[TRESS_MESH_HASH_BYTES], bool *changed);
 /* Loop thread: the manifest's mesh_hash for id, which a load must match. */
 bool tress_asset_store_claimed_hash(const tress_asset_store *store, const char *id, uint8_t out[TRESS_MESH_HASH_BYTES]);
-/* Loop thread: a load of id hashed to `hash` (ignored when it contradicts the manifest). */
-void tress_asset_store_learn_hash(tress_asset_store *store, const char *id, const uint8_t hash[TRESS_MESH_HASH_BYTES]);
+/* Loop thread: a load of id, of the file `file` describes, hashed to `hash` (ignored when it
+ * contradicts the manifest). */
+void tress_asset_store_learn_hash(tress_asset_store *store, const char *id, const uint8_t hash[TRESS_MESH_HASH_BYTES],
+                                  const tress_asset_file_id *file);
 
 /* Any thread (reads only `root`): resolves id inside the store, following symlinks only while
- * they stay inside, and loads the mesh (.glb, .gltf, .obj) if it is at most max_bytes. NULL with
- * *code (UNKNOWN_ASSET, ASSET_PATH_REJECTED, TOO_LARGE, RIG_FAILED) and a reason. */
-tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t max_bytes, uint16_t *code,
-                                   char reason[TRESS_WIRE_TEXT_CAP]);
+ * they stay inside, and loads the mesh (.glb, .gltf, .obj) if it is at most max_bytes; *file is
+ * the stat taken before the read (so a write during the read shows as a change next time). NULL
+ * with *code (UNKNOWN_ASSET, ASSET_PATH_REJECTED, TOO_LARGE, RIG_FAILED) and a reason: deleted,
+ * not a file, empty, not readable, does not load. */
+tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t max_bytes, tress_asset_file_id *file,
+                                   uint16_t *code, char reason[TRESS_WIRE_TEXT_CAP]);
 
 #endif

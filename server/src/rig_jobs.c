@@ -1,11 +1,13 @@
 /* Rig jobs
  * --------
  * Rigging never runs on the loop thread. A request for (asset id, rig options) resolves in
- * this order, cheapest first:
- *   1. the id's content hash is known (an earlier load produced it) and the memory cache has the
- *      key: settle now, no job at all;
- *   2. a job for the same (asset id, options) is already queued or running: wait on it, so ten
- *      characters spawning with the same hair at once cost one rig;
+ * this order, cheapest first (after one stat() of the asset file, which also catches a deleted
+ * asset with its own message, and tells whether the file changed since it was last read):
+ *   1. the id's content hash is known (an earlier load produced it, from the file as it is now)
+ *      and the memory cache has the key: settle now, no job at all;
+ *   2. a job for the same (asset id, options, file stat) is already queued or running: wait on
+ *      it, so ten characters spawning with the same hair at once cost one rig, but a request
+ *      made after an edit never waits on a job that may be reading the old file;
  *   3. a new job on the libuv thread pool: load the mesh from the store, hash it, try the disk
  *      cache (a corrupt file is reported and rebuilt), else rig and write the cache file.
  * The worker touches only its own job and atomics; everything else (cache insert, store hash
@@ -28,6 +30,7 @@ struct tress_rig_job {
   uint32_t creator_slot, creator_peer_id; /* whose spawn started it (per-peer rig limit) */
   char asset_id[TRESS_WIRE_TEXT_CAP];
   tress_wire_rig_options options;
+  tress_asset_file_id seen; /* the loop thread's stat when the job was queued (for joining it) */
   /* inputs the worker reads (copied, so the worker never touches server state) */
   char store_root[PATH_MAX];
   char cache_dir[PATH_MAX];
@@ -40,6 +43,7 @@ struct tress_rig_job {
   uint16_t fail_code;
   char reason[TRESS_WIRE_TEXT_CAP];
   uint8_t mesh_hash[TRESS_MESH_HASH_BYTES];
+  tress_asset_file_id file; /* the worker's stat just before it read the file */
   bool hashed, from_disk, rigged, corrupt;
   char corrupt_reason[TRESS_WIRE_TEXT_CAP];
   char write_error[TRESS_WIRE_TEXT_CAP];
@@ -69,7 +73,8 @@ static bool add_waiter(tress_rig_job *j, uint32_t character_id, uint8_t idx) {
 
 static void work_cb(uv_work_t *req) {
   tress_rig_job *j = req->data;
-  tress_mesh *mesh = tress_asset_store_load(j->store_root, j->asset_id, j->max_asset_bytes, &j->fail_code, j->reason);
+  tress_mesh *mesh = tress_asset_store_load(j->store_root, j->asset_id, j->max_asset_bytes, &j->file, &j->fail_code,
+                                            j->reason);
   if (!mesh) goto done;
   tress_mesh_content_hash(mesh, j->mesh_hash);
   j->hashed = true;
@@ -152,7 +157,7 @@ static void after_work_cb(uv_work_t *req, int status) {
     tress_log_event(&s->log, TRESS_LOG_INFO, "rig_cancelled", "asset=%s waiters=%u",
                     tress_log_quote(j->asset_id, q, sizeof q), j->waiter_count);
   } else {
-    if (j->hashed) tress_asset_store_learn_hash(&s->store, j->asset_id, j->mesh_hash);
+    if (j->hashed) tress_asset_store_learn_hash(&s->store, j->asset_id, j->mesh_hash, &j->file);
     if (j->corrupt)
       tress_log_event(&s->log, TRESS_LOG_WARN, "cache_corrupt", "asset=%s reason=%s action=rebuild",
                       tress_log_quote(j->asset_id, q, sizeof q), j->corrupt_reason);
@@ -206,8 +211,20 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
                                                                : "asset id is not a path inside the store");
     return;
   }
+  tress_asset_file_id file;
+  char reason[TRESS_WIRE_TEXT_CAP], q[300];
+  code = tress_asset_store_stat(&s->store, a->mesh_asset_id, &file, reason);
+  if (code != TRESS_CODE_NONE) {
+    tress_session_rig_settled(s, character_id, idx, NULL, (uint16_t)code, reason);
+    return;
+  }
   uint8_t hash[TRESS_MESH_HASH_BYTES], key[TRESS_RIG_KEY_BYTES];
-  if (tress_asset_store_known_hash(&s->store, a->mesh_asset_id, hash)) {
+  bool changed = false;
+  bool known = tress_asset_store_known_hash(&s->store, a->mesh_asset_id, &file, hash, &changed);
+  if (changed)
+    tress_log_event(&s->log, TRESS_LOG_INFO, "asset_changed", "asset=%s size=%lld action=reread",
+                    tress_log_quote(a->mesh_asset_id, q, sizeof q), (long long)file.size);
+  if (known) {
     tress_rig_cache_key(hash, &opts, key);
     tress_rig_entry *e = tress_rig_cache_get(&s->cache, key);
     if (e) {
@@ -218,7 +235,8 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
     }
   }
   for (tress_rig_job *j = s->jobs.head; j; j = j->next) {
-    if (strcmp(j->asset_id, a->mesh_asset_id) == 0 && options_equal(&j->options, &opts)) {
+    if (strcmp(j->asset_id, a->mesh_asset_id) == 0 && options_equal(&j->options, &opts) &&
+        tress_asset_file_id_equal(&j->seen, &file)) {
       if (!add_waiter(j, character_id, idx))
         tress_session_rig_settled(s, character_id, idx, NULL, TRESS_CODE_OUT_OF_MEMORY, "no memory");
       return;
@@ -238,6 +256,7 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   j->work.data = j;
   snprintf(j->asset_id, sizeof j->asset_id, "%s", a->mesh_asset_id);
   j->options = opts;
+  j->seen = file;
   snprintf(j->store_root, sizeof j->store_root, "%s", s->store.root);
   snprintf(j->cache_dir, sizeof j->cache_dir, "%s", s->cache.dir);
   j->max_asset_bytes = s->cfg.max_asset_bytes;
