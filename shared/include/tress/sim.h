@@ -196,7 +196,11 @@ bool tress_sim_collider_get(const tress_sim *sim, tress_collider_id id, tress_co
 #define TRESS_STALL_SECONDS 0.5
 tress_result tress_sim_reset(tress_sim *sim, tress_id root);
 
-/* Advances the accumulator and runs due substeps; poses are written once at the end. */
+/* Advances the accumulator and runs due substeps (fixed_hz, at most max_substeps); poses are
+ * written once at the end. Call it once per drawn frame at any rate: a frame that ends between
+ * fixed steps (no substep, or time left after the last) draws every chain, rope and cloth carried
+ * rigidly with what it hangs from since its last substep, so nothing stretches behind a moving
+ * character; the simulated state itself only changes at substeps. */
 tress_result tress_sim_step(tress_sim *sim, double dt);
 void tress_sim_set_camera(tress_sim *sim, const float position[3]);
 tress_sim_stats tress_sim_stats_get(const tress_sim *sim);
