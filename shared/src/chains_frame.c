@@ -72,6 +72,14 @@ HOT_LOOP static bool all_finite(const float *const *arrays, int array_count, uin
   return !bad;
 }
 
+/* Node j of seven component arrays is finite in every component (the slow path after a level
+ * failed all_finite). */
+static inline bool node_finite(const float *const *a, uint32_t j) {
+  int bad = 0;
+  for (int k = 0; k < 7; k++) bad |= (a[k][j] - a[k][j]) != 0.0f;
+  return !bad;
+}
+
 /* Reads the animated local of every node in [lo, hi) straight from the scene (a sleeping node
  * or padding reads identity: the tile scratch must hold finite values everywhere). A level
  * with a non-finite value gets those nodes' values replaced by identity. */
@@ -87,9 +95,7 @@ static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
   const float *const read[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
   if (all_finite(read, 7, count)) return;
   for (uint32_t j = 0; j < count; j++) {
-    float probe = (apx[j] - apx[j]) + (apy[j] - apy[j]) + (apz[j] - apz[j]) + (aqx[j] - aqx[j]) +
-                  (aqy[j] - aqy[j]) + (aqz[j] - aqz[j]) + (aqw[j] - aqw[j]);
-    if (probe == 0.0f) continue;
+    if (node_finite(read, j)) continue;
     apx[j] = apy[j] = apz[j] = aqx[j] = aqy[j] = aqz[j] = 0.0f;
     aqw[j] = 1.0f;
   }
@@ -179,11 +185,8 @@ static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t t) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     tress_xform part = tress__chain_anchor(sim, s);
-    float probe = 0.0f;
-    for (int k = 0; k < 3; k++) probe += part.p[k] - part.p[k];
-    for (int k = 0; k < 4; k++) probe += part.q[k] - part.q[k];
     s->prev_part = s->last_part;
-    if (probe == 0.0f) s->last_part = part;
+    if (tress_xform_is_finite(part)) s->last_part = part;
   }
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
   float *g[7];
@@ -659,9 +662,7 @@ static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t hi, cons
   }
   bool bad = false;
   for (uint32_t j = 0; j < count; j++) {
-    float px = tpx[j], py = tpy[j], pz = tpz[j], qx = tqx[j], qy = tqy[j], qz = tqz[j], qw = tqw[j];
-    float probe = (px - px) + (py - py) + (pz - pz) + (qx - qx) + (qy - qy) + (qz - qz) + (qw - qw);
-    if (probe != 0.0f) {
+    if (!node_finite(t, j)) {
       if (c->nodes.active[lo + j] != 0.0f) {
         c->slots[c->node_slot[lo + j]].act_last = -2.0f;
         bad = true;
@@ -669,8 +670,8 @@ static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t hi, cons
       continue;
     }
     tress_xform *o = out[j];
-    o->p[0] = px; o->p[1] = py; o->p[2] = pz;
-    o->q[0] = qx; o->q[1] = qy; o->q[2] = qz; o->q[3] = qw;
+    o->p[0] = tpx[j]; o->p[1] = tpy[j]; o->p[2] = tpz[j];
+    o->q[0] = tqx[j]; o->q[1] = tqy[j]; o->q[2] = tqz[j]; o->q[3] = tqw[j];
   }
   return bad;
 }
