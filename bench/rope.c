@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../shared/src/particles.h" /* tress__rope_ungroup, tress__particles_of: pick the path */
+#include "../shared/sim/src/particles.h" /* tress__rope_ungroup, tress__particles_of: pick the path */
 #include "tress/rope.h"
 
 /* CPU time of this thread, not wall time: on a shared machine the time slices other processes

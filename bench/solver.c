@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../shared/src/sim_internal.h"
+#include "../shared/sim/src/sim_internal.h"
 
 typedef struct config {
   uint32_t chains, bones;

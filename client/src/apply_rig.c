@@ -9,7 +9,7 @@
  *
  * Applying is the second half of the seed's rig() steps 6 and 8: bone instances under the
  * Handle, then the baked mesh swapped in with the part's size kept. The client manager
- * (hair_manager.c) applies its own local rigs through the same tress__build_bones.
+ * (hair_manager.c) applies its own local rigs through the same tress_rig_build_bones.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@
 #include "client_internal.h"
 #include "tress/mesh_file.h"
 #include "tress/mesh_hash.h"
+#include "tress/rig.h"
 
 /* ---- local assets -------------------------------------------------------------------------- */
 
@@ -69,29 +70,6 @@ void tress__client_mesh_cache_clear(tress_client *c) {
   free(c->meshes);
   c->meshes = NULL;
   c->mesh_count = c->mesh_cap = 0;
-}
-
-/* ---- bones on a part ----------------------------------------------------------------------- */
-
-bool tress__build_bones(tress_scene *scene, tress_id part, uint32_t bone_count, const char (*names)[TRESS_NAME_MAX],
-                        const int32_t *parents, const tress_xform *rests, tress_mesh *baked, tress_id *ids) {
-  for (uint32_t b = 0; b < bone_count; b++) {
-    tress_id parent = parents[b] < 0 ? part : ids[parents[b]];
-    ids[b] = tress_instance_create(scene, TRESS_KIND_BONE, names[b], parent);
-    if (tress_id_is_null(ids[b])) {
-      for (uint32_t k = 0; k < b; k++)
-        if (parents[k] < 0) tress_instance_destroy(scene, ids[k]);
-      return false;
-    }
-    tress_bone_set_cframe(scene, ids[b], rests[b]);
-  }
-  if (baked) {
-    float size[3];
-    tress_part_size(scene, part, size);
-    tress_part_set_mesh(scene, part, baked);
-    tress_part_set_size(scene, part, size);
-  }
-  return true;
 }
 
 /* ---- RIG_RESULT ---------------------------------------------------------------------------- */
@@ -233,7 +211,7 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
       parents[b] = m->bones[b].parent;
       rests[b] = m->bones[b].rest;
     }
-    ok = tress__build_bones(c->scene, ra->handle, n, (const char(*)[TRESS_NAME_MAX])names, parents, rests, baked, ids);
+    ok = tress_rig_build_bones(c->scene, ra->handle, n, (const char(*)[TRESS_NAME_MAX])names, parents, rests, baked, ids);
   }
   if (ok && !insert_bones(ch, index, ids, n)) {
     for (uint32_t b = 0; b < n; b++)

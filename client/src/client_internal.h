@@ -7,7 +7,6 @@
  *   apply_rig.c  rig results: hash check against the local asset, bones + skinned mesh, fallback
  *   spawns.c     this client's own spawns (deep-copied manifests), re-sent after a reconnect
  *   client_uv.c  the network pumped from a libuv loop instead of once per frame
- *   hair_manager.c  the HairKit.attach client manager (uses tress__build_bones)
  */
 #ifndef TRESS_CLIENT_INTERNAL_H
 #define TRESS_CLIENT_INTERNAL_H
@@ -173,10 +172,6 @@ tress_mesh *tress__client_local_mesh(tress_client *c, const char *asset_id);
 /* Its content hash, computed once per asset. False when there is no local copy. */
 bool tress__client_local_hash(tress_client *c, const char *asset_id, uint8_t out[32]);
 void tress__client_mesh_cache_clear(tress_client *c);
-/* Builds bones under part (rests already at worn scale, parents before children) and swaps in
- * the baked mesh keeping the part's size. ids gets bone_count ids. False changes nothing. */
-bool tress__build_bones(tress_scene *scene, tress_id part, uint32_t bone_count, const char (*names)[TRESS_NAME_MAX],
-                        const int32_t *parents, const tress_xform *rests, tress_mesh *baked, tress_id *ids);
 
 /* spawns.c */
 bool tress__manifest_copy(tress_wire_manifest *dst, const tress_wire_manifest *src);

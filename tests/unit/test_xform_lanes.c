@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../../shared/src/xform_lanes.h"
+#include "../../shared/sim/src/xform_lanes.h"
 
 enum { SLOTS = 53 };
 

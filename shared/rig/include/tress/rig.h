@@ -91,4 +91,11 @@ typedef struct tress_rig_result {
 bool tress_rig(tress_scene *scene, tress_id mesh_part, const tress_rig_opts *opts, tress_rig_result *out);
 void tress_rig_result_free(tress_rig_result *result);
 
+/* Builds bones under part (rests already at worn scale, parents before children) and swaps in
+ * the baked mesh (NULL keeps the part's mesh) keeping the part's size. ids gets bone_count ids.
+ * False changes nothing. The client applies a server's rig and the hair manager a local one
+ * through it. */
+bool tress_rig_build_bones(tress_scene *scene, tress_id part, uint32_t bone_count, const char (*names)[TRESS_NAME_MAX],
+                           const int32_t *parents, const tress_xform *rests, tress_mesh *baked, tress_id *ids);
+
 #endif

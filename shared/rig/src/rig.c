@@ -238,6 +238,27 @@ bool tress_rig(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in,
   return true;
 }
 
+bool tress_rig_build_bones(tress_scene *scene, tress_id part, uint32_t bone_count, const char (*names)[TRESS_NAME_MAX],
+                        const int32_t *parents, const tress_xform *rests, tress_mesh *baked, tress_id *ids) {
+  for (uint32_t b = 0; b < bone_count; b++) {
+    tress_id parent = parents[b] < 0 ? part : ids[parents[b]];
+    ids[b] = tress_instance_create(scene, TRESS_KIND_BONE, names[b], parent);
+    if (tress_id_is_null(ids[b])) {
+      for (uint32_t k = 0; k < b; k++)
+        if (parents[k] < 0) tress_instance_destroy(scene, ids[k]);
+      return false;
+    }
+    tress_bone_set_cframe(scene, ids[b], rests[b]);
+  }
+  if (baked) {
+    float size[3];
+    tress_part_size(scene, part, size);
+    tress_part_set_mesh(scene, part, baked);
+    tress_part_set_size(scene, part, size);
+  }
+  return true;
+}
+
 void tress_rig_result_free(tress_rig_result *r) {
   if (!r) return;
   free(r->bone_names);

@@ -46,7 +46,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_internal.h"
 #include "tress/hair_manager.h"
 
 #define IN_FLIGHT_MARKER "HairKitRigging"
@@ -493,7 +492,7 @@ static void apply_job(tress_hair_manager *m, rig_job *job) {
       rests[b] = job->out.bones[b].rest;
       for (int k = 0; k < 3; k++) rests[b].p[k] *= scale[k];
     }
-    ok = tress__build_bones(s, job->part, n, (const char(*)[TRESS_NAME_MAX])names, parents, rests, job->out.mesh, ids);
+    ok = tress_rig_build_bones(s, job->part, n, (const char(*)[TRESS_NAME_MAX])names, parents, rests, job->out.mesh, ids);
   }
   if (ok) {
     m->stats.rigs_applied++;

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_read.h"
+#include "tress/file_read.h"
 
 #define GLB_MAGIC 0x46546C67u
 #define GLB_CHUNK_JSON 0x4E4F534Au

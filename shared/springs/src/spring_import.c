@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_read.h"
+#include "tress/file_read.h"
 
 #define STEP_DT (1.0f / 60.0f)
 #define EARTH_G 9.81f

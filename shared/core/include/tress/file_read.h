@@ -1,5 +1,5 @@
-/* file_read.h - read a whole file into memory with a size cap (internal to libtress).
- * The mesh readers use it so a huge or endless file is refused before it is parsed. */
+/* tress/file_read.h - read a whole file into memory with a size cap.
+ * Every reader (meshes, springs, configs, manifests) uses it so a huge or endless file is refused before it is parsed. */
 #ifndef TRESS_FILE_READ_H
 #define TRESS_FILE_READ_H
 

@@ -1,5 +1,5 @@
 /* file_read.c - whole-file reads with a cap, for the mesh readers. */
-#include "file_read.h"
+#include "tress/file_read.h"
 
 #include <errno.h>
 #include <stdio.h>

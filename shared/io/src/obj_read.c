@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_read.h"
+#include "tress/file_read.h"
 
 typedef struct fvec {
   float *v;

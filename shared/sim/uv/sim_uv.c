@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "../sim_internal.h"
+#include "sim_internal.h"
 #include "tress/sim_uv.h"
 
 typedef struct sim_uv {
