@@ -2,8 +2,15 @@
  * ---------------------------
  * Operators and bots describe characters in JSON files; the wire carries the same manifest as
  * binary. This file maps one onto the other by name (parts are referenced by name in JSON and by
- * index on the wire) and then runs the codec's own validation by encoding a SPAWN_CHARACTER, so
- * a file that loads is a manifest the server will accept and nothing is validated twice. */
+ * index on the wire).
+ *
+ * The reader is strict, because a typo that loads is a character that quietly rigs wrong: every
+ * object lists the keys it knows and any other key (or a key given twice) is refused with its
+ * JSON path; a syntax error names its line and column. Values are checked by the codec's own
+ * field rules (validate.c) as each one is read, so an error names the JSON path of the value, and
+ * the whole manifest is then encoded once as a SPAWN_CHARACTER, so a file that loads is a
+ * manifest the server will accept and no rule is written twice. protocol/manifest.schema.json
+ * describes the same format for editors and other tools. */
 #include "tress/manifest_json.h"
 
 #include <cjson/cJSON.h>
@@ -14,7 +21,12 @@
 #include <string.h>
 
 #include "tress/codec.h"
+#include "tress/file_read.h"
 #include "tress/wire_springs.h"
+#include "wire_internal.h"
+
+#define PATH_MAX_BYTES 96 /* "$.springs.chains[15].colliders[3]" and friends */
+#define MANIFEST_MAX_FILE_BYTES (4u << 20)
 
 static int fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(char *err, const char *fmt, ...) {
@@ -25,115 +37,239 @@ static int fail(char *err, const char *fmt, ...) {
   return -1;
 }
 
-static int read_floats(const cJSON *item, float *out, int n, const char *what, char *err) {
-  if (!item) return 0; /* keep the default */
-  if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != n) return fail(err, "%s: expected %d numbers", what, n);
+/* A codec rule broken by the value at path: the codec's words, the JSON path in front. */
+static int wire_rule(char *err, const char *path, tress_wire_status st, const tress_wire_error *werr) {
+  if (st == TRESS_WIRE_OK) return 0;
+  return fail(err, "%s: %s", path, werr->message);
+}
+
+static void child_path(char out[PATH_MAX_BYTES], const char *path, const char *key) {
+  snprintf(out, PATH_MAX_BYTES, "%s.%s", path, key);
+}
+
+static void index_path(char out[PATH_MAX_BYTES], const char *path, int i) {
+  snprintf(out, PATH_MAX_BYTES, "%s[%d]", path, i);
+}
+
+/* Edit distance of two short keys, capped: only "is it a likely typo" matters. */
+static int key_distance(const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b);
+  if (na > 31 || nb > 31) return 99;
+  int row[32];
+  for (size_t j = 0; j <= nb; j++) row[j] = (int)j;
+  for (size_t i = 1; i <= na; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= nb; j++) {
+      int up = row[j];
+      int best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[nb];
+}
+
+/* obj must be an object whose every key is in keys (NULL-terminated), each given once. */
+static int check_object(const cJSON *obj, const char *path, const char *const *keys, char *err) {
+  if (!cJSON_IsObject(obj)) return fail(err, "%s: must be an object", path);
+  for (const cJSON *c = obj->child; c; c = c->next) {
+    for (const cJSON *d = obj->child; d != c; d = d->next)
+      if (strcmp(d->string, c->string) == 0) return fail(err, "%s.%s: key given twice", path, c->string);
+    const char *near = NULL;
+    int near_distance = 3; /* at most two edits away counts as a typo */
+    bool known = false;
+    for (const char *const *k = keys; *k && !known; k++) {
+      known = strcmp(*k, c->string) == 0;
+      int d = key_distance(*k, c->string);
+      if (d < near_distance) near_distance = d, near = *k;
+    }
+    if (known) continue;
+    if (near) return fail(err, "%s.%s: unknown key (did you mean \"%s\"?)", path, c->string, near);
+    char list[160] = "";
+    size_t used = 0;
+    for (const char *const *k = keys; *k && used < sizeof list; k++)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *k);
+    return fail(err, "%s.%s: unknown key (known here: %s)", path, c->string, list);
+  }
+  return 0;
+}
+
+static const cJSON *get(const cJSON *obj, const char *key) { return cJSON_GetObjectItemCaseSensitive(obj, key); }
+
+/* An optional array of exactly n numbers at obj.key; absent keeps out. */
+static int read_floats(const cJSON *obj, const char *key, float *out, int n, const char *path, char *err) {
+  const cJSON *item = get(obj, key);
+  if (!item) return 0;
+  char at[PATH_MAX_BYTES];
+  child_path(at, path, key);
+  if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != n) return fail(err, "%s: expected %d numbers", at, n);
   for (int i = 0; i < n; i++) {
     const cJSON *v = cJSON_GetArrayItem(item, i);
-    if (!cJSON_IsNumber(v)) return fail(err, "%s: element %d is not a number", what, i);
+    if (!cJSON_IsNumber(v)) return fail(err, "%s[%d]: not a number", at, i);
     out[i] = (float)v->valuedouble;
   }
   return 0;
 }
 
-static int read_string(const cJSON *obj, const char *key, char *out, size_t cap, bool required, const char *what,
+static int read_string(const cJSON *obj, const char *key, char *out, size_t cap, bool required, const char *path,
                        char *err) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  if (!v) return required ? fail(err, "%s: missing \"%s\"", what, key) : 0;
-  if (!cJSON_IsString(v)) return fail(err, "%s: \"%s\" must be a string", what, key);
-  if (strlen(v->valuestring) >= cap) return fail(err, "%s: \"%s\" longer than %zu bytes", what, key, cap - 1);
-  memcpy(out, v->valuestring, strlen(v->valuestring) + 1);
+  const cJSON *v = get(obj, key);
+  if (!v) return required ? fail(err, "%s: missing \"%s\"", path, key) : 0;
+  char at[PATH_MAX_BYTES];
+  child_path(at, path, key);
+  if (!cJSON_IsString(v)) return fail(err, "%s: must be a string", at);
+  size_t n = strlen(v->valuestring);
+  tress_wire_error werr = {0};
+  if (wire_rule(err, at, wire_check_utf8(v->valuestring, n, cap - 1, "text", 0, &werr), &werr)) return -1;
+  memcpy(out, v->valuestring, n + 1);
   return 0;
 }
 
-static int read_xform(const cJSON *obj, tress_xform *x, const char *what, char *err) {
-  *x = tress_xform_identity();
-  if (!obj) return 0;
-  if (!cJSON_IsObject(obj)) return fail(err, "%s: expected {\"position\", \"rotation\"}", what);
-  if (read_floats(cJSON_GetObjectItemCaseSensitive(obj, "position"), x->p, 3, what, err)) return -1;
-  return read_floats(cJSON_GetObjectItemCaseSensitive(obj, "rotation"), x->q, 4, what, err);
-}
-
-static int read_number(const cJSON *obj, const char *key, float *out, const char *what, char *err) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+static int read_number(const cJSON *obj, const char *key, float *out, const char *path, char *err) {
+  const cJSON *v = get(obj, key);
   if (!v) return 0;
-  if (!cJSON_IsNumber(v)) return fail(err, "%s.%s must be a number", what, key);
+  if (!cJSON_IsNumber(v)) return fail(err, "%s.%s: must be a number", path, key);
   *out = (float)v->valuedouble;
   return 0;
 }
 
-static const char *const SHAPE_NAMES[] = {"sphere", "capsule"};
-
-static int read_bool(const cJSON *obj, const char *key, bool *out, const char *what, char *err) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+/* A whole number in [lo, hi] (rig counts): 3.5 or 300 is refused, not truncated. */
+static int read_count(const cJSON *obj, const char *key, uint8_t *out, int lo, int hi, const char *path, char *err) {
+  const cJSON *v = get(obj, key);
   if (!v) return 0;
-  if (!cJSON_IsBool(v)) return fail(err, "%s.%s must be true or false", what, key);
+  if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble || v->valuedouble < lo ||
+      v->valuedouble > hi)
+    return fail(err, "%s.%s: must be a whole number in %d..%d", path, key, lo, hi);
+  *out = (uint8_t)v->valueint;
+  return 0;
+}
+
+static int read_bool(const cJSON *obj, const char *key, bool *out, const char *path, char *err) {
+  const cJSON *v = get(obj, key);
+  if (!v) return 0;
+  if (!cJSON_IsBool(v)) return fail(err, "%s.%s: must be true or false", path, key);
   *out = cJSON_IsTrue(v);
+  return 0;
+}
+
+/* "position" and "rotation" of obj into x (identity where absent), checked by the wire's rules. */
+static int read_pose(const cJSON *obj, tress_xform *x, const char *path, char *err) {
+  if (read_floats(obj, "position", x->p, 3, path, err) || read_floats(obj, "rotation", x->q, 4, path, err)) return -1;
+  char at[PATH_MAX_BYTES];
+  tress_wire_error werr = {0};
+  child_path(at, path, "position");
+  if (wire_rule(err, at, wire_check_vec3(x->p, TRESS_WIRE_MAX_COORD, "value", 0, &werr), &werr)) return -1;
+  tress_xform rotation = tress_xform_identity();
+  memcpy(rotation.q, x->q, sizeof rotation.q);
+  child_path(at, path, "rotation");
+  return wire_rule(err, at, wire_check_xform(&rotation, "value", 0, &werr), &werr);
+}
+
+static int read_size(const cJSON *obj, const char *key, float size[3], const char *path, char *err) {
+  if (read_floats(obj, key, size, 3, path, err)) return -1;
+  char at[PATH_MAX_BYTES];
+  child_path(at, path, key);
+  tress_wire_error werr = {0};
+  return wire_rule(err, at, wire_check_size(size, "value", 0, &werr), &werr);
+}
+
+static const char *const SHAPE_NAMES[] = {"sphere", "capsule"};
+static const char *const JOINT_NAMES[] = {"Weld", "Motor6D", "RigidConstraint", "WeldConstraint"};
+
+static const char *const ROOT_KEYS[] = {"$schema", "character", "parts", "accessories", "chain_settings",
+                                        "accessory_settings", "rig", "springs", NULL};
+static const char *const PART_KEYS[] = {"name", "size", "position", "rotation", NULL};
+static const char *const ACCESSORY_KEYS[] = {"name", "type", "mesh", "handle_size", "position", "rotation", "joint",
+                                             "c0", "c1", "worn_on", "layered", "has_bones", NULL};
+static const char *const POSE_KEYS[] = {"position", "rotation", NULL};
+static const char *const CHAIN_SETTINGS_KEYS[] = {"damping", "stiffness", "gravity_scale", "wind_scale", NULL};
+static const char *const ACCESSORY_SETTINGS_KEYS[] = {"damping", "stiffness", "gravity_scale", "wind_scale",
+                                                      "max_swing_degrees", NULL};
+static const char *const RIG_KEYS[] = {"sectors", "segments", "max_influences", "axis", "root", NULL};
+static const char *const SPRINGS_KEYS[] = {"colliders", "chains", NULL};
+static const char *const COLLIDER_KEYS[] = {"shape", "attach", "offset", "tail", "radius", NULL};
+static const char *const SPRING_CHAIN_KEYS[] = {"root", "damping", "stiffness", "gravity_scale", "wind_scale",
+                                                "radius", "end_length", "wind_gust", "wind_frequency", "weight",
+                                                "enabled", "colliders", NULL};
+
+/* An optional array at obj.key of at most max items; *count gets its length. */
+static int read_array(const cJSON *obj, const char *key, int max, const cJSON **out, int *count, const char *path,
+                      char *err) {
+  *out = get(obj, key);
+  *count = 0;
+  if (!*out) return 0;
+  if (!cJSON_IsArray(*out)) return fail(err, "%s.%s: must be an array", path, key);
+  *count = cJSON_GetArraySize(*out);
+  if (*count > max) return fail(err, "%s.%s: %d items, limit %d", path, key, *count, max);
+  return 0;
+}
+
+static int read_collider(const cJSON *c, const char *at, tress_wire_collider *wc, char *err) {
+  if (check_object(c, at, COLLIDER_KEYS, err)) return -1;
+  char shape[16] = "";
+  if (read_string(c, "shape", shape, sizeof shape, true, at, err) ||
+      read_string(c, "attach", wc->attach, sizeof wc->attach, false, at, err) ||
+      read_floats(c, "offset", wc->offset, 3, at, err) || read_number(c, "radius", &wc->radius, at, err))
+    return -1;
+  int k = strcmp(shape, "sphere") == 0 ? 0 : (strcmp(shape, "capsule") == 0 ? 1 : -1);
+  if (k < 0) return fail(err, "%s.shape: \"%s\" is not \"sphere\" or \"capsule\"", at, shape);
+  wc->shape = (uint8_t)k;
+  const cJSON *tail = get(c, "tail");
+  if (k == 0 && tail) return fail(err, "%s.tail: a sphere has no tail", at);
+  if (k == 1 && !tail) return fail(err, "%s: a capsule needs \"tail\" (its second end centre)", at);
+  return read_floats(c, "tail", wc->tail, 3, at, err);
+}
+
+static int read_spring_chain(const cJSON *c, const char *at, int collider_count, tress_wire_spring_chain *wc,
+                             char *err) {
+  if (check_object(c, at, SPRING_CHAIN_KEYS, err)) return -1;
+  tress_chain_settings *t = &wc->settings;
+  *t = tress_default_chain_settings();
+  if (read_string(c, "root", wc->root, sizeof wc->root, false, at, err) ||
+      read_number(c, "damping", &t->damping, at, err) || read_number(c, "stiffness", &t->stiffness, at, err) ||
+      read_number(c, "gravity_scale", &t->gravity_scale, at, err) ||
+      read_number(c, "wind_scale", &t->wind_scale, at, err) || read_number(c, "radius", &t->radius, at, err) ||
+      read_number(c, "end_length", &t->end_length, at, err) || read_number(c, "wind_gust", &t->wind_gust, at, err) ||
+      read_number(c, "wind_frequency", &t->wind_frequency, at, err) || read_number(c, "weight", &t->weight, at, err) ||
+      read_bool(c, "enabled", &t->enabled, at, err))
+    return -1;
+  const cJSON *set;
+  int ns;
+  if (read_array(c, "colliders", TRESS_CHAIN_COLLIDERS_MAX, &set, &ns, at, err)) return -1;
+  wc->collider_count = (uint8_t)ns;
+  for (int k = 0; k < ns; k++) {
+    const cJSON *v = cJSON_GetArrayItem(set, k);
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= collider_count ||
+        v->valuedouble != (int)v->valuedouble)
+      return fail(err, "%s.colliders[%d]: not an index into springs.colliders (0..%d)", at, k, collider_count - 1);
+    wc->colliders[k] = (uint8_t)v->valueint;
+  }
   return 0;
 }
 
 /* "springs" -> the BIND springs section's fields; the codec checks the values afterwards. */
 static int read_springs(const cJSON *sp, tress_wire_springs *s, char *err) {
   memset(s, 0, sizeof *s);
-  if (!cJSON_IsObject(sp)) return fail(err, "springs must be an object {\"colliders\", \"chains\"}");
-  const cJSON *cols = cJSON_GetObjectItemCaseSensitive(sp, "colliders");
-  if (cols && !cJSON_IsArray(cols)) return fail(err, "springs.colliders must be an array");
-  int nc = cols ? cJSON_GetArraySize(cols) : 0;
-  if (nc > TRESS_WIRE_MAX_COLLIDERS) return fail(err, "springs: %d colliders, limit %d", nc, TRESS_WIRE_MAX_COLLIDERS);
+  if (!cJSON_IsObject(sp)) return fail(err, "$.springs: must be an object {\"colliders\", \"chains\"}");
+  if (check_object(sp, "$.springs", SPRINGS_KEYS, err)) return -1;
+  const cJSON *cols, *chains;
+  int nc, nh;
+  if (read_array(sp, "colliders", TRESS_WIRE_MAX_COLLIDERS, &cols, &nc, "$.springs", err) ||
+      read_array(sp, "chains", TRESS_WIRE_MAX_SPRING_CHAINS, &chains, &nh, "$.springs", err))
+    return -1;
   s->collider_count = (uint32_t)nc;
-  for (int i = 0; i < nc; i++) {
-    const cJSON *c = cJSON_GetArrayItem(cols, i);
-    char what[48];
-    snprintf(what, sizeof what, "springs.colliders[%d]", i);
-    if (!cJSON_IsObject(c)) return fail(err, "%s must be an object", what);
-    tress_wire_collider *wc = &s->colliders[i];
-    char shape[16] = "";
-    if (read_string(c, "shape", shape, sizeof shape, true, what, err) ||
-        read_string(c, "attach", wc->attach, sizeof wc->attach, false, what, err) ||
-        read_floats(cJSON_GetObjectItemCaseSensitive(c, "offset"), wc->offset, 3, what, err) ||
-        read_number(c, "radius", &wc->radius, what, err))
-      return -1;
-    int k = strcmp(shape, "sphere") == 0 ? 0 : (strcmp(shape, "capsule") == 0 ? 1 : -1);
-    if (k < 0) return fail(err, "%s: shape \"%s\" is not \"sphere\" or \"capsule\"", what, shape);
-    wc->shape = (uint8_t)k;
-    const cJSON *tail = cJSON_GetObjectItemCaseSensitive(c, "tail");
-    if (k == 0 && tail) return fail(err, "%s: a sphere has no tail", what);
-    if (k == 1 && !tail) return fail(err, "%s: a capsule needs \"tail\" (its second end centre)", what);
-    if (read_floats(tail, wc->tail, 3, what, err)) return -1;
-  }
-  const cJSON *chains = cJSON_GetObjectItemCaseSensitive(sp, "chains");
-  if (chains && !cJSON_IsArray(chains)) return fail(err, "springs.chains must be an array");
-  int nh = chains ? cJSON_GetArraySize(chains) : 0;
-  if (nh > TRESS_WIRE_MAX_SPRING_CHAINS) return fail(err, "springs: %d chains, limit %d", nh, TRESS_WIRE_MAX_SPRING_CHAINS);
   s->chain_count = (uint32_t)nh;
+  char at[PATH_MAX_BYTES];
+  for (int i = 0; i < nc; i++) {
+    index_path(at, "$.springs.colliders", i);
+    if (read_collider(cJSON_GetArrayItem(cols, i), at, &s->colliders[i], err)) return -1;
+  }
   for (int i = 0; i < nh; i++) {
-    const cJSON *c = cJSON_GetArrayItem(chains, i);
-    char what[48];
-    snprintf(what, sizeof what, "springs.chains[%d]", i);
-    if (!cJSON_IsObject(c)) return fail(err, "%s must be an object", what);
-    tress_wire_spring_chain *wc = &s->chains[i];
-    tress_chain_settings *t = &wc->settings;
-    *t = tress_default_chain_settings();
-    if (read_string(c, "root", wc->root, sizeof wc->root, false, what, err) ||
-        read_number(c, "damping", &t->damping, what, err) || read_number(c, "stiffness", &t->stiffness, what, err) ||
-        read_number(c, "gravity_scale", &t->gravity_scale, what, err) ||
-        read_number(c, "wind_scale", &t->wind_scale, what, err) || read_number(c, "radius", &t->radius, what, err) ||
-        read_number(c, "end_length", &t->end_length, what, err) ||
-        read_number(c, "wind_gust", &t->wind_gust, what, err) ||
-        read_number(c, "wind_frequency", &t->wind_frequency, what, err) ||
-        read_number(c, "weight", &t->weight, what, err) || read_bool(c, "enabled", &t->enabled, what, err))
-      return -1;
-    const cJSON *set = cJSON_GetObjectItemCaseSensitive(c, "colliders");
-    if (set && !cJSON_IsArray(set)) return fail(err, "%s.colliders must be an array of collider indices", what);
-    int ns = set ? cJSON_GetArraySize(set) : 0;
-    if (ns > TRESS_CHAIN_COLLIDERS_MAX) return fail(err, "%s: %d colliders, limit %d", what, ns, TRESS_CHAIN_COLLIDERS_MAX);
-    wc->collider_count = (uint8_t)ns;
-    for (int k = 0; k < ns; k++) {
-      const cJSON *v = cJSON_GetArrayItem(set, k);
-      if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= nc || v->valuedouble != (int)v->valuedouble)
-        return fail(err, "%s.colliders[%d]: not an index into springs.colliders (0..%d)", what, k, nc - 1);
-      wc->colliders[k] = (uint8_t)v->valueint;
-    }
+    index_path(at, "$.springs.chains", i);
+    if (read_spring_chain(cJSON_GetArrayItem(chains, i), at, nc, &s->chains[i], err)) return -1;
   }
   return 0;
 }
@@ -144,13 +280,11 @@ static int parse_springs(const cJSON *sp, tress_wire_manifest *m, char *err) {
   if (!s) return fail(err, "out of memory");
   int rc = read_springs(sp, s, err);
   size_t n = 0;
-  tress_wire_error werr;
-  if (rc == 0 && tress_wire_springs_encode(s, NULL, 0, &n, &werr) != TRESS_WIRE_OK)
-    rc = fail(err, "springs: %s", werr.message);
+  tress_wire_error werr = {0};
+  if (rc == 0) rc = wire_rule(err, "$.springs", tress_wire_springs_encode(s, NULL, 0, &n, &werr), &werr);
   uint8_t *bytes = rc == 0 ? malloc(n) : NULL;
   if (rc == 0 && !bytes) rc = fail(err, "out of memory");
-  if (rc == 0 && tress_wire_springs_encode(s, bytes, n, &n, &werr) != TRESS_WIRE_OK)
-    rc = fail(err, "springs: %s", werr.message);
+  if (rc == 0) rc = wire_rule(err, "$.springs", tress_wire_springs_encode(s, bytes, n, &n, &werr), &werr);
   free(s);
   if (rc == 0) {
     m->sections = calloc(1, sizeof *m->sections);
@@ -165,133 +299,133 @@ static int parse_springs(const cJSON *sp, tress_wire_manifest *m, char *err) {
   return 0;
 }
 
-static const char *const JOINT_NAMES[] = {"Weld", "Motor6D", "RigidConstraint", "WeldConstraint"};
+static int read_part(const cJSON *p, const char *at, tress_wire_manifest *m, int i, char *err) {
+  if (check_object(p, at, PART_KEYS, err)) return -1;
+  tress_wire_part *wp = &m->parts[i];
+  wp->cframe = tress_xform_identity();
+  wp->size[0] = wp->size[1] = wp->size[2] = 1.0f;
+  if (read_string(p, "name", wp->name, sizeof wp->name, true, at, err) || read_size(p, "size", wp->size, at, err) ||
+      read_pose(p, &wp->cframe, at, err))
+    return -1;
+  for (int k = 0; k < i; k++)
+    if (strcmp(m->parts[k].name, wp->name) == 0) return fail(err, "%s.name: duplicate part name \"%s\"", at, wp->name);
+  return 0;
+}
 
-static int parse_root(const cJSON *root, tress_wire_manifest *m, char *err) {
-  if (!cJSON_IsObject(root)) return fail(err, "a manifest is a JSON object");
-  if (read_string(root, "character", m->character_name, sizeof m->character_name, true, "manifest", err)) return -1;
+/* c0 / c1: an object of position and rotation. */
+static int read_offset(const cJSON *a, const char *key, tress_xform *x, const char *path, char *err) {
+  *x = tress_xform_identity();
+  const cJSON *o = get(a, key);
+  if (!o) return 0;
+  char at[PATH_MAX_BYTES];
+  child_path(at, path, key);
+  return check_object(o, at, POSE_KEYS, err) || read_pose(o, x, at, err) ? -1 : 0;
+}
 
-  const cJSON *parts = cJSON_GetObjectItemCaseSensitive(root, "parts");
-  if (parts && !cJSON_IsArray(parts)) return fail(err, "parts must be an array");
-  int np = parts ? cJSON_GetArraySize(parts) : 0;
-  if (np > TRESS_WIRE_MAX_PARTS) return fail(err, "%d parts, limit %d", np, TRESS_WIRE_MAX_PARTS);
-  if (np) {
-    m->parts = calloc((size_t)np, sizeof *m->parts);
-    if (!m->parts) return fail(err, "out of memory");
-  }
-  m->part_count = (uint32_t)np;
-  for (int i = 0; i < np; i++) {
-    const cJSON *p = cJSON_GetArrayItem(parts, i);
-    char what[48];
-    snprintf(what, sizeof what, "parts[%d]", i);
-    if (!cJSON_IsObject(p)) return fail(err, "%s must be an object", what);
-    tress_wire_part *wp = &m->parts[i];
-    wp->cframe = tress_xform_identity();
-    wp->size[0] = wp->size[1] = wp->size[2] = 1.0f;
-    if (read_string(p, "name", wp->name, sizeof wp->name, true, what, err) ||
-        read_floats(cJSON_GetObjectItemCaseSensitive(p, "size"), wp->size, 3, what, err) ||
-        read_floats(cJSON_GetObjectItemCaseSensitive(p, "position"), wp->cframe.p, 3, what, err) ||
-        read_floats(cJSON_GetObjectItemCaseSensitive(p, "rotation"), wp->cframe.q, 4, what, err))
-      return -1;
-    for (int k = 0; k < i; k++)
-      if (strcmp(m->parts[k].name, wp->name) == 0) return fail(err, "%s: duplicate part name \"%s\"", what, wp->name);
-  }
+static int read_accessory(const cJSON *a, const char *at, tress_wire_manifest *m, int i, char *err) {
+  if (check_object(a, at, ACCESSORY_KEYS, err)) return -1;
+  tress_wire_accessory *wa = &m->accessories[i];
+  wa->handle_cframe = tress_xform_identity();
+  wa->handle_size[0] = wa->handle_size[1] = wa->handle_size[2] = 1.0f;
+  char type[32] = "Unknown", joint[32] = "Weld", worn_on[TRESS_WIRE_NAME_CAP] = "";
+  if (read_string(a, "name", wa->name, sizeof wa->name, true, at, err) ||
+      read_string(a, "type", type, sizeof type, false, at, err) ||
+      read_string(a, "mesh", wa->mesh_asset_id, sizeof wa->mesh_asset_id, false, at, err) ||
+      read_size(a, "handle_size", wa->handle_size, at, err) || read_pose(a, &wa->handle_cframe, at, err) ||
+      read_string(a, "joint", joint, sizeof joint, false, at, err) || read_offset(a, "c0", &wa->c0, at, err) ||
+      read_offset(a, "c1", &wa->c1, at, err) || read_string(a, "worn_on", worn_on, sizeof worn_on, true, at, err) ||
+      read_bool(a, "layered", &wa->layered, at, err) || read_bool(a, "has_bones", &wa->handle_has_bones, at, err))
+    return -1;
+  tress_accessory_type t = tress_accessory_type_from_name(type);
+  if (t == TRESS_ACCESSORY_TYPE_COUNT) return fail(err, "%s.type: unknown accessory type \"%s\"", at, type);
+  wa->type = (uint8_t)t;
+  int jk = -1;
+  for (int k = 0; k < 4; k++)
+    if (strcmp(JOINT_NAMES[k], joint) == 0) jk = k;
+  if (jk < 0) return fail(err, "%s.joint: unknown joint \"%s\" (Weld, Motor6D, RigidConstraint, WeldConstraint)", at, joint);
+  wa->joint_kind = (uint8_t)jk;
+  int part = -1;
+  for (uint32_t k = 0; k < m->part_count; k++)
+    if (strcmp(m->parts[k].name, worn_on) == 0) part = (int)k;
+  if (part < 0) return fail(err, "%s.worn_on: names no part (\"%s\")", at, worn_on);
+  wa->worn_on = (uint8_t)part;
+  return 0;
+}
 
-  const cJSON *accs = cJSON_GetObjectItemCaseSensitive(root, "accessories");
-  if (accs && !cJSON_IsArray(accs)) return fail(err, "accessories must be an array");
-  int na = accs ? cJSON_GetArraySize(accs) : 0;
-  if (na > TRESS_WIRE_MAX_ACCESSORIES) return fail(err, "%d accessories, limit %d", na, TRESS_WIRE_MAX_ACCESSORIES);
-  if (na) {
-    m->accessories = calloc((size_t)na, sizeof *m->accessories);
-    if (!m->accessories) return fail(err, "out of memory");
-  }
-  m->accessory_count = (uint32_t)na;
-  for (int i = 0; i < na; i++) {
-    const cJSON *a = cJSON_GetArrayItem(accs, i);
-    char what[48];
-    snprintf(what, sizeof what, "accessories[%d]", i);
-    if (!cJSON_IsObject(a)) return fail(err, "%s must be an object", what);
-    tress_wire_accessory *wa = &m->accessories[i];
-    wa->handle_cframe = wa->c0 = wa->c1 = tress_xform_identity();
-    wa->handle_size[0] = wa->handle_size[1] = wa->handle_size[2] = 1.0f;
-    char type[32] = "Unknown", joint[32] = "Weld", worn_on[TRESS_WIRE_NAME_CAP] = "";
-    if (read_string(a, "name", wa->name, sizeof wa->name, true, what, err) ||
-        read_string(a, "type", type, sizeof type, false, what, err) ||
-        read_string(a, "mesh", wa->mesh_asset_id, sizeof wa->mesh_asset_id, false, what, err) ||
-        read_floats(cJSON_GetObjectItemCaseSensitive(a, "handle_size"), wa->handle_size, 3, what, err) ||
-        read_floats(cJSON_GetObjectItemCaseSensitive(a, "position"), wa->handle_cframe.p, 3, what, err) ||
-        read_floats(cJSON_GetObjectItemCaseSensitive(a, "rotation"), wa->handle_cframe.q, 4, what, err) ||
-        read_string(a, "joint", joint, sizeof joint, false, what, err) ||
-        read_xform(cJSON_GetObjectItemCaseSensitive(a, "c0"), &wa->c0, what, err) ||
-        read_xform(cJSON_GetObjectItemCaseSensitive(a, "c1"), &wa->c1, what, err) ||
-        read_string(a, "worn_on", worn_on, sizeof worn_on, true, what, err))
-      return -1;
-    tress_accessory_type t = tress_accessory_type_from_name(type);
-    if (t == TRESS_ACCESSORY_TYPE_COUNT) return fail(err, "%s: unknown accessory type \"%s\"", what, type);
-    wa->type = (uint8_t)t;
-    int jk = -1;
-    for (int k = 0; k < 4; k++)
-      if (strcmp(JOINT_NAMES[k], joint) == 0) jk = k;
-    if (jk < 0) return fail(err, "%s: unknown joint \"%s\"", what, joint);
-    wa->joint_kind = (uint8_t)jk;
-    int part = -1;
-    for (uint32_t k = 0; k < m->part_count; k++)
-      if (strcmp(m->parts[k].name, worn_on) == 0) part = (int)k;
-    if (part < 0) return fail(err, "%s: worn_on names no part (\"%s\")", what, worn_on);
-    wa->worn_on = (uint8_t)part;
-    const cJSON *layered = cJSON_GetObjectItemCaseSensitive(a, "layered");
-    const cJSON *bones = cJSON_GetObjectItemCaseSensitive(a, "has_bones");
-    if ((layered && !cJSON_IsBool(layered)) || (bones && !cJSON_IsBool(bones)))
-      return fail(err, "%s: layered and has_bones are booleans", what);
-    wa->layered = cJSON_IsTrue(layered);
-    wa->handle_has_bones = cJSON_IsTrue(bones);
-  }
-
-  const cJSON *cs = cJSON_GetObjectItemCaseSensitive(root, "chain_settings");
+static int read_settings(const cJSON *root, tress_wire_manifest *m, char *err) {
+  tress_wire_error werr = {0};
+  const cJSON *cs = get(root, "chain_settings");
   if (cs) {
     m->has_chain_settings = true;
     m->chain_settings = tress_default_chain_settings();
-    if (read_number(cs, "damping", &m->chain_settings.damping, "chain_settings", err) ||
-        read_number(cs, "stiffness", &m->chain_settings.stiffness, "chain_settings", err) ||
-        read_number(cs, "gravity_scale", &m->chain_settings.gravity_scale, "chain_settings", err) ||
-        read_number(cs, "wind_scale", &m->chain_settings.wind_scale, "chain_settings", err))
+    tress_chain_settings *s = &m->chain_settings;
+    const char *at = "$.chain_settings";
+    if (check_object(cs, at, CHAIN_SETTINGS_KEYS, err) || read_number(cs, "damping", &s->damping, at, err) ||
+        read_number(cs, "stiffness", &s->stiffness, at, err) ||
+        read_number(cs, "gravity_scale", &s->gravity_scale, at, err) ||
+        read_number(cs, "wind_scale", &s->wind_scale, at, err) ||
+        wire_rule(err, at, wire_check_chain_settings(s, 0, &werr), &werr))
       return -1;
   }
-  const cJSON *as = cJSON_GetObjectItemCaseSensitive(root, "accessory_settings");
+  const cJSON *as = get(root, "accessory_settings");
   if (as) {
     m->has_accessory_settings = true;
     m->accessory_settings = tress_default_accessory_settings();
     tress_accessory_settings *s = &m->accessory_settings;
-    if (read_number(as, "damping", &s->damping, "accessory_settings", err) ||
-        read_number(as, "stiffness", &s->stiffness, "accessory_settings", err) ||
-        read_number(as, "gravity_scale", &s->gravity_scale, "accessory_settings", err) ||
-        read_number(as, "wind_scale", &s->wind_scale, "accessory_settings", err) ||
-        read_number(as, "max_swing_degrees", &s->max_swing_degrees, "accessory_settings", err))
+    const char *at = "$.accessory_settings";
+    if (check_object(as, at, ACCESSORY_SETTINGS_KEYS, err) || read_number(as, "damping", &s->damping, at, err) ||
+        read_number(as, "stiffness", &s->stiffness, at, err) ||
+        read_number(as, "gravity_scale", &s->gravity_scale, at, err) ||
+        read_number(as, "wind_scale", &s->wind_scale, at, err) ||
+        read_number(as, "max_swing_degrees", &s->max_swing_degrees, at, err) ||
+        wire_rule(err, at, wire_check_accessory_settings(s, 0, &werr), &werr))
       return -1;
   }
-  const cJSON *rig = cJSON_GetObjectItemCaseSensitive(root, "rig");
+  const cJSON *rig = get(root, "rig");
   if (rig) {
     m->has_rig_options = true;
     m->rig_options = tress_default_wire_rig_options();
-    float sectors = m->rig_options.sectors, segments = m->rig_options.segments, infl = m->rig_options.max_influences;
-    if (read_number(rig, "sectors", &sectors, "rig", err) || read_number(rig, "segments", &segments, "rig", err) ||
-        read_number(rig, "max_influences", &infl, "rig", err) ||
-        read_floats(cJSON_GetObjectItemCaseSensitive(rig, "axis"), m->rig_options.axis, 3, "rig.axis", err))
+    tress_wire_rig_options *o = &m->rig_options;
+    const char *at = "$.rig";
+    if (check_object(rig, at, RIG_KEYS, err) || read_count(rig, "sectors", &o->sectors, 1, 64, at, err) ||
+        read_count(rig, "segments", &o->segments, 1, 64, at, err) ||
+        read_count(rig, "max_influences", &o->max_influences, 1, TRESS_WIRE_MAX_INFLUENCES, at, err) ||
+        read_floats(rig, "axis", o->axis, 3, at, err))
       return -1;
-    if (sectors < 0 || sectors > 255 || segments < 0 || segments > 255 || infl < 0 || infl > 255)
-      return fail(err, "rig: sectors, segments and max_influences are small integers");
-    m->rig_options.sectors = (uint8_t)sectors;
-    m->rig_options.segments = (uint8_t)segments;
-    m->rig_options.max_influences = (uint8_t)infl;
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(rig, "root");
-    if (r) {
-      m->rig_options.has_root = true;
-      if (read_floats(r, m->rig_options.root, 3, "rig.root", err)) return -1;
-    }
+    o->has_root = get(rig, "root") != NULL;
+    if (read_floats(rig, "root", o->root, 3, at, err) || wire_rule(err, at, wire_check_rig_options(o, 0, &werr), &werr))
+      return -1;
   }
-  const cJSON *springs = cJSON_GetObjectItemCaseSensitive(root, "springs");
-  if (springs && parse_springs(springs, m, err)) return -1;
-  return 0;
+  const cJSON *springs = get(root, "springs");
+  return springs ? parse_springs(springs, m, err) : 0;
+}
+
+static int parse_root(const cJSON *root, tress_wire_manifest *m, char *err) {
+  if (!cJSON_IsObject(root)) return fail(err, "$: a manifest is a JSON object");
+  if (check_object(root, "$", ROOT_KEYS, err)) return -1;
+  const cJSON *schema = get(root, "$schema");
+  if (schema && !cJSON_IsString(schema)) return fail(err, "$.$schema: must be a string");
+  if (read_string(root, "character", m->character_name, sizeof m->character_name, true, "$", err)) return -1;
+
+  const cJSON *parts, *accs;
+  int np, na;
+  if (read_array(root, "parts", TRESS_WIRE_MAX_PARTS, &parts, &np, "$", err) ||
+      read_array(root, "accessories", TRESS_WIRE_MAX_ACCESSORIES, &accs, &na, "$", err))
+    return -1;
+  if (np && !(m->parts = calloc((size_t)np, sizeof *m->parts))) return fail(err, "out of memory");
+  if (na && !(m->accessories = calloc((size_t)na, sizeof *m->accessories))) return fail(err, "out of memory");
+  m->part_count = (uint32_t)np;
+  m->accessory_count = (uint32_t)na;
+  char at[PATH_MAX_BYTES];
+  for (int i = 0; i < np; i++) {
+    index_path(at, "$.parts", i);
+    if (read_part(cJSON_GetArrayItem(parts, i), at, m, i, err)) return -1;
+  }
+  for (int i = 0; i < na; i++) {
+    index_path(at, "$.accessories", i);
+    if (read_accessory(cJSON_GetArrayItem(accs, i), at, m, i, err)) return -1;
+  }
+  return read_settings(root, m, err);
 }
 
 void tress_manifest_json_free(tress_wire_manifest *m) {
@@ -302,60 +436,72 @@ void tress_manifest_json_free(tress_wire_manifest *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* Line and column (both from 1) of byte offset in text. */
+static void line_column(const char *text, size_t offset, int *line, int *column) {
+  *line = 1;
+  *column = 1;
+  for (size_t i = 0; i < offset; i++) {
+    if (text[i] == '\n') ++*line, *column = 1;
+    else ++*column;
+  }
+}
+
+static int syntax_error(const char *text, size_t len, size_t offset, const char *what, char *err) {
+  if (offset > len) offset = len;
+  while (offset < len && (text[offset] == ' ' || text[offset] == '\t' || text[offset] == '\n' || text[offset] == '\r'))
+    offset++; /* cJSON stops before the blank it could not get past: point at what follows */
+  int line, column;
+  line_column(text, offset, &line, &column);
+  if (offset >= len) return fail(err, "line %d, column %d: %s (the text ends early)", line, column, what);
+  char near[24];
+  size_t n = 0;
+  for (size_t i = offset; i < len && n + 1 < sizeof near && text[i] != '\n'; i++) near[n++] = text[i];
+  near[n] = '\0';
+  return fail(err, "line %d, column %d: %s near \"%s\"", line, column, what, near);
+}
+
+/* The codec is the one authority on what a valid manifest is: encode it once. */
+static int check_against_wire(const tress_wire_manifest *m, char *err) {
+  tress_msg msg;
+  memset(&msg, 0, sizeof msg);
+  msg.type = TRESS_MSG_SPAWN_CHARACTER;
+  msg.spawn_character.manifest = *m;
+  size_t cap = tress_msg_encode_bound(&msg);
+  uint8_t *buf = cap ? malloc(cap) : NULL;
+  if (!buf) return fail(err, "$: the manifest breaks a wire rule");
+  size_t n = 0;
+  tress_wire_error werr = {0};
+  int rc = wire_rule(err, "$", tress_msg_encode(&msg, buf, cap, &n, &werr), &werr);
+  free(buf);
+  return rc;
+}
+
 int tress_manifest_json_parse(const char *text, size_t len, tress_wire_manifest *out,
                               char err[TRESS_MANIFEST_JSON_ERROR_MAX]) {
   memset(out, 0, sizeof *out);
-  cJSON *root = cJSON_ParseWithLength(text, len);
-  if (!root) return fail(err, "not valid JSON");
-  int rc = parse_root(root, out, err);
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+  if (!root) return syntax_error(text, len, end ? (size_t)(end - text) : 0, "not valid JSON", err);
+  size_t rest = (size_t)(end - text);
+  while (rest < len && (text[rest] == ' ' || text[rest] == '\t' || text[rest] == '\n' || text[rest] == '\r')) rest++;
+  int rc = rest < len && text[rest] != '\0' ? syntax_error(text, len, rest, "text after the manifest's end", err) : 0;
+  if (rc == 0) rc = parse_root(root, out, err);
   cJSON_Delete(root);
-  if (rc == 0) {
-    /* The codec is the one authority on what a valid manifest is. */
-    tress_msg msg;
-    memset(&msg, 0, sizeof msg);
-    msg.type = TRESS_MSG_SPAWN_CHARACTER;
-    msg.spawn_character.manifest = *out;
-    tress_wire_error werr;
-    size_t cap = tress_msg_encode_bound(&msg);
-    uint8_t *buf = cap ? malloc(cap) : NULL;
-    size_t n = 0;
-    if (!buf) rc = fail(err, "the manifest breaks a wire rule");
-    else if (tress_msg_encode(&msg, buf, cap, &n, &werr) != TRESS_WIRE_OK) rc = fail(err, "%s", werr.message);
-    free(buf);
-  }
+  if (rc == 0) rc = check_against_wire(out, err);
   if (rc != 0) tress_manifest_json_free(out);
   return rc;
 }
 
 int tress_manifest_json_load(const char *path, tress_wire_manifest *out, char err[TRESS_MANIFEST_JSON_ERROR_MAX]) {
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "rb");
-  if (!f) return fail(err, "%.200s: %s", path, strerror(errno));
-  char *text = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len + 4096 > cap) {
-      if (cap > (4u << 20)) {
-        free(text);
-        fclose(f);
-        return fail(err, "%.200s: larger than 4 MiB", path);
-      }
-      cap = cap ? cap * 2 : 8192;
-      char *n = realloc(text, cap);
-      if (!n) {
-        free(text);
-        fclose(f);
-        return fail(err, "out of memory");
-      }
-      text = n;
-    }
-    size_t r = fread(text + len, 1, cap - len, f);
-    len += r;
-    if (r == 0) break;
-  }
-  fclose(f);
-  int rc = tress_manifest_json_parse(text ? text : "", len, out, err);
+  size_t len = 0;
+  char why[TRESS_MANIFEST_JSON_ERROR_MAX];
+  uint8_t *text = tress_file_read(path, MANIFEST_MAX_FILE_BYTES, &len, why, sizeof why);
+  if (!text) return fail(err, "%s", why);
+  char inner[TRESS_MANIFEST_JSON_ERROR_MAX];
+  int rc = tress_manifest_json_parse((const char *)text, len, out, inner);
   free(text);
+  if (rc) fail(err, "%.100s: %s", path, inner);
   return rc;
 }
 
@@ -379,7 +525,7 @@ static cJSON *springs_json(const tress_wire_manifest *m) {
     if (m->sections[i].tag == TRESS_SECTION_SPRINGS) sec = &m->sections[i];
   if (!sec) return NULL;
   tress_wire_springs *s = malloc(sizeof *s);
-  tress_wire_error werr;
+  tress_wire_error werr = {0};
   if (!s || tress_wire_springs_decode(sec->bytes, sec->length, s, &werr) != TRESS_WIRE_OK) {
     free(s);
     return NULL;

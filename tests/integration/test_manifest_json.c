@@ -1,5 +1,5 @@
 /* The JSON character manifests: the sample characters load, survive a save/load round trip, and
- * bad files are refused with a reason. */
+ * bad files are refused with a reason that names the JSON path (or, for syntax, line and column). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,10 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "server_harness.h"
+#include "tress/file_read.h"
 #include "tress/manifest_json.h"
 #include "tress/wire_springs.h"
 
@@ -134,16 +137,16 @@ static void test_bad_springs_refused(void **state) {
   const struct {
     const char *springs, *reason;
   } bad[] = {
-      {"[]", "springs must be an object"},
-      {"{\"colliders\": [{\"shape\": \"cube\", \"radius\": 1}]}", "shape \"cube\""},
+      {"[]", "$.springs: must be an object"},
+      {"{\"colliders\": [{\"shape\": \"cube\", \"radius\": 1}]}", "$.springs.colliders[0].shape: \"cube\""},
       {"{\"colliders\": [{\"shape\": \"sphere\", \"radius\": -1}]}", "not in [0"},
       {"{\"colliders\": [{\"shape\": \"capsule\", \"radius\": 1}]}", "needs \"tail\""},
       {"{\"colliders\": [{\"shape\": \"capsule\", \"tail\": [0, 0, 0], \"radius\": 1}]}", "no length"},
       {"{\"chains\": [{\"wind_gust\": 2}]}", "wind_gust"},
       {"{\"chains\": [{\"weight\": -0.5}]}", "weight"},
       {"{\"chains\": [{\"radius\": 5000}]}", "radius"},
-      {"{\"chains\": [{\"end_length\": \"long\"}]}", "end_length must be a number"},
-      {"{\"chains\": [{\"enabled\": 1}]}", "enabled must be true or false"},
+      {"{\"chains\": [{\"end_length\": \"long\"}]}", "$.springs.chains[0].end_length: must be a number"},
+      {"{\"chains\": [{\"enabled\": 1}]}", "$.springs.chains[0].enabled: must be true or false"},
       {"{\"chains\": [{\"colliders\": [0]}]}", "not an index"},
       {"{\"colliders\": [{\"shape\": \"sphere\", \"radius\": 1}], \"chains\": [{\"colliders\": [0, 0]}]}",
        "listed twice"},
@@ -169,9 +172,105 @@ static void test_bad_springs_refused(void **state) {
   tress_manifest_json_free(&m);
 }
 
+/* Every key of every object in the samples, misspelled one at a time, is refused with its path. */
+static int typo_sweep(cJSON *root, cJSON *obj, const char *path, int *checked) {
+  int failures = 0;
+  int index = 0;
+  for (cJSON *c = obj->child; c; c = c->next, index++) {
+    char child[128];
+    if (cJSON_IsArray(obj)) snprintf(child, sizeof child, "%s[%d]", path, index);
+    else snprintf(child, sizeof child, "%s.%s", path, c->string);
+    if (cJSON_IsObject(obj) && strcmp(c->string, "$schema") != 0) {
+      char *key = c->string, typo[96];
+      size_t n = strlen(key);
+      snprintf(typo, sizeof typo, "%.*s%c", (int)(n - 1), key, key[n - 1] == 'e' ? 'a' : 'e'); /* last letter changed */
+      c->string = typo;
+      char *text = cJSON_PrintUnformatted(root);
+      c->string = key;
+      tress_wire_manifest m;
+      char err[TRESS_MANIFEST_JSON_ERROR_MAX] = "", want[160];
+      snprintf(want, sizeof want, "%s.%s: unknown key", path, typo);
+      int rc = tress_manifest_json_parse(text, strlen(text), &m, err);
+      if (rc != -1 || !strstr(err, want)) {
+        print_error("typo %s -> %s: rc %d, \"%s\" (wanted \"%s\")\n", child, typo, rc, err, want);
+        failures++;
+        if (rc == 0) tress_manifest_json_free(&m);
+      }
+      free(text);
+      ++*checked;
+    }
+    if (cJSON_IsObject(c) || cJSON_IsArray(c)) failures += typo_sweep(root, c, child, checked);
+  }
+  return failures;
+}
+
+static void test_every_misspelled_key_refused_with_its_path(void **state) {
+  (void)state;
+  const char *files[] = {"assets/characters/ava.json", "assets/characters/kit.json", "assets/characters/bo.json"};
+  int checked = 0, failures = 0;
+  for (int i = 0; i < 3; i++) {
+    size_t len = 0;
+    char why[256];
+    uint8_t *text = tress_file_read(files[i], 1u << 20, &len, why, sizeof why);
+    assert_non_null(text);
+    cJSON *root = cJSON_ParseWithLength((const char *)text, len);
+    free(text);
+    assert_non_null(root);
+    failures += typo_sweep(root, root, "$", &checked);
+    cJSON_Delete(root);
+  }
+  print_message("%d misspelled keys checked\n", checked);
+  assert_true(checked > 60);
+  assert_int_equal(failures, 0);
+}
+
+/* Errors name the JSON path of the value; syntax errors name line and column. */
+static void test_errors_name_path_line_and_column(void **state) {
+  (void)state;
+  const struct {
+    const char *text, *reason;
+  } bad[] = {
+      {"{\"character\": \"x\", \"accessories\": [{\"name\": \"h\", \"worn_on\": \"Nope\"}]}",
+       "$.accessories[0].worn_on: names no part"},
+      {"{\"character\": \"x\", \"parts\": [{\"name\": \"Head\", \"size\": [1, 2]}]}", "$.parts[0].size: expected 3"},
+      {"{\"character\": \"x\", \"parts\": [{\"name\": \"Head\", \"rotation\": [0, 0, 0, 5]}]}",
+       "$.parts[0].rotation: value: quaternion length 5 is not 1"},
+      {"{\"character\": \"x\", \"parts\": [{\"name\": \"Head\", \"size\": [1, -2, 1]}]}",
+       "$.parts[0].size: value[1]: -2 is not in [0"},
+      {"{\"character\": \"x\", \"chain_settings\": {\"damping\": 1.5}}", "$.chain_settings: chain damping: 1.5"},
+      {"{\"character\": \"x\", \"chain_settings\": {\"radius\": 1}}", "$.chain_settings.radius: unknown key"},
+      {"{\"character\": \"x\", \"rig\": {\"sectors\": 3.5}}", "$.rig.sectors: must be a whole number in 1..64"},
+      {"{\"character\": \"x\", \"rig\": {\"sector\": 3}}", "$.rig.sector: unknown key (did you mean \"sectors\"?)"},
+      {"{\"character\": \"x\", \"character\": \"y\"}", "$.character: key given twice"},
+      {"{\"character\": \"x\", \"hair\": 1}", "$.hair: unknown key (known here: $schema, character, parts"},
+      {"{\"character\": \"x\", \"parts\": [{\"name\": \"Head\"}], \"accessories\": [{\"name\": \"h\", "
+       "\"worn_on\": \"Head\", \"c0\": {\"position\": [0, 0, 0], \"rotaton\": [0, 0, 0, 1]}}]}",
+       "$.accessories[0].c0.rotaton: unknown key (did you mean \"rotation\"?)"},
+      {"{\"character\": 7}", "$.character: must be a string"},
+      {"[]", "$: a manifest is a JSON object"},
+      {"{\n  \"character\": \"x\",\n  \"parts\": [}\n", "line 3, column 13: not valid JSON near \"}\""},
+      {"{\n  \"character\": \"x\",\n", "line 3, column 1: not valid JSON (the text ends early)"},
+      {"{\"character\": \"x\"} {}", "line 1, column 20: text after the manifest's end near \"{}\""},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    tress_wire_manifest m;
+    char err[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+    assert_int_equal(tress_manifest_json_parse(bad[i].text, strlen(bad[i].text), &m, err), -1);
+    if (!strstr(err, bad[i].reason)) fail_msg("case %zu: \"%s\" does not say \"%s\"", i, err, bad[i].reason);
+    assert_null(m.parts);
+  }
+  /* a file's errors carry its name */
+  tress_wire_manifest m;
+  char err[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+  assert_int_equal(tress_manifest_json_load("tests/manifests/bad/typo_handle_size.json", &m, err), -1);
+  assert_non_null(strstr(err, "typo_handle_size.json: $.accessories[0].handle_sise: unknown key"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_samples_load_and_round_trip),
                                      cmocka_unit_test(test_bad_manifests_refused),
+                                     cmocka_unit_test(test_every_misspelled_key_refused_with_its_path),
+                                     cmocka_unit_test(test_errors_name_path_line_and_column),
                                      cmocka_unit_test(test_springs_section_round_trip),
                                      cmocka_unit_test(test_bad_springs_refused)};
   return cmocka_run_group_tests(tests, NULL, NULL);

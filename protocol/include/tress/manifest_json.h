@@ -32,7 +32,12 @@
  *                 "enabled": true, "colliders": [0, 1] (indices into springs.colliders)}] }
  * }
  * The springs section obeys the codec's rules (the same message on refusal). Other extension
- * sections are not expressible in JSON and are never written. */
+ * sections are not expressible in JSON and are never written. A "$schema" string key is allowed
+ * at the top (protocol/manifest.schema.json describes this format).
+ *
+ * Strict: any other key, or a key given twice, is refused. Every error starts with the JSON
+ * path of what is wrong ("$.accessories[0].handle_sise: unknown key (did you mean
+ * \"handle_size\"?)"); a syntax error with "line L, column C"; a file's errors with its path. */
 
 /* Parses text into *out (arrays malloc'd; release with tress_manifest_json_free). Validates
  * what the wire would (via the codec), so a manifest that loads is one the server accepts.
