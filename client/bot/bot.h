@@ -21,6 +21,7 @@ typedef struct bot_options {
   double duration;
   uint32_t bots;
   bool json, dump;
+  bool allow_fallback; /* a rig that fell back to a pendulum is not a failure (exit 0) */
   const char *picture;
   double report_tips_at; /* seconds of sim time after the bind; 0 = off */
 } bot_options;

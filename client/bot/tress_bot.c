@@ -1,7 +1,7 @@
 /* tress_bot.c - tress-bot, the headless client: K clients in one process, each spawning N
  * characters that walk a scripted path, running the sim at a chosen frame rate, and reporting
- * what was received and simulated. Exit status 1 on any protocol error or a character that
- * never got bound, 2 on bad usage. */
+ * what was received and simulated. Exit status 1 on any protocol error, a character that never
+ * got bound or a rig that fell back to a pendulum (unless --allow-fallback), 2 on bad usage. */
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -19,8 +19,10 @@ static void usage(FILE *f) {
           "usage: tress-bot --server HOST:PORT [--room R] [--characters N] [--manifest FILE.json]\n"
           "                 [--fps 30|60|240] [--duration S] [--bots K] [--json] [--dump] [--picture out.png]\n"
           "                 [--token T] [--assets DIR] [--hair ASSET_ID] [--report-tips-at SECONDS]\n"
+          "                 [--allow-fallback]\n"
           "       tress-bot --check FILE.json [FILE.json ...]\n"
           "--check: validate character manifests without a server (exit 0 when every file loads, 1 if not)\n"
+          "--allow-fallback: a hair whose rig failed and swings as a pendulum does not fail the run\n"
           "--report-tips-at: the world positions of bot 0's first character's chain tips, SECONDS of sim\n"
           "time after its bind (the root motion is a function of time, so any fps sees the same walk)\n");
 }
@@ -48,6 +50,7 @@ static int parse_options(int argc, char **argv, bot_options *o) {
       {"dump", no_argument, 0, 'D'}, {"picture", required_argument, 0, 'p'},
       {"token", required_argument, 0, 't'}, {"assets", required_argument, 0, 'a'},
       {"hair", required_argument, 0, 'H'}, {"report-tips-at", required_argument, 0, 'T'},
+      {"allow-fallback", no_argument, 0, 'F'},
       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   o->room = "bots";
@@ -84,6 +87,7 @@ static int parse_options(int argc, char **argv, bot_options *o) {
     case 'a': o->asset_root = optarg; break;
     case 'H': o->hair = optarg; break;
     case 'T': o->report_tips_at = atof(optarg); break;
+    case 'F': o->allow_fallback = true; break;
     case 'h': usage(stdout); exit(0);
     default: return -1;
     }
@@ -354,19 +358,25 @@ int main(int argc, char **argv) {
 
   cJSON *report = o.json ? cJSON_CreateObject() : NULL;
   cJSON *list = report ? cJSON_AddArrayToObject(report, "bots") : NULL;
-  uint32_t total_errors = 0, total_unbound = 0;
+  uint32_t total_errors = 0, total_unbound = 0, total_fallback = 0;
   for (uint32_t i = 0; i < o.bots; i++) {
     bot *b = &bots[i];
     b->characters_not_bound = count_unbound(b);
     tress_client_stats s = tress_client_stats_get(b->client);
     total_errors += s.protocol_errors;
     total_unbound += b->characters_not_bound;
+    total_fallback += s.rigs_fallback;
     if (s.connects == 0) total_unbound += o.characters ? 0 : 1; /* never joined counts as a failure */
     if (report) cJSON_AddItemToArray(list, bot_json(b, o.fps));
     else print_text(b);
     if (s.connects == 0) status = 1;
   }
   if (total_errors || total_unbound) status = 1;
+  if (total_fallback && !o.allow_fallback) {
+    fprintf(stderr, "tress-bot: %u rig(s) fell back to a pendulum (the warnings above say why; --allow-fallback "
+                    "accepts that)\n", total_fallback);
+    status = 1;
+  }
   if (pic.tips_at > 0.0 && !pic.tips_taken) {
     fprintf(stderr, "tress-bot: no tips to report: bot 0's first character was not bound for %.3f s of sim time\n",
             pic.tips_at);
@@ -380,6 +390,7 @@ int main(int argc, char **argv) {
     cJSON_AddNumberToObject(report, "wall_seconds", wall);
     cJSON_AddNumberToObject(report, "protocol_errors", total_errors);
     cJSON_AddNumberToObject(report, "characters_not_bound", total_unbound);
+    cJSON_AddNumberToObject(report, "rigs_fallback", total_fallback);
     if (pic.tips_taken) {
       cJSON *tips = cJSON_AddObjectToObject(report, "tips");
       cJSON_AddNumberToObject(tips, "character_id", pic.character_id);
@@ -416,8 +427,8 @@ int main(int argc, char **argv) {
         printf(" (%.4f %.4f %.4f)", pic.tips[i][0], pic.tips[i][1], pic.tips[i][2]);
       printf("\n");
     }
-    printf("%u bot(s), %.2f s wall, %d fps: %s (protocol errors %u, characters never bound %u)\n", o.bots, wall,
-           o.fps, status == 0 ? "ok" : "FAILED", total_errors, total_unbound);
+    printf("%u bot(s), %.2f s wall, %d fps: %s (protocol errors %u, characters never bound %u, rigs fallen back %u)\n",
+           o.bots, wall, o.fps, status == 0 ? "ok" : "FAILED", total_errors, total_unbound, total_fallback);
   }
   for (uint32_t i = 0; i < o.bots; i++) {
     tress_client_destroy(bots[i].client);

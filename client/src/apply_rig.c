@@ -246,6 +246,12 @@ void tress__apply_rig_failed(tress_client *c, const tress_msg_rig_failed *m) {
     return;
   }
   if (ch->accessories[m->accessory_index].rig_state == TRESS_RIG_APPLIED) return;
+  tress__client_report(c, TRESS_CLIENT_ERROR_WARNING,
+                       "character %u accessory %u ('%s'): the server could not rig '%s', swinging it as a pendulum: "
+                       "%s (%s)",
+                       ch->id, m->accessory_index, ch->manifest.accessories[m->accessory_index].name,
+                       ch->manifest.accessories[m->accessory_index].mesh_asset_id, m->reason,
+                       tress_wire_code_name((tress_wire_code)m->code));
   fallback(c, ch, m->accessory_index);
   if (c->def.callbacks.on_rig_failed)
     c->def.callbacks.on_rig_failed(c->def.callbacks.user, c, ch->id, m->accessory_index, m->reason);

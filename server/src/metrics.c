@@ -7,6 +7,7 @@
 #include "metrics.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,6 +86,16 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   metric(&b, "tress_rigs_started_total", "counter", "Rigs run on the thread pool (cache misses).", LOAD(rigs_started));
   metric(&b, "tress_rigs_done_total", "counter", "Rigs that succeeded.", LOAD(rigs_done));
   metric(&b, "tress_rigs_failed_total", "counter", "Rig jobs that failed (load, gate or rigger).", LOAD(rigs_failed));
+  tb_printf(&b, "# HELP tress_rig_failures_total Accessories that fell back to a pendulum because their rig failed, "
+               "by reason.\n# TYPE tress_rig_failures_total counter\n");
+  for (int code = 1; code < TRESS_CODE_COUNT; code++) {
+    unsigned long long n = LOAD(rig_failures[code]);
+    if (!n && code != TRESS_CODE_RIG_FAILED) continue; /* one series always, the rest once seen */
+    char reason[32];
+    snprintf(reason, sizeof reason, "%s", tress_wire_code_name((tress_wire_code)code));
+    for (char *c = reason; *c; c++) *c = (char)tolower((unsigned char)*c);
+    tb_printf(&b, "tress_rig_failures_total{reason=\"%s\"} %llu\n", reason, n);
+  }
   metric(&b, "tress_rigs_cancelled_total", "counter", "Queued rig jobs cancelled by shutdown.", LOAD(rigs_cancelled));
   metric(&b, "tress_rig_jobs_in_flight", "gauge", "Rig jobs queued or running.", LOAD(rig_jobs_in_flight));
   tb_printf(&b, "# HELP tress_cache_hits_total Rig cache hits by tier.\n# TYPE tress_cache_hits_total counter\n");

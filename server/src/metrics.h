@@ -8,11 +8,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tress/msg.h" /* TRESS_CODE_COUNT */
+
 #define TRESS_RIG_LATENCY_BUCKETS 12
 
 typedef struct tress_metrics {
   atomic_uint_fast64_t peers, rooms, characters; /* gauges */
   atomic_uint_fast64_t rigs_started, rigs_done, rigs_failed, rigs_cancelled, rig_jobs_in_flight;
+  /* Accessories whose rig a character session gave up on (RIG_FAILED sent), by wire code. */
+  atomic_uint_fast64_t rig_failures[TRESS_CODE_COUNT];
   atomic_uint_fast64_t cache_hits_memory, cache_hits_disk, cache_misses, cache_corrupt, cache_evictions;
   atomic_uint_fast64_t cache_entries, cache_bytes, cache_disk_writes;
   atomic_uint_fast64_t bytes_in, bytes_out, messages_in, messages_out;

@@ -155,8 +155,9 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t i
     a->fail_code = fail_code;
     snprintf(a->fail_reason, sizeof a->fail_reason, "%s", fail_reason ? fail_reason : "rig failed");
     send_rig_failed(s, c, idx, UINT32_MAX);
+    if (fail_code < TRESS_CODE_COUNT) atomic_fetch_add(&s->metrics.rig_failures[fail_code], 1);
     char q[300];
-    tress_log_event(&s->log, TRESS_LOG_INFO, "rig_failed", "character=%u accessory=%u code=%s reason=%s", c->id, idx,
+    tress_log_event(&s->log, TRESS_LOG_WARN, "rig_failed", "character=%u accessory=%u code=%s reason=%s", c->id, idx,
                     tress_wire_code_name((tress_wire_code)fail_code), tress_log_quote(a->fail_reason, q, sizeof q));
   }
   c->pending--;

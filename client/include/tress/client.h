@@ -48,7 +48,9 @@ const char *tress_client_state_name(tress_client_state s);
 typedef enum tress_client_error_kind {
   TRESS_CLIENT_ERROR_PROTOCOL = 1, /* a message from the server failed to decode or broke the state machine */
   TRESS_CLIENT_ERROR_SERVER,       /* the server sent ERROR or REJECT */
-  TRESS_CLIENT_ERROR_WARNING,      /* recoverable, e.g. a mesh hash mismatch (pendulum fallback) */
+  TRESS_CLIENT_ERROR_WARNING,      /* recoverable, e.g. a rig that failed on the server or a mesh hash
+                                      mismatch here (the accessory swings as a pendulum): the message says
+                                      which character, accessory and asset, and why */
 } tress_client_error_kind;
 
 /* Accessory state after the rig phase. */
@@ -65,6 +67,7 @@ typedef struct tress_client_callbacks {
   /* The seed's Hair.Rigged: bones are already in the scene under mesh_part. */
   void (*on_rigged)(void *user, tress_client *c, uint32_t character_id, tress_id mesh_part,
                     const char (*bone_names)[TRESS_NAME_MAX], uint32_t bone_count);
+  /* The server could not rig it (on_error gets a warning with the same reason too). */
   void (*on_rig_failed)(void *user, tress_client *c, uint32_t character_id, uint32_t accessory_index,
                         const char *reason);
   /* After bind_character: handle_count handles simulate this character. */
