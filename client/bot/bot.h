@@ -20,6 +20,7 @@ typedef struct bot_options {
   int fps;
   double duration;
   uint32_t bots;
+  uint32_t room_size;  /* bots per room: bot i joins "<room>-<i / room_size>" (one room "<room>" when all fit) */
   bool json, dump;
   bool allow_fallback; /* a rig that fell back to a pendulum is not a failure (exit 0) */
   const char *picture;
@@ -41,6 +42,7 @@ tress_xform bot_path_advance(bot_path *p, double dt);
 
 typedef struct bot {
   uint32_t index;
+  char room[96];
   tress_client *client;
   const bot_options *options;
   bot_path *paths;        /* one per own character, by spawn order */

@@ -19,7 +19,9 @@ static void usage(FILE *f) {
           "usage: tress-bot --server HOST:PORT [--room R] [--characters N] [--manifest FILE.json]\n"
           "                 [--fps 30|60|240] [--duration S] [--bots K] [--json] [--dump] [--picture out.png]\n"
           "                 [--token T] [--assets DIR] [--hair ASSET_ID] [--report-tips-at SECONDS]\n"
-          "                 [--allow-fallback]\n"
+          "                 [--room-size K] [--allow-fallback]\n"
+          "--room-size: bots per room (default 32, under the server's default of 64 peers a room); more bots\n"
+          "than that are spread over rooms R-0, R-1, ...\n"
           "       tress-bot --check FILE.json [FILE.json ...]\n"
           "--check: validate character manifests without a server (exit 0 when every file loads, 1 if not)\n"
           "--allow-fallback: a hair whose rig failed and swings as a pendulum does not fail the run\n"
@@ -50,7 +52,7 @@ static int parse_options(int argc, char **argv, bot_options *o) {
       {"dump", no_argument, 0, 'D'}, {"picture", required_argument, 0, 'p'},
       {"token", required_argument, 0, 't'}, {"assets", required_argument, 0, 'a'},
       {"hair", required_argument, 0, 'H'}, {"report-tips-at", required_argument, 0, 'T'},
-      {"allow-fallback", no_argument, 0, 'F'},
+      {"allow-fallback", no_argument, 0, 'F'}, {"room-size", required_argument, 0, 'R'},
       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   o->room = "bots";
@@ -59,6 +61,7 @@ static int parse_options(int argc, char **argv, bot_options *o) {
   o->fps = 60;
   o->duration = 5.0;
   o->bots = 1;
+  o->room_size = 32;
   o->asset_root = "assets";
   int ch;
   while ((ch = getopt_long(argc, argv, "", longs, NULL)) != -1) {
@@ -88,11 +91,12 @@ static int parse_options(int argc, char **argv, bot_options *o) {
     case 'H': o->hair = optarg; break;
     case 'T': o->report_tips_at = atof(optarg); break;
     case 'F': o->allow_fallback = true; break;
+    case 'R': o->room_size = (uint32_t)strtoul(optarg, NULL, 10); break;
     case 'h': usage(stdout); exit(0);
     default: return -1;
     }
   }
-  if (!o->host || o->fps <= 0 || o->fps > 1000 || o->duration <= 0 || o->bots == 0 || o->bots > 4096 ||
+  if (!o->host || o->fps <= 0 || o->fps > 1000 || o->duration <= 0 || o->bots == 0 || o->bots > 4096 || o->room_size == 0 || o->room_size > 256 ||
       o->characters > 1024 || o->report_tips_at < 0.0 || (o->report_tips_at > 0.0 && o->characters == 0))
     return -1;
   return 0;
@@ -206,6 +210,7 @@ static cJSON *bot_json(const bot *b, double fps) {
   tress_client_stats s = tress_client_stats_get(b->client);
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "bot", b->index);
+  cJSON_AddStringToObject(o, "room", b->room);
   cJSON_AddStringToObject(o, "state", tress_client_state_name(tress_client_get_state(b->client)));
   cJSON_AddNumberToObject(o, "characters_seen", s.characters_seen);
   cJSON_AddNumberToObject(o, "characters_now", tress_client_character_count(b->client));
@@ -333,7 +338,9 @@ int main(int argc, char **argv) {
       fprintf(stderr, "tress-bot: out of memory creating bot %u\n", i);
       return 1;
     }
-    if (tress_client_connect(b->client, o.host, o.port, o.token, o.room) != TRESS_CLIENT_OK) {
+    if (o.bots <= o.room_size) snprintf(b->room, sizeof b->room, "%s", o.room);
+    else snprintf(b->room, sizeof b->room, "%s-%u", o.room, i / o.room_size);
+    if (tress_client_connect(b->client, o.host, o.port, o.token, b->room) != TRESS_CLIENT_OK) {
       fprintf(stderr, "tress-bot: %s\n", tress_client_last_error(b->client));
       return 1;
     }
