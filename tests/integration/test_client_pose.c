@@ -299,7 +299,7 @@ static void test_bulk_input_of_60_bones_allocates_nothing(void **state) {
   world_start(&w);
   send_rig_and_bind(&w);
   enum { N = 60 };
-  char storage[N][32];
+  char storage[N][80];
   const char *names[N];
   tress_id bones[256];
   tress_scene *scene = tress_client_scene(w.client);
