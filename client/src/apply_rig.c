@@ -141,6 +141,7 @@ static bool insert_bones(replica_character *ch, uint32_t index, const tress_id *
   memmove(&ch->bones[at + count], &ch->bones[at], (ch->bone_count - at) * sizeof *ch->bones);
   memcpy(&ch->bones[at], ids, count * sizeof *ids);
   ch->bone_count += count;
+  ch->pose_layout++;
   ch->accessories[index].bone_first = at;
   ch->accessories[index].bone_count = count;
   for (uint32_t a = index + 1; a < ch->manifest.accessory_count; a++)

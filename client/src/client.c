@@ -165,6 +165,7 @@ void tress_client_destroy(tress_client *c) {
     tress__replica_clear(c, TRESS_REMOVED_SERVER);
   }
   free(c->characters);
+  tress__pose_maps_detach_all(c);
   held_rigs_clear(c);
   tress__spawns_free(c);
   if (c->sim) tress_sim_destroy(c->sim);

@@ -7,6 +7,7 @@
  *   apply_rig.c  rig results: hash check against the local asset, bones + skinned mesh, fallback
  *   spawns.c     this client's own spawns (deep-copied manifests), re-sent after a reconnect
  *   client_uv.c  the network pumped from a libuv loop instead of once per frame
+ *   pose_input.c the game's animated skeleton: part poses and bone animated slots, by id or in bulk
  */
 #ifndef TRESS_CLIENT_INTERNAL_H
 #define TRESS_CLIENT_INTERNAL_H
@@ -44,6 +45,8 @@ typedef struct replica_character {
   tress_id *bones;              /* every rigged accessory's bones, accessory order */
   uint32_t bone_count, bone_cap;
   tress_xform root;
+  tress_xform *part_poses;      /* manifest.part_count, relative to root; the manifest frames until posed */
+  uint32_t pose_layout;         /* bumped whenever bones change, so pose maps resolve again */
   bool bound;
   bool have_bind;               /* a BIND arrived; re-applied after a late rig result */
   tress_msg_bind bind;          /* settings from the last BIND (match indices copied) */
@@ -120,6 +123,7 @@ struct tress_client {
   uint32_t mesh_count, mesh_cap;
 
   struct client_uv *uv; /* client_uv.c, while attached to a libuv loop */
+  struct tress_client_pose_map *pose_maps; /* pose_input.c: live maps, to detach on removal */
 
   double joined_at;
   tress_client_stats stats;
@@ -163,6 +167,12 @@ void tress__replica_apply_settings(tress_client *c, replica_character *ch, const
 void tress__replica_place(tress_client *c);
 /* True while some character waits for a rig or a bind (for the bytes-per-phase split). */
 bool tress__replica_settling(const tress_client *c);
+
+/* pose_input.c */
+/* The character is going: maps that point at it stop applying (they answer UNKNOWN_CHARACTER). */
+void tress__pose_maps_forget(tress_client *c, const replica_character *ch);
+/* The client is going: every map is detached (the game still destroys its maps). */
+void tress__pose_maps_detach_all(tress_client *c);
 
 /* apply_rig.c */
 void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m);

@@ -12,8 +12,9 @@
  *   kept, so a late rig result destroys exactly those handles before binding again;
  * - removal destroys the character's handles first (poses and joint offsets restored), then the
  *   model subtree, so nothing of it stays in the scene or the sim;
- * - per frame (place, accessors) nothing allocates: parts follow root * manifest frame and each
- *   Handle follows the enabled joint that holds it, body side first.
+ * - per frame (place, accessors) nothing allocates: parts follow root * their pose (the manifest
+ *   frame until the game poses them, pose_input.c) and each Handle follows the enabled joint
+ *   that holds it, body side first.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ static void character_free(tress_client *c, replica_character *ch) {
   (void)c;
   tress__manifest_free(&ch->manifest);
   free(ch->parts);
+  free(ch->part_poses);
   free(ch->accessories);
   free(ch->bones);
   free(ch->handles);
@@ -152,10 +154,11 @@ tress_client_result tress__replica_add(tress_client *c, const tress_msg_characte
   }
   uint32_t np = ch->manifest.part_count, na = ch->manifest.accessory_count;
   ch->parts = calloc(np ? np : 1, sizeof *ch->parts);
+  ch->part_poses = calloc(np ? np : 1, sizeof *ch->part_poses);
   ch->accessories = calloc(na ? na : 1, sizeof *ch->accessories);
   ch->handle_cap = 1 + np + na;
   ch->handles = calloc(ch->handle_cap, sizeof *ch->handles);
-  if (!ch->parts || !ch->accessories || !ch->handles) {
+  if (!ch->parts || !ch->part_poses || !ch->accessories || !ch->handles) {
     character_free(c, ch);
     return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
   }
@@ -164,6 +167,7 @@ tress_client_result tress__replica_add(tress_client *c, const tress_msg_characte
   bool ok = !tress_id_is_null(ch->model);
   for (uint32_t i = 0; ok && i < np; i++) {
     const tress_wire_part *wp = &ch->manifest.parts[i];
+    ch->part_poses[i] = wp->cframe;
     ch->parts[i] = make_part(s, wp->name, ch->model, wp->size, wp->cframe);
     ok = !tress_id_is_null(ch->parts[i]);
   }
@@ -195,6 +199,7 @@ void tress__replica_remove(tress_client *c, uint32_t character_id, uint8_t reaso
     if (ch->id != character_id) continue;
     if (c->def.callbacks.on_removed) c->def.callbacks.on_removed(c->def.callbacks.user, c, ch->id, reason);
     destroy_handles(c, ch);
+    tress__pose_maps_forget(c, ch);
     /* Body-side attachments live under body parts, so the model subtree covers everything. */
     tress_instance_destroy(c->scene, ch->model);
     memmove(&c->characters[i], &c->characters[i + 1], (c->character_count - i - 1) * sizeof *c->characters);
@@ -400,7 +405,7 @@ void tress__replica_place(tress_client *c) {
   for (uint32_t i = 0; i < c->character_count; i++) {
     replica_character *ch = c->characters[i];
     for (uint32_t p = 0; p < ch->manifest.part_count; p++)
-      tress_part_set_cframe(s, ch->parts[p], tress_xform_mul(ch->root, ch->manifest.parts[p].cframe));
+      tress_part_set_cframe(s, ch->parts[p], tress_xform_mul(ch->root, ch->part_poses[p]));
     for (uint32_t a = 0; a < ch->manifest.accessory_count; a++) place_handle(s, &ch->accessories[a]);
   }
 }

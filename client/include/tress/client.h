@@ -10,6 +10,7 @@
 #include "tress/math.h"
 #include "tress/mesh.h"
 #include "tress/msg.h"
+#include "tress/pose.h"
 #include "tress/scene.h"
 #include "tress/sim.h"
 
@@ -129,9 +130,54 @@ void tress_client_detach_loop(tress_client *c);
 tress_client_result tress_client_spawn(tress_client *c, const tress_wire_manifest *manifest, uint32_t *request_id);
 tress_client_result tress_client_despawn(tress_client *c, uint32_t character_id);
 
-/* Moves a character's root: every part is placed at root * its manifest frame, then handles
- * follow their joints. Call before tress_client_step. */
+/* Moves a character's root: every part is placed at root * its pose (its manifest frame until
+ * the game poses it, below), then handles follow their joints. Call before tress_client_step. */
 tress_client_result tress_client_set_root(tress_client *c, uint32_t character_id, tress_xform root);
+
+/* ---- the game's animated skeleton (docs/ENGINES.md maps an engine's skeleton onto this) ---- */
+/*
+ * Every frame before tress_client_step the game may pose a character's parts and bones; what
+ * hangs from them (rigged hair, pendulum accessories, springs) follows. Poses persist until
+ * changed.
+ * - A part's pose is its frame relative to the character's root (tress_client_set_root), i.e.
+ *   model space, not world space: the root carries the character through the world and the
+ *   teleport guard, the pose is what the animation does to the body. Until posed, a part sits at
+ *   its manifest frame.
+ * - A bone's pose is its `animated` value: the extra transform after its rest cframe
+ *   (TRESS_BONE_POSE_ANIMATED), or its full frame relative to its parent bone or Handle
+ *   (TRESS_BONE_POSE_LOCAL, pose map only). The solver's output stays in `transform`.
+ */
+/* One instance of the character (a part from tress_client_parts or a bone from
+ * tress_client_bones). TRESS_CLIENT_ERR_INVALID_ARGUMENT for an instance of another character,
+ * a Handle (handles follow their joints) or a non-finite pose. */
+tress_client_result tress_client_set_pose(tress_client *c, uint32_t character_id, tress_id instance,
+                                          tress_xform pose);
+/* The character's parts in manifest order. Returns the count (writes at most max). */
+uint32_t tress_client_parts(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max);
+
+/* In bulk: the game's skeleton names, resolved once, then one apply per frame straight from the
+ * game's own pose array (no lookup, no allocation). A name is a manifest part name, a bone name
+ * (the first accessory that has it) or "Accessory/Bone"; names that match nothing are skipped.
+ * Bones that arrive later (a rig result) are picked up by the next apply. */
+typedef struct tress_client_pose_map tress_client_pose_map;
+typedef struct tress_client_pose_map_def {
+  uint32_t character_id;
+  const char *const *names; /* copied */
+  uint32_t count;
+  tress_bone_pose_space bone_space; /* TRESS_BONE_POSE_ANIMATED */
+} tress_client_pose_map_def;
+
+tress_client_pose_map_def tress_default_client_pose_map_def(void);
+/* TRESS_CLIENT_ERR_UNKNOWN_CHARACTER, _INVALID_ARGUMENT or _OUT_OF_MEMORY; *out NULL then. */
+tress_client_result tress_client_pose_map_create(tress_client *c, const tress_client_pose_map_def *def,
+                                                 tress_client_pose_map **out);
+/* Destroy maps before or after their client: a map outlives the client only to be destroyed. */
+void tress_client_pose_map_destroy(tress_client_pose_map *map);
+/* Names that matched a part or a bone now. */
+uint32_t tress_client_pose_map_get_matched_count(const tress_client_pose_map *map);
+/* Copies entry i of poses into name i's part or bone. TRESS_CLIENT_ERR_UNKNOWN_CHARACTER once the
+ * character is gone (removed, or a reconnect re-added it under a new id: make a new map). */
+tress_client_result tress_client_pose_map_apply(tress_client_pose_map *map, const tress_pose_array *poses);
 /* Places parts and handles, steps the sim by dt, places swung handles. No allocation. */
 tress_result tress_client_step(tress_client *c, double dt);
 
