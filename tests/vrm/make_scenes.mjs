@@ -136,6 +136,24 @@ scenes.scaled = (() => {
   return d;
 })();
 
+// VRM 0.x: bangs in front of the face with a collider between them and the face. UniVRM writes
+// VRM 0.x with Unity's z reversed, so the face looks down -z and the collider's Unity offset
+// z = +0.03 lands at glTF z = -0.03, in front of the face; read on the wrong axis it would sit
+// behind the head and the bangs would never touch it.
+scenes.vrm0 = (() => {
+  const d = scene();
+  d.extensionsUsed = ['VRM'];
+  const root = node(d, 'Root', -1), head = node(d, 'Head', root, { translation: [0, 1.5, 0] });
+  const j = chain(d, 'Bang', head, [0, 0.1, -0.1], [0, -0.08, 0], 5);
+  d.extensions = { VRM: { secondaryAnimation: {
+    colliderGroups: [{ node: head, colliders: [{ offset: { x: 0, y: 0, z: 0.03 }, radius: 0.04 }] }],
+    boneGroups: [{ stiffiness: 0.8, gravityPower: 1, gravityDir: { x: 0, y: -1, z: 0 }, dragForce: 0.4, hitRadius: 0.02,
+      center: -1, bones: [j[0]], colliderGroups: [0] }],
+  } } };
+  drive(d, root, [0, 0, -0.3], 0, 1.0);
+  return d;
+})();
+
 // Extended colliders: a plane the chain must stay in front of (fallback: a 10 km sphere
 // behind it, as exporters write), an inside sphere the tip must stay within.
 const extended = {};

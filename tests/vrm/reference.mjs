@@ -33,9 +33,10 @@ if (!path) {
 const useExtended = !process.argv.includes('--no-extended');
 const gltf = JSON.parse(readFileSync(path, 'utf8'));
 const spec = gltf.extensions?.VRMC_springBone;
+const vrm0 = gltf.extensions?.VRM?.secondaryAnimation;
 const drive = gltf.extras?.conformance;
-if (!spec || !drive) {
-  console.error(`${path}: no VRMC_springBone or no extras.conformance`);
+if ((!spec && !vrm0) || !drive) {
+  console.error(`${path}: no VRMC_springBone or VRM secondaryAnimation, or no extras.conformance`);
   process.exit(2);
 }
 
@@ -64,18 +65,50 @@ function shapeOf(c) {
     return new VRMSpringBoneColliderShapeCapsule({ offset: vec(s.capsule.offset), tail: vec(s.capsule.tail), radius: s.capsule.radius ?? 0, inside: s.capsule.inside ?? false });
   return new VRMSpringBoneColliderShapePlane({ offset: vec(s.plane.offset), normal: vec(s.plane.normal, [0, 0, 1]) });
 }
-const colliders = (spec.colliders ?? []).map((c) => {
-  const col = new VRMSpringBoneCollider(shapeOf(c));
-  objects[c.node].add(col);
+function addCollider(nodeIndex, shape) {
+  const col = new VRMSpringBoneCollider(shape);
+  objects[nodeIndex].add(col);
   return col;
-});
-const groups = (spec.colliderGroups ?? []).map((g) => ({ colliders: (g.colliders ?? []).map((i) => colliders[i]), name: g.name }));
+}
+const colliders = (spec?.colliders ?? []).map((c) => addCollider(c.node, shapeOf(c)));
+const groups = (spec?.colliderGroups ?? []).map((g) => ({ colliders: (g.colliders ?? []).map((i) => colliders[i]), name: g.name }));
 
-// ---- joints: joint k turns toward joint k+1 with joint k's settings ----
 const manager = new VRMSpringBoneManager();
 const jointNodes = [];
 const hits = [];
-for (const s of spec.springs ?? []) {
+
+// ---- VRM 0.x, as the loader plugin's _v0Import: spheres at (x, y, -z); every node below a
+// listed bone is a joint aiming at its first child (a leaf at a 7 cm tip), the group's settings;
+// collider objects are skipped as joints (the loader would make them joints too) ----
+const v0GroupColliders = (vrm0?.colliderGroups ?? []).map((g) => {
+  const first = colliders.length;
+  for (const c of g.colliders ?? []) {
+    const o = c.offset ?? {};
+    colliders.push(addCollider(g.node, new VRMSpringBoneColliderShapeSphere({ offset: new THREE.Vector3(o.x ?? 0, o.y ?? 0, o.z ? -o.z : 0), radius: c.radius ?? 0 })));
+  }
+  return { colliders: colliders.slice(first), ids: [...Array(colliders.length - first).keys()].map((k) => first + k) };
+});
+for (const g of spec ? [] : vrm0.boneGroups ?? []) {
+  const springGroups = (g.colliderGroups ?? []).map((i) => v0GroupColliders[i]);
+  const colliderIds = springGroups.flatMap((cg) => cg.ids);
+  const d = g.gravityDir ?? { x: 0, y: -1, z: 0 };
+  const settings = { hitRadius: g.hitRadius, dragForce: g.dragForce, gravityPower: g.gravityPower, stiffness: g.stiffiness,
+    gravityDir: new THREE.Vector3(d.x ?? 0, d.y ?? 0, d.z ?? 0) };
+  for (const rootIndex of g.bones ?? []) {
+    objects[rootIndex].traverse((o) => {
+      if (o instanceof VRMSpringBoneCollider) return;
+      const child = o.children.find((c) => !(c instanceof VRMSpringBoneCollider)) ?? null;
+      const joint = new VRMSpringBoneJoint(o, child, settings, springGroups);
+      if (g.center != null && g.center >= 0) joint.center = objects[g.center];
+      manager.addJoint(joint);
+      jointNodes.push(objects.indexOf(o));
+      if (child) hits.push({ joint: child.name, radius: g.hitRadius ?? 0, colliders: colliderIds });
+    });
+  }
+}
+
+// ---- VRM 1.0 joints: joint k turns toward joint k+1 with joint k's settings ----
+for (const s of spec?.springs ?? []) {
   const springGroups = (s.colliderGroups ?? []).map((i) => groups[i]);
   const colliderIds = [...new Set((s.colliderGroups ?? []).flatMap((i) => spec.colliderGroups[i].colliders ?? []))];
   s.joints.forEach((j, k) => {
