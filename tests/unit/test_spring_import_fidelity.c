@@ -7,11 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 
 #include "tress/spring_import.h"
+#include "tress/spring_report.h"
 
 /* Imports glTF JSON text in metres (units_per_metre 1). */
 static tress_spring_import *import_text(const char *json) {
@@ -146,6 +149,32 @@ static void test_per_joint_settings_and_gravity_direction(void **state) {
   tress_spring_import_free(imp);
 }
 
+/* The springs report shows each joint's own settings and the center. */
+static void test_report_shows_joint_settings_and_center(void **state) {
+  (void)state;
+  tress_spring_import *imp = import_text(PER_JOINT);
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  assert_int_equal(tress_spring_report_write(imp, "tail.gltf", true, f), 0);
+  long size = ftell(f);
+  rewind(f);
+  char *text = calloc((size_t)size + 1, 1);
+  assert_non_null(text);
+  assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+  fclose(f);
+  cJSON *r = cJSON_Parse(text);
+  free(text);
+  cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "chains"), 0);
+  assert_string_equal(cJSON_GetObjectItem(c0, "center")->valuestring, "Hips");
+  cJSON *js = cJSON_GetObjectItem(c0, "joint_settings");
+  assert_int_equal(cJSON_GetArraySize(js), 3);
+  assert_float_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(js, 1), "drag")->valuedouble, 0.7, 1e-6);
+  assert_float_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(js, 1), "gravity"), 0)->valuedouble, 12.0,
+                     1e-4);
+  cJSON_Delete(r);
+  tress_spring_import_free(imp);
+}
+
 /* The seed's keys make chains and colliders; the older tress key is an alias; where both
  * are on a node, estella's is read and the other named in a warning. */
 static const char ESTELLA[] =
@@ -238,6 +267,7 @@ int main(void) {
       cmocka_unit_test(test_spring_under_a_scaled_node),
       cmocka_unit_test(test_vrm0_collider_in_front_of_the_face),
       cmocka_unit_test(test_per_joint_settings_and_gravity_direction),
+      cmocka_unit_test(test_report_shows_joint_settings_and_center),
       cmocka_unit_test(test_estella_extras_keys),
       cmocka_unit_test(test_unimported_parts_are_named),
       cmocka_unit_test(test_bad_center_is_named),
