@@ -575,7 +575,7 @@ static void test_vrm0_secondary_animation(void **state) {
   assert_float_equal(ch->gravity[1], -3.0f, 1e-4f);
   assert_float_equal(ch->end_length, 0.07f, 1e-6f);
   assert_int_equal(imp->collider_count, 1);
-  assert_float_equal(imp->colliders[0].offset[0], -0.02f, 1e-6f); /* Unity x -> glTF x */
+  assert_float_equal(imp->colliders[0].offset[0], 0.02f, 1e-6f); /* three-vrm: (x, y, -z) */
   assert_float_equal(imp->colliders[0].radius, 0.12f, 1e-6f);
   assert_int_equal(ch->colliders.count, 1);
   assert_true(has_warning(imp, "negative radius", NULL));

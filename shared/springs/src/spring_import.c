@@ -130,6 +130,45 @@ static tress_spring_collider *collider_add(builder *b) {
   return c;
 }
 
+/* World length in metres of joint i's tail link: to its first child (a joint: chains are whole
+ * subtrees), else its end tip, else the link from its parent. */
+static float joint_link_m(const builder *b, const tress_spring_chain *c, uint32_t i) {
+  const tress_spring_node *nodes = b->imp->nodes;
+  int32_t child = b->first_child[c->joints[i]];
+  float len;
+  if (child >= 0) {
+    const float *p = nodes[child].local.p;
+    len = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) / b->scale;
+  } else if (c->end_length > 0.0f) {
+    len = c->end_length / b->scale;
+  } else {
+    const float *p = nodes[c->joints[i]].local.p;
+    len = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) / b->scale;
+  }
+  return len < 1e-4f ? 1e-4f : len;
+}
+
+/* Our per-step pull s and VRM's stiffness k (m/s) describe the same turn rate on a link of
+ * length L (spring_import.h): s = 1 - exp(-k dt / L). */
+static float pose_stiffness_from_vrm(float k, float len_m) { return 1.0f - expf(-k * STEP_DT / len_m); }
+
+static float vrm_stiffness_from_pose(float s, float len_m) {
+  if (s > 0.999999f) s = 0.999999f;
+  return -logf(1.0f - s) * len_m / STEP_DT;
+}
+
+/* Every joint takes the chain's single values (extras and name chains have no per-joint ones). */
+static void joints_from_chain(const builder *b, tress_spring_chain *c) {
+  for (uint32_t i = 0; i < c->joint_count; i++) {
+    tress_spring_joint_settings *j = &c->joint_settings[i];
+    j->stiffness = c->stiffness;
+    j->rest_stiffness = vrm_stiffness_from_pose(c->stiffness, joint_link_m(b, c, i)) * b->scale;
+    j->drag = c->drag;
+    memcpy(j->gravity, c->gravity, sizeof j->gravity);
+    j->radius = c->radius;
+  }
+}
+
 static tress_spring_chain *chain_add(builder *b, int32_t root, const int32_t *joints, uint32_t joint_count) {
   tress_spring_import *imp = b->imp;
   if (imp->chain_count == imp->chain_cap) {
@@ -143,7 +182,10 @@ static tress_spring_chain *chain_add(builder *b, int32_t root, const int32_t *jo
     imp->chain_cap = cap;
   }
   int32_t *copy = malloc((size_t)joint_count * sizeof *copy);
-  if (!copy) {
+  tress_spring_joint_settings *js = calloc(joint_count, sizeof *js);
+  if (!copy || !js) {
+    free(copy);
+    free(js);
     b->oom = true;
     return NULL;
   }
@@ -154,11 +196,14 @@ static tress_spring_chain *chain_add(builder *b, int32_t root, const int32_t *jo
   memset(c, 0, sizeof *c);
   c->root = root;
   c->joints = copy;
+  c->joint_settings = js;
   c->joint_count = joint_count;
+  c->center = -1;
   c->stiffness = 0.1f;
   c->drag = 0.5f;
   c->damping = 0.5f;
   c->gravity[1] = -EARTH_G * b->scale;
+  joints_from_chain(b, c);
   return c;
 }
 
@@ -209,13 +254,14 @@ static bool json_xyz(const cJSON *v, float out[3]) {
 
 /* ---- nodes ---- */
 
-static void matrix_to_xform(const float m[16], tress_xform *t) {
+static void matrix_to_xform(const float m[16], tress_xform *t, float scale[3]) {
   /* column-major; columns normalised to take the rotation out of a scaled matrix */
   float c0[3] = {m[0], m[1], m[2]}, c1[3] = {m[4], m[5], m[6]}, c2[3] = {m[8], m[9], m[10]};
   float s0 = sqrtf(c0[0] * c0[0] + c0[1] * c0[1] + c0[2] * c0[2]);
   float s1 = sqrtf(c1[0] * c1[0] + c1[1] * c1[1] + c1[2] * c1[2]);
   float s2 = sqrtf(c2[0] * c2[0] + c2[1] * c2[1] + c2[2] * c2[2]);
   t->p[0] = m[12]; t->p[1] = m[13]; t->p[2] = m[14];
+  scale[0] = s0; scale[1] = s1; scale[2] = s2;
   if (s0 < 1e-12f || s1 < 1e-12f || s2 < 1e-12f) {
     t->q[0] = t->q[1] = t->q[2] = 0.0f; t->q[3] = 1.0f;
     return;
@@ -223,6 +269,45 @@ static void matrix_to_xform(const float m[16], tress_xform *t) {
   mat3 r = {{c0[0] / s0, c0[1] / s0, c0[2] / s0}, {c1[0] / s1, c1[1] / s1, c1[2] / s1}, {c2[0] / s2, c2[1] / s2, c2[2] / s2}};
   glm_mat3_quat(r, t->q);
   tress_quat_normalize(t->q);
+}
+
+/* The one factor a bone without scale can carry: the mean, warned about when the three differ. */
+static float uniform_scale(builder *b, int index, const char *name, const float sc[3]) {
+  float mean = (sc[0] + sc[1] + sc[2]) / 3.0f;
+  float lo = fminf(sc[0], fminf(sc[1], sc[2])), hi = fmaxf(sc[0], fmaxf(sc[1], sc[2]));
+  if (!(lo > 0.0f)) {
+    warn(b, "node %d \"%s\": scale (%g, %g, %g) is not positive: 1 is used", index, name, (double)sc[0],
+         (double)sc[1], (double)sc[2]);
+    return 1.0f;
+  }
+  if (hi - lo > 1e-4f * hi)
+    warn(b, "node %d \"%s\": non-uniform scale (%g, %g, %g) is not modelled: %g is used", index, name,
+         (double)sc[0], (double)sc[1], (double)sc[2], (double)mean);
+  return mean;
+}
+
+/* Bakes the composed scale in, parents first: a node's translation is in its parent's scaled
+ * frame, and node.scale becomes the node's world scale. Tops are roots and nodes below a bad
+ * link (those sit in no good child list). */
+static bool compose_scale(builder *b) {
+  tress_spring_import *imp = b->imp;
+  int32_t *queue = malloc((size_t)imp->node_count * sizeof *queue);
+  if (!queue) return false;
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < imp->node_count; k++) {
+    int32_t p = imp->nodes[k].parent;
+    if (p < 0 || imp->nodes[k].bad || imp->nodes[p].bad) queue[n++] = (int32_t)k;
+  }
+  for (uint32_t head = 0; head < n; head++) {
+    tress_spring_node *nd = &imp->nodes[queue[head]];
+    bool top = nd->parent < 0 || nd->bad || imp->nodes[nd->parent].bad;
+    float parent_scale = top ? 1.0f : imp->nodes[nd->parent].scale;
+    for (int a = 0; a < 3; a++) nd->local.p[a] *= parent_scale * b->scale;
+    nd->scale *= parent_scale;
+    for (int32_t c = b->first_child[queue[head]]; c >= 0 && n < imp->node_count; c = b->next_sibling[c]) queue[n++] = c;
+  }
+  free(queue);
+  return true;
 }
 
 static bool read_nodes(builder *b, const cJSON *root) {
@@ -249,17 +334,18 @@ static bool read_nodes(builder *b, const cJSON *root) {
       snprintf(nd->name, sizeof nd->name, "%s", name->valuestring);
     else
       snprintf(nd->name, sizeof nd->name, "node%d", i);
-    float m[16], tr[3], rot[4];
+    float m[16], tr[3], rot[4], sc[3] = {1.0f, 1.0f, 1.0f};
     if (json_vec(cJSON_GetObjectItemCaseSensitive(node, "matrix"), m, 16)) {
-      matrix_to_xform(m, &nd->local);
+      matrix_to_xform(m, &nd->local, sc);
     } else {
+      json_vec(cJSON_GetObjectItemCaseSensitive(node, "scale"), sc, 3);
       if (json_vec(cJSON_GetObjectItemCaseSensitive(node, "translation"), tr, 3)) memcpy(nd->local.p, tr, sizeof tr);
       if (json_vec(cJSON_GetObjectItemCaseSensitive(node, "rotation"), rot, 4)) {
         memcpy(nd->local.q, rot, sizeof rot);
         tress_quat_normalize(nd->local.q);
       }
     }
-    for (int k = 0; k < 3; k++) nd->local.p[k] *= b->scale;
+    nd->scale = uniform_scale(b, i, nd->name, sc);
     i++;
   }
   /* parents from children lists */
@@ -336,7 +422,7 @@ static bool read_nodes(builder *b, const cJSON *root) {
     b->next_sibling[k] = b->first_child[p];
     b->first_child[p] = (int32_t)k;
   }
-  return true;
+  return compose_scale(b);
 }
 
 static bool node_ok(const builder *b, int32_t i) {
@@ -368,31 +454,37 @@ static void vrm_set_all_colliders(tress_spring_chain *c, const tress_spring_impo
     tress_collider_set_add(&c->colliders, (uint16_t)i);
 }
 
+/* A VRM chain's per-joint settings from the file's values (n entries: one per joint, or 1 shared
+ * by all, as VRM 0.x bone groups have), then the chain's single values: means over the joints
+ * that move something (VRM 1.0: all but the tail joint; VRM 0.x: those with a child link). */
 static void chain_from_vrm_joints(builder *b, tress_spring_chain *c, const float *k, const float *power,
                                   const float (*dir)[3], const float *drag, const float *hit, uint32_t n) {
-  /* the last joint is the tail: VRM reads its settings from the joints that move it */
-  uint32_t m = n > 1 ? n - 1 : n;
-  float sk = 0.0f, sd = 0.0f, g[3] = {0.0f, 0.0f, 0.0f}, r = 0.0f, len = 0.0f;
-  for (uint32_t i = 0; i < m; i++) {
-    sk += k[i];
-    sd += drag[i];
-    for (int a = 0; a < 3; a++) g[a] += dir[i][a] * power[i];
+  const tress_spring_node *nodes = b->imp->nodes;
+  float sk = 0.0f, sd = 0.0f, g[3] = {0.0f, 0.0f, 0.0f}, r = 0.0f;
+  uint32_t moving = 0;
+  for (uint32_t i = 0; i < c->joint_count; i++) {
+    uint32_t si = n == 1 ? 0 : i;
+    tress_spring_joint_settings *j = &c->joint_settings[i];
+    float len = joint_link_m(b, c, i);
+    j->stiffness = pose_stiffness_from_vrm(k[si], len);
+    j->rest_stiffness = k[si] * b->scale;
+    j->drag = drag[si] < 0.0f ? 0.0f : (drag[si] > 1.0f ? 1.0f : drag[si]);
+    for (int a = 0; a < 3; a++) j->gravity[a] = dir[si][a] * power[si] / STEP_DT * b->scale;
+    j->radius = hit[si] * nodes[c->joints[i]].scale * b->scale;
+    r = j->radius > r ? j->radius : r;
+    bool moves = n == 1 ? b->first_child[c->joints[i]] >= 0 : i + 1 < c->joint_count;
+    if (!moves) continue;
+    moving++;
+    sk += j->stiffness;
+    sd += j->drag;
+    for (int a = 0; a < 3; a++) g[a] += j->gravity[a];
   }
-  for (uint32_t i = 0; i < n; i++) r = hit[i] > r ? hit[i] : r;
-  for (uint32_t i = 1; i < c->joint_count; i++) {
-    const float *p = b->imp->nodes[c->joints[i]].local.p;
-    len += sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) / b->scale;
-  }
-  len = c->joint_count > 1 ? len / (float)(c->joint_count - 1) : 0.0f;
-  if (len < 1e-4f) len = 1e-4f;
-  float kmean = sk / (float)m;
-  c->stiffness = 1.0f - expf(-kmean * STEP_DT / len);
-  c->drag = sd / (float)m;
-  c->drag = c->drag < 0.0f ? 0.0f : (c->drag > 1.0f ? 1.0f : c->drag);
+  if (moving == 0) moving = 1;
+  c->stiffness = sk / (float)moving;
+  c->drag = sd / (float)moving;
   c->damping = 1.0f - c->drag;
-  for (int a = 0; a < 3; a++) c->gravity[a] = g[a] / (float)m / STEP_DT * b->scale;
-  c->radius = r * b->scale;
-  c->end_length = 0.0f;
+  for (int a = 0; a < 3; a++) c->gravity[a] = g[a] / (float)moving;
+  c->radius = r;
 }
 
 /* Warns and returns false when the listed joints are not a chain this sim can move as named. */
@@ -421,8 +513,69 @@ static bool joints_are_chain(builder *b, const char *what, const int32_t *joints
   return ok;
 }
 
+/* `center` of a VRM 1.0 spring or a VRM 0.x bone group: a node index, or -1 (VRM 0.x writes -1
+ * for none). */
+static int32_t read_center(builder *b, const char *what, const cJSON *obj) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "center");
+  int32_t center;
+  if (!v) return -1;
+  if (!json_index(v, &center) || center < -1 || center >= (int32_t)b->imp->node_count) {
+    warn(b, "%s: center is not a node index: not imported (the spring runs in world space)", what);
+    return -1;
+  }
+  if (center >= 0 && b->imp->nodes[center].bad) {
+    warn(b, "%s: center \"%s\" is in a bad part of the node tree: not imported", what, b->imp->nodes[center].name);
+    return -1;
+  }
+  return center;
+}
+
+/* The sim has spheres and capsules only (outside): an extended collider's plane or inside shape
+ * is not imported, and the spec's fallback shape stands in for it. */
+static void warn_extended_collider(builder *b, int index, const char *node, const cJSON *col, const char *fallback) {
+  const cJSON *exts = cJSON_GetObjectItemCaseSensitive(col, "extensions");
+  const cJSON *e;
+  cJSON_ArrayForEach(e, exts) {
+    if (!e->string) continue;
+    if (strcmp(e->string, "VRMC_springBone_extended_collider") != 0) {
+      warn(b, "VRMC_springBone collider %d on \"%s\": extension %s is not imported", index, node, e->string);
+      continue;
+    }
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
+    const cJSON *kind = cJSON_IsObject(shape) ? shape->child : NULL;
+    bool inside = kind && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kind, "inside"));
+    warn(b, "VRMC_springBone collider %d on \"%s\": VRMC_springBone_extended_collider %s%s is not imported: its "
+            "fallback %s is used",
+         index, node, inside ? "inside " : "", kind && kind->string ? kind->string : "shape", fallback);
+  }
+}
+
+/* Joint extensions (VRMC_springBone_limit's rotation limits, others) are not imported: one
+ * warning per spring and extension. */
+static void warn_joint_extensions(builder *b, const char *what, const cJSON *joints) {
+  const cJSON *joint;
+  const char *seen[8];
+  int seen_count = 0;
+  cJSON_ArrayForEach(joint, joints) {
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(joint, "extensions")) {
+      if (!e->string) continue;
+      bool dup = false;
+      for (int k = 0; k < seen_count; k++) dup = dup || strcmp(seen[k], e->string) == 0;
+      if (dup) continue;
+      if (seen_count < 8) seen[seen_count++] = e->string;
+      warn(b, "%s: joint extension %s%s is not imported", what, e->string,
+           strcmp(e->string, "VRMC_springBone_limit") == 0 ? " (rotation limits)" : "");
+    }
+  }
+}
+
 static void read_vrm1(builder *b, const cJSON *ext) {
   tress_spring_import *imp = b->imp;
+  const cJSON *version = cJSON_GetObjectItemCaseSensitive(ext, "specVersion");
+  const char *v = cJSON_IsString(version) && version->valuestring ? version->valuestring : "";
+  if (strcmp(v, "1.0") != 0 && strcmp(v, "1.0-beta") != 0)
+    warn(b, "VRMC_springBone specVersion \"%s\" is not 1.0: read as 1.0", v);
   /* colliders: file index -> ours (-1 when skipped) */
   const cJSON *colliders = cJSON_GetObjectItemCaseSensitive(ext, "colliders");
   int ncol = cJSON_IsArray(colliders) ? cJSON_GetArraySize(colliders) : 0;
@@ -465,12 +618,14 @@ static void read_vrm1(builder *b, const cJSON *ext) {
         if (c) {
           c->shape = sphere ? TRESS_COLLIDER_SPHERE : TRESS_COLLIDER_CAPSULE;
           c->node = node;
+          float sc = imp->nodes[node].scale * b->scale;
           for (int a = 0; a < 3; a++) {
-            c->offset[a] = offset[a] * b->scale;
-            c->tail[a] = (sphere ? offset[a] : tail[a]) * b->scale;
+            c->offset[a] = offset[a] * sc;
+            c->tail[a] = (sphere ? offset[a] : tail[a]) * sc;
           }
-          c->radius = radius * b->scale;
-          c->height = sphere ? 0.0f : height * b->scale;
+          c->radius = radius * sc;
+          c->height = sphere ? 0.0f : height * sc;
+          warn_extended_collider(b, ci, imp->nodes[node].name, col, sphere ? "sphere" : "capsule");
           c->source = TRESS_SPRING_FROM_VRM1;
           map[ci] = (int32_t)(imp->collider_count - 1);
         }
@@ -542,10 +697,12 @@ static void read_vrm1(builder *b, const cJSON *ext) {
       ok = false;
     }
     if (ok) ok = joints_are_chain(b, what, ids, (uint32_t)n);
+    if (ok) warn_joint_extensions(b, what, joints);
     if (ok) {
       tress_spring_chain *c = chain_add(b, ids[0], ids, (uint32_t)n);
       if (c) {
         c->source = TRESS_SPRING_FROM_VRM1;
+        c->center = read_center(b, what, spring);
         chain_from_vrm_joints(b, c, k, power, (const float(*)[3])dir, drag, hit, (uint32_t)n);
         const cJSON *cg = cJSON_GetObjectItemCaseSensitive(spring, "colliderGroups");
         const cJSON *g;
@@ -615,9 +772,10 @@ static void read_vrm0(builder *b, const cJSON *sec) {
       if (!c) break;
       c->shape = TRESS_COLLIDER_SPHERE;
       c->node = node;
-      off[0] = -off[0]; /* Unity axes -> glTF */
-      for (int a = 0; a < 3; a++) c->offset[a] = c->tail[a] = off[a] * b->scale;
-      c->radius = radius * b->scale;
+      off[2] = -off[2]; /* Unity axes -> glTF, as three-vrm's loader does: (x, y, -z) */
+      float sc = imp->nodes[node].scale * b->scale;
+      for (int a = 0; a < 3; a++) c->offset[a] = c->tail[a] = off[a] * sc;
+      c->radius = radius * sc;
       c->source = TRESS_SPRING_FROM_VRM0;
     }
     range[gi][1] = imp->collider_count;
@@ -632,8 +790,10 @@ static void read_vrm0(builder *b, const cJSON *sec) {
     json_float(bg, "gravityPower", &power);
     json_float(bg, "dragForce", &drag);
     json_float(bg, "hitRadius", &hit);
-    json_xyz(cJSON_GetObjectItemCaseSensitive(bg, "gravityDir"), dir);
-    dir[0] = -dir[0];
+    json_xyz(cJSON_GetObjectItemCaseSensitive(bg, "gravityDir"), dir); /* as written, as three-vrm reads it */
+    char what[64];
+    snprintf(what, sizeof what, "VRM0 bone group %d", bi);
+    int32_t center = read_center(b, what, bg);
     if (hit < 0.0f || k < 0.0f) {
       warn(b, "VRM0 bone group %d: negative %s: skipped", bi, hit < 0.0f ? "hitRadius" : "stiffness");
       bi++;
@@ -663,10 +823,11 @@ static void read_vrm0(builder *b, const cJSON *sec) {
       free(joints);
       if (!c) continue;
       c->source = TRESS_SPRING_FROM_VRM0;
+      c->center = center;
+      c->end_length = VRM0_END_LENGTH_M * imp->nodes[root].scale * b->scale;
       float ks[1] = {k}, ps[1] = {power}, ds[1] = {drag}, hs[1] = {hit};
       float dirs[1][3] = {{dir[0], dir[1], dir[2]}};
       chain_from_vrm_joints(b, c, ks, ps, (const float(*)[3])dirs, ds, hs, 1);
-      c->end_length = VRM0_END_LENGTH_M * b->scale;
       const cJSON *cg = cJSON_GetObjectItemCaseSensitive(bg, "colliderGroups");
       const cJSON *g;
       cJSON_ArrayForEach(g, cg) {
@@ -685,11 +846,39 @@ static void read_vrm0(builder *b, const cJSON *sec) {
 
 /* ---- 2. extras ---- */
 
-static const cJSON *tress_extras(const cJSON *node, const char *key) {
+/* extras.estella.<key> (the seed's), else extras.tress.<key> (our older alias). *what gets the
+ * key's full name for warnings. */
+static const cJSON *node_extras(builder *b, const cJSON *node, const char *nm, const char *key, char *what,
+                                size_t what_size) {
   const cJSON *extras = cJSON_GetObjectItemCaseSensitive(node, "extras");
-  const cJSON *t = cJSON_GetObjectItemCaseSensitive(extras, "tress");
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
-  return cJSON_IsObject(v) ? v : NULL;
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(extras, "estella"), key);
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(extras, "tress"), key);
+  if (cJSON_IsObject(e) && cJSON_IsObject(t))
+    warn(b, "extras.tress.%s on \"%s\": not imported, extras.estella.%s is read instead", key, nm, key);
+  const cJSON *v = cJSON_IsObject(e) ? e : (cJSON_IsObject(t) ? t : NULL);
+  snprintf(what, what_size, "extras.%s.%s on \"%s\"", v == e ? "estella" : "tress", key, nm);
+  return v;
+}
+
+/* A field the importer does not read (the seed's wind, weight, enabled, ...) is warned about. */
+static void warn_unread_fields(builder *b, const char *what, const cJSON *obj, const char *const *known, size_t n) {
+  const cJSON *f;
+  cJSON_ArrayForEach(f, obj) {
+    bool ok = false;
+    for (size_t k = 0; k < n && !ok; k++) ok = f->string && strcmp(f->string, known[k]) == 0;
+    if (!ok) warn(b, "%s: \"%s\" is not imported", what, f->string ? f->string : "?");
+  }
+}
+
+static const char *const SPRING_BONE_FIELDS[] = {"stiffness", "drag", "gravity", "radius", "endLength"};
+static const char *const SPRING_COLLIDER_FIELDS[] = {"shape", "radius", "height", "offset"};
+
+/* An extras override of one field reaches every joint of the chain. */
+static void joints_set_stiffness(const builder *b, tress_spring_chain *c) {
+  for (uint32_t i = 0; i < c->joint_count; i++) {
+    c->joint_settings[i].stiffness = c->stiffness;
+    c->joint_settings[i].rest_stiffness = vrm_stiffness_from_pose(c->stiffness, joint_link_m(b, c, i)) * b->scale;
+  }
 }
 
 static void read_extras(builder *b, const cJSON *root, bool *all_colliders) {
@@ -700,10 +889,12 @@ static void read_extras(builder *b, const cJSON *root, bool *all_colliders) {
   cJSON_ArrayForEach(node, nodes) {
     if ((uint32_t)i >= imp->node_count) break;
     const char *nm = imp->nodes[i].name;
-    const cJSON *col = tress_extras(node, "springCollider");
+    char what[TRESS_SPRING_WARNING_MAX];
+    const cJSON *col = node_extras(b, node, nm, "springCollider", what, sizeof what);
     if (col && imp->nodes[i].bad) {
-      warn(b, "extras.tress.springCollider on \"%s\": node in a bad part of the node tree: skipped", nm);
+      warn(b, "%s: node in a bad part of the node tree: skipped", what);
     } else if (col) {
+      warn_unread_fields(b, what, col, SPRING_COLLIDER_FIELDS, sizeof SPRING_COLLIDER_FIELDS / sizeof *SPRING_COLLIDER_FIELDS);
       const cJSON *shape = cJSON_GetObjectItemCaseSensitive(col, "shape");
       bool capsule = cJSON_IsString(shape) && shape->valuestring && strcmp(shape->valuestring, "capsule") == 0;
       float radius = 0.0f, height = 0.0f, off[3] = {0, 0, 0};
@@ -711,19 +902,20 @@ static void read_extras(builder *b, const cJSON *root, bool *all_colliders) {
       json_float(col, "height", &height);
       json_vec(cJSON_GetObjectItemCaseSensitive(col, "offset"), off, 3);
       if (cJSON_IsString(shape) && shape->valuestring && !capsule && strcmp(shape->valuestring, "sphere") != 0) {
-        warn(b, "extras.tress.springCollider on \"%s\": unknown shape \"%s\": skipped", nm, shape->valuestring);
+        warn(b, "%s: unknown shape \"%s\": skipped", what, shape->valuestring);
       } else if (radius < 0.0f || height < 0.0f) {
-        warn(b, "extras.tress.springCollider on \"%s\": negative %s: skipped", nm, radius < 0.0f ? "radius" : "height");
+        warn(b, "%s: negative %s: skipped", what, radius < 0.0f ? "radius" : "height");
       } else if (capsule && !(height > 0.0f)) {
-        warn(b, "extras.tress.springCollider on \"%s\": capsule with no length: skipped", nm);
+        warn(b, "%s: capsule with no length: skipped", what);
       } else {
-        float so[3] = {off[0] * b->scale, off[1] * b->scale, off[2] * b->scale};
-        tress_collider_def d = capsule ? tress_collider_capsule_y(TRESS_NULL_ID, so, height * b->scale, radius * b->scale)
+        float ns = imp->nodes[i].scale * b->scale;
+        float so[3] = {off[0] * ns, off[1] * ns, off[2] * ns};
+        tress_collider_def d = capsule ? tress_collider_capsule_y(TRESS_NULL_ID, so, height * ns, radius * ns)
                                        : tress_default_collider_def();
         if (!capsule) {
           memcpy(d.offset, so, sizeof so);
           memcpy(d.tail, so, sizeof so);
-          d.radius = radius * b->scale;
+          d.radius = radius * ns;
         }
         /* these win over VRM for this node: rewrite its colliders in place (groups keep them) */
         bool replaced = false;
@@ -735,7 +927,7 @@ static void read_extras(builder *b, const cJSON *root, bool *all_colliders) {
           memcpy(sc->offset, d.offset, sizeof d.offset);
           memcpy(sc->tail, d.tail, sizeof d.tail);
           sc->radius = d.radius;
-          sc->height = capsule ? height * b->scale : 0.0f;
+          sc->height = capsule ? height * ns : 0.0f;
           sc->source = TRESS_SPRING_FROM_EXTRAS;
         }
         tress_spring_collider *sc = replaced ? NULL : collider_add(b);
@@ -745,26 +937,27 @@ static void read_extras(builder *b, const cJSON *root, bool *all_colliders) {
           memcpy(sc->offset, d.offset, sizeof d.offset);
           memcpy(sc->tail, d.tail, sizeof d.tail);
           sc->radius = d.radius;
-          sc->height = capsule ? height * b->scale : 0.0f;
+          sc->height = capsule ? height * ns : 0.0f;
           sc->source = TRESS_SPRING_FROM_EXTRAS;
         }
       }
     }
-    const cJSON *sb = tress_extras(node, "springBone");
+    const cJSON *sb = node_extras(b, node, nm, "springBone", what, sizeof what);
     if (sb && imp->nodes[i].bad) {
-      warn(b, "extras.tress.springBone on \"%s\": node in a bad part of the node tree: skipped", nm);
+      warn(b, "%s: node in a bad part of the node tree: skipped", what);
     } else if (sb) {
+      warn_unread_fields(b, what, sb, SPRING_BONE_FIELDS, sizeof SPRING_BONE_FIELDS / sizeof *SPRING_BONE_FIELDS);
       int32_t ci = chain_of_root(b, i);
       tress_spring_chain *c = ci >= 0 ? &imp->chains[ci] : NULL;
       float v;
       bool bad_value = (json_float(sb, "radius", &v) && v < 0.0f) || (json_float(sb, "endLength", &v) && v < 0.0f);
       if (bad_value) {
-        warn(b, "extras.tress.springBone on \"%s\": negative radius or endLength: skipped", nm);
+        warn(b, "%s: negative radius or endLength: skipped", what);
       } else {
         if (!c) {
           int32_t *joints = NULL;
           uint32_t n = subtree(b, i, &joints);
-          if (n == 1) warn(b, "extras.tress.springBone on \"%s\": no child bones below it: skipped", nm);
+          if (n == 1) warn(b, "%s: no child bones below it: skipped", what);
           if (n >= 2) {
             c = chain_add(b, i, joints, n);
             if (c) {
@@ -775,21 +968,35 @@ static void read_extras(builder *b, const cJSON *root, bool *all_colliders) {
           free(joints);
         }
         if (c) {
-          if (c->source != TRESS_SPRING_FROM_EXTRAS) c->source = TRESS_SPRING_FROM_EXTRAS;
-          if (json_float(sb, "stiffness", &v)) c->stiffness = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+          c->source = TRESS_SPRING_FROM_EXTRAS;
+          float sc = imp->nodes[i].scale * b->scale;
+          /* endLength first: it is the leaves' link length the stiffness conversion uses */
+          if (json_float(sb, "endLength", &v)) c->end_length = v * sc;
+          if (json_float(sb, "stiffness", &v)) {
+            c->stiffness = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+            joints_set_stiffness(b, c);
+          }
           if (json_float(sb, "drag", &v)) {
             c->drag = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
             c->damping = 1.0f - c->drag;
+            for (uint32_t k = 0; k < c->joint_count; k++) c->joint_settings[k].drag = c->drag;
           }
           float g[3];
+          bool has_g = true;
           if (json_vec(cJSON_GetObjectItemCaseSensitive(sb, "gravity"), g, 3)) {
             for (int a = 0; a < 3; a++) c->gravity[a] = g[a] * b->scale;
           } else if (json_float(sb, "gravity", &v)) {
             c->gravity[0] = c->gravity[2] = 0.0f;
             c->gravity[1] = -v * b->scale;
+          } else {
+            has_g = false;
           }
-          if (json_float(sb, "radius", &v)) c->radius = v * b->scale;
-          if (json_float(sb, "endLength", &v)) c->end_length = v * b->scale;
+          for (uint32_t k = 0; has_g && k < c->joint_count; k++)
+            memcpy(c->joint_settings[k].gravity, c->gravity, sizeof c->gravity);
+          if (json_float(sb, "radius", &v)) {
+            c->radius = v * sc;
+            for (uint32_t k = 0; k < c->joint_count; k++) c->joint_settings[k].radius = c->radius;
+          }
         }
       }
     }
@@ -881,7 +1088,8 @@ static void read_names(builder *b, bool *all_colliders) {
     tress_spring_collider *c = collider_add(b);
     if (!c) break;
     float zero[3] = {0, 0, 0};
-    float r = r_cm * 0.01f * b->scale, h = h_cm * 0.01f * b->scale;
+    float sc = imp->nodes[i].scale * b->scale;
+    float r = r_cm * 0.01f * sc, h = h_cm * 0.01f * sc;
     tress_collider_def d = capsule ? tress_collider_capsule_y(TRESS_NULL_ID, zero, h, r) : tress_default_collider_def();
     c->shape = capsule ? TRESS_COLLIDER_CAPSULE : TRESS_COLLIDER_SPHERE;
     c->node = (int32_t)i;
@@ -914,6 +1122,7 @@ static void read_names(builder *b, bool *all_colliders) {
           warn(b, "\"%s\": region \"%s\" has no preset: stiffness %.2f, drag %.2f", nm, region, (double)c->stiffness,
                (double)c->drag);
         c->damping = 1.0f - c->drag;
+        joints_from_chain(b, c);
         all_colliders[imp->chain_count - 1] = true;
       }
     }
@@ -1003,10 +1212,12 @@ int tress_spring_import_memory(const uint8_t *data, size_t size, const tress_spr
     const cJSON *vrm1 = cJSON_GetObjectItemCaseSensitive(ext, "VRMC_springBone");
     const cJSON *vrm0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ext, "VRM"),
                                                          "secondaryAnimation");
-    if (cJSON_IsObject(vrm1))
+    if (cJSON_IsObject(vrm1)) {
       read_vrm1(&b, vrm1);
-    else if (cJSON_IsObject(vrm0))
+      if (cJSON_IsObject(vrm0)) warn(&b, "VRM0 secondaryAnimation next to VRMC_springBone: not imported (VRM 1.0 is read)");
+    } else if (cJSON_IsObject(vrm0)) {
       read_vrm0(&b, vrm0);
+    }
   }
   if (!b.oom && d.read_extras) read_extras(&b, root, all_colliders);
   if (!b.oom && d.read_names) read_names(&b, all_colliders);
@@ -1053,7 +1264,10 @@ int tress_spring_import_load(const char *path, const tress_spring_import_def *de
 
 void tress_spring_import_free(tress_spring_import *imp) {
   if (!imp) return;
-  for (uint32_t i = 0; i < imp->chain_count; i++) free(imp->chains[i].joints);
+  for (uint32_t i = 0; i < imp->chain_count; i++) {
+    free(imp->chains[i].joints);
+    free(imp->chains[i].joint_settings);
+  }
   free(imp->chains);
   free(imp->colliders);
   free(imp->nodes);

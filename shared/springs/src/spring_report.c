@@ -1,5 +1,5 @@
 /* spring_report.c - the `--springs` report: every chain (root, joint count, motion, chain and
- * collision fields), every collider (shape, node, offset, radius, height), then the warnings.
+ * collision fields, each joint's own settings, the center), every collider (shape, node, offset, radius, height), then the warnings.
  * Users check an import with it before binding, so it prints what the sim will get, in our
  * units, and names nodes by the file's own names. JSON is built with cJSON so it always parses.
  */
@@ -36,6 +36,21 @@ static int write_json(const tress_spring_import *imp, const char *label, FILE *o
     cJSON *joints = cJSON_AddArrayToObject(o, "joints");
     for (uint32_t k = 0; k < c->joint_count; k++)
       cJSON_AddItemToArray(joints, cJSON_CreateString(node_name(imp, c->joints[k])));
+    cJSON *settings = cJSON_AddArrayToObject(o, "joint_settings");
+    for (uint32_t k = 0; c->joint_settings && k < c->joint_count; k++) {
+      const tress_spring_joint_settings *j = &c->joint_settings[k];
+      cJSON *js = cJSON_CreateObject();
+      cJSON_AddItemToArray(settings, js);
+      cJSON_AddNumberToObject(js, "stiffness", j->stiffness);
+      cJSON_AddNumberToObject(js, "rest_stiffness", j->rest_stiffness);
+      cJSON_AddNumberToObject(js, "drag", j->drag);
+      cJSON_AddItemToObject(js, "gravity", vec3_json(j->gravity));
+      cJSON_AddNumberToObject(js, "radius", j->radius);
+    }
+    if (c->center >= 0)
+      cJSON_AddStringToObject(o, "center", node_name(imp, c->center));
+    else
+      cJSON_AddNullToObject(o, "center");
     cJSON_AddNumberToObject(o, "stiffness", c->stiffness);
     cJSON_AddNumberToObject(o, "drag", c->drag);
     cJSON_AddNumberToObject(o, "damping", c->damping);
@@ -85,6 +100,7 @@ static int write_text(const tress_spring_import *imp, const char *label, FILE *o
     for (uint32_t k = 0; k < c->colliders.count; k++) fprintf(out, "%s%u", k ? " " : "", c->colliders.index[k]);
     fprintf(out, "]  from %s", tress_spring_source_name(c->source));
     if (c->region[0]) fprintf(out, " (region %s)", c->region);
+    if (c->center >= 0) fprintf(out, "  center %s", node_name(imp, c->center));
     fputc('\n', out);
   }
   for (uint32_t i = 0; i < imp->collider_count; i++) {

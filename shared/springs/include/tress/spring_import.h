@@ -17,17 +17,20 @@
  * unsaid, except extras, which win over VRM for the node they are on):
  *
  *  1. VRMC_springBone (VRM 1.0): colliders (sphere / capsule: offset, radius, tail), collider
- *     groups, springs. A spring becomes a chain on its first joint: that node is held, the
- *     ones below it move. Its collider set is the union of its collider groups. If the file
- *     has no VRMC_springBone, VRM 0.x `extensions.VRM.secondaryAnimation` is read instead
- *     (boneGroups, colliderGroups): every listed bone is a chain root with all of its
- *     descendants, a 7 cm end tip (UniVRM gives VRM 0.x leaves one), and collider offsets
- *     and gravity directions turned from VRM 0.x's Unity axes (x negated) into glTF's.
- *  2. Node extras: `extras.tress.springBone` {stiffness, drag, gravity, radius, endLength} on a
- *     chain root (overrides the VRM chain there, or makes a chain of the node and everything
- *     below it), `extras.tress.springCollider` {shape, radius, height, offset} on a collider
- *     node (replaces the VRM colliders of that node, or adds one). stiffness and drag are in
- *     our units (below); gravity is m/s^2 ([x, y, z], or one number = straight down); sizes
+ *     groups, springs (joints with their own settings, `center`). A spring becomes a chain on
+ *     its first joint: that node is held, the ones below it move. Its collider set is the union
+ *     of its collider groups. If the file has no VRMC_springBone, VRM 0.x
+ *     `extensions.VRM.secondaryAnimation` is read instead (boneGroups, colliderGroups): every
+ *     listed bone is a chain root with all of its descendants and a 7 cm end tip (UniVRM and
+ *     three-vrm give VRM 0.x leaves one). VRM 0.x collider offsets are in Unity's axes; they are
+ *     turned into glTF's as three-vrm's VRMSpringBoneLoaderPlugin does it: (x, y, -z). Its
+ *     gravityDir is used as written (three-vrm converts nothing there either).
+ *  2. Node extras: `extras.estella.springBone` {stiffness, drag, gravity, radius, endLength} on
+ *     a chain root (overrides the VRM chain there, or makes a chain of the node and everything
+ *     below it), `extras.estella.springCollider` {shape, radius, height, offset} on a collider
+ *     node (replaces the VRM colliders of that node, or adds one): the spring-bones seed's keys.
+ *     `extras.tress.*` is read as an alias where `estella` says nothing. stiffness and drag are
+ *     in our units (below); gravity is m/s^2 ([x, y, z], or one number = straight down); sizes
  *     are in the model's metres.
  *  3. Names, for nodes neither of the above spoke of: `Hair_<region>_<chain>_00` with nodes
  *     below it is a chain of it and everything below it; `SBC_Sphere_<name>_r<cm>` a sphere
@@ -35,6 +38,13 @@
  *     distance between end centres, centimetres). The region picks a preset (see
  *     tress_spring_region_preset). Chains made from extras or names are kept out of every
  *     collider the model has; VRM chains keep their groups.
+ *
+ * Scale. tress bones carry no scale, so the import bakes each node's composed (world) scale in:
+ * a node's translation is scaled by its parent's world scale, and everything measured in a
+ * node's frame (collider offsets, tails, radii, heights; a joint's hitRadius and end tip) by
+ * that node's world scale. A spring under a node scaled 0.25 is a quarter as long, with
+ * colliders a quarter the size. Non-uniform scale is not modelled: the mean of the three
+ * factors is used and a warning names the node.
  *
  * Units. Lengths in the file are metres; they are multiplied by def.units_per_metre (default
  * 1 / 0.28: one of our units is a stud, 0.28 m, like the rest of the sim's defaults). Our
@@ -48,21 +58,25 @@
  *    tail each frame, then puts the tail back at the bone length L. For a small deviation
  *    angle a that turns the bone by about k * dt * a / L, i.e. closes the fraction k * dt / L
  *    of the deviation, which is what our stiffness s does per step. So
- *        s = 1 - exp(-k * dt / L),   dt = 1/60, L = the chain's mean link length in metres,
+ *        s = 1 - exp(-k * dt / L),   dt = 1/60, L = the joint's world link length in metres,
  *    which equals k * dt / L for small values and never exceeds 1 for stiff, short bones.
- *    The mean of k over the moving joints is used (we have one stiffness per chain).
+ *    k itself is kept as rest_stiffness (units/s) for the VRM spring model.
  *  - gravityPower p, gravityDir d: VRM adds d * p * dt metres per frame to the tail, which its
  *    verlet carries on as velocity; our integrate adds g * dt^2 per step, so
- *        g = d * p / dt = 60 * p * d  m/s^2  (times units_per_metre), mean over moving joints.
- *  - hitRadius -> radius: the largest over the joints, so no joint's sphere is let in.
+ *        g = d * p / dt = 60 * p * d  m/s^2  (times units_per_metre), the full direction.
+ *  - hitRadius -> radius, times the joint node's world scale.
  *  - end_length: 0 for VRM 1.0 (its last joint is a real tail node).
+ * Each joint keeps its own values (tress_spring_joint_settings); the chain's single values are
+ * the means over the moving joints (radius: the largest), for a solver with one set per chain.
  *
  * Bad input never aborts the import of the rest: node children out of range, nodes listed by
  * two parents, cycles in the node tree (those nodes and everything below them are "bad":
  * nothing is imported from them), joint / collider / group indices out of range, negative or
  * non-finite radii, capsules with no length, springs of fewer than two joints or whose joints
  * are not a parent-child chain or that would also move nodes they do not name, chain roots
- * with nothing below them: each is a warning and that part is skipped.
+ * with nothing below them: each is a warning and that part is skipped. So is every part of a
+ * file that is read but not imported (extended colliders, rotation limits, a VRM 0.x block
+ * next to a VRM 1.0 one, unknown extras fields, an unknown specVersion): a warning names it.
  */
 
 #define TRESS_SPRING_ERROR_MAX 200
@@ -82,7 +96,8 @@ const char *tress_spring_source_name(tress_spring_source s);
 typedef struct tress_spring_node {
   char name[TRESS_NAME_MAX];
   int32_t parent;    /* -1 for a root */
-  tress_xform local; /* translation (in units) and rotation from the node's TRS or matrix */
+  tress_xform local; /* translation (units, parent's world scale applied) and rotation (TRS or matrix) */
+  float scale;       /* composed (world) uniform scale of the node; 1 when nothing is scaled */
   bool bad;          /* in a cycle, listed by two parents, or below such a node */
 } tress_spring_node;
 
@@ -96,15 +111,28 @@ typedef struct tress_spring_collider {
   tress_spring_source source;
 } tress_spring_collider;
 
+/* One joint's own settings, parallel to tress_spring_chain.joints. VRM applies joint i's
+ * settings to the segment from joints[i] to its tail (its child), so for a VRM 1.0 spring the
+ * last joint's values are the file's but VRM moves nothing with them. */
+typedef struct tress_spring_joint_settings {
+  float stiffness;      /* pose model: 0..1 pull toward the animated pose per 60 Hz step */
+  float rest_stiffness; /* VRM model: units/s the tail is pushed along its rest direction */
+  float drag;           /* 0..1 velocity lost per step */
+  float gravity[3];     /* units/s^2, full direction (VRM: gravityDir * gravityPower * 60) */
+  float radius;         /* hit radius of the joint's tail, units, world scale applied */
+} tress_spring_joint_settings;
+
 typedef struct tress_spring_chain {
   int32_t root;         /* the held node */
   uint32_t joint_count; /* the root and every node it moves, parents first */
   int32_t *joints;
-  float stiffness;      /* 0..1 pull toward the animated pose per 60 Hz step */
-  float drag;           /* 0..1 velocity lost per step */
+  tress_spring_joint_settings *joint_settings; /* joint_count of them */
+  int32_t center;       /* VRM `center`: the node whose space the spring runs in; -1 = world */
+  float stiffness;      /* 0..1 pull toward the animated pose per 60 Hz step (mean of the joints) */
+  float drag;           /* 0..1 velocity lost per step (mean) */
   float damping;        /* 1 - drag: tress_chain_settings.damping */
-  float gravity[3];     /* units/s^2 */
-  float radius;         /* strand radius, units */
+  float gravity[3];     /* units/s^2 (mean) */
+  float radius;         /* strand radius, units (the joints' largest) */
   float end_length;     /* virtual tip on leaf nodes, units; 0 = none */
   tress_collider_set colliders; /* indices into the import's colliders */
   char region[32];      /* a name-made chain's region ("Fringe"); "" otherwise */

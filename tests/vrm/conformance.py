@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""conformance.py - the VRM conformance test: writes the scenes (make_scenes.mjs), runs each
+through three-vrm (reference.mjs) and through tress (tress_trace), and compares them
+(compare.py). Skips (exit 77) with a message only when node is missing.
+
+  conformance.py TRESS_TRACE WORK_DIR [--extended]
+
+three-vrm is taken from tests/vrm/node_modules when it is installed there, else installed
+into WORK_DIR/node with `npm ci` from the committed package.json + package-lock.json."""
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SKIP = 77
+
+
+def node_dir(work):
+    """A folder holding the .mjs scripts beside an installed three-vrm-springbone."""
+    if os.path.isdir(os.path.join(HERE, "node_modules", "@pixiv", "three-vrm-springbone")):
+        return HERE
+    d = os.path.join(work, "node")
+    os.makedirs(d, exist_ok=True)
+    for f in ("package.json", "package-lock.json", "make_scenes.mjs", "reference.mjs"):
+        shutil.copy(os.path.join(HERE, f), d)
+    if not os.path.isdir(os.path.join(d, "node_modules", "@pixiv", "three-vrm-springbone")):
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=d, check=True)
+    return d
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    trace, work = sys.argv[1], sys.argv[2]
+    extended = "--extended" in sys.argv
+    if not shutil.which("node"):
+        print("SKIP: node is missing, so three-vrm (the reference) cannot run; install nodejs and npm")
+        return SKIP
+    os.makedirs(work, exist_ok=True)
+    nd = node_dir(work)
+    scenes = os.path.join(work, "scenes")
+    subprocess.run(["node", os.path.join(nd, "make_scenes.mjs"), scenes], check=True)
+    folder = os.path.join(scenes, "extended") if extended else scenes
+    failed = 0
+    for name in sorted(f for f in os.listdir(folder) if f.endswith(".gltf")):
+        scene = os.path.join(folder, name)
+        ref_json = os.path.join(work, name + ".reference.json")
+        run_json = os.path.join(work, name + ".tress.json")
+        with open(ref_json, "w") as out:
+            subprocess.run(["node", os.path.join(nd, "reference.mjs"), scene], stdout=out, check=True)
+        with open(run_json, "w") as out:
+            subprocess.run([trace, scene], stdout=out, check=True)
+        failed += subprocess.run([sys.executable, os.path.join(HERE, "compare.py"), ref_json, run_json]).returncode != 0
+    print(f"{failed} scene(s) missed the goals" if failed else "every scene within the goals")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
