@@ -282,8 +282,13 @@ static int check_manifests(int count, char **paths) {
       continue;
     }
     const tress_wire_manifest *m = &file.manifest;
-    printf("%s: ok: character \"%s\", %u parts, %u accessories%s\n", paths[i], m->character_name, m->part_count,
-           m->accessory_count, m->section_count ? ", springs" : "");
+    printf("%s: ok: character \"%s\", %u parts, %u accessories", paths[i], m->character_name, m->part_count,
+           m->accessory_count);
+    for (uint32_t s = 0; s < m->section_count; s++)
+      printf(", %s", m->sections[s].tag == TRESS_SECTION_SPRINGS       ? "springs"
+                     : m->sections[s].tag == TRESS_SECTION_ATTACHMENTS ? "ropes and cloth"
+                                                                       : "another section");
+    printf("\n");
     bot_manifest_free(&file);
   }
   return refused ? 1 : 0;

@@ -33,6 +33,13 @@ typedef struct replica_accessory {
   uint32_t bone_count;
 } replica_accessory;
 
+/* A rope or cloth sheet of the manifest's attachments section, bound in the client's sim. */
+typedef struct replica_attachment {
+  char name[TRESS_WIRE_NAME_CAP];
+  bool cloth;
+  tress_handle_id handle;
+} replica_attachment;
+
 typedef struct replica_character {
   uint32_t id;
   uint32_t owner_peer_id;
@@ -56,6 +63,9 @@ typedef struct replica_character {
   uint32_t handle_count, handle_cap;
   double added_at, bound_at;
   struct replica_springs *springs; /* BIND's springs section and what it made; NULL when none */
+  replica_attachment *attachments;  /* ropes and cloth from the manifest, bound with the character */
+  uint32_t attachment_count;
+  bool attachments_bound;           /* tried once: the section does not change */
 } replica_character;
 
 /* A BIND's springs section, decoded, and what it made in the sim: a collider per section
@@ -182,6 +192,10 @@ tress_mesh *tress__client_local_mesh(tress_client *c, const char *asset_id);
 /* Its content hash, computed once per asset. False when there is no local copy. */
 bool tress__client_local_hash(tress_client *c, const char *asset_id, uint8_t out[32]);
 void tress__client_mesh_cache_clear(tress_client *c);
+
+/* replica_attachments.c */
+void tress__attachments_bind(tress_client *c, replica_character *ch);
+void tress__attachments_release(tress_client *c, replica_character *ch);
 
 /* spawns.c */
 bool tress__manifest_copy(tress_wire_manifest *dst, const tress_wire_manifest *src);

@@ -200,6 +200,7 @@ void tress__replica_remove(tress_client *c, uint32_t character_id, uint8_t reaso
     if (c->def.callbacks.on_removed) c->def.callbacks.on_removed(c->def.callbacks.user, c, ch->id, reason);
     destroy_handles(c, ch);
     tress__pose_maps_forget(c, ch);
+    tress__attachments_release(c, ch);
     /* Body-side attachments live under body parts, so the model subtree covers everything. */
     tress_instance_destroy(c->scene, ch->model);
     memmove(&c->characters[i], &c->characters[i + 1], (c->character_count - i - 1) * sizeof *c->characters);
@@ -262,6 +263,7 @@ static tress_client_result bind_now(tress_client *c, replica_character *ch) {
   ch->handle_count = count;
   ch->bound = true;
   tress__springs_apply(c, ch);
+  tress__attachments_bind(c, ch);
   ch->bound_at = tress_client_now(c);
   double from = ch->added_at > c->joined_at ? ch->added_at : c->joined_at;
   double latency = ch->bound_at - from;
@@ -458,6 +460,7 @@ tress_client_result tress_client_character_info_get(const tress_client *c, uint3
   out->bone_count = ch->bone_count;
   out->bound = ch->bound;
   out->handle_count = ch->handle_count;
+  out->attachment_count = ch->attachment_count;
   out->added_at = ch->added_at;
   out->bound_at = ch->bound_at;
   return TRESS_CLIENT_OK;

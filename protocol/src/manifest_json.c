@@ -22,6 +22,7 @@
 
 #include "tress/codec.h"
 #include "tress/file_read.h"
+#include "tress/wire_attachments.h"
 #include "tress/wire_springs.h"
 #include "wire_internal.h"
 
@@ -180,7 +181,7 @@ static const char *const SHAPE_NAMES[] = {"sphere", "capsule"};
 static const char *const JOINT_NAMES[] = {"Weld", "Motor6D", "RigidConstraint", "WeldConstraint"};
 
 static const char *const ROOT_KEYS[] = {"$schema", "character", "parts", "accessories", "chain_settings",
-                                        "accessory_settings", "rig", "springs", NULL};
+                                        "accessory_settings", "rig", "springs", "ropes", "cloths", NULL};
 static const char *const PART_KEYS[] = {"name", "size", "position", "rotation", NULL};
 static const char *const ACCESSORY_KEYS[] = {"name", "type", "mesh", "handle_size", "position", "rotation", "joint",
                                              "c0", "c1", "worn_on", "layered", "has_bones", NULL};
@@ -191,6 +192,11 @@ static const char *const ACCESSORY_SETTINGS_KEYS[] = {"damping", "stiffness", "g
 static const char *const RIG_KEYS[] = {"sectors", "segments", "max_influences", "axis", "root", NULL};
 static const char *const SPRINGS_KEYS[] = {"colliders", "chains", NULL};
 static const char *const COLLIDER_KEYS[] = {"shape", "attach", "offset", "tail", "radius", NULL};
+static const char *const ROPE_KEYS[] = {"name", "start", "end", "segments", "length", "damping", "gravity_scale",
+                                        "wind_scale", NULL};
+static const char *const ROPE_END_KEYS[] = {"part", "offset", "pinned", NULL};
+static const char *const CLOTH_KEYS[] = {"name", "part", "width", "height", "origin", "step_u", "step_v",
+                                         "pinned_edge", "damping", "gravity_scale", "wind_scale", NULL};
 static const char *const SPRING_CHAIN_KEYS[] = {"root", "damping", "stiffness", "gravity_scale", "wind_scale",
                                                 "radius", "end_length", "wind_gust", "wind_frequency", "weight",
                                                 "enabled", "colliders", NULL};
@@ -274,6 +280,15 @@ static int read_springs(const cJSON *sp, tress_wire_springs *s, char *err) {
   return 0;
 }
 
+/* Appends a section to m, which then owns bytes. */
+static int add_section(tress_wire_manifest *m, uint16_t tag, uint8_t *bytes, size_t n, char *err) {
+  tress_wire_section *grown = realloc(m->sections, (m->section_count + 1) * sizeof *grown);
+  if (!grown) return fail(err, "out of memory");
+  m->sections = grown;
+  m->sections[m->section_count++] = (tress_wire_section){.tag = tag, .length = (uint32_t)n, .bytes = bytes};
+  return 0;
+}
+
 /* The springs section: encoded by the codec (its rules, its message) into a section of m. */
 static int parse_springs(const cJSON *sp, tress_wire_manifest *m, char *err) {
   tress_wire_springs *s = malloc(sizeof *s); /* ~15 KiB: not on the stack */
@@ -286,17 +301,107 @@ static int parse_springs(const cJSON *sp, tress_wire_manifest *m, char *err) {
   if (rc == 0 && !bytes) rc = fail(err, "out of memory");
   if (rc == 0) rc = wire_rule(err, "$.springs", tress_wire_springs_encode(s, bytes, n, &n, &werr), &werr);
   free(s);
-  if (rc == 0) {
-    m->sections = calloc(1, sizeof *m->sections);
-    if (!m->sections) rc = fail(err, "out of memory");
-  }
-  if (rc != 0) {
-    free(bytes);
+  if (rc == 0) rc = add_section(m, TRESS_SECTION_SPRINGS, bytes, n, err);
+  if (rc != 0) free(bytes);
+  return rc;
+}
+
+/* One end of a rope: {"part", "offset", "pinned"}; a part pins it unless "pinned" is false. */
+static int read_rope_end(const cJSON *rope, const char *key, tress_wire_rope_end *e, const char *path, char *err) {
+  memset(e, 0, sizeof *e);
+  const cJSON *o = get(rope, key);
+  if (!o) return 0; /* a free end: the rope hangs from its start */
+  char at[PATH_MAX_BYTES];
+  child_path(at, path, key);
+  if (check_object(o, at, ROPE_END_KEYS, err) || read_string(o, "part", e->part, sizeof e->part, false, at, err) ||
+      read_floats(o, "offset", e->offset, 3, at, err))
     return -1;
-  }
-  m->sections[0] = (tress_wire_section){.tag = TRESS_SECTION_SPRINGS, .length = (uint32_t)n, .bytes = bytes};
-  m->section_count = 1;
+  e->pinned = e->part[0] != '\0';
+  if (read_bool(o, "pinned", &e->pinned, at, err)) return -1;
+  if (e->pinned && !e->part[0]) return fail(err, "%s: a pinned end names the \"part\" it is pinned to", at);
   return 0;
+}
+
+static int read_particle_settings(const cJSON *o, tress_wire_particle_settings *s, const char *at, char *err) {
+  *s = tress_default_wire_particle_settings();
+  return read_number(o, "damping", &s->damping, at, err) || read_number(o, "gravity_scale", &s->gravity_scale, at, err) ||
+                 read_number(o, "wind_scale", &s->wind_scale, at, err)
+             ? -1
+             : 0;
+}
+
+static int read_rope(const cJSON *o, const char *at, tress_wire_rope *r, char *err) {
+  if (check_object(o, at, ROPE_KEYS, err)) return -1;
+  float segments = 20.0f;
+  r->length = 20.0f;
+  if (read_string(o, "name", r->name, sizeof r->name, true, at, err) ||
+      read_rope_end(o, "start", &r->start, at, err) || read_rope_end(o, "end", &r->end, at, err) ||
+      read_number(o, "segments", &segments, at, err) || read_number(o, "length", &r->length, at, err) ||
+      read_particle_settings(o, &r->settings, at, err))
+    return -1;
+  if (!get(o, "start")) return fail(err, "%s: missing \"start\" (the part the rope hangs from)", at);
+  if (segments != (float)(int)segments || segments < 1 || segments > TRESS_WIRE_MAX_ROPE_SEGMENTS)
+    return fail(err, "%s.segments: must be a whole number in 1..%d", at, TRESS_WIRE_MAX_ROPE_SEGMENTS);
+  r->segments = (uint16_t)segments;
+  return 0;
+}
+
+static int read_cloth(const cJSON *o, const char *at, tress_wire_cloth *c, char *err) {
+  if (check_object(o, at, CLOTH_KEYS, err)) return -1;
+  c->width = c->height = 10;
+  const float u[3] = {0.2f, 0.0f, 0.0f}, v[3] = {0.0f, -0.2f, 0.0f};
+  memcpy(c->step_u, u, sizeof u);
+  memcpy(c->step_v, v, sizeof v);
+  char edge[16] = "top";
+  if (read_string(o, "name", c->name, sizeof c->name, true, at, err) ||
+      read_string(o, "part", c->part, sizeof c->part, true, at, err) ||
+      read_count(o, "width", &c->width, 2, TRESS_WIRE_MAX_CLOTH_SIDE, at, err) ||
+      read_count(o, "height", &c->height, 2, TRESS_WIRE_MAX_CLOTH_SIDE, at, err) ||
+      read_floats(o, "origin", c->origin, 3, at, err) || read_floats(o, "step_u", c->step_u, 3, at, err) ||
+      read_floats(o, "step_v", c->step_v, 3, at, err) || read_string(o, "pinned_edge", edge, sizeof edge, false, at, err) ||
+      read_particle_settings(o, &c->settings, at, err))
+    return -1;
+  int k = -1;
+  for (int e = TRESS_CLOTH_EDGE_TOP; e <= TRESS_CLOTH_EDGE_RIGHT; e++)
+    if (strcmp(edge, tress_wire_cloth_edge_name((tress_wire_cloth_edge)e)) == 0) k = e;
+  if (k < 0) return fail(err, "%s.pinned_edge: \"%s\" is not top, bottom, left or right", at, edge);
+  c->pinned_edge = (uint8_t)k;
+  return 0;
+}
+
+/* "ropes" and "cloths" -> the attachments section, encoded (and so checked) by the codec. */
+static int parse_attachments(const cJSON *root, tress_wire_manifest *m, char *err) {
+  const cJSON *ropes, *cloths;
+  int nr, nc;
+  if (read_array(root, "ropes", TRESS_WIRE_MAX_ROPES, &ropes, &nr, "$", err) ||
+      read_array(root, "cloths", TRESS_WIRE_MAX_CLOTHS, &cloths, &nc, "$", err))
+    return -1;
+  if (!ropes && !cloths) return 0;
+  tress_wire_attachments *a = calloc(1, sizeof *a);
+  if (!a) return fail(err, "out of memory");
+  a->rope_count = (uint32_t)nr;
+  a->cloth_count = (uint32_t)nc;
+  char at[PATH_MAX_BYTES];
+  int rc = 0;
+  for (int i = 0; i < nr && rc == 0; i++) {
+    index_path(at, "$.ropes", i);
+    rc = read_rope(cJSON_GetArrayItem(ropes, i), at, &a->ropes[i], err);
+  }
+  for (int i = 0; i < nc && rc == 0; i++) {
+    index_path(at, "$.cloths", i);
+    rc = read_cloth(cJSON_GetArrayItem(cloths, i), at, &a->cloths[i], err);
+  }
+  tress_wire_error werr = {0};
+  if (rc == 0) rc = wire_rule(err, "$", tress_wire_attachments_check_parts(a, m, &werr), &werr);
+  size_t n = 0;
+  if (rc == 0) rc = wire_rule(err, "$", tress_wire_attachments_encode(a, NULL, 0, &n, &werr), &werr);
+  uint8_t *bytes = rc == 0 ? malloc(n) : NULL;
+  if (rc == 0 && !bytes) rc = fail(err, "out of memory");
+  if (rc == 0) rc = wire_rule(err, "$", tress_wire_attachments_encode(a, bytes, n, &n, &werr), &werr);
+  free(a);
+  if (rc == 0) rc = add_section(m, TRESS_SECTION_ATTACHMENTS, bytes, n, err);
+  if (rc != 0) free(bytes);
+  return rc;
 }
 
 static int read_part(const cJSON *p, const char *at, tress_wire_manifest *m, int i, char *err) {
@@ -397,7 +502,8 @@ static int read_settings(const cJSON *root, tress_wire_manifest *m, char *err) {
       return -1;
   }
   const cJSON *springs = get(root, "springs");
-  return springs ? parse_springs(springs, m, err) : 0;
+  if (springs && parse_springs(springs, m, err)) return -1;
+  return parse_attachments(root, m, err);
 }
 
 static int parse_root(const cJSON *root, tress_wire_manifest *m, char *err) {
@@ -566,6 +672,59 @@ static cJSON *springs_json(const tress_wire_manifest *m) {
   return o;
 }
 
+static void add_particle_settings(cJSON *o, const tress_wire_particle_settings *s) {
+  cJSON_AddNumberToObject(o, "damping", s->damping);
+  cJSON_AddNumberToObject(o, "gravity_scale", s->gravity_scale);
+  cJSON_AddNumberToObject(o, "wind_scale", s->wind_scale);
+}
+
+static cJSON *rope_end_json(const tress_wire_rope_end *e) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "part", e->part);
+  cJSON_AddItemToObject(o, "offset", floats(e->offset, 3));
+  cJSON_AddBoolToObject(o, "pinned", e->pinned);
+  return o;
+}
+
+/* The attachments section as "ropes" and "cloths" of root (nothing when m has none). */
+static void attachments_json(const tress_wire_manifest *m, cJSON *root) {
+  const tress_wire_section *sec = tress_wire_manifest_attachments(m);
+  tress_wire_attachments *a = sec ? malloc(sizeof *a) : NULL;
+  tress_wire_error werr;
+  if (!a || tress_wire_attachments_decode(sec->bytes, sec->length, a, &werr) != TRESS_WIRE_OK) {
+    free(a);
+    return;
+  }
+  cJSON *ropes = cJSON_AddArrayToObject(root, "ropes");
+  for (uint32_t i = 0; i < a->rope_count; i++) {
+    const tress_wire_rope *r = &a->ropes[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", r->name);
+    cJSON_AddItemToObject(o, "start", rope_end_json(&r->start));
+    cJSON_AddItemToObject(o, "end", rope_end_json(&r->end));
+    cJSON_AddNumberToObject(o, "segments", r->segments);
+    cJSON_AddNumberToObject(o, "length", r->length);
+    add_particle_settings(o, &r->settings);
+    cJSON_AddItemToArray(ropes, o);
+  }
+  cJSON *cloths = cJSON_AddArrayToObject(root, "cloths");
+  for (uint32_t i = 0; i < a->cloth_count; i++) {
+    const tress_wire_cloth *c = &a->cloths[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", c->name);
+    cJSON_AddStringToObject(o, "part", c->part);
+    cJSON_AddNumberToObject(o, "width", c->width);
+    cJSON_AddNumberToObject(o, "height", c->height);
+    cJSON_AddItemToObject(o, "origin", floats(c->origin, 3));
+    cJSON_AddItemToObject(o, "step_u", floats(c->step_u, 3));
+    cJSON_AddItemToObject(o, "step_v", floats(c->step_v, 3));
+    cJSON_AddStringToObject(o, "pinned_edge", tress_wire_cloth_edge_name((tress_wire_cloth_edge)c->pinned_edge));
+    add_particle_settings(o, &c->settings);
+    cJSON_AddItemToArray(cloths, o);
+  }
+  free(a);
+}
+
 char *tress_manifest_json_print(const tress_wire_manifest *m) {
   cJSON *root = cJSON_CreateObject();
   if (!root) return NULL;
@@ -623,6 +782,7 @@ char *tress_manifest_json_print(const tress_wire_manifest *m) {
   }
   cJSON *springs = springs_json(m);
   if (springs) cJSON_AddItemToObject(root, "springs", springs);
+  attachments_json(m, root);
   char *s = cJSON_Print(root);
   cJSON_Delete(root);
   return s;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "server.h"
+#include "tress/wire_attachments.h"
 #include "tress/wire_springs.h"
 
 tress_character *tress_session_find(tress_server *s, uint32_t character_id) {
@@ -214,6 +215,21 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
     if (st != TRESS_WIRE_OK) {
       tress_net_send_error(s, slot, TRESS_CODE_BAD_MANIFEST, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
                            "springs section: %s", st == TRESS_WIRE_ERR_OUT_OF_MEMORY ? "no memory" : werr.message);
+      return;
+    }
+  }
+  /* Ropes and cloth every client binds from the manifest: decoded, and their parts checked. */
+  const tress_wire_section *attachments = tress_wire_manifest_attachments(mf);
+  if (attachments) {
+    tress_wire_attachments *check = malloc(sizeof *check);
+    tress_wire_error werr;
+    tress_wire_status st = check ? tress_wire_attachments_decode(attachments->bytes, attachments->length, check, &werr)
+                                 : TRESS_WIRE_ERR_OUT_OF_MEMORY;
+    if (st == TRESS_WIRE_OK) st = tress_wire_attachments_check_parts(check, mf, &werr);
+    free(check);
+    if (st != TRESS_WIRE_OK) {
+      tress_net_send_error(s, slot, TRESS_CODE_BAD_MANIFEST, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
+                           "attachments section: %s", st == TRESS_WIRE_ERR_OUT_OF_MEMORY ? "no memory" : werr.message);
       return;
     }
   }

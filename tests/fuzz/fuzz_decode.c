@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tress/codec.h"
+#include "tress/wire_attachments.h"
 #include "tress/wire_springs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -27,6 +28,21 @@ static void check_springs(const tress_wire_section *sec) {
     abort();
   }
   if (tress_wire_springs_decode(buf, len, &b, &err) != TRESS_WIRE_OK || !tress_wire_springs_equal(&a, &b)) abort();
+}
+
+/* The attachments section (ropes, cloth) of a manifest under the same rules. */
+static void check_attachments(const tress_wire_section *sec) {
+  static tress_wire_attachments a, b;
+  tress_wire_error err;
+  tress_wire_status st = tress_wire_attachments_decode(sec->bytes, sec->length, &a, &err);
+  if (st != TRESS_WIRE_OK) {
+    if (err.status != st || err.message[0] == '\0') abort();
+    return;
+  }
+  static uint8_t buf[TRESS_WIRE_MAX_SECTION_BYTES];
+  size_t len = 0;
+  if (tress_wire_attachments_encode(&a, buf, sizeof buf, &len, &err) != TRESS_WIRE_OK) abort();
+  if (tress_wire_attachments_decode(buf, len, &b, &err) != TRESS_WIRE_OK || !tress_wire_attachments_equal(&a, &b)) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -55,6 +71,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!tress_msg_equal(&msg, &again)) abort();
   const tress_wire_section *springs = msg.type == TRESS_MSG_BIND ? tress_msg_bind_springs(&msg.bind) : NULL;
   if (springs) check_springs(springs);
+  const tress_wire_manifest *manifest = msg.type == TRESS_MSG_SPAWN_CHARACTER  ? &msg.spawn_character.manifest
+                                        : msg.type == TRESS_MSG_CHARACTER_ADDED ? &msg.character_added.manifest
+                                                                                : NULL;
+  const tress_wire_section *attachments = tress_wire_manifest_attachments(manifest);
+  if (attachments) check_attachments(attachments);
   char *json = tress_msg_to_json_string(&msg);
   free(json);
   tress_msg_free(&again);

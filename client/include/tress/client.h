@@ -201,6 +201,7 @@ typedef struct tress_client_character_info {
   uint32_t bone_count;   /* bones of every rigged accessory */
   bool bound;
   uint32_t handle_count; /* handles bind_character made */
+  uint32_t attachment_count; /* ropes and cloth sheets of the manifest bound in this client's sim */
   double added_at;       /* seconds on the client's clock (tress_client_now) */
   double bound_at;       /* 0 until bound */
 } tress_client_character_info;
@@ -224,6 +225,20 @@ uint32_t tress_client_colliders(const tress_client *c, uint32_t character_id, tr
  * BIND whose springs section differs replaces them; an identical one keeps them. */
 uint32_t tress_client_collider_ids(const tress_client *c, uint32_t character_id, tress_collider_id *out,
                                    uint32_t max);
+/* A rope or cloth sheet of a character's manifest ("ropes" / "cloths"), bound when the
+ * character binds, on every client alike. handle is in tress_client_sim(c) (tress/rope.h). */
+typedef struct tress_client_attachment {
+  char name[TRESS_NAME_MAX];
+  bool cloth;
+  tress_handle_id handle;
+} tress_client_attachment;
+/* Writes up to max attachments (manifest order, ropes first); returns how many are bound. */
+uint32_t tress_client_attachments(const tress_client *c, uint32_t character_id, tress_client_attachment *out,
+                                  uint32_t max);
+/* The drawn points of the attachment called name (tress_rope_points: a rope's segments + 1, a
+ * sheet's particles row-major). */
+tress_client_result tress_client_attachment_points(const tress_client *c, uint32_t character_id, const char *name,
+                                                   float *xyz, uint32_t max_points, uint32_t *count);
 /* Column-major world matrices of the drawn pose (16 floats per bone), same order. */
 uint32_t tress_client_bone_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
 /* Skinning matrices: world * inverse(rest world), the world-space deformation of each bone, so

@@ -110,6 +110,7 @@ typedef struct tress_wire_section {
 } tress_wire_section;
 
 #define TRESS_SECTION_SPRINGS 1 /* BIND: colliders and spring chains (tress/wire_springs.h) */
+#define TRESS_SECTION_ATTACHMENTS 2 /* manifest: ropes and cloth sheets (tress/wire_attachments.h) */
 #define TRESS_SECTION_COLLIDERS TRESS_SECTION_SPRINGS /* the name it was reserved under */
 
 /* HairKit rig options (plan + rig). Bones = 1 + sectors * segments <= TRESS_WIRE_MAX_BONES. */
