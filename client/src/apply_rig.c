@@ -22,14 +22,8 @@
 
 /* ---- local assets -------------------------------------------------------------------------- */
 
-/* Asset ids name files under the asset root and may not leave it. */
-static bool asset_id_safe(const char *id) {
-  if (!id[0] || id[0] == '/' || strstr(id, "..") || strchr(id, '\\') || strchr(id, ':')) return false;
-  return true;
-}
-
 static tress_mesh *load_from_root(tress_client *c, const char *asset_id) {
-  if (!asset_id_safe(asset_id)) return NULL;
+  if (!tress_asset_id_is_valid(asset_id)) return NULL; /* ids never leave the asset root */
   char path[1400];
   snprintf(path, sizeof path, "%s/%s", c->asset_root, asset_id);
   char err[TRESS_MESH_FILE_ERROR_MAX] = "";

@@ -15,11 +15,11 @@
  * - per frame (place, accessors) nothing allocates: parts follow root * manifest frame and each
  *   Handle follows the enabled joint that holds it, body side first.
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client_internal.h"
+#include "tress/hair_manager.h"
 
 replica_character *tress__replica_find(const tress_client *c, uint32_t character_id) {
   if (!c) return NULL;
@@ -28,18 +28,9 @@ replica_character *tress__replica_find(const tress_client *c, uint32_t character
   return NULL;
 }
 
-static bool name_has_hair(const char *name) {
-  for (const char *p = name; *p; p++) {
-    if (tolower((unsigned char)p[0]) == 'h' && tolower((unsigned char)p[1]) == 'a' &&
-        tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'r')
-      return true;
-  }
-  return false;
-}
-
-/* HairKit's default match: Hair type or "hair" in the name. The server rigs what this accepts. */
-static bool hair_match(const tress_wire_accessory *a) {
-  return a->type == TRESS_ACCESSORY_HAIR || name_has_hair(a->name);
+/* HairKit's default match (tress_accessory_is_hair): the server rigs what this accepts. */
+static bool wire_hair_match(const tress_wire_accessory *a) {
+  return tress_accessory_is_hair((tress_accessory_type)a->type, a->name);
 }
 
 static void character_free(tress_client *c, replica_character *ch) {
@@ -113,7 +104,7 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
     break;
   }
   tress_joint_set(s, ra->joint, &j); /* a WeldConstraint captures the spawn offset here */
-  bool rigged_by_server = wa->mesh_asset_id[0] && !wa->handle_has_bones && !wa->layered && hair_match(wa);
+  bool rigged_by_server = wa->mesh_asset_id[0] && !wa->handle_has_bones && !wa->layered && wire_hair_match(wa);
   ra->rig_state = rigged_by_server ? TRESS_RIG_PENDING : TRESS_RIG_NONE;
   return true;
 }
@@ -226,7 +217,7 @@ static bool match_accessory(void *user, const tress_scene *scene, tress_id acces
   int index = accessory_index_of(bm->ch, accessory);
   if (index < 0) return false;
   switch (bm->policy) {
-  case TRESS_MATCH_HAIR_ONLY: return hair_match(&bm->ch->manifest.accessories[index]);
+  case TRESS_MATCH_HAIR_ONLY: return wire_hair_match(&bm->ch->manifest.accessories[index]);
   case TRESS_MATCH_EXPLICIT:
     for (uint32_t i = 0; i < bm->ch->bind.match_count; i++)
       if (bm->ch->match_indices[i] == (uint8_t)index) return true;

@@ -12,12 +12,12 @@
  * hit that settles synchronously cannot bind early; `pending` counts PENDING accessories; a
  * RIGGED accessory holds one reference on its cache entry; a rig that completes for a session
  * that is gone (or an accessory no longer pending) is ignored. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "server.h"
+#include "tress/hair_manager.h"
 #include "tress/wire_springs.h"
 
 tress_character *tress_session_find(tress_server *s, uint32_t character_id) {
@@ -38,16 +38,6 @@ static tress_character *alloc_character(tress_server *s) {
   tress_character *c = &n[s->character_cap];
   s->character_cap = cap;
   return c;
-}
-
-/* HairKit's default match: the Hair type, or "hair" anywhere in the name (any case). */
-static bool hair_match(const tress_wire_accessory *a) {
-  if (a->type == TRESS_ACCESSORY_HAIR) return true;
-  for (const char *p = a->name; *p; p++)
-    if (tolower((unsigned char)p[0]) == 'h' && tolower((unsigned char)p[1]) == 'a' &&
-        tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'r')
-      return true;
-  return false;
 }
 
 static void send_added(tress_server *s, const tress_character *c, uint32_t to_slot) {
@@ -194,7 +184,7 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
    * an attack, not a missing asset, and the room never hears of it. */
   for (uint32_t i = 0; i < mf->accessory_count; i++) {
     const char *id = mf->accessories[i].mesh_asset_id;
-    if (id[0] && tress_asset_id_check(id) != TRESS_CODE_NONE) {
+    if (id[0] && !tress_asset_id_is_valid(id)) {
       tress_net_send_error(s, slot, TRESS_CODE_ASSET_PATH_REJECTED, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
                            "accessory %u: asset id is not a path inside the store", i);
       tress_peer_strike(s, slot, "asset_path");
@@ -244,7 +234,7 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
   for (uint32_t i = 0; i < mf->accessory_count; i++) {
     const tress_wire_accessory *a = &mf->accessories[i];
     /* Handles that already carry bones, or have no mesh, are left for the clients' sim. */
-    if (hair_match(a) && a->mesh_asset_id[0] && !a->handle_has_bones) {
+    if (tress_accessory_is_hair((tress_accessory_type)a->type, a->name) && a->mesh_asset_id[0] && !a->handle_has_bones) {
       c->acc[i].state = TRESS_ACC_PENDING;
       c->pending++;
     }

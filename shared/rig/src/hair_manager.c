@@ -362,8 +362,9 @@ tress_hair_manager_stats tress_hair_manager_stats_get(const tress_hair_manager *
 
 /* ---- the pass ------------------------------------------------------------------------------ */
 
-static bool name_has_hair(const char *name) {
-  for (const char *p = name; p[0] && p[1] && p[2] && p[3]; p++)
+bool tress_accessory_is_hair(tress_accessory_type type, const char *name) {
+  if (type == TRESS_ACCESSORY_HAIR) return true;
+  for (const char *p = name; p && p[0] && p[1] && p[2] && p[3]; p++)
     if (tolower((unsigned char)p[0]) == 'h' && tolower((unsigned char)p[1]) == 'a' &&
         tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'r')
       return true;
@@ -372,8 +373,8 @@ static bool name_has_hair(const char *name) {
 
 static bool matches(const tress_hair_manager *m, tress_id accessory) {
   if (m->def.match) return m->def.match(m->def.match_user, m->def.scene, accessory);
-  return tress_accessory_get_type(m->def.scene, accessory) == TRESS_ACCESSORY_HAIR ||
-         name_has_hair(tress_instance_name(m->def.scene, accessory));
+  return tress_accessory_is_hair(tress_accessory_get_type(m->def.scene, accessory),
+                                 tress_instance_name(m->def.scene, accessory));
 }
 
 static bool has_bones(const tress_scene *s, tress_id part) {
