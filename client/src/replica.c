@@ -352,38 +352,7 @@ static tress_id holding_joint(const tress_scene *s, const replica_accessory *ra)
 }
 
 static void place_handle(tress_scene *s, const replica_accessory *ra) {
-  tress_id jid = holding_joint(s, ra);
-  const tress_joint *j = tress_joint_get(s, jid);
-  if (!j) return;
-  tress_xform handle;
-  switch (j->kind) {
-  case TRESS_JOINT_WELD:
-  case TRESS_JOINT_MOTOR6D: {
-    /* handle * c0 == body * c1, with either side being the handle. */
-    bool handle_is_part0 = tress_id_equal(j->part0, ra->handle);
-    tress_id body = handle_is_part0 ? j->part1 : j->part0;
-    tress_xform mine = handle_is_part0 ? j->c0 : j->c1, other = handle_is_part0 ? j->c1 : j->c0;
-    handle = tress_xform_mul(tress_xform_mul(tress_part_cframe(s, body), other), tress_xform_inverse(mine));
-    break;
-  }
-  case TRESS_JOINT_RIGID_CONSTRAINT: {
-    bool handle_is_0 = tress_id_equal(tress_instance_parent(s, j->attachment0), ra->handle);
-    tress_id mine = handle_is_0 ? j->attachment0 : j->attachment1, other = handle_is_0 ? j->attachment1 : j->attachment0;
-    handle = tress_xform_mul(tress_attachment_world(s, other), tress_xform_inverse(tress_attachment_cframe(s, mine)));
-    break;
-  }
-  case TRESS_JOINT_WELD_CONSTRAINT: {
-    /* offset = part0^-1 * part1 captured at enable time. */
-    tress_xform off = tress_joint_weld_constraint_offset(s, jid);
-    if (tress_id_equal(j->part0, ra->handle))
-      handle = tress_xform_mul(tress_part_cframe(s, j->part1), tress_xform_inverse(off));
-    else
-      handle = tress_xform_mul(tress_part_cframe(s, j->part0), off);
-    break;
-  }
-  default: return;
-  }
-  tress_part_set_cframe(s, ra->handle, handle);
+  tress_joint_place(s, holding_joint(s, ra), ra->handle);
 }
 
 void tress__replica_place(tress_client *c) {
