@@ -52,16 +52,15 @@ static void send_added(tress_server *s, const tress_character *c, uint32_t to_sl
   else tress_net_send(s, to_slot, &m);
 }
 
-/* The cached rig for this wearer: its ids and bones scaled to the wearer's handle (rests are
- * stored in mesh space) in front of the skin bytes the rig job's worker already compressed, so
- * the loop thread copies bytes and never runs zstd. Kept for late joiners. */
+/* The cached rig for this wearer: the payload the rig job's worker encoded once, with this
+ * wearer's ids patched in, so the loop thread copies bytes and never encodes or runs zstd.
+ * Kept for late joiners. */
 static void send_rig_result(tress_server *s, tress_character *c, uint8_t idx, uint32_t to_slot) {
   tress_accessory_session *as = &c->acc[idx];
   if (!as->rig_packet) {
-    const tress_wire_accessory *a = &c->spawn.spawn_character.manifest.accessories[idx];
     char reason[TRESS_WIRE_TEXT_CAP];
     size_t len = 0;
-    uint8_t *bytes = tress_rig_entry_encode_for(as->rig, c->id, idx, a->handle_size, &len, reason);
+    uint8_t *bytes = tress_rig_entry_encode_for(as->rig, c->id, idx, &len, reason);
     if (!bytes) {
       char q[300];
       tress_log_event(&s->log, TRESS_LOG_ERROR, "encode_failed", "type=RIG_RESULT reason=%s",

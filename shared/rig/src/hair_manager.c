@@ -477,33 +477,17 @@ static void apply_job(tress_hair_manager *m, rig_job *job) {
     return;
   }
   uint32_t n = job->out.bone_count;
-  char(*names)[TRESS_NAME_MAX] = calloc(n, sizeof *names);
-  int32_t *parents = calloc(n, sizeof *parents);
-  tress_xform *rests = calloc(n, sizeof *rests);
+  char(*names)[TRESS_NAME_MAX] = calloc(n, sizeof *names); /* on_rigged's view of the bones */
   tress_id *ids = calloc(n, sizeof *ids);
-  bool ok = names && parents && rests && ids;
+  bool ok = names && ids && tress_rig_build_bones(s, job->part, &job->out, ids);
   if (ok) {
-    /* rig() step 8: bones scaled by size / mesh size so the skeleton matches the worn scale. */
-    float size[3], scale[3];
-    tress_part_size(s, job->part, size);
-    for (int k = 0; k < 3; k++) scale[k] = job->out.mesh_size[k] > 1e-12f ? size[k] / job->out.mesh_size[k] : 1.0f;
-    for (uint32_t b = 0; b < n; b++) {
-      snprintf(names[b], sizeof names[b], "%s", job->out.bones[b].name);
-      parents[b] = job->out.bones[b].parent;
-      rests[b] = job->out.bones[b].rest;
-      for (int k = 0; k < 3; k++) rests[b].p[k] *= scale[k];
-    }
-    ok = tress_rig_build_bones(s, job->part, n, (const char(*)[TRESS_NAME_MAX])names, parents, rests, job->out.mesh, ids);
-  }
-  if (ok) {
+    for (uint32_t b = 0; b < n; b++) snprintf(names[b], sizeof names[b], "%s", job->out.bones[b].name);
     m->stats.rigs_applied++;
     if (m->def.on_rigged) m->def.on_rigged(m->def.user, job->character, job->part, (const char(*)[TRESS_NAME_MAX])names, n);
   } else {
     m->stats.rigs_failed++;
   }
   free(names);
-  free(parents);
-  free(rests);
   free(ids);
 }
 
