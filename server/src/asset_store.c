@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "file_util.h"
+#include "tress/file_read.h"
 #include "tress/mesh_file.h"
 
 static int hex_decode(const char *hex, uint8_t *out, size_t n) {
@@ -74,7 +75,7 @@ int tress_asset_store_open(tress_asset_store *store, const char *dir, char err[2
   char path[PATH_MAX + 32];
   snprintf(path, sizeof path, "%s/manifest.json", store->root);
   size_t len = 0;
-  char *text = tress_file_read_all(path, 16u << 20, &len);
+  char *text = (char *)tress_file_read(path, 16u << 20, &len, NULL, 0);
   if (!text) return errno == ENOENT ? 0 : (snprintf(err, 256, "%.200s: %s", path, strerror(errno)), -1);
   cJSON *root = cJSON_ParseWithLength(text, len);
   free(text);

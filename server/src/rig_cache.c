@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "file_util.h"
+#include "tress/file_read.h"
 #include "tress/codec.h"
 #include "tress/rig_payload.h"
 
@@ -284,7 +285,7 @@ tress_cache_read tress_rig_cache_read_file(const char *dir, const uint8_t key[TR
   char path[PATH_MAX];
   tress_rig_cache_file_path(dir, key, path, sizeof path);
   size_t len = 0;
-  uint8_t *data = (uint8_t *)tress_file_read_all(path, HEADER_BYTES + (size_t)TRESS_WIRE_MAX_BULK_MESSAGE_BYTES, &len);
+  uint8_t *data = tress_file_read(path, HEADER_BYTES + (size_t)TRESS_WIRE_MAX_BULK_MESSAGE_BYTES, &len, NULL, 0);
   if (!data) {
     if (errno == ENOENT) return TRESS_CACHE_READ_MISSING;
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "read: %s", strerror(errno));
