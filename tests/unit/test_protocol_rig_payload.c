@@ -30,14 +30,20 @@ static tress_mesh *strand_cloud(void) {
   return m;
 }
 
-static void test_rig_output_to_wire_and_back(void **state) {
-  (void)state;
+/* The strand cloud rigged with the defaults, and its content hash. */
+static tress_mesh *rigged_cloud(tress_rig_output *out, uint8_t hash[32]) {
   tress_mesh *mesh = strand_cloud();
   tress_rig_opts opts = tress_default_rig_opts();
-  tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(mesh, &opts, &out), TRESS_RIG_OK);
-  uint8_t hash[32];
+  assert_int_equal(tress_rig_mesh(mesh, &opts, out), TRESS_RIG_OK);
   assert_int_equal(tress_mesh_content_hash(mesh, hash), 0);
+  return mesh;
+}
+
+static void test_rig_output_to_wire_and_back(void **state) {
+  (void)state;
+  tress_rig_output out;
+  uint8_t hash[32];
+  tress_mesh *mesh = rigged_cloud(&out, hash);
   tress_wire_rig_options used = tress_default_wire_rig_options();
   for (int fmt = TRESS_WEIGHTS_U8; fmt <= TRESS_WEIGHTS_U16; fmt++) {
     tress_msg msg;
@@ -90,12 +96,9 @@ static uint8_t *encode(const tress_msg *msg, size_t *len) {
 
 static void test_set_ids_gives_the_bytes_of_an_encode_with_those_ids(void **state) {
   (void)state;
-  tress_mesh *mesh = strand_cloud();
-  tress_rig_opts opts = tress_default_rig_opts();
   tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(mesh, &opts, &out), TRESS_RIG_OK);
   uint8_t hash[32];
-  assert_int_equal(tress_mesh_content_hash(mesh, hash), 0);
+  tress_mesh *mesh = rigged_cloud(&out, hash);
   tress_wire_rig_options used = tress_default_wire_rig_options();
   tress_msg once, direct;
   assert_int_equal(tress_rig_payload_build(&out, 1, 0, hash, &used, TRESS_WEIGHTS_U8, TRESS_COMPRESSION_ZSTD, &once),
