@@ -116,9 +116,8 @@ static size_t rig_and_measure(const char *label, const tress_mesh *mesh, tress_m
   uint8_t hash[32];
   tress_mesh_content_hash(mesh, hash);
   tress_wire_rig_options used = tress_default_wire_rig_options();
-  float handle[3] = {1.5f, 2.0f, 1.0f};
   tress_msg msg;
-  if (tress_rig_payload_build(&out, handle, 1, 0, hash, &used, TRESS_WEIGHTS_U8, TRESS_COMPRESSION_ZSTD, &msg)) {
+  if (tress_rig_payload_build(&out, 1, 0, hash, &used, TRESS_WEIGHTS_U8, TRESS_COMPRESSION_ZSTD, &msg)) {
     printf("%s: payload build failed\n", label);
     tress_rig_output_free(&out);
     return 0;

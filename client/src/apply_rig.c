@@ -1,15 +1,16 @@
 /* apply_rig.c - rig results from the server, applied to the replica's accessory handles.
  *
- * The server replicates a rig (bones, rest transforms at worn scale, quantized skin weights)
+ * The server replicates a rig (bones, rest transforms in mesh space, quantized skin weights)
  * and the BLAKE2b-256 content hash of the mesh it rigged. The client skins its own local copy
  * of the asset, so it first checks that copy hashes the same: a client with another version of
  * the asset (or none) would bend the wrong vertices. On a mismatch the accessory is left
  * boneless, a warning is reported, and BIND's bind_character swings it as a pendulum: the
  * seed's fallback, never a crash and never a half-applied rig.
  *
- * Applying is the second half of the seed's rig() steps 6 and 8: bone instances under the
- * Handle, then the baked mesh swapped in with the part's size kept. The client manager
- * (hair_manager.c) applies its own local rigs through the same tress_rig_build_bones.
+ * Applying is the second half of the seed's rig() steps 6 and 8: the message becomes the
+ * rigger's output again (tress_rig_output), and tress_rig_build_bones puts bone instances under
+ * the Handle at the worn scale and swaps in the bake with the part's size kept, as rig() and
+ * the local hair manager do.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,14 +23,8 @@
 
 /* ---- local assets -------------------------------------------------------------------------- */
 
-/* Asset ids name files under the asset root and may not leave it. */
-static bool asset_id_safe(const char *id) {
-  if (!id[0] || id[0] == '/' || strstr(id, "..") || strchr(id, '\\') || strchr(id, ':')) return false;
-  return true;
-}
-
 static tress_mesh *load_from_root(tress_client *c, const char *asset_id) {
-  if (!asset_id_safe(asset_id)) return NULL;
+  if (!tress_asset_id_is_valid(asset_id)) return NULL; /* ids never leave the asset root */
   char path[1400];
   snprintf(path, sizeof path, "%s/%s", c->asset_root, asset_id);
   char err[TRESS_MESH_FILE_ERROR_MAX] = "";
@@ -85,9 +80,8 @@ static void result_in(tress_client *c, replica_character *ch, uint32_t index) {
   tress__replica_rig_arrived(c, ch);
 }
 
-/* The local mesh with the server's skin: bones in mesh space (bind positions recovered from the
- * worn-scale rests), joints and weights dequantized. */
-static tress_mesh *bake_local(const tress_mesh *local, const tress_msg_rig_result *m, const float part_size[3]) {
+/* The local geometry with the server's skin. */
+static tress_mesh *bake_local(const tress_mesh *local, const tress_msg_rig_result *m, const tress_rig_bone *bones) {
   tress_mesh *baked = tress_mesh_clone(local);
   if (!baked) return NULL;
   if (baked->bones || baked->joints) {
@@ -104,25 +98,43 @@ static tress_mesh *bake_local(const tress_mesh *local, const tress_msg_rig_resul
     tress_mesh_release(baked);
     return NULL;
   }
-  float mn[3], mx[3], center[3], unscale[3];
-  tress_mesh_bounds(local, mn, mx);
-  for (int k = 0; k < 3; k++) {
-    center[k] = 0.5f * (mn[k] + mx[k]);
-    float mesh_size = mx[k] - mn[k];
-    unscale[k] = part_size[k] > 1e-12f && mesh_size > 1e-12f ? mesh_size / part_size[k] : 1.0f;
-  }
   for (uint32_t b = 0; b < m->bone_count; b++) {
-    const tress_wire_bone *wb = &m->bones[b];
     tress_mesh_bone *mb = &baked->bones[b];
-    snprintf(mb->name, sizeof mb->name, "%s", wb->name);
-    mb->parent = wb->parent;
-    const float *origin = wb->parent < 0 ? center : baked->bones[wb->parent].bind_pos;
-    for (int k = 0; k < 3; k++) mb->bind_pos[k] = origin[k] + wb->rest.p[k] * unscale[k];
+    snprintf(mb->name, sizeof mb->name, "%s", bones[b].name);
+    mb->parent = bones[b].parent;
+    memcpy(mb->bind_pos, bones[b].bind_pos, sizeof mb->bind_pos);
   }
   uint32_t n = m->skin.vertex_count;
   tress_skin_dequantize(m->skin.weights, n, (tress_weight_format)m->skin.weight_format, baked->weights);
   for (size_t i = 0; i < 4 * (size_t)n; i++) baked->joints[i] = m->skin.joints[i];
   return baked;
+}
+
+/* The rigger's output again, from the message and the local mesh (its hash matched the
+ * server's): rests in mesh space as the wire carries them, bind positions summed down from the
+ * mesh bounds centre, and the bake. Free with tress_rig_output_free. */
+static bool rig_from_message(const tress_mesh *local, const tress_msg_rig_result *m, tress_rig_output *out) {
+  memset(out, 0, sizeof *out);
+  out->bones = calloc(m->bone_count, sizeof *out->bones);
+  if (!out->bones) return false;
+  out->bone_count = m->bone_count;
+  float mn[3], mx[3];
+  tress_mesh_bounds(local, mn, mx);
+  for (int k = 0; k < 3; k++) {
+    out->bounds_center[k] = 0.5f * (mn[k] + mx[k]);
+    out->mesh_size[k] = mx[k] - mn[k];
+  }
+  for (uint32_t b = 0; b < m->bone_count; b++) {
+    const tress_wire_bone *wb = &m->bones[b];
+    tress_rig_bone *rb = &out->bones[b];
+    snprintf(rb->name, sizeof rb->name, "%s", wb->name);
+    rb->parent = wb->parent;
+    rb->rest = wb->rest;
+    const float *origin = wb->parent < 0 ? out->bounds_center : out->bones[wb->parent].bind_pos;
+    for (int k = 0; k < 3; k++) rb->bind_pos[k] = origin[k] + wb->rest.p[k];
+  }
+  out->mesh = bake_local(local, m, out->bones);
+  return out->mesh != NULL;
 }
 
 /* Keeps the character's bones array in accessory order. */
@@ -197,34 +209,24 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
     result_in(c, ch, index);
     return;
   }
-  float size[3];
-  tress_part_size(c->scene, ra->handle, size);
   uint32_t n = m->bone_count;
-  char(*names)[TRESS_NAME_MAX] = calloc(n, sizeof *names);
-  int32_t *parents = calloc(n, sizeof *parents);
-  tress_xform *rests = calloc(n, sizeof *rests);
+  char(*names)[TRESS_NAME_MAX] = calloc(n, sizeof *names); /* on_rigged's view of the bones */
   tress_id *ids = calloc(n, sizeof *ids);
-  tress_mesh *baked = bake_local(local, m, size);
-  bool ok = names && parents && rests && ids && baked;
-  if (ok) {
-    for (uint32_t b = 0; b < n; b++) {
-      snprintf(names[b], sizeof names[b], "%s", m->bones[b].name);
-      parents[b] = m->bones[b].parent;
-      rests[b] = m->bones[b].rest;
-    }
-    ok = tress_rig_build_bones(c->scene, ra->handle, n, (const char(*)[TRESS_NAME_MAX])names, parents, rests, baked, ids);
-  }
+  tress_rig_output rig;
+  memset(&rig, 0, sizeof rig);
+  bool ok = names && ids && rig_from_message(local, m, &rig) && tress_rig_build_bones(c->scene, ra->handle, &rig, ids);
   if (ok && !insert_bones(ch, index, ids, n)) {
     for (uint32_t b = 0; b < n; b++)
-      if (parents[b] < 0) tress_instance_destroy(c->scene, ids[b]);
+      if (rig.bones[b].parent < 0) tress_instance_destroy(c->scene, ids[b]);
     ok = false;
   }
-  tress_mesh_release(baked); /* the part holds its own reference */
+  tress_rig_output_free(&rig); /* the part holds its own reference to the bake */
   if (!ok) {
     tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u accessory %u: out of memory applying the rig",
                          ch->id, index);
     fallback(c, ch, index);
   } else {
+    for (uint32_t b = 0; b < n; b++) snprintf(names[b], sizeof names[b], "%s", m->bones[b].name);
     ra->rig_state = TRESS_RIG_APPLIED;
     c->stats.rigs_applied++;
     c->stats.bones_bound += n;
@@ -232,8 +234,6 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
       c->def.callbacks.on_rigged(c->def.callbacks.user, c, ch->id, ra->handle, (const char(*)[TRESS_NAME_MAX])names, n);
   }
   free(names);
-  free(parents);
-  free(rests);
   free(ids);
   result_in(c, ch, index);
 }

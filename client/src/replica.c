@@ -16,11 +16,11 @@
  *   frame until the game poses them, pose_input.c) and each Handle follows the enabled joint
  *   that holds it, body side first.
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client_internal.h"
+#include "tress/hair_manager.h"
 
 replica_character *tress__replica_find(const tress_client *c, uint32_t character_id) {
   if (!c) return NULL;
@@ -29,18 +29,9 @@ replica_character *tress__replica_find(const tress_client *c, uint32_t character
   return NULL;
 }
 
-static bool name_has_hair(const char *name) {
-  for (const char *p = name; *p; p++) {
-    if (tolower((unsigned char)p[0]) == 'h' && tolower((unsigned char)p[1]) == 'a' &&
-        tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'r')
-      return true;
-  }
-  return false;
-}
-
-/* HairKit's default match: Hair type or "hair" in the name. The server rigs what this accepts. */
-static bool hair_match(const tress_wire_accessory *a) {
-  return a->type == TRESS_ACCESSORY_HAIR || name_has_hair(a->name);
+/* HairKit's default match (tress_accessory_is_hair): the server rigs what this accepts. */
+static bool wire_hair_match(const tress_wire_accessory *a) {
+  return tress_accessory_is_hair((tress_accessory_type)a->type, a->name);
 }
 
 static void character_free(tress_client *c, replica_character *ch) {
@@ -115,7 +106,7 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
     break;
   }
   tress_joint_set(s, ra->joint, &j); /* a WeldConstraint captures the spawn offset here */
-  bool rigged_by_server = wa->mesh_asset_id[0] && !wa->handle_has_bones && !wa->layered && hair_match(wa);
+  bool rigged_by_server = wa->mesh_asset_id[0] && !wa->handle_has_bones && !wa->layered && wire_hair_match(wa);
   ra->rig_state = rigged_by_server ? TRESS_RIG_PENDING : TRESS_RIG_NONE;
   return true;
 }
@@ -232,7 +223,7 @@ static bool match_accessory(void *user, const tress_scene *scene, tress_id acces
   int index = accessory_index_of(bm->ch, accessory);
   if (index < 0) return false;
   switch (bm->policy) {
-  case TRESS_MATCH_HAIR_ONLY: return hair_match(&bm->ch->manifest.accessories[index]);
+  case TRESS_MATCH_HAIR_ONLY: return wire_hair_match(&bm->ch->manifest.accessories[index]);
   case TRESS_MATCH_EXPLICIT:
     for (uint32_t i = 0; i < bm->ch->bind.match_count; i++)
       if (bm->ch->match_indices[i] == (uint8_t)index) return true;
@@ -368,38 +359,7 @@ static tress_id holding_joint(const tress_scene *s, const replica_accessory *ra)
 }
 
 static void place_handle(tress_scene *s, const replica_accessory *ra) {
-  tress_id jid = holding_joint(s, ra);
-  const tress_joint *j = tress_joint_get(s, jid);
-  if (!j) return;
-  tress_xform handle;
-  switch (j->kind) {
-  case TRESS_JOINT_WELD:
-  case TRESS_JOINT_MOTOR6D: {
-    /* handle * c0 == body * c1, with either side being the handle. */
-    bool handle_is_part0 = tress_id_equal(j->part0, ra->handle);
-    tress_id body = handle_is_part0 ? j->part1 : j->part0;
-    tress_xform mine = handle_is_part0 ? j->c0 : j->c1, other = handle_is_part0 ? j->c1 : j->c0;
-    handle = tress_xform_mul(tress_xform_mul(tress_part_cframe(s, body), other), tress_xform_inverse(mine));
-    break;
-  }
-  case TRESS_JOINT_RIGID_CONSTRAINT: {
-    bool handle_is_0 = tress_id_equal(tress_instance_parent(s, j->attachment0), ra->handle);
-    tress_id mine = handle_is_0 ? j->attachment0 : j->attachment1, other = handle_is_0 ? j->attachment1 : j->attachment0;
-    handle = tress_xform_mul(tress_attachment_world(s, other), tress_xform_inverse(tress_attachment_cframe(s, mine)));
-    break;
-  }
-  case TRESS_JOINT_WELD_CONSTRAINT: {
-    /* offset = part0^-1 * part1 captured at enable time. */
-    tress_xform off = tress_joint_weld_constraint_offset(s, jid);
-    if (tress_id_equal(j->part0, ra->handle))
-      handle = tress_xform_mul(tress_part_cframe(s, j->part1), tress_xform_inverse(off));
-    else
-      handle = tress_xform_mul(tress_part_cframe(s, j->part0), off);
-    break;
-  }
-  default: return;
-  }
-  tress_part_set_cframe(s, ra->handle, handle);
+  tress_joint_place(s, holding_joint(s, ra), ra->handle);
 }
 
 void tress__replica_place(tress_client *c) {

@@ -157,13 +157,32 @@ static tress_wire_status write_manifest(wire_writer *w, const tress_wire_manifes
   return write_sections(w, m->section_count, m->sections, err);
 }
 
+/* The wearer's part of a RIG_RESULT, right after the type byte: the only bytes that differ
+ * between two wearers of one rig (bones travel in mesh space), so tress_rig_result_set_ids can
+ * rewrite them in place. */
+static tress_wire_status write_rig_ids(wire_writer *w, uint32_t character_id, uint8_t accessory_index,
+                                       tress_wire_error *err) {
+  if (character_id == 0) return wire_fail(err, TRESS_WIRE_ERR_BAD_INDEX, w->len, "character_id 0");
+  wire_write_u32(w, character_id);
+  if (accessory_index >= TRESS_WIRE_MAX_ACCESSORIES)
+    return wire_fail(err, TRESS_WIRE_ERR_BAD_INDEX, w->len, "accessory_index %u", accessory_index);
+  wire_write_u8(w, accessory_index);
+  return TRESS_WIRE_OK;
+}
+
+#define RIG_IDS_BYTES 5 /* u32 character_id + u8 accessory_index */
+
+tress_wire_status tress_rig_result_set_ids(uint8_t *encoded, size_t len, uint32_t character_id,
+                                           uint8_t accessory_index) {
+  if (!encoded || len < 1 + RIG_IDS_BYTES || encoded[0] != TRESS_MSG_RIG_RESULT) return TRESS_WIRE_ERR_INVALID_MESSAGE;
+  if (character_id == 0 || accessory_index >= TRESS_WIRE_MAX_ACCESSORIES) return TRESS_WIRE_ERR_BAD_INDEX;
+  wire_writer w = {encoded + 1, RIG_IDS_BYTES, 0, false};
+  return write_rig_ids(&w, character_id, accessory_index, NULL);
+}
+
 static tress_wire_status write_rig_result(wire_writer *w, const tress_msg_rig_result *m, tress_wire_error *err) {
   tress_wire_status st;
-  if (m->character_id == 0) return wire_fail(err, TRESS_WIRE_ERR_BAD_INDEX, w->len, "character_id 0");
-  wire_write_u32(w, m->character_id);
-  if (m->accessory_index >= TRESS_WIRE_MAX_ACCESSORIES)
-    return wire_fail(err, TRESS_WIRE_ERR_BAD_INDEX, w->len, "accessory_index %u", m->accessory_index);
-  wire_write_u8(w, m->accessory_index);
+  if ((st = write_rig_ids(w, m->character_id, m->accessory_index, err))) return st;
   wire_write_bytes(w, m->mesh_hash, 32);
   if ((st = write_rig_options(w, &m->options, err))) return st;
   if (m->bone_count < 1 || m->bone_count > TRESS_WIRE_MAX_BONES)

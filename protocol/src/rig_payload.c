@@ -7,8 +7,7 @@
 
 #include "wire_internal.h"
 
-tress_wire_status tress_rig_payload_build(const tress_rig_output *rig, const float handle_size[3],
-                                          uint32_t character_id, uint8_t accessory_index,
+tress_wire_status tress_rig_payload_build(const tress_rig_output *rig, uint32_t character_id, uint8_t accessory_index,
                                           const uint8_t mesh_hash[32], const tress_wire_rig_options *used,
                                           tress_weight_format format, tress_compression compression,
                                           tress_msg *msg) {
@@ -24,9 +23,6 @@ tress_wire_status tress_rig_payload_build(const tress_rig_output *rig, const flo
   memcpy(m->mesh_hash, mesh_hash, 32);
   m->options = *used;
 
-  float scale[3];
-  for (int k = 0; k < 3; k++)
-    scale[k] = rig->mesh_size[k] > 1e-12f && handle_size ? handle_size[k] / rig->mesh_size[k] : 1.0f;
   m->bone_count = rig->bone_count;
   m->bones = wire_arena_alloc(&msg->arena, sizeof *m->bones * rig->bone_count);
   size_t n = mesh->vertex_count;
@@ -40,8 +36,7 @@ tress_wire_status tress_rig_payload_build(const tress_rig_output *rig, const flo
     tress_wire_bone *wb = &m->bones[b];
     snprintf(wb->name, sizeof wb->name, "%s", rig->bones[b].name);
     wb->parent = (int16_t)rig->bones[b].parent;
-    wb->rest = rig->bones[b].rest;
-    for (int k = 0; k < 3; k++) wb->rest.p[k] *= scale[k];
+    wb->rest = rig->bones[b].rest; /* mesh space: the wire's bone space */
   }
   uint8_t k = used->max_influences < 1 ? 1 : (used->max_influences > 4 ? 4 : used->max_influences);
   /* The rigger sorts influences by weight, so the first k slots are the ones worth keeping. */

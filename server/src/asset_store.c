@@ -1,7 +1,7 @@
 /* Asset store
  * -----------
  * Asset ids arrive from the network, so they are hostile until proven otherwise. Two walls:
- *  1. Syntax (tress_asset_id_check, on the loop thread, before any file system call): a small
+ *  1. Syntax (tress_asset_id_is_valid, on the loop thread, before any file system call): a small
  *     alphabet, relative, no "." / ".." / empty components, no backslashes or control bytes.
  *  2. Resolution (tress_asset_store_load, on a worker): realpath() of root/id must still start
  *     with root + "/", so a symlink inside the store that points outside it is refused too.
@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "file_util.h"
+#include "tress/file_read.h"
 #include "tress/mesh_file.h"
 
 static int hex_decode(const char *hex, uint8_t *out, size_t n) {
@@ -74,7 +75,7 @@ int tress_asset_store_open(tress_asset_store *store, const char *dir, char err[2
   char path[PATH_MAX + 32];
   snprintf(path, sizeof path, "%s/manifest.json", store->root);
   size_t len = 0;
-  char *text = tress_file_read_all(path, 16u << 20, &len);
+  char *text = (char *)tress_file_read(path, 16u << 20, &len, NULL, 0);
   if (!text) return errno == ENOENT ? 0 : (snprintf(err, 256, "%.200s: %s", path, strerror(errno)), -1);
   cJSON *root = cJSON_ParseWithLength(text, len);
   free(text);
@@ -86,7 +87,7 @@ int tress_asset_store_open(tress_asset_store *store, const char *dir, char err[2
   }
   store->has_manifest = true;
   for (cJSON *a = assets->child; a; a = a->next) {
-    if (tress_asset_id_check(a->string) != TRESS_CODE_NONE) {
+    if (!tress_asset_id_is_valid(a->string)) {
       snprintf(err, 256, "%.120s: asset id \"%.64s\" is not a valid store id", path, a->string);
       cJSON_Delete(root);
       tress_asset_store_close(store);
@@ -114,31 +115,8 @@ void tress_asset_store_close(tress_asset_store *store) {
   store->hash_count = store->hash_cap = 0;
 }
 
-tress_wire_code tress_asset_id_check(const char *id) {
-  if (!id || !id[0] || id[0] == '/') return TRESS_CODE_ASSET_PATH_REJECTED;
-  size_t n = strnlen(id, TRESS_WIRE_TEXT_CAP);
-  if (n >= TRESS_WIRE_TEXT_CAP) return TRESS_CODE_ASSET_PATH_REJECTED;
-  const char *component = id;
-  for (size_t i = 0; i <= n; i++) {
-    char c = id[i];
-    if (c == '/' || c == '\0') {
-      size_t len = (size_t)(id + i - component);
-      if (len == 0) return TRESS_CODE_ASSET_PATH_REJECTED;                    /* "a//b", "a/" */
-      if (len == 1 && component[0] == '.') return TRESS_CODE_ASSET_PATH_REJECTED;
-      if (len == 2 && component[0] == '.' && component[1] == '.') return TRESS_CODE_ASSET_PATH_REJECTED;
-      component = id + i + 1;
-      continue;
-    }
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-              c == '-';
-    if (!ok) return TRESS_CODE_ASSET_PATH_REJECTED; /* backslash, ':', spaces, control bytes, UTF-8 */
-  }
-  return TRESS_CODE_NONE;
-}
-
 tress_wire_code tress_asset_store_has(const tress_asset_store *store, const char *id) {
-  tress_wire_code c = tress_asset_id_check(id);
-  if (c != TRESS_CODE_NONE) return c;
+  if (!tress_asset_id_is_valid(id)) return TRESS_CODE_ASSET_PATH_REJECTED;
   if (store->has_manifest) {
     const tress_asset_hash *h = find_hash(store, id);
     if (!h || !h->listed) return TRESS_CODE_UNKNOWN_ASSET;
@@ -218,7 +196,7 @@ void tress_asset_store_learn_hash(tress_asset_store *store, const char *id, cons
 
 tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t max_bytes, tress_asset_file_id *file,
                                    uint16_t *code, char reason[TRESS_WIRE_TEXT_CAP]) {
-  if (tress_asset_id_check(id) != TRESS_CODE_NONE) {
+  if (!tress_asset_id_is_valid(id)) {
     *code = TRESS_CODE_ASSET_PATH_REJECTED;
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset id is not a store path");
     return NULL;

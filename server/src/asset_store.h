@@ -45,10 +45,6 @@ typedef struct tress_asset_store {
 int tress_asset_store_open(tress_asset_store *store, const char *dir, char err[256]);
 void tress_asset_store_close(tress_asset_store *store);
 
-/* Pure syntax check of an id: TRESS_CODE_NONE, or ASSET_PATH_REJECTED for "", absolute paths,
- * "..", "." or empty components, backslashes, control bytes, or anything but [A-Za-z0-9._/-]. */
-tress_wire_code tress_asset_id_check(const char *id);
-
 /* Loop thread: does the store have the id (syntax ok; listed, when there is a manifest)? */
 tress_wire_code tress_asset_store_has(const tress_asset_store *store, const char *id);
 /* Loop thread, once per rig request of an id the store has: one stat() of root/id (following

@@ -13,46 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *tress_file_read_all(const char *path, size_t max_bytes, size_t *out_len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    int e = errno ? errno : EINVAL;
-    close(fd);
-    errno = S_ISDIR(st.st_mode) ? EISDIR : e;
-    return NULL;
-  }
-  if ((uint64_t)st.st_size > max_bytes) {
-    close(fd);
-    errno = EFBIG;
-    return NULL;
-  }
-  size_t size = (size_t)st.st_size;
-  char *buf = malloc(size + 1);
-  if (!buf) {
-    close(fd);
-    errno = ENOMEM;
-    return NULL;
-  }
-  size_t got = 0;
-  while (got < size) {
-    ssize_t r = read(fd, buf + got, size - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += (size_t)r;
-  }
-  close(fd);
-  if (got != size) {
-    free(buf);
-    errno = EIO;
-    return NULL;
-  }
-  buf[size] = '\0';
-  if (out_len) *out_len = size;
-  return buf;
-}
-
 static int write_full(int fd, const void *data, size_t len) {
   const char *p = data;
   while (len > 0) {

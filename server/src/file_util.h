@@ -1,14 +1,10 @@
-/* file_util.h - small POSIX file helpers the server shares: bounded whole-file reads, atomic
- * durable writes (tmp + fsync + rename + directory fsync) and mkdir -p. */
+/* file_util.h - small POSIX file helpers the server shares: atomic durable writes (tmp + fsync +
+ * rename + directory fsync) and mkdir -p. Whole-file reads are core's tress_file_read. */
 #ifndef TRESS_SERVER_FILE_UTIL_H
 #define TRESS_SERVER_FILE_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* Reads the whole file, refusing files over max_bytes (errno EFBIG). The buffer gets one extra
- * NUL byte so text can be parsed in place; free() it. NULL with errno set on failure. */
-char *tress_file_read_all(const char *path, size_t max_bytes, size_t *out_len);
 
 /* Writes path atomically: path.tmp.<unique> is written and fsync'd, renamed over path, and the
  * directory is fsync'd. A crash leaves either the old file, the new one, or a stray *.tmp.*

@@ -18,9 +18,10 @@
  * and overwrites it. Version 2: weights are u8 (version 1 stored u16); a version 1 file is
  * reported as corrupt and rebuilt, never read.
  *
- * Everything that costs time per byte (quantize, zstd, decode) runs on the rig job's worker:
- * an entry keeps its encoded payload, and a send splices its skin section behind a freshly
- * encoded header (ids + bones scaled to the wearer), which is a copy. */
+ * Everything that costs time per byte (quantize, zstd, encode, a disk file's decode) runs on the
+ * rig job's worker, once per rig: an entry keeps its encoded payload, and since bones travel in
+ * mesh space (PROTOCOL.md 4.10) a send is a copy with the wearer's ids patched in
+ * (tress_rig_result_set_ids). */
 #include "rig_cache.h"
 
 #include <errno.h>
@@ -30,12 +31,10 @@
 #include <string.h>
 
 #include "file_util.h"
+#include "tress/file_read.h"
 #include "tress/codec.h"
 #include "tress/rig_payload.h"
 
-/* The skin section on the wire opens with u32 vertex_count | u8 influences | u8 weight format |
- * u8 compression (PROTOCOL.md); with no vertices and no compression that is all of it. */
-#define EMPTY_SKIN_BYTES 7
 /* u8 + zstd encodes the sample meshes smaller than u16 + zstd (measured: see the commit). */
 #define STORED_WEIGHTS TRESS_WEIGHTS_U8
 
@@ -134,15 +133,8 @@ void tress_rig_entry_retain(tress_rig_entry *e) { e->refs++; }
 
 void tress_rig_entry_release(tress_rig_entry *e) {
   if (!e || --e->refs > 0) return;
-  tress_msg_free(&e->msg);
   free(e->payload);
   free(e);
-}
-
-static size_t entry_charge(const tress_rig_entry *e) {
-  const tress_msg_rig_result *r = &e->msg.rig_result;
-  return sizeof *e + e->encoded_bytes + (size_t)r->bone_count * sizeof(tress_wire_bone) +
-         (size_t)r->skin.vertex_count * 4 * (sizeof(uint8_t) + sizeof(uint16_t));
 }
 
 static uint8_t *encode_payload(const tress_msg *msg, size_t *len, char reason[TRESS_WIRE_TEXT_CAP]) {
@@ -167,95 +159,61 @@ static uint8_t *encode_payload(const tress_msg *msg, size_t *len, char reason[TR
   return buf;
 }
 
-/* The encoding of r's header and bones (with the given ids and bone array) followed by an empty
- * uncompressed skin, so the header's length is the result minus EMPTY_SKIN_BYTES. */
-static uint8_t *encode_header(const tress_msg_rig_result *r, uint32_t character_id, uint8_t accessory_index,
-                              tress_wire_bone *bones, size_t *len, char reason[TRESS_WIRE_TEXT_CAP]) {
-  tress_msg m;
-  memset(&m, 0, sizeof m);
-  m.type = TRESS_MSG_RIG_RESULT;
-  m.rig_result = *r;
-  m.rig_result.character_id = character_id;
-  m.rig_result.accessory_index = accessory_index;
-  m.rig_result.bones = bones;
-  m.rig_result.skin = (tress_wire_skin){0, r->skin.influences, r->skin.weight_format, TRESS_COMPRESSION_NONE, NULL, NULL};
-  uint8_t *buf = encode_payload(&m, len, reason);
-  if (buf && *len < EMPTY_SKIN_BYTES) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "header encoding is too short");
-    free(buf);
-    return NULL;
-  }
-  return buf;
-}
-
-/* Decodes payload into a fresh entry that keeps a copy of it; the codec's validation is the
- * payload's integrity check. */
-static tress_rig_entry *entry_from_payload(const uint8_t *payload, size_t len, const float mesh_size[3],
-                                           char reason[TRESS_WIRE_TEXT_CAP]) {
+/* A fresh entry (refs 1) that takes the payload; r is the message the payload encodes. */
+static tress_rig_entry *entry_new(uint8_t *payload, size_t len, const float mesh_size[3], const tress_msg_rig_result *r,
+                                  char reason[TRESS_WIRE_TEXT_CAP]) {
   tress_rig_entry *e = calloc(1, sizeof *e);
-  if (!e || !(e->payload = malloc(len ? len : 1))) {
-    free(e);
+  if (!e) {
+    free(payload);
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "out of memory");
     return NULL;
   }
-  memcpy(e->payload, payload, len);
-  e->encoded_bytes = len;
   e->refs = 1;
-  tress_wire_error err;
-  if (tress_msg_decode(payload, len, &e->msg, &err) != TRESS_WIRE_OK || e->msg.type != TRESS_MSG_RIG_RESULT) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload does not decode: %.200s", err.message);
-    tress_rig_entry_release(e);
-    return NULL;
-  }
-  const tress_msg_rig_result *r = &e->msg.rig_result;
-  size_t hlen = 0;
-  uint8_t *header = encode_header(r, r->character_id, r->accessory_index, r->bones, &hlen, reason);
-  if (!header) {
-    tress_rig_entry_release(e);
-    return NULL;
-  }
-  e->skin_offset = hlen - EMPTY_SKIN_BYTES;
-  /* the splice is only sound if the payload's header is byte for byte the re-encoded one */
-  bool same = e->skin_offset + EMPTY_SKIN_BYTES <= len && memcmp(header, payload, e->skin_offset) == 0;
-  free(header);
-  if (!same) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload header does not re-encode identically");
-    tress_rig_entry_release(e);
-    return NULL;
-  }
+  e->payload = payload;
+  e->encoded_bytes = len;
+  e->bone_count = r->bone_count;
+  e->vertex_count = r->skin.vertex_count;
   memcpy(e->mesh_size, mesh_size, sizeof e->mesh_size);
   tress_rig_cache_key(r->mesh_hash, &r->options, e->key);
-  e->bytes = entry_charge(e);
+  e->bytes = sizeof *e + len;
+  return e;
+}
+
+/* An entry from stored bytes: the codec's full validation is their integrity check. */
+static tress_rig_entry *entry_from_stored(const uint8_t *payload, size_t len, const float mesh_size[3],
+                                          char reason[TRESS_WIRE_TEXT_CAP]) {
+  tress_msg msg;
+  tress_wire_error err;
+  if (tress_msg_decode(payload, len, &msg, &err) != TRESS_WIRE_OK || msg.type != TRESS_MSG_RIG_RESULT) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload does not decode: %.200s", err.message);
+    tress_msg_free(&msg);
+    return NULL;
+  }
+  uint8_t *copy = malloc(len ? len : 1);
+  tress_rig_entry *e = NULL;
+  if (!copy) snprintf(reason, TRESS_WIRE_TEXT_CAP, "out of memory");
+  else {
+    memcpy(copy, payload, len);
+    e = entry_new(copy, len, mesh_size, &msg.rig_result, reason);
+  }
+  tress_msg_free(&msg);
   return e;
 }
 
 uint8_t *tress_rig_entry_encode_for(const tress_rig_entry *e, uint32_t character_id, uint8_t accessory_index,
-                                    const float handle_size[3], size_t *len, char reason[TRESS_WIRE_TEXT_CAP]) {
-  const tress_msg_rig_result *r = &e->msg.rig_result;
-  tress_wire_bone *bones = malloc(r->bone_count * sizeof *bones);
-  if (!bones) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "out of memory");
-    return NULL;
-  }
-  float scale[3];
-  for (int k = 0; k < 3; k++) scale[k] = e->mesh_size[k] > 1e-12f ? handle_size[k] / e->mesh_size[k] : 1.0f;
-  for (uint32_t i = 0; i < r->bone_count; i++) {
-    bones[i] = r->bones[i];
-    for (int k = 0; k < 3; k++) bones[i].rest.p[k] *= scale[k];
-  }
-  size_t hlen = 0;
-  uint8_t *header = encode_header(r, character_id, accessory_index, bones, &hlen, reason);
-  free(bones);
-  if (!header) return NULL;
-  size_t head = hlen - EMPTY_SKIN_BYTES, skin = e->encoded_bytes - e->skin_offset;
-  uint8_t *out = realloc(header, head + skin);
+                                    size_t *len, char reason[TRESS_WIRE_TEXT_CAP]) {
+  uint8_t *out = malloc(e->encoded_bytes);
   if (!out) {
-    free(header);
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "out of memory");
     return NULL;
   }
-  memcpy(out + head, e->payload + e->skin_offset, skin);
-  *len = head + skin;
+  memcpy(out, e->payload, e->encoded_bytes);
+  if (tress_rig_result_set_ids(out, e->encoded_bytes, character_id, accessory_index) != TRESS_WIRE_OK) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "ids %u/%u do not fit a RIG_RESULT", character_id, accessory_index);
+    free(out);
+    return NULL;
+  }
+  *len = e->encoded_bytes;
   return out;
 }
 
@@ -271,9 +229,9 @@ tress_rig_entry *tress_rig_entry_from_output(const tress_rig_output *out, const 
 #else
   tress_compression compression = TRESS_COMPRESSION_NONE;
 #endif
-  /* bones stay in mesh space (no handle size) and character 1 is a placeholder: each send sets both */
+  /* character 1 is a placeholder: each send patches in its wearer */
   tress_msg msg;
-  tress_wire_status st = tress_rig_payload_build(out, NULL, 1, 0, mesh_hash, opts, STORED_WEIGHTS, compression, &msg);
+  tress_wire_status st = tress_rig_payload_build(out, 1, 0, mesh_hash, opts, STORED_WEIGHTS, compression, &msg);
   if (st != TRESS_WIRE_OK) {
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "%s (%u bones, the wire carries 1..%d)",
              st == TRESS_WIRE_ERR_OUT_OF_MEMORY ? "out of memory" : "the bake has no skin or does not fit the wire",
@@ -283,8 +241,7 @@ tress_rig_entry *tress_rig_entry_from_output(const tress_rig_output *out, const 
   size_t len = 0;
   tress_rig_entry *e = NULL;
   uint8_t *payload = encode_payload(&msg, &len, reason);
-  if (payload) e = entry_from_payload(payload, len, out->mesh_size, reason);
-  free(payload);
+  if (payload) e = entry_new(payload, len, out->mesh_size, &msg.rig_result, reason);
   tress_msg_free(&msg);
   return e;
 }
@@ -328,7 +285,7 @@ tress_cache_read tress_rig_cache_read_file(const char *dir, const uint8_t key[TR
   char path[PATH_MAX];
   tress_rig_cache_file_path(dir, key, path, sizeof path);
   size_t len = 0;
-  uint8_t *data = (uint8_t *)tress_file_read_all(path, HEADER_BYTES + (size_t)TRESS_WIRE_MAX_BULK_MESSAGE_BYTES, &len);
+  uint8_t *data = tress_file_read(path, HEADER_BYTES + (size_t)TRESS_WIRE_MAX_BULK_MESSAGE_BYTES, &len, NULL, 0);
   if (!data) {
     if (errno == ENOENT) return TRESS_CACHE_READ_MISSING;
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "read: %s", strerror(errno));
@@ -354,7 +311,7 @@ tress_cache_read tress_rig_cache_read_file(const char *dir, const uint8_t key[TR
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "checksum mismatch");
     goto done;
   }
-  tress_rig_entry *e = entry_from_payload(data + HEADER_BYTES, plen, mesh_size, reason);
+  tress_rig_entry *e = entry_from_stored(data + HEADER_BYTES, plen, mesh_size, reason);
   if (!e) goto done;
   if (memcmp(e->key, key, TRESS_RIG_KEY_BYTES) != 0) {
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload belongs to another key");

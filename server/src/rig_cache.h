@@ -14,19 +14,17 @@
 
 #define TRESS_RIG_KEY_BYTES 32
 
-/* One rig, shared by every character wearing the same hair with the same options. `msg` is a
- * decoded RIG_RESULT (placeholder character 1, accessory 0) that owns its arrays; bone rests are unscaled
- * (mesh space) and each send scales them by the wearer's handle size / mesh_size. */
+/* One rig, shared by every character wearing the same hair with the same options. `payload` is
+ * its RIG_RESULT, encoded once on a worker thread (as stored on disk): bones in mesh space, the
+ * compressed skin, and placeholder ids (character 1, accessory 0), which are all that differs
+ * between wearers, so a send is a copy with the wearer's ids patched in. */
 typedef struct tress_rig_entry {
   int32_t refs; /* loop thread only */
   uint8_t key[TRESS_RIG_KEY_BYTES];
-  float mesh_size[3];
-  tress_msg msg;
-  /* The encoded RIG_RESULT (as stored on disk), built on a worker thread. Its skin section
-   * (payload + skin_offset .. end, the zstd part) is the same for every wearer, so a send copies
-   * it after a per-wearer header and bones instead of compressing on the loop thread. */
+  float mesh_size[3];    /* the rigged mesh's bounds size, recorded in the cache file's header */
+  uint32_t bone_count;   /* of the payload, for logs */
+  uint32_t vertex_count;
   uint8_t *payload;
-  size_t skin_offset;
   size_t encoded_bytes; /* payload length */
   size_t bytes;         /* what the memory budget is charged */
   bool in_cache;
@@ -66,11 +64,10 @@ typedef enum tress_cache_read {
 tress_cache_read tress_rig_cache_read_file(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], tress_rig_entry **out,
                                            char reason[TRESS_WIRE_TEXT_CAP]);
 int tress_rig_cache_write_file(const char *dir, const tress_rig_entry *e, char reason[TRESS_WIRE_TEXT_CAP]);
-/* This wearer's RIG_RESULT bytes (malloc'd): the entry's bones scaled by handle_size / mesh_size,
- * the given ids, then the entry's pre-encoded skin. Costs a copy, no compression. NULL with a
- * reason. */
+/* This wearer's RIG_RESULT bytes (malloc'd): a copy of the entry's payload with the given ids.
+ * Costs one copy, no encoding. NULL with a reason. */
 uint8_t *tress_rig_entry_encode_for(const tress_rig_entry *e, uint32_t character_id, uint8_t accessory_index,
-                                    const float handle_size[3], size_t *len, char reason[TRESS_WIRE_TEXT_CAP]);
+                                    size_t *len, char reason[TRESS_WIRE_TEXT_CAP]);
 /* "<dir>/<64 hex>.rig" */
 void tress_rig_cache_file_path(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], char *out, size_t cap);
 

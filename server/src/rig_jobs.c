@@ -176,7 +176,7 @@ static void after_work_cb(uv_work_t *req, int status) {
       }
       tress_log_event(&s->log, TRESS_LOG_INFO, j->rigged ? "rig_done" : "cache_hit_disk",
                       "asset=%s bones=%u vertices=%u seconds=%.4f waiters=%u", tress_log_quote(j->asset_id, q, sizeof q),
-                      j->entry->msg.rig_result.bone_count, j->entry->msg.rig_result.skin.vertex_count, seconds,
+                      j->entry->bone_count, j->entry->vertex_count, seconds,
                       j->waiter_count);
     } else {
       atomic_fetch_add(&s->metrics.rigs_failed, 1);

@@ -12,12 +12,12 @@
  * hit that settles synchronously cannot bind early; `pending` counts PENDING accessories; a
  * RIGGED accessory holds one reference on its cache entry; a rig that completes for a session
  * that is gone (or an accessory no longer pending) is ignored. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "server.h"
+#include "tress/hair_manager.h"
 #include "tress/wire_attachments.h"
 #include "tress/wire_springs.h"
 
@@ -41,16 +41,6 @@ static tress_character *alloc_character(tress_server *s) {
   return c;
 }
 
-/* HairKit's default match: the Hair type, or "hair" anywhere in the name (any case). */
-static bool hair_match(const tress_wire_accessory *a) {
-  if (a->type == TRESS_ACCESSORY_HAIR) return true;
-  for (const char *p = a->name; *p; p++)
-    if (tolower((unsigned char)p[0]) == 'h' && tolower((unsigned char)p[1]) == 'a' &&
-        tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'r')
-      return true;
-  return false;
-}
-
 static void send_added(tress_server *s, const tress_character *c, uint32_t to_slot) {
   tress_msg m;
   memset(&m, 0, sizeof m);
@@ -63,16 +53,15 @@ static void send_added(tress_server *s, const tress_character *c, uint32_t to_sl
   else tress_net_send(s, to_slot, &m);
 }
 
-/* The cached rig for this wearer: its ids and bones scaled to the wearer's handle (rests are
- * stored in mesh space) in front of the skin bytes the rig job's worker already compressed, so
- * the loop thread copies bytes and never runs zstd. Kept for late joiners. */
+/* The cached rig for this wearer: the payload the rig job's worker encoded once, with this
+ * wearer's ids patched in, so the loop thread copies bytes and never encodes or runs zstd.
+ * Kept for late joiners. */
 static void send_rig_result(tress_server *s, tress_character *c, uint8_t idx, uint32_t to_slot) {
   tress_accessory_session *as = &c->acc[idx];
   if (!as->rig_packet) {
-    const tress_wire_accessory *a = &c->spawn.spawn_character.manifest.accessories[idx];
     char reason[TRESS_WIRE_TEXT_CAP];
     size_t len = 0;
-    uint8_t *bytes = tress_rig_entry_encode_for(as->rig, c->id, idx, a->handle_size, &len, reason);
+    uint8_t *bytes = tress_rig_entry_encode_for(as->rig, c->id, idx, &len, reason);
     if (!bytes) {
       char q[300];
       tress_log_event(&s->log, TRESS_LOG_ERROR, "encode_failed", "type=RIG_RESULT reason=%s",
@@ -196,7 +185,7 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
    * an attack, not a missing asset, and the room never hears of it. */
   for (uint32_t i = 0; i < mf->accessory_count; i++) {
     const char *id = mf->accessories[i].mesh_asset_id;
-    if (id[0] && tress_asset_id_check(id) != TRESS_CODE_NONE) {
+    if (id[0] && !tress_asset_id_is_valid(id)) {
       tress_net_send_error(s, slot, TRESS_CODE_ASSET_PATH_REJECTED, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
                            "accessory %u: asset id is not a path inside the store", i);
       tress_peer_strike(s, slot, "asset_path");
@@ -261,7 +250,7 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
   for (uint32_t i = 0; i < mf->accessory_count; i++) {
     const tress_wire_accessory *a = &mf->accessories[i];
     /* Handles that already carry bones, or have no mesh, are left for the clients' sim. */
-    if (hair_match(a) && a->mesh_asset_id[0] && !a->handle_has_bones) {
+    if (tress_accessory_is_hair((tress_accessory_type)a->type, a->name) && a->mesh_asset_id[0] && !a->handle_has_bones) {
       c->acc[i].state = TRESS_ACC_PENDING;
       c->pending++;
     }

@@ -106,7 +106,7 @@ void fake_server_pump(fake_server *s, tress_client **clients, int n, int ms) {
   serve(s);
 }
 
-bool fake_rig_make(const char *mesh_path, const float handle_size[3], uint32_t character_id, uint8_t accessory_index,
+bool fake_rig_make(const char *mesh_path, uint32_t character_id, uint8_t accessory_index,
                    fake_rig *r, tress_msg *out) {
   memset(r, 0, sizeof *r);
   memset(out, 0, sizeof *out);
@@ -123,9 +123,7 @@ bool fake_rig_make(const char *mesh_path, const float handle_size[3], uint32_t c
   for (uint32_t b = 0; b < nb; b++) {
     strcpy(r->bones[b].name, r->output.bones[b].name);
     r->bones[b].parent = (int16_t)r->output.bones[b].parent;
-    r->bones[b].rest = r->output.bones[b].rest;
-    for (int k = 0; k < 3; k++)
-      r->bones[b].rest.p[k] *= r->output.mesh_size[k] > 1e-12f ? handle_size[k] / r->output.mesh_size[k] : 1.0f;
+    r->bones[b].rest = r->output.bones[b].rest; /* mesh space, as the wire carries bones */
   }
   const tress_mesh *baked = r->output.mesh;
   for (size_t i = 0; i < 4 * (size_t)nv; i++) r->joints[i] = (uint8_t)baked->joints[i];

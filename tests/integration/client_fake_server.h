@@ -36,7 +36,7 @@ typedef struct fake_rig {
   uint16_t *weights;
   tress_mesh *source;
 } fake_rig;
-bool fake_rig_make(const char *mesh_path, const float handle_size[3], uint32_t character_id, uint8_t accessory_index,
+bool fake_rig_make(const char *mesh_path, uint32_t character_id, uint8_t accessory_index,
                    fake_rig *storage, tress_msg *out);
 void fake_rig_free(fake_rig *storage);
 

@@ -75,7 +75,7 @@ static void connect_client(fixture *f) {
     fake_server_pump(&f->server, &f->client, 1, 10);
   assert_int_equal(tress_client_get_state(f->client), TRESS_CLIENT_READY);
   tress_sample_character_init(&f->sample, "Alice", "meshes/hair_bob.glb");
-  assert_true(fake_rig_make(HAIR_PATH, f->sample.accessories[0].handle_size, CHARACTER_ID, 0, &f->rig, &f->rig_msg));
+  assert_true(fake_rig_make(HAIR_PATH, CHARACTER_ID, 0, &f->rig, &f->rig_msg));
 }
 
 static void send_added(fixture *f) {
@@ -443,7 +443,7 @@ static void test_client_driven_by_a_uv_loop(void **state) {
   def.callbacks = (tress_client_callbacks){.user = &f.k, .on_error = on_error, .on_bound = on_bound};
   f.client = tress_client_create(&def);
   tress_sample_character_init(&f.sample, "Loopy", "meshes/hair_bob.glb");
-  assert_true(fake_rig_make(HAIR_PATH, f.sample.accessories[0].handle_size, CHARACTER_ID, 0, &f.rig, &f.rig_msg));
+  assert_true(fake_rig_make(HAIR_PATH, CHARACTER_ID, 0, &f.rig, &f.rig_msg));
   uv_loop_t loop;
   uv_loop_init(&loop);
   assert_int_equal(tress_client_attach_loop(f.client, &loop), 0);

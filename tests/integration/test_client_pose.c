@@ -43,7 +43,7 @@ static void settle(rig_world *w, int ms) { fake_server_pump(&w->server, &w->clie
 static void world_start(rig_world *w) {
   memset(w, 0, sizeof *w);
   tress_sample_character_init(&w->sample, "Nodder", HAIR_ASSET);
-  assert_true(fake_rig_make(HAIR_PATH, w->sample.accessories[0].handle_size, CHARACTER_ID, 0, &w->rig, &w->rig_msg));
+  assert_true(fake_rig_make(HAIR_PATH, CHARACTER_ID, 0, &w->rig, &w->rig_msg));
   assert_true(fake_server_start(&w->server));
   tress_client_def def = tress_default_client_def();
   def.client_name = "test-pose";

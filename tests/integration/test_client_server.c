@@ -16,6 +16,8 @@
 
 #include "server_harness.h"
 #include "tress/client.h"
+#include "tress/mesh_file.h"
+#include "tress/rig.h"
 #include "tress/sample_character.h"
 #include "tress/wire_springs.h"
 
@@ -219,6 +221,60 @@ static void test_springs_reach_every_client(void **state) {
   assert_int_equal(ka.protocol_errors + kb.protocol_errors, 0);
   tress_client_destroy(cs[0]);
   tress_client_destroy(cs[1]);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
+  th_server_cleanup(&s);
+}
+
+/* Bones travel in mesh space and the client scales them to its handle: they land where a local
+ * rig() of the same mesh on a part of the same size puts its bones, on a handle that is not
+ * the mesh's size (x doubled, y halved). */
+static void test_server_rig_bones_match_a_local_rig(void **state) {
+  (void)state;
+  th_server s;
+  start_server(&s, "client-local-rig");
+  counted k = {0};
+  tress_client *c = client(&s, "local-rig", &k);
+  tress_sample_character sample;
+  tress_sample_character_init(&sample, "Lone", HAIR);
+  sample.manifest.accessories[0].handle_size[0] *= 2.0f;
+  sample.manifest.accessories[0].handle_size[1] *= 0.5f;
+  tress_client_spawn(c, &sample.manifest, NULL);
+  assert_true(pump_until_bound(&c, 1, 20000));
+  uint32_t id = bound_character(c);
+  tress_id bones[64], handle;
+  uint32_t n = tress_client_bones(c, id, bones, 64);
+  assert_int_equal(n, 10);
+  tress_scene *cs = tress_client_scene(c);
+  tress_client_accessory_frame(c, id, 0, &handle, NULL, NULL, NULL);
+  float size[3];
+  tress_part_size(cs, handle, size);
+
+  char err[TRESS_MESH_FILE_ERROR_MAX];
+  tress_mesh *mesh = tress_mesh_file_load("assets/" HAIR, err);
+  assert_non_null(mesh);
+  tress_scene *local = tress_scene_create();
+  tress_id part = tress_instance_create(local, TRESS_KIND_PART, "Handle", tress_scene_root(local));
+  tress_part_set_mesh(local, part, mesh);
+  tress_part_set_size(local, part, size);
+  tress_rig_result r;
+  assert_true(tress_rig(local, part, NULL, &r));
+  assert_int_equal(r.bone_count, n);
+  float worst = 0.0f;
+  for (uint32_t i = 0; i < n; i++) {
+    assert_string_equal(tress_instance_name(cs, bones[i]), r.bone_names[i]);
+    worst = fmaxf(worst, tress_xform_distance(tress_bone_cframe(cs, bones[i]), tress_bone_cframe(local, r.bone_ids[i])));
+  }
+  const tress_mesh *theirs = tress_part_mesh(cs, handle), *ours = tress_part_mesh(local, part);
+  for (uint32_t b = 0; b < n; b++)
+    for (int k3 = 0; k3 < 3; k3++)
+      worst = fmaxf(worst, fabsf(theirs->bones[b].bind_pos[k3] - ours->bones[b].bind_pos[k3]));
+  printf("server rig vs local rig: largest bone rest or bind difference %.3g\n", (double)worst);
+  assert_true(worst < 1e-5f);
+  tress_rig_result_free(&r);
+  tress_mesh_release(mesh);
+  tress_scene_destroy(local);
+  assert_int_equal(k.protocol_errors, 0);
+  tress_client_destroy(c);
   assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
   th_server_cleanup(&s);
 }
@@ -458,6 +514,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_30_and_240_fps_clients_sway_identically),
       cmocka_unit_test(test_late_joiner_gets_the_same_bones),
+      cmocka_unit_test(test_server_rig_bones_match_a_local_rig),
       cmocka_unit_test(test_springs_reach_every_client),
       cmocka_unit_test(test_server_restart_rebinds_without_duplicates),
       cmocka_unit_test(test_despawn_removes_the_character_everywhere),

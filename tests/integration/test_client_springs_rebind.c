@@ -67,7 +67,7 @@ static double now_ms(void) {
 static void world_init(world *w) {
   memset(w, 0, sizeof *w);
   tress_sample_character_init(&w->sample, "Alice", "meshes/hair_bob.glb");
-  assert_true(fake_rig_make(HAIR_PATH, w->sample.accessories[0].handle_size, CHARACTER_ID, 0, &w->rig, &w->rig_msg));
+  assert_true(fake_rig_make(HAIR_PATH, CHARACTER_ID, 0, &w->rig, &w->rig_msg));
 }
 
 static void settle(peer *p, int ms) { fake_server_pump(&p->server, &p->client, 1, ms); }

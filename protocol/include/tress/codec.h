@@ -52,6 +52,12 @@ size_t tress_msg_encode_bound(const tress_msg *msg);
 tress_wire_status tress_msg_encode(const tress_msg *msg, uint8_t *buf, size_t cap, size_t *out_len,
                                    tress_wire_error *err);
 
+/* Rewrites the wearer of an encoded RIG_RESULT in place (character_id non-zero, accessory_index
+ * below TRESS_WIRE_MAX_ACCESSORIES). Everything else in a RIG_RESULT is the rig's own (bones in
+ * mesh space, the skin), so a server encodes a rig once and sends a patched copy per wearer.
+ * INVALID_MESSAGE when the bytes are not a RIG_RESULT, BAD_INDEX for bad ids; nothing changes then. */
+tress_wire_status tress_rig_result_set_ids(uint8_t *encoded, size_t len, uint32_t character_id, uint8_t accessory_index);
+
 /* Decodes exactly one message from bytes[0..len). On success *out owns its arrays until
  * tress_msg_free(out); on failure *out is left empty (nothing to free) and err (may be NULL)
  * says why. A HELLO or WELCOME with another major fails with BAD_VERSION but still fills

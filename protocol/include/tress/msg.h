@@ -96,6 +96,12 @@ typedef enum tress_wire_code {
   TRESS_CODE_COUNT
 } tress_wire_code;
 
+/* An asset id names a file below an asset root and never leaves it: relative, at most
+ * TRESS_WIRE_MAX_TEXT_BYTES bytes of [A-Za-z0-9._-] in '/'-separated components, none of them
+ * empty, "." or "..". The server refuses any other id with ASSET_PATH_REJECTED and a client
+ * never opens a local file for one. */
+bool tress_asset_id_is_valid(const char *id);
+
 const char *tress_msg_type_name(tress_msg_type type);   /* "HELLO", ...; "UNKNOWN" */
 const char *tress_wire_code_name(tress_wire_code code); /* "MALFORMED", ...; "UNKNOWN" */
 

@@ -1,49 +1,67 @@
-/* file_read.c - whole-file reads with a cap, for the mesh readers. */
+/* file_read.c - whole-file reads with a cap: the mesh and spring readers and the server's config,
+ * store manifest and rig cache files all read through here. Only regular files are read (opened
+ * non-blocking, so a FIFO without a writer cannot hang the caller), and an oversized file is
+ * refused from its size before a byte is read. */
 #include "tress/file_read.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Fills err (when given) and leaves errno at `code`, which formatting may have changed. */
+static uint8_t *fail(int fd, uint8_t *buf, int code, char *err, size_t err_size, const char *fmt, ...) {
+  free(buf);
+  if (fd >= 0) close(fd);
+  if (err && err_size) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+  }
+  errno = code;
+  return NULL;
+}
+
+/* Reads exactly len bytes, or fewer at end of file. */
+static size_t read_full(int fd, uint8_t *buf, size_t len, bool *failed) {
+  size_t got = 0;
+  while (got < len) {
+    ssize_t r = read(fd, buf + got, len - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) *failed = true;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  return got;
+}
 
 uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, char *err, size_t err_size) {
   *size = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, err_size, "cannot open %s: %s", path, strerror(errno));
-    return NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    int e = errno;
+    return fail(fd, NULL, e, err, err_size, "cannot open %s: %s", path, strerror(e));
   }
-  size_t cap = 1 << 16, len = 0;
-  uint8_t *buf = malloc(cap + 1);
-  while (buf) {
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (len > max_bytes) {
-      snprintf(err, err_size, "%s is larger than %zu bytes", path, max_bytes);
-      free(buf);
-      fclose(f);
-      return NULL;
-    }
-    if (got == 0 || len < cap) {
-      if (ferror(f)) {
-        snprintf(err, err_size, "cannot read %s", path);
-        free(buf);
-        fclose(f);
-        return NULL;
-      }
-      if (feof(f)) break;
-      continue;
-    }
-    uint8_t *bigger = realloc(buf, 2 * cap + 1);
-    if (!bigger) { free(buf); buf = NULL; break; }
-    buf = bigger;
-    cap *= 2;
-  }
-  fclose(f);
-  if (!buf) {
-    snprintf(err, err_size, "out of memory reading %s", path);
-    return NULL;
-  }
+  if (!S_ISREG(st.st_mode))
+    return fail(fd, NULL, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, err, err_size, "cannot open %s: not a regular file",
+                path);
+  if ((uint64_t)st.st_size > (uint64_t)max_bytes)
+    return fail(fd, NULL, EFBIG, err, err_size, "%s is larger than %zu bytes", path, max_bytes);
+  size_t len = (size_t)st.st_size;
+  uint8_t *buf = malloc(len + 1);
+  if (!buf) return fail(fd, NULL, ENOMEM, err, err_size, "out of memory reading %s", path);
+  /* one byte more than the size: a file that changed size since fstat is refused, not cut short */
+  bool failed = false;
+  if (read_full(fd, buf, len + 1, &failed) != len || failed)
+    return fail(fd, buf, EIO, err, err_size, "cannot read %s", path);
+  close(fd);
   buf[len] = 0;
   *size = len;
   return buf;

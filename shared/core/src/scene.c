@@ -720,35 +720,56 @@ void tress_joint_set_weld_constraint_offset(tress_scene *s, tress_id id, tress_x
   if (in && tress_xform_is_finite(offset)) in->u.joint.constraint_offset = offset;
 }
 
-bool tress_joint_solve(tress_scene *s, tress_id id) {
-  instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
-  if (!in || !in->u.joint.def.enabled) return false;
+/* Where a Weld, Motor6D or WeldConstraint holds the side `mine0` names, from the other part. */
+static tress_xform part_joint_frame(const instance *in, bool mine0, tress_xform other_part) {
   const tress_joint *j = &in->u.joint.def;
+  if (j->kind == TRESS_JOINT_WELD_CONSTRAINT) {
+    tress_xform off = in->u.joint.constraint_offset;
+    return mine0 ? tress_xform_mul(other_part, tress_xform_inverse(off)) : tress_xform_mul(other_part, off);
+  }
+  tress_xform mine = mine0 ? j->c0 : j->c1, other = mine0 ? j->c1 : j->c0;
+  return tress_xform_mul(tress_xform_mul(other_part, other), tress_xform_inverse(mine));
+}
+
+bool tress_joint_place(tress_scene *s, tress_id id, tress_id part) {
+  instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
+  if (!in || !in->u.joint.def.enabled || !slot_kind(s, part, TRESS_KIND_PART)) return false;
+  const tress_joint *j = &in->u.joint.def;
+  tress_xform at;
   switch (j->kind) {
   case TRESS_JOINT_WELD:
-  case TRESS_JOINT_MOTOR6D: {
-    if (!slot_kind(s, j->part0, TRESS_KIND_PART) || !slot_kind(s, j->part1, TRESS_KIND_PART)) return false;
-    tress_xform joint_world = tress_xform_mul(tress_part_cframe(s, j->part0), j->c0);
-    tress_part_set_cframe(s, j->part1, tress_xform_mul(joint_world, tress_xform_inverse(j->c1)));
-    return true;
+  case TRESS_JOINT_MOTOR6D:
+  case TRESS_JOINT_WELD_CONSTRAINT: {
+    bool mine0 = tress_id_equal(j->part0, part);
+    if (!mine0 && !tress_id_equal(j->part1, part)) return false;
+    tress_id other = mine0 ? j->part1 : j->part0;
+    if (!slot_kind(s, other, TRESS_KIND_PART)) return false;
+    at = part_joint_frame(in, mine0, tress_part_cframe(s, other));
+    break;
   }
   case TRESS_JOINT_RIGID_CONSTRAINT: {
     instance *a0 = slot_kind(s, j->attachment0, TRESS_KIND_ATTACHMENT);
     instance *a1 = slot_kind(s, j->attachment1, TRESS_KIND_ATTACHMENT);
     if (!a0 || !a1) return false;
-    tress_id p1 = tress_instance_parent(s, j->attachment1);
-    if (!slot_kind(s, p1, TRESS_KIND_PART)) return false;
-    tress_xform w0 = tress_attachment_world(s, j->attachment0);
-    tress_part_set_cframe(s, p1, tress_xform_mul(w0, tress_xform_inverse(a1->u.attachment.cframe)));
-    return true;
+    bool mine0 = tress_id_equal(tress_instance_parent(s, j->attachment0), part);
+    if (!mine0 && !tress_id_equal(tress_instance_parent(s, j->attachment1), part)) return false;
+    const instance *mine = mine0 ? a0 : a1;
+    at = tress_xform_mul(tress_attachment_world(s, mine0 ? j->attachment1 : j->attachment0),
+                         tress_xform_inverse(mine->u.attachment.cframe));
+    break;
   }
-  case TRESS_JOINT_WELD_CONSTRAINT: {
-    if (!slot_kind(s, j->part0, TRESS_KIND_PART) || !slot_kind(s, j->part1, TRESS_KIND_PART)) return false;
-    tress_part_set_cframe(s, j->part1, tress_xform_mul(tress_part_cframe(s, j->part0), in->u.joint.constraint_offset));
-    return true;
+  default: return false;
   }
-  }
-  return false;
+  tress_part_set_cframe(s, part, at);
+  return true;
+}
+
+bool tress_joint_solve(tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
+  if (!in) return false;
+  const tress_joint *j = &in->u.joint.def;
+  tress_id side1 = j->kind == TRESS_JOINT_RIGID_CONSTRAINT ? tress_instance_parent(s, j->attachment1) : j->part1;
+  return tress_joint_place(s, id, side1);
 }
 
 static int cmp_seq(const void *a, const void *b) {

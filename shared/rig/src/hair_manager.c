@@ -362,8 +362,9 @@ tress_hair_manager_stats tress_hair_manager_stats_get(const tress_hair_manager *
 
 /* ---- the pass ------------------------------------------------------------------------------ */
 
-static bool name_has_hair(const char *name) {
-  for (const char *p = name; p[0] && p[1] && p[2] && p[3]; p++)
+bool tress_accessory_is_hair(tress_accessory_type type, const char *name) {
+  if (type == TRESS_ACCESSORY_HAIR) return true;
+  for (const char *p = name; p && p[0] && p[1] && p[2] && p[3]; p++)
     if (tolower((unsigned char)p[0]) == 'h' && tolower((unsigned char)p[1]) == 'a' &&
         tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'r')
       return true;
@@ -372,8 +373,8 @@ static bool name_has_hair(const char *name) {
 
 static bool matches(const tress_hair_manager *m, tress_id accessory) {
   if (m->def.match) return m->def.match(m->def.match_user, m->def.scene, accessory);
-  return tress_accessory_get_type(m->def.scene, accessory) == TRESS_ACCESSORY_HAIR ||
-         name_has_hair(tress_instance_name(m->def.scene, accessory));
+  return tress_accessory_is_hair(tress_accessory_get_type(m->def.scene, accessory),
+                                 tress_instance_name(m->def.scene, accessory));
 }
 
 static bool has_bones(const tress_scene *s, tress_id part) {
@@ -476,33 +477,17 @@ static void apply_job(tress_hair_manager *m, rig_job *job) {
     return;
   }
   uint32_t n = job->out.bone_count;
-  char(*names)[TRESS_NAME_MAX] = calloc(n, sizeof *names);
-  int32_t *parents = calloc(n, sizeof *parents);
-  tress_xform *rests = calloc(n, sizeof *rests);
+  char(*names)[TRESS_NAME_MAX] = calloc(n, sizeof *names); /* on_rigged's view of the bones */
   tress_id *ids = calloc(n, sizeof *ids);
-  bool ok = names && parents && rests && ids;
+  bool ok = names && ids && tress_rig_build_bones(s, job->part, &job->out, ids);
   if (ok) {
-    /* rig() step 8: bones scaled by size / mesh size so the skeleton matches the worn scale. */
-    float size[3], scale[3];
-    tress_part_size(s, job->part, size);
-    for (int k = 0; k < 3; k++) scale[k] = job->out.mesh_size[k] > 1e-12f ? size[k] / job->out.mesh_size[k] : 1.0f;
-    for (uint32_t b = 0; b < n; b++) {
-      snprintf(names[b], sizeof names[b], "%s", job->out.bones[b].name);
-      parents[b] = job->out.bones[b].parent;
-      rests[b] = job->out.bones[b].rest;
-      for (int k = 0; k < 3; k++) rests[b].p[k] *= scale[k];
-    }
-    ok = tress_rig_build_bones(s, job->part, n, (const char(*)[TRESS_NAME_MAX])names, parents, rests, job->out.mesh, ids);
-  }
-  if (ok) {
+    for (uint32_t b = 0; b < n; b++) snprintf(names[b], sizeof names[b], "%s", job->out.bones[b].name);
     m->stats.rigs_applied++;
     if (m->def.on_rigged) m->def.on_rigged(m->def.user, job->character, job->part, (const char(*)[TRESS_NAME_MAX])names, n);
   } else {
     m->stats.rigs_failed++;
   }
   free(names);
-  free(parents);
-  free(rests);
   free(ids);
 }
 

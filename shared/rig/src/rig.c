@@ -204,31 +204,15 @@ bool tress_rig(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in,
     return fail(r, TRESS_RIG_ERR_NO_MEMORY, "out of memory");
   }
 
-  /* Bone instances scaled by size / mesh size per axis (an axis the mesh is flat on keeps 1). */
-  float size[3], scale[3];
-  tress_part_size(scene, part, size);
-  for (int k = 0; k < 3; k++) scale[k] = baked.mesh_size[k] > 1e-12f ? size[k] / baked.mesh_size[k] : 1.0f;
-  for (uint32_t b = 0; b < baked.bone_count; b++) {
-    const tress_rig_bone *rb = &baked.bones[b];
-    tress_id parent = rb->parent < 0 ? part : r->bone_ids[rb->parent];
-    tress_id bone = tress_instance_create(scene, TRESS_KIND_BONE, rb->name, parent);
-    if (tress_id_is_null(bone)) {
-      if (b > 0) tress_instance_destroy(scene, r->bone_ids[0]);
-      tress_rig_output_free(&baked);
-      tress_rig_result_free(r);
-      return fail(r, TRESS_RIG_ERR_NO_MEMORY, "out of memory creating bones");
-    }
-    tress_xform rest = rb->rest;
-    for (int k = 0; k < 3; k++) rest.p[k] *= scale[k];
-    tress_bone_set_cframe(scene, bone, rest);
-    r->bone_ids[b] = bone;
-    snprintf(r->bone_names[b], sizeof r->bone_names[b], "%s", rb->name);
+  /* Bones first, then the swap (the part takes its own reference to the bake, size kept). */
+  if (!tress_rig_build_bones(scene, part, &baked, r->bone_ids)) {
+    tress_rig_output_free(&baked);
+    tress_rig_result_free(r);
+    return fail(r, TRESS_RIG_ERR_NO_MEMORY, "out of memory creating bones");
   }
+  for (uint32_t b = 0; b < baked.bone_count; b++)
+    snprintf(r->bone_names[b], sizeof r->bone_names[b], "%s", baked.bones[b].name);
   r->bone_count = baked.bone_count;
-
-  /* Swap in place: the part takes its own reference to the bake; size is put back as it was. */
-  tress_part_set_mesh(scene, part, baked.mesh);
-  tress_part_set_size(scene, part, size);
   if (opts.budget) {
     opts.budget->used += tress_rig_bake_bytes(baked.mesh, baked.bone_count);
     tress_instance_connect(scene, part, refund_budget, opts.budget);
@@ -238,22 +222,30 @@ bool tress_rig(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in,
   return true;
 }
 
-bool tress_rig_build_bones(tress_scene *scene, tress_id part, uint32_t bone_count, const char (*names)[TRESS_NAME_MAX],
-                        const int32_t *parents, const tress_xform *rests, tress_mesh *baked, tress_id *ids) {
-  for (uint32_t b = 0; b < bone_count; b++) {
-    tress_id parent = parents[b] < 0 ? part : ids[parents[b]];
-    ids[b] = tress_instance_create(scene, TRESS_KIND_BONE, names[b], parent);
+/* The one worn-scale rule: part size / mesh size per axis; an axis the mesh is flat on keeps 1. */
+static void worn_scale(const float part_size[3], const float mesh_size[3], float scale[3]) {
+  for (int k = 0; k < 3; k++) scale[k] = mesh_size[k] > 1e-12f ? part_size[k] / mesh_size[k] : 1.0f;
+}
+
+bool tress_rig_build_bones(tress_scene *scene, tress_id part, const tress_rig_output *rig, tress_id *ids) {
+  float size[3], scale[3];
+  tress_part_size(scene, part, size);
+  worn_scale(size, rig->mesh_size, scale);
+  for (uint32_t b = 0; b < rig->bone_count; b++) {
+    const tress_rig_bone *rb = &rig->bones[b];
+    tress_id parent = rb->parent < 0 ? part : ids[rb->parent];
+    ids[b] = tress_instance_create(scene, TRESS_KIND_BONE, rb->name, parent);
     if (tress_id_is_null(ids[b])) {
       for (uint32_t k = 0; k < b; k++)
-        if (parents[k] < 0) tress_instance_destroy(scene, ids[k]);
+        if (rig->bones[k].parent < 0) tress_instance_destroy(scene, ids[k]);
       return false;
     }
-    tress_bone_set_cframe(scene, ids[b], rests[b]);
+    tress_xform rest = rb->rest;
+    for (int k = 0; k < 3; k++) rest.p[k] *= scale[k];
+    tress_bone_set_cframe(scene, ids[b], rest);
   }
-  if (baked) {
-    float size[3];
-    tress_part_size(scene, part, size);
-    tress_part_set_mesh(scene, part, baked);
+  if (rig->mesh) {
+    tress_part_set_mesh(scene, part, rig->mesh);
     tress_part_set_size(scene, part, size);
   }
   return true;

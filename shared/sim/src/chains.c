@@ -283,6 +283,21 @@ static void slot_measure(chain_slot *s) {
   s->jump2 = jump * jump;
 }
 
+/* A filled, measured slot gets its handle and joins the solver's sets. The caller frees the
+ * slot when this fails. */
+static tress_result slot_publish(tress_sim *sim, uint32_t si, tress_id handle_root, tress_handle_id *out) {
+  struct tress_chains *c = sim->chains;
+  chain_slot *s = &c->slots[si];
+  tress_handle_id h = tress__handle_alloc(sim, s->kind, handle_root, si);
+  if (tress_handle_is_null(h)) return TRESS_ERR_OUT_OF_MEMORY;
+  s->handle = h;
+  sync_set(c, si);
+  slot_features(c, si);
+  c->dirty = true;
+  if (out) *out = h;
+  return TRESS_OK;
+}
+
 static void set_bones_simulated(tress_scene *scene, const chain_slot *s, bool on) {
   for (uint32_t i = 0; i < s->node_count; i++)
     if (!tress_id_is_null(s->ids[i])) tress_bone_set_simulated(scene, s->ids[i], on);
@@ -312,18 +327,12 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
   slot_measure(s);
   s->used = true;
   set_bones_simulated(sim->scene, s, true);
-  tress_handle_id h = tress__handle_alloc(sim, TRESS_HANDLE_BONES, handle_root, si);
-  if (tress_handle_is_null(h)) {
+  r = slot_publish(sim, si, handle_root, out);
+  if (r != TRESS_OK) {
     set_bones_simulated(sim->scene, s, false);
     slot_free(s);
-    return TRESS_ERR_OUT_OF_MEMORY;
   }
-  s->handle = h;
-  sync_set(c, si);
-  slot_features(c, si);
-  c->dirty = true;
-  if (out) *out = h;
-  return TRESS_OK;
+  return r;
 }
 
 tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chain_settings *settings,
@@ -397,17 +406,9 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
                                               tress_part_cframe(sim->scene, parts[i]));
   }
   slot_measure(s);
-  tress_handle_id h = tress__handle_alloc(sim, TRESS_HANDLE_PARTS, parts[0], si);
-  if (tress_handle_is_null(h)) {
-    slot_free(s);
-    return TRESS_ERR_OUT_OF_MEMORY;
-  }
-  s->handle = h;
-  sync_set(c, si);
-  slot_features(c, si);
-  c->dirty = true;
-  if (out) *out = h;
-  return TRESS_OK;
+  tress_result r = slot_publish(sim, si, parts[0], out);
+  if (r != TRESS_OK) slot_free(s);
+  return r;
 }
 
 void tress__chains_unbind(tress_sim *sim, tress_handle *h) {

@@ -269,20 +269,8 @@ static void write_offset(tress_scene *scene, const pendulum *p, tress_xform off)
   else tress_joint_set_offsets(scene, p->joint, j->c0, off);
 }
 
-/* Moves the handle part where the joint now holds it. tress_joint_solve places side 1 from
- * side 0, so it serves a handle on side 1; a handle on side 0 is placed here the same way (the
- * solver would move the body instead). */
-static void place_handle(tress_scene *scene, const pendulum *p) {
-  const tress_joint *j = tress_joint_get(scene, p->joint);
-  if (!j || !j->enabled || !is_kind(scene, p->handle_part, TRESS_KIND_PART)) return;
-  if (!p->handle_is_side0) {
-    tress_joint_solve(scene, p->joint);
-    return;
-  }
-  tress_xform J;
-  if (!joint_world(scene, p, &J)) return;
-  tress_part_set_cframe(scene, p->handle_part, tress_xform_mul(J, tress_xform_inverse(handle_side_offset(scene, p))));
-}
+/* Moves the handle part where the joint now holds it (either side). */
+static void place_handle(tress_scene *scene, const pendulum *p) { tress_joint_place(scene, p->joint, p->handle_part); }
 
 /* ---- listeners ---- */
 

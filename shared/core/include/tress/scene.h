@@ -184,7 +184,13 @@ void tress_joint_set_offsets(tress_scene *scene, tress_id joint, tress_xform c0,
 tress_xform tress_joint_weld_constraint_offset(const tress_scene *scene, tress_id joint);
 /* Restores a captured WeldConstraint offset exactly (a re-enable would re-capture it). */
 void tress_joint_set_weld_constraint_offset(tress_scene *scene, tress_id joint, tress_xform offset);
-/* Place part1 from part0 through one enabled joint, as an engine's joint solver would. */
+/* Moves `part`, either side of the enabled joint, to where the joint holds it from the other
+ * side: Weld/Motor6D part0 * c0 == part1 * c1; RigidConstraint attachment0 and attachment1 meet
+ * (a side is an attachment's parent part); WeldConstraint part0^-1 * part1 == its captured
+ * offset. False, and nothing moves, when the joint is stale or disabled, part is not one of its
+ * sides, or the other side is gone. */
+bool tress_joint_place(tress_scene *scene, tress_id joint, tress_id part);
+/* Place side 1 from side 0 through one enabled joint, as an engine's joint solver would. */
 bool tress_joint_solve(tress_scene *scene, tress_id joint);
 /* Solve every enabled joint in creation order (body-side parts first by convention). */
 void tress_scene_solve_joints(tress_scene *scene);

@@ -34,6 +34,10 @@ typedef void (*tress_hair_submit_job_fn)(void *job_user, void (*run)(void *job),
  * attached in one frame no longer hold every bake at once. */
 #define TRESS_HAIR_MANAGER_DEFAULT_INFLIGHT_BYTES ((size_t)64 << 20)
 
+/* HairKit's default match, the one rule the hair manager, the rig server and the client share:
+ * the Hair accessory type, or "hair" anywhere in the name (any case). name may be NULL. */
+bool tress_accessory_is_hair(tress_accessory_type type, const char *name);
+
 typedef struct tress_hair_manager_def {
   tress_scene *scene;              /* required; the manager only touches it inside update() */
   tress_sim *sim;                  /* characters with matched hair bind here once; NULL binds nothing */

@@ -91,11 +91,12 @@ typedef struct tress_rig_result {
 bool tress_rig(tress_scene *scene, tress_id mesh_part, const tress_rig_opts *opts, tress_rig_result *out);
 void tress_rig_result_free(tress_rig_result *result);
 
-/* Builds bones under part (rests already at worn scale, parents before children) and swaps in
- * the baked mesh (NULL keeps the part's mesh) keeping the part's size. ids gets bone_count ids.
- * False changes nothing. The client applies a server's rig and the hair manager a local one
- * through it. */
-bool tress_rig_build_bones(tress_scene *scene, tress_id part, uint32_t bone_count, const char (*names)[TRESS_NAME_MAX],
-                           const int32_t *parents, const tress_xform *rests, tress_mesh *baked, tress_id *ids);
+/* Builds rig->bones as Bone instances under part (parents before children) and swaps in
+ * rig->mesh (NULL keeps the part's mesh) keeping the part's size: rig() step 8. Rests are in mesh
+ * space, as tress_rig_mesh() makes them and RIG_RESULT carries them; each bone's rest is scaled
+ * by the part's size / rig->mesh_size per axis (an axis the mesh is flat on keeps 1), so the
+ * skeleton matches the worn scale. ids gets rig->bone_count ids. False changes nothing. rig(),
+ * the hair manager (local rigs) and the client (the server's rigs) all build bones here. */
+bool tress_rig_build_bones(tress_scene *scene, tress_id part, const tress_rig_output *rig, tress_id *ids);
 
 #endif
