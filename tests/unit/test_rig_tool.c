@@ -104,7 +104,7 @@ static void test_bad_arguments(void **state) {
   assert_int_equal(run(args, out, sizeof out), 2);
   snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/x.glb' --axis 1,2", tmp_dir);
   assert_int_equal(run(args, out, sizeof out), 2);
-  snprintf(args, sizeof args, "--generate afro -o '%s/x.glb'", tmp_dir);
+  snprintf(args, sizeof args, "--generate mohawk -o '%s/x.glb'", tmp_dir);
   assert_int_equal(run(args, out, sizeof out), 2);
   /* Well-formed but refused by plan(): a clear reason and exit 1. */
   snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/x.glb' --sectors 0", tmp_dir);
