@@ -573,8 +573,7 @@ static void test_no_bone_outside_bounds(void **state) {
   }
   float side[] = {1, -0.5f, 0, 1, -5.5f, 0, 1, -6, 0, 1.2f, -3, 0.1f};
   tress_plan_opts o = tress_default_plan_opts();
-  o.has_root = true;
-  o.root[0] = 1.0f;
+  o.has_root = true; /* at the origin, off to the side of the hair */
   o.sectors = 3;
   o.segments = 6;
   tress_plan_result p;
