@@ -1,7 +1,8 @@
 /* tress-rig - rig a boneless hair mesh offline, or write the project's sample hair meshes.
  *
  *   tress-rig hair.glb -o hair_rigged.glb [--sectors N] [--segments N] [--max-influences N]
- *             [--axis x,y,z] [--root x,y,z] [--rerig] [--report] [--json]
+ *             [--axis x,y,z] [--root x,y,z] [--mode sectors|strands] [--max-chains N]
+ *             [--rerig] [--report] [--json]
  *   tress-rig --generate bob|ponytail|long|afro -o FILE(.glb|.obj) [--json]
  *   tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]   (spring_report.c: what the importer made)
  *
@@ -41,7 +42,8 @@ static double now_ms(void) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: tress-rig MESH(.glb|.gltf|.obj) -o OUT.glb [--sectors N] [--segments N] [--max-influences N]\n"
-          "                 [--axis x,y,z] [--root x,y,z] [--rerig] [--report] [--json]\n"
+          "                 [--axis x,y,z] [--root x,y,z] [--mode sectors|strands]\n"
+          "                 [--max-chains N] [--rerig] [--report] [--json]\n"
           "       tress-rig --generate bob|ponytail|long|afro -o OUT(.glb|.obj) [--json]\n"
           "       tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]\n");
 }
@@ -84,6 +86,10 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (strcmp(s, "--segments") == 0) ok = parse_count(val, &a->rig.plan.segments);
     else if (strcmp(s, "--max-influences") == 0) ok = parse_count(val, &a->rig.plan.max_influences);
     else if (strcmp(s, "--axis") == 0) ok = parse_vec3(val, a->rig.plan.axis);
+    else if (strcmp(s, "--mode") == 0) {
+      ok = strcmp(val, "sectors") == 0 || strcmp(val, "strands") == 0;
+      a->rig.plan.mode = strcmp(val, "strands") == 0 ? TRESS_PLAN_MODE_STRANDS : TRESS_PLAN_MODE_SECTORS;
+    } else if (strcmp(s, "--max-chains") == 0) ok = parse_count(val, &a->rig.plan.max_chains);
     else if (strcmp(s, "--root") == 0) ok = a->rig.plan.has_root = parse_vec3(val, a->rig.plan.root);
     else { fprintf(stderr, "tress-rig: unknown option %s\n", s); usage(stderr); return 2; }
     if (!ok) { fprintf(stderr, "tress-rig: bad value for %s: %s\n", s, val); return 2; }

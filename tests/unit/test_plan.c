@@ -616,6 +616,100 @@ static void test_strandless_volume_warning(void **state) {
   }
 }
 
+/* Three locks (at 0, 120 and 240 degrees around a down axis), each 16 strands of 24 points
+ * around a centre line that leaves the head, then curves sideways as it falls. */
+static void lock_centre(int lock, float t, float out[3]) {
+  float a = 2.0943951f * (float)lock, side = 0.35f * sinf(2.5f * t);
+  float r = 0.6f + 0.3f * t;
+  out[0] = cosf(a) * r - sinf(a) * side;
+  out[1] = -2.0f * t;
+  out[2] = sinf(a) * r + cosf(a) * side;
+}
+
+static void test_strand_mode_three_curved_locks(void **state) {
+  (void)state;
+  enum { LOCKS = 3, STRANDS = 16, POINTS = 24 };
+  float *v = malloc(sizeof(float) * 3 * LOCKS * STRANDS * POINTS);
+  uint32_t n = 0, x = 99;
+  for (int lock = 0; lock < LOCKS; lock++)
+    for (int s = 0; s < STRANDS; s++) {
+      x = x * 1664525u + 1013904223u;
+      float ox = ((float)(x >> 8) / 16777216.0f - 0.5f) * 0.08f;
+      x = x * 1664525u + 1013904223u;
+      float oz = ((float)(x >> 8) / 16777216.0f - 0.5f) * 0.08f;
+      for (int k = 0; k < POINTS; k++) {
+        float c[3];
+        lock_centre(lock, 0.02f + (float)k / (float)(POINTS - 1), c);
+        v[3 * n] = c[0] + ox; v[3 * n + 1] = c[1]; v[3 * n + 2] = c[2] + oz;
+        n++;
+      }
+    }
+  tress_plan_opts o = tress_default_plan_opts();
+  o.has_root = true;
+  o.mode = TRESS_PLAN_MODE_STRANDS;
+  o.segments = 4;
+  tress_plan_result p;
+  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(p.sectors, 3);
+  assert_int_equal(p.bone_count, 1 + 3 * 4);
+  assert_false(p.warnings & TRESS_PLAN_WARN_NO_GROUPS);
+  check_weights(&p, 2);
+  /* Every chain follows one lock: each bone within 0.08 of that lock's centre line (the strands
+   * spread 0.04 around it), and the three chains on three different locks. */
+  bool taken[LOCKS] = {false};
+  for (uint32_t g = 0; g < 3; g++) {
+    int lock_of_chain = -1;
+    for (uint32_t b = 0; b < 4; b++) {
+      const float *q = p.bones[1 + g * 4 + b].position;
+      int nearest = -1;
+      float best = INFINITY;
+      for (int lock = 0; lock < LOCKS; lock++)
+        for (int k = 0; k <= 200; k++) {
+          float c[3];
+          lock_centre(lock, 0.02f + (float)k / 200.0f, c);
+          float d = sqrtf((q[0] - c[0]) * (q[0] - c[0]) + (q[1] - c[1]) * (q[1] - c[1]) + (q[2] - c[2]) * (q[2] - c[2]));
+          if (d < best) { best = d; nearest = lock; }
+        }
+      if (best > 0.08f) fail_msg("%s is %.3f from every lock", p.bones[1 + g * 4 + b].name, best);
+      if (b == 0) lock_of_chain = nearest;
+      assert_int_equal(nearest, lock_of_chain);
+    }
+    assert_false(taken[lock_of_chain]);
+    taken[lock_of_chain] = true;
+    /* Bones by arc length go down the lock in order, evenly spaced along it (depth bands would
+     * space them unevenly: the lock runs more sideways near the top). */
+    float gaps[3];
+    for (uint32_t b = 1; b < 4; b++) {
+      const float *q = p.bones[1 + g * 4 + b].position, *r = p.bones[g * 4 + b].position;
+      assert_true(q[1] < r[1]);
+      gaps[b - 1] = sqrtf((q[0] - r[0]) * (q[0] - r[0]) + (q[1] - r[1]) * (q[1] - r[1]) + (q[2] - r[2]) * (q[2] - r[2]));
+    }
+    for (int k = 1; k < 3; k++) assert_float_equal(gaps[k], gaps[0], 0.04f * gaps[0]);
+  }
+  /* Each lock's vertices are on one chain. */
+  for (uint32_t i = 0; i < n; i++) {
+    int lock = (int)(i / (STRANDS * POINTS)), chain = dominant_chain(&p, i);
+    assert_true(chain >= 0);
+    assert_int_equal(chain, dominant_chain(&p, (uint32_t)lock * STRANDS * POINTS));
+  }
+  tress_plan_free(&p);
+  /* The cap holds: at most two chains. */
+  o.max_chains = 2;
+  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(p.sectors, 2);
+  tress_plan_free(&p);
+  /* A ring of hair with no gap has no groups: a warning and the seed's sectors. */
+  tress_mesh *bob = tress_sample_hair_create(TRESS_SAMPLE_HAIR_AFRO);
+  o = sample_opts(bob);
+  o.mode = TRESS_PLAN_MODE_STRANDS;
+  assert_int_equal(tress_plan(bob->positions, bob->vertex_count, &o, &p), TRESS_PLAN_OK);
+  assert_true(p.warnings & TRESS_PLAN_WARN_NO_GROUPS);
+  assert_int_equal(p.sectors, 3);
+  tress_plan_free(&p);
+  tress_mesh_release(bob);
+  free(v);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_defaults),
@@ -633,6 +727,7 @@ int main(void) {
     cmocka_unit_test(test_scalp_on_hair_root),
     cmocka_unit_test(test_no_bone_outside_bounds),
     cmocka_unit_test(test_strandless_volume_warning),
+    cmocka_unit_test(test_strand_mode_three_curved_locks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,6 +146,12 @@ static void test_report_and_warnings(void **state) {
   }
   assert_true(skinned > 0 && skinned <= cJSON_GetObjectItem(j, "vertices")->valueint);
   cJSON_Delete(j);
+  /* Strand mode: the ponytail's chains follow its groups (at most --max-chains). */
+  snprintf(args, sizeof args, "assets/meshes/hair_ponytail.glb -o '%s' --report --mode strands --max-chains 2", path);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  if (!strstr(out, "chains 1 x 3 bones") && !strstr(out, "chains 2 x 3 bones")) fail_msg("%s", out);
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s' --mode braids", path);
+  assert_int_equal(run(args, out, sizeof out), 2);
   /* The afro: the strandless warning, and fewer bands. */
   snprintf(args, sizeof args, "assets/meshes/hair_afro.glb -o '%s' --report", path);
   assert_int_equal(run(args, out, sizeof out), 0);

@@ -36,6 +36,8 @@ tress_plan_opts tress_default_plan_opts(void) {
   o.max_influences = 2;
   o.scalp_to_root = true;
   o.fewer_bands_for_volume = true;
+  o.mode = TRESS_PLAN_MODE_SECTORS;
+  o.max_chains = 8;
   return o;
 }
 
@@ -270,6 +272,99 @@ static void describe(tress_plan_result *out, const frame *f, const tress__plan_s
     out->head_centre[k] = f->root[k] + f->axis[k] * head->centre_t + f->u[k] * head->centre_x + f->w[k] * head->centre_y;
 }
 
+/* Scalp: near the root (down to 0.2 R past the head's centre) and within 1.15 R of the centre. */
+typedef struct scalp_zone {
+  float t_max, r2, cx, cy, ct;
+} scalp_zone;
+
+static scalp_zone make_scalp_zone(const tress__plan_head *head, bool enabled) {
+  scalp_zone z = {-1.0f, 0.0f, head->centre_x, head->centre_y, head->centre_t};
+  if (!enabled || !head->found) return z;
+  z.t_max = head->centre_t + 0.2f * head->radius;
+  z.r2 = 1.15f * head->radius * 1.15f * head->radius;
+  return z;
+}
+
+static inline bool in_scalp(const scalp_zone *z, float x, float y, float t) {
+  float dx = x - z->cx, dy = y - z->cy, dt = t - z->ct;
+  return (t <= z->t_max) & (dx * dx + dy * dy + dt * dt <= z->r2);
+}
+
+/* Strand mode's histogram: swinging hair only (the scalp cap would fill every gap), sampled. */
+static void count_swinging(const float *vertices, uint32_t n, const frame *f, const scalp_zone *z, float *counts) {
+  for (uint32_t i = 0, stride = survey_stride(n); i < n; i += stride) {
+    const float *v = vertices + 3 * (size_t)i;
+    float d[3] = {v[0] - f->root[0], v[1] - f->root[1], v[2] - f->root[2]};
+    float t = dot3(d, f->axis), x = dot3(d, f->u), y = dot3(d, f->w);
+    if (!(t > 0.0f) || in_scalp(z, x, y, t)) continue;
+    counts[tress__plan_bin(tress__plan_angle(x, y))] += 1.0f;
+  }
+}
+
+/* Per group: arc length at each depth slice, total length, bone positions. */
+typedef struct strand_lines {
+  float *arc;       /* groups x TRESS__PLAN_STRAND_SLICES (+1 guard) */
+  float *total;     /* groups */
+  float (*bones)[3];/* groups x bands */
+  void *block;
+} strand_lines;
+
+static bool trace_strands(const float *vertices, uint32_t n, const frame *f, const scalp_zone *z, const uint8_t *group_of_bin,
+                          uint32_t groups, uint32_t bands, strand_lines *lines) {
+  const uint32_t L = TRESS__PLAN_STRAND_SLICES;
+  size_t sums_bytes = sizeof(double) * 4 * groups * L, arc_bytes = sizeof(float) * (groups * L + 1);
+  char *block = calloc(1, sums_bytes + arc_bytes + sizeof(float) * groups + sizeof(float) * 3 * groups * bands);
+  if (!block) return false;
+  double *sums = (double *)block;
+  lines->block = block;
+  lines->arc = (float *)(block + sums_bytes);
+  lines->total = lines->arc + groups * L + 1;
+  lines->bones = (float (*)[3])(lines->total + groups);
+  float inv_slice = (float)L / f->depth;
+  for (uint32_t i = 0; i < n; i++) {
+    const float *v = vertices + 3 * (size_t)i;
+    float d[3] = {v[0] - f->root[0], v[1] - f->root[1], v[2] - f->root[2]};
+    float t = dot3(d, f->axis), x = dot3(d, f->u), y = dot3(d, f->w);
+    if (!(t > 0.0f) || in_scalp(z, x, y, t)) continue;
+    uint32_t g = group_of_bin[tress__plan_bin(tress__plan_angle(x, y))], slice = (uint32_t)(t * inv_slice);
+    slice = slice < L ? slice : L - 1;
+    double *c = sums + 4 * ((size_t)g * L + slice);
+    c[0] += v[0]; c[1] += v[1]; c[2] += v[2]; c[3] += 1.0;
+  }
+  tress__plan_strand_lines(sums, groups, L, bands, lines->arc, lines->total, lines->bones, f->root);
+  return true;
+}
+
+/* A vertex's band position (0..bands) from the arc length at its depth along its group's line. */
+static inline float strand_band(const strand_lines *lines, uint32_t g, float slice_pos, uint32_t bands) {
+  const uint32_t L = TRESS__PLAN_STRAND_SLICES;
+  float total = lines->total[g];
+  uint32_t s = (uint32_t)slice_pos;
+  s = s < L - 1 ? s : L - 1;
+  float frac = slice_pos - (float)s;
+  frac = frac < 1.0f ? frac : 1.0f;
+  const float *arc = lines->arc + (size_t)g * L;
+  float a = s + 1 < L ? arc[s] + (arc[s + 1] - arc[s]) * frac : arc[s];
+  return total > 0.0f ? a / total * (float)bands : 0.0f;
+}
+
+static void place_strand_bones(tress_plan_result *p, const strand_lines *lines, const frame *f) {
+  tress_plan_bone *root_bone = &p->bones[0];
+  snprintf(root_bone->name, sizeof root_bone->name, "HairRoot");
+  memcpy(root_bone->position, f->root, sizeof root_bone->position);
+  root_bone->parent = -1;
+  uint32_t B = p->segments;
+  for (uint32_t g = 0; g < p->sectors; g++)
+    for (uint32_t b = 0; b < B; b++) {
+      uint32_t index = 1 + g * B + b;
+      tress_plan_bone *bone = &p->bones[index];
+      snprintf(bone->name, sizeof bone->name, "Hair_S%u_B%u", g + 1, b + 1);
+      bone->parent = b == 0 ? 0 : (int32_t)index - 1;
+      memcpy(bone->position, lines->bones[g * B + b], sizeof bone->position);
+      clamp_to_bounds(f, bone->position);
+    }
+}
+
 /* Thresholds for "no strand structure": no angular gap below 30% of the mean density, and the
  * hair below the scalp spread radially over more than 12% of its distance from the axis. */
 #define STRANDLESS_UNIFORMITY 0.3f
@@ -285,6 +380,9 @@ tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan
     return TRESS_PLAN_ERR_OPTIONS;
   float axis_len = sqrtf(dot3(opts.axis, opts.axis));
   if (!(axis_len > 1e-12f) || !isfinite(axis_len)) return TRESS_PLAN_ERR_OPTIONS;
+  if (opts.mode != TRESS_PLAN_MODE_SECTORS && opts.mode != TRESS_PLAN_MODE_STRANDS) return TRESS_PLAN_ERR_OPTIONS;
+  if (opts.mode == TRESS_PLAN_MODE_STRANDS && (opts.max_chains < 1 || opts.max_chains > TRESS_PLAN_MAX_SECTORS))
+    return TRESS_PLAN_ERR_OPTIONS;
   frame f;
   memset(&f, 0, sizeof f);
   f.root = opts.root;
@@ -326,6 +424,15 @@ tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan
   float spread = tress__plan_radial_spread(&env, below_scalp, depth);
   bool strandless = sec.uniformity >= STRANDLESS_UNIFORMITY && spread >= STRANDLESS_SPREAD;
   if (strandless && opts.fewer_bands_for_volume) B = (B + 1) / 2;
+  scalp_zone zone = make_scalp_zone(&head, opts.scalp_to_root);
+  uint8_t group_of_bin[TRESS__PLAN_BINS];
+  uint32_t groups = 0;
+  if (opts.mode == TRESS_PLAN_MODE_STRANDS) {
+    float swinging[TRESS__PLAN_BINS] = {0};
+    count_swinging(vertices, n, &f, &zone, swinging);
+    groups = tress__plan_strand_groups(swinging, opts.max_chains, group_of_bin);
+    if (groups) S = groups;
+  }
 
   uint32_t bone_count = 1 + S * B;
   size_t bones_bytes = bone_count * sizeof(tress_plan_bone);
@@ -348,6 +455,8 @@ tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan
   out->vertex_count = n;
   out->depth = depth;
   describe(out, &f, &sec, &head);
+  if (opts.mode == TRESS_PLAN_MODE_STRANDS && !groups)
+    append_warning(out, TRESS_PLAN_WARN_NO_GROUPS, "strand mode: no gap separates strand groups around the axis; rigged with sectors");
   if (strandless) {
     char text[TRESS_PLAN_WARNING_TEXT_MAX];
     snprintf(text, sizeof text,
@@ -364,10 +473,7 @@ tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan
    * predictor. */
   const float *u = f.u, *w = f.w;
   float inv_h = (float)B / depth, blend_max = 0.8f;
-  bool use_scalp = opts.scalp_to_root && head.found;
-  float scalp_t = use_scalp ? head.centre_t + 0.2f * head.radius : -1.0f;
-  float scalp_r2 = 1.15f * head.radius * 1.15f * head.radius, centre_t = head.centre_t;
-  float centre_x = head.centre_x, centre_y = head.centre_y;
+  float scalp_t = zone.t_max, scalp_r2 = zone.r2, centre_t = zone.ct, centre_x = zone.cx, centre_y = zone.cy;
   uint32_t ranks = S > 1 ? S : 0, scalp_count = 0;
   /* The diamond angle orders directions exactly as the angle does and costs one division and no
    * polynomial: the bind pass compares it with the boundaries' own diamond angles. */
@@ -375,21 +481,34 @@ tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan
   for (uint32_t k = 0; k < ranks; k++) diamond_bounds[k] = diamond_angle(cosf(sec.bounds[k]), sinf(sec.bounds[k]));
   tips tp;
   memset(&tp, 0, sizeof tp);
-  const bool two = max_inf > 1;
+  const bool two = max_inf > 1, strands = groups > 0;
+  strand_lines lines = {0};
+  if (strands && !trace_strands(vertices, n, &f, &zone, group_of_bin, S, B, &lines)) {
+    tress_plan_free(out);
+    return TRESS_PLAN_ERR_NO_MEMORY;
+  }
+  const float inv_strand_slice = (float)TRESS__PLAN_STRAND_SLICES / depth;
   for (uint32_t i = 0; i < n; i++) {
     const float *v = vertices + 3 * (size_t)i;
     float d[3] = {v[0] - root[0], v[1] - root[1], v[2] - root[2]};
     float t = dot3(d, axis);
     float x = dot3(d, u), y = dot3(d, w), dc = t - centre_t, dx = x - centre_x, dy = y - centre_y;
     bool below = t > 0.0f; /* at or above the root plane: HairRoot alone, no centroid */
-    bool scalp = below & (t <= scalp_t) & (dx * dx + dy * dy + dc * dc <= scalp_r2);
+    bool scalp = below & (t <= scalp_t) & (dx * dx + dy * dy + dc * dc <= scalp_r2); /* in_scalp, unrolled */
     bool swing = below & !scalp;
     scalp_count += scalp;
-    float angle = diamond_angle(x, y);
-    uint32_t rank = 0;
-    for (uint32_t k = 0; k < ranks; k++) rank += angle >= diamond_bounds[k];
-    uint32_t s = sec.label_by_rank[rank];
-    float bf = below ? t * inv_h : 0.0f;
+    uint32_t s;
+    float bf;
+    if (strands) { /* loop-invariant: the compiler unswitches it */
+      s = group_of_bin[tress__plan_bin(tress__plan_angle(x, y))];
+      bf = below ? strand_band(&lines, s, t * inv_strand_slice, B) : 0.0f;
+    } else {
+      float angle = diamond_angle(x, y);
+      uint32_t rank = 0;
+      for (uint32_t k = 0; k < ranks; k++) rank += angle >= diamond_bounds[k];
+      s = sec.label_by_rank[rank];
+      bf = below ? t * inv_h : 0.0f;
+    }
     uint32_t b = (uint32_t)bf;
     b = b < B ? b : B - 1;
     float frac = bf - (float)b;
@@ -415,9 +534,14 @@ tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan
     out->influence_count[i] = (uint8_t)(pair ? 2 : 1);
   }
   out->scalp_vertex_count = scalp_count;
-  find_tips(vertices, n, &f, &sec, &tp);
-  finish_tips(&tp, S, root, axis);
-  place_bones(out, sums, &f, &tp);
+  if (strands) {
+    place_strand_bones(out, &lines, &f);
+    free(lines.block);
+  } else {
+    find_tips(vertices, n, &f, &sec, &tp);
+    finish_tips(&tp, S, root, axis);
+    place_bones(out, sums, &f, &tp);
+  }
   return TRESS_PLAN_OK;
 }
 

@@ -74,4 +74,14 @@ tress__plan_head tress__plan_fit_head(const tress__plan_envelope *e, float depth
  * strands lie in thin layers (small), a filled volume does not (large). */
 float tress__plan_radial_spread(const tress__plan_envelope *e, float t_from, float depth);
 
+/* Strand mode (plan_strands.c). */
+#define TRESS__PLAN_STRAND_SLICES 48
+
+/* Groups of dense angle separated by gaps; fills group_of_bin (TRESS__PLAN_BINS entries, groups
+ * numbered heaviest first) and returns the group count (capped), 0 when there is no gap. */
+uint32_t tress__plan_strand_groups(const float *counts, uint32_t max_groups, uint8_t *group_of_bin);
+
+void tress__plan_strand_lines(const double *sums, uint32_t groups, uint32_t slices, uint32_t bands, float *arc,
+                              float *total, float (*bones)[3], const float root[3]);
+
 #endif

@@ -22,6 +22,12 @@ typedef enum tress_plan_status {
   TRESS_PLAN_ERR_NO_MEMORY,
 } tress_plan_status;
 
+typedef enum tress_plan_mode {
+  TRESS_PLAN_MODE_SECTORS = 0, /* the seed's sectors x bands */
+  TRESS_PLAN_MODE_STRANDS,     /* one chain per strand group (dense angle between gaps), bones by arc
+                                * length along the group's centre line; `sectors` is the group count */
+} tress_plan_mode;
+
 typedef struct tress_plan_opts {
   float root[3];          /* scalp anchor, same space as the vertices; required */
   bool has_root;          /* false = no root given (plan fails; rig uses top centre of bounds) */
@@ -31,6 +37,8 @@ typedef struct tress_plan_opts {
   uint32_t max_influences;/* bones per vertex, default 2, clamped to 1..4 */
   bool scalp_to_root;     /* default true: the scalp cap (hair on the head near the root) binds to HairRoot */
   bool fewer_bands_for_volume; /* default true: a mesh with no strand structure gets (segments + 1) / 2 bands */
+  tress_plan_mode mode;   /* default TRESS_PLAN_MODE_SECTORS (the seed's plan) */
+  uint32_t max_chains;    /* strand mode: at most this many chains, default 8, 1..TRESS_PLAN_MAX_SECTORS */
 } tress_plan_opts;
 
 /* Bits of tress_plan_result.warnings; warning_text says why in words. */
@@ -38,6 +46,7 @@ typedef enum tress_plan_warning {
   TRESS_PLAN_WARN_NO_STRANDS = 1u << 0,    /* no strand structure (a filled volume, no angular gaps) */
   TRESS_PLAN_WARN_EMPTY_SECTOR = 1u << 1,  /* a sector has no vertex: its chain follows the axis */
   TRESS_PLAN_WARN_EMPTY_BANDS = 1u << 2,   /* some bands hold no swinging vertex: bones placed on the chain */
+  TRESS_PLAN_WARN_NO_GROUPS = 1u << 3,     /* strand mode found no gap between strand groups: sectors used */
 } tress_plan_warning;
 
 #define TRESS_PLAN_WARNING_TEXT_MAX 256
