@@ -1,13 +1,15 @@
 /* tress-rig - rig a boneless hair mesh offline, or write the project's sample hair meshes.
  *
  *   tress-rig hair.glb -o hair_rigged.glb [--sectors N] [--segments N] [--max-influences N]
- *             [--axis x,y,z] [--root x,y,z] [--json]
- *   tress-rig --generate bob|ponytail|long -o FILE(.glb|.obj) [--json]
+ *             [--axis x,y,z] [--root x,y,z] [--mode sectors|strands] [--max-chains N]
+ *             [--rerig] [--report] [--json]
+ *   tress-rig --generate bob|ponytail|long|afro -o FILE(.glb|.obj) [--json]
  *   tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]   (spring_report.c: what the importer made)
  *
  * main() only parses and dispatches to one small function per mode, so a new mode is one more
  * function and one more branch. */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,8 @@ typedef struct args {
   const char *output;
   const char *generate;
   bool json;
+  bool rerig;  /* rig an input that is already skinned (its skin is replaced) */
+  bool report; /* per chain: vertices skinned, length, empty bones, bones outside the mesh */
   tress_rig_opts rig;
 } args;
 
@@ -38,8 +42,9 @@ static double now_ms(void) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: tress-rig MESH(.glb|.gltf|.obj) -o OUT.glb [--sectors N] [--segments N] [--max-influences N]\n"
-          "                 [--axis x,y,z] [--root x,y,z] [--json]\n"
-          "       tress-rig --generate bob|ponytail|long -o OUT(.glb|.obj) [--json]\n"
+          "                 [--axis x,y,z] [--root x,y,z] [--mode sectors|strands]\n"
+          "                 [--max-chains N] [--rerig] [--report] [--json]\n"
+          "       tress-rig --generate bob|ponytail|long|afro -o OUT(.glb|.obj) [--json]\n"
           "       tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]\n");
 }
 
@@ -65,6 +70,8 @@ static int parse_args(int argc, char **argv, args *a) {
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     bool ok = true;
     if (strcmp(s, "--json") == 0) { a->json = true; continue; }
+    if (strcmp(s, "--rerig") == 0) { a->rerig = true; continue; }
+    if (strcmp(s, "--report") == 0) { a->report = true; continue; }
     if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) { usage(stdout); exit(0); }
     if (s[0] != '-') {
       if (a->input) { fprintf(stderr, "tress-rig: more than one input (%s)\n", s); return 2; }
@@ -79,6 +86,10 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (strcmp(s, "--segments") == 0) ok = parse_count(val, &a->rig.plan.segments);
     else if (strcmp(s, "--max-influences") == 0) ok = parse_count(val, &a->rig.plan.max_influences);
     else if (strcmp(s, "--axis") == 0) ok = parse_vec3(val, a->rig.plan.axis);
+    else if (strcmp(s, "--mode") == 0) {
+      ok = strcmp(val, "sectors") == 0 || strcmp(val, "strands") == 0;
+      a->rig.plan.mode = strcmp(val, "strands") == 0 ? TRESS_PLAN_MODE_STRANDS : TRESS_PLAN_MODE_SECTORS;
+    } else if (strcmp(s, "--max-chains") == 0) ok = parse_count(val, &a->rig.plan.max_chains);
     else if (strcmp(s, "--root") == 0) ok = a->rig.plan.has_root = parse_vec3(val, a->rig.plan.root);
     else { fprintf(stderr, "tress-rig: unknown option %s\n", s); usage(stderr); return 2; }
     if (!ok) { fprintf(stderr, "tress-rig: bad value for %s: %s\n", s, val); return 2; }
@@ -102,7 +113,7 @@ static int write_mesh(const tress_mesh *m, const char *path) {
 static int cmd_generate(const args *a) {
   tress_sample_hair_style style = tress_sample_hair_style_from_name(a->generate);
   if (style == TRESS_SAMPLE_HAIR_STYLE_COUNT) {
-    fprintf(stderr, "tress-rig: unknown style '%s' (bob, ponytail, long)\n", a->generate);
+    fprintf(stderr, "tress-rig: unknown style '%s' (bob, ponytail, long, afro)\n", a->generate);
     return 2;
   }
   tress_mesh *m = tress_sample_hair_create(style);
@@ -116,7 +127,80 @@ static int cmd_generate(const args *a) {
   return rc ? 1 : 0;
 }
 
+/* What each chain of a rig holds: the vertices whose heaviest bone is on it, its length from
+ * HairRoot through its bones, and its bones that skin nothing or sit outside the mesh's bounds. */
+typedef struct chain_report {
+  uint32_t vertices;
+  float length;
+  uint32_t empty_bones, outside_bones;
+  char empty[256], outside[256];
+} chain_report;
+
+static void append_name(char *list, size_t cap, const char *name) {
+  size_t used = strlen(list);
+  snprintf(list + used, cap - used, "%s%s", used ? " " : "", name);
+}
+
+static void report_chains(const tress_rig_output *out, chain_report *chains) {
+  const tress_mesh *m = out->mesh;
+  uint32_t S = out->sectors, B = out->segments;
+  memset(chains, 0, sizeof(chain_report) * S);
+  uint32_t *per_bone = calloc(out->bone_count, sizeof *per_bone);
+  if (!per_bone) return;
+  for (uint32_t v = 0; v < m->vertex_count; v++) per_bone[m->joints[4 * (size_t)v]]++;
+  float mn[3], mx[3];
+  tress_mesh_bounds(m, mn, mx);
+  for (uint32_t s = 0; s < S; s++) {
+    chain_report *c = &chains[s];
+    const float *prev = out->bones[0].bind_pos;
+    for (uint32_t b = 0; b < B; b++) {
+      uint32_t j = 1 + s * B + b;
+      const tress_rig_bone *bone = &out->bones[j];
+      float d[3] = {bone->bind_pos[0] - prev[0], bone->bind_pos[1] - prev[1], bone->bind_pos[2] - prev[2]};
+      c->length += sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      prev = bone->bind_pos;
+      c->vertices += per_bone[j];
+      if (per_bone[j] == 0) { c->empty_bones++; append_name(c->empty, sizeof c->empty, bone->name); }
+      bool outside = false;
+      for (int k = 0; k < 3; k++) outside |= bone->bind_pos[k] < mn[k] - 1e-5f || bone->bind_pos[k] > mx[k] + 1e-5f;
+      if (outside) { c->outside_bones++; append_name(c->outside, sizeof c->outside, bone->name); }
+    }
+  }
+  free(per_bone);
+}
+
+static void print_report_text(const tress_rig_output *out) {
+  chain_report chains[TRESS_PLAN_MAX_SECTORS];
+  report_chains(out, chains);
+  printf("chains %u x %u bones\n", out->sectors, out->segments);
+  for (uint32_t s = 0; s < out->sectors; s++) {
+    const chain_report *c = &chains[s];
+    printf("  Hair_S%u: skins %u vertices, length %.3f", s + 1, c->vertices, c->length);
+    if (c->empty_bones) printf(", warning: %u empty bones (%s)", c->empty_bones, c->empty);
+    if (c->outside_bones) printf(", warning: %u bones outside the mesh (%s)", c->outside_bones, c->outside);
+    printf("\n");
+  }
+}
+
+static void add_report_json(cJSON *j, const tress_rig_output *out) {
+  chain_report chains[TRESS_PLAN_MAX_SECTORS];
+  report_chains(out, chains);
+  cJSON *list = cJSON_AddArrayToObject(j, "chains");
+  for (uint32_t s = 0; s < out->sectors; s++) {
+    cJSON *c = cJSON_CreateObject();
+    char name[32];
+    snprintf(name, sizeof name, "Hair_S%u", s + 1);
+    cJSON_AddStringToObject(c, "name", name);
+    cJSON_AddNumberToObject(c, "vertices", chains[s].vertices);
+    cJSON_AddNumberToObject(c, "length", chains[s].length);
+    cJSON_AddNumberToObject(c, "empty_bones", chains[s].empty_bones);
+    cJSON_AddNumberToObject(c, "bones_outside_mesh", chains[s].outside_bones);
+    cJSON_AddItemToArray(list, c);
+  }
+}
+
 static void print_rig(const args *a, const tress_rig_output *out, double load_ms, double rig_ms, double write_ms) {
+  if (out->warning_text[0] && !a->json) fprintf(stderr, "tress-rig: warning: %s\n", out->warning_text); /* JSON: "warnings" */
   if (!a->json) {
     printf("%s -> %s\n", a->input, a->output);
     printf("vertices %u, bones %u, root (%.3f, %.3f, %.3f)\n", out->mesh->vertex_count, out->bone_count, out->root[0], out->root[1], out->root[2]);
@@ -124,6 +208,7 @@ static void print_rig(const args *a, const tress_rig_output *out, double load_ms
       const tress_rig_bone *bone = &out->bones[b];
       printf("  [%u] %-12s parent %3d  at (%7.3f, %7.3f, %7.3f)\n", b, bone->name, bone->parent, bone->bind_pos[0], bone->bind_pos[1], bone->bind_pos[2]);
     }
+    if (a->report) print_report_text(out);
     printf("time: load %.2f ms, rig %.2f ms, write %.2f ms\n", load_ms, rig_ms, write_ms);
     return;
   }
@@ -139,6 +224,8 @@ static void print_rig(const args *a, const tress_rig_output *out, double load_ms
     cJSON_AddItemToObject(bone, "position", cJSON_CreateFloatArray(out->bones[b].bind_pos, 3));
     cJSON_AddItemToArray(bones, bone);
   }
+  cJSON_AddStringToObject(j, "warnings", out->warning_text);
+  if (a->report) add_report_json(j, out);
   cJSON *t = cJSON_AddObjectToObject(j, "time_ms");
   cJSON_AddNumberToObject(t, "load", load_ms);
   cJSON_AddNumberToObject(t, "rig", rig_ms);
@@ -149,11 +236,34 @@ static void print_rig(const args *a, const tress_rig_output *out, double load_ms
   cJSON_Delete(j);
 }
 
+/* A rig is a skin, so the output must be a format that holds one. NULL when path is fine. */
+static const char *rig_output_problem(const char *path) {
+  if (has_ext(path, ".glb")) return NULL;
+  if (has_ext(path, ".obj")) return "OBJ cannot hold bones or skin weights; write the rig to a .glb";
+  if (has_ext(path, ".gltf")) return "writing .gltf (JSON with embedded buffers) is not supported yet; write a .glb";
+  return "the output must end in .glb (a skinned binary glTF)";
+}
+
+/* Options plan() clamps rather than refuses are reported, not silently changed. */
+static void report_clamps(const tress_rig_opts *rig) {
+  uint32_t mi = rig->plan.max_influences;
+  if (mi < 1 || mi > 4) fprintf(stderr, "tress-rig: note: --max-influences %u clamped to %u (1..4)\n", mi, mi < 1 ? 1 : 4);
+}
+
 static int cmd_rig(const args *a) {
+  const char *problem = rig_output_problem(a->output);
+  if (problem) { fprintf(stderr, "tress-rig: %s: %s\n", a->output, problem); return 2; }
+  report_clamps(&a->rig);
   char err[TRESS_MESH_FILE_ERROR_MAX];
   double t0 = now_ms();
   tress_mesh *in = tress_mesh_file_load(a->input, err);
   if (!in) { fprintf(stderr, "tress-rig: %s: %s\n", a->input, err); return 1; }
+  if (tress_mesh_is_skinned(in) && !a->rerig) {
+    fprintf(stderr, "tress-rig: %s: the mesh is already skinned (%u bones); rigging would replace its skin. "
+                    "Pass --rerig to replace it\n", a->input, in->bone_count);
+    tress_mesh_release(in);
+    return 1;
+  }
   double t1 = now_ms();
   tress_rig_output out;
   tress_rig_status st = tress_rig_mesh(in, &a->rig, &out);

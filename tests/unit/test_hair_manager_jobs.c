@@ -226,7 +226,7 @@ static void assert_same_rig(world *a, world *b) {
     const tress_mesh *y = tress_part_mesh(b->scene, b->handles[i]);
     assert_true(tress_mesh_is_skinned(x));
     assert_true(tress_mesh_is_skinned(y));
-    assert_int_equal(x->bone_count, 10);
+    assert_true(x->bone_count == 10 || x->bone_count == 7); /* 3 x 3, or 3 x 2 bands for the strandless afro */
     assert_int_equal(x->bone_count, y->bone_count);
     assert_int_equal(x->vertex_count, y->vertex_count);
     assert_memory_equal(x->weights, y->weights, 4 * sizeof(float) * x->vertex_count);

@@ -30,6 +30,10 @@ static void test_sample_obj_matches_glb(void **state) {
       assert_float_equal(obj->normals[3 * obj->indices[i] + k], glb->normals[3 * glb->indices[i] + k], 1e-5f);
     }
   assert_non_null(obj->uvs);
+  /* Texture coordinates too: OBJ's bottom-up v becomes glTF's top-down v on the way in. */
+  for (size_t i = 0; i < obj->index_count; i++)
+    for (int k = 0; k < 2; k++)
+      assert_float_equal(obj->uvs[2 * obj->indices[i] + k], glb->uvs[2 * glb->indices[i] + k], 1e-5f);
   /* And it rigs like the glb does. */
   tress_rig_output a, b;
   assert_int_equal(tress_rig_mesh(obj, NULL, &a), TRESS_RIG_OK);
@@ -67,6 +71,15 @@ static void test_polygons_and_indices(void **state) {
   assert_memory_equal(m->indices, expect, sizeof expect);
   assert_float_equal(m->positions[3 * 7], 2.5f, 0);
   assert_float_equal(m->positions[3 * 7 + 1], 2.0f, 0);
+  tress_mesh_release(m);
+
+  /* OBJ's v runs up from the image's bottom, glTF's down from its top: vt 1 0.25 is (1, 0.75). */
+  const char *textured = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0.25\nvt 0 1\nf 1/1 2/2 3/3\n";
+  m = tress_obj_read_memory(textured, strlen(textured), err);
+  assert_non_null(m);
+  assert_non_null(m->uvs);
+  const float want[6] = {0, 1, 1, 0.75f, 0, 0};
+  for (int k = 0; k < 6; k++) assert_float_equal(m->uvs[k], want[k], 1e-6f);
   tress_mesh_release(m);
 
   /* Shared corners are one vertex; normals kept when every corner has one. */

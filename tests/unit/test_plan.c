@@ -1,4 +1,6 @@
-/* test_plan.c - plan(): the seed's worked example, weight invariants, options and bad input. */
+/* test_plan.c - plan(): the seed's worked example, weight invariants, options and bad input; the
+ * sector frame from the hair (rotation invariance, mirror symmetry), the scalp on HairRoot, bones
+ * inside the hair's bounds, and the strandless-volume warning. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +12,7 @@
 #include <cmocka.h>
 
 #include "tress/plan.h"
+#include "tress/sample_hair.h"
 
 /* The seed's cloud: one scalp vertex at (0, 10, 0), strands at x = 2 and x = -2 down to y = 4. */
 static uint32_t seed_cloud(float v[13 * 3]) {
@@ -221,21 +224,37 @@ static void test_empty_bands_interpolated(void **state) {
   tress_plan_free(&p);
 }
 
+/* Sector 1 is where the hair is densest, whatever the world's axes: four clumps around a down
+ * axis, the +X one three times as dense. Turned a quarter, the dense clump is at +Z and sector 1
+ * goes with it. The others follow turning toward axis x reference. */
 static void test_sector_reference(void **state) {
   (void)state;
-  /* Sector 1 is centred on +X; with 4 sectors going toward axis x X = +Z for a down axis:
-   * +X -> S1, +Z -> S2, -X -> S3, -Z -> S4. */
-  float v[] = {1, -1, 0, 0, -1, 1, -1, -1, 0, 0, -1, -1};
-  tress_plan_opts o = tress_default_plan_opts();
-  o.has_root = true;
-  o.sectors = 4;
-  o.segments = 1;
-  o.max_influences = 1;
-  tress_plan_result p;
-  assert_int_equal(tress_plan(v, 4, &o, &p), TRESS_PLAN_OK);
-  for (int i = 0; i < 4; i++) assert_int_equal(p.joints[i], 1 + i);
-  assert_float_equal(p.reference[0], 1.0f, 1e-6f);
-  tress_plan_free(&p);
+  for (int turn = 0; turn < 2; turn++) {
+    float dirs[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}}; /* (x, z) */
+    float v[6 * 3];
+    uint32_t n = 0;
+    for (int c = 0; c < 4; c++)
+      for (int copies = 0; copies < (c == 0 ? 3 : 1); copies++) {
+        float x = dirs[c][0], z = dirs[c][1];
+        v[3 * n] = turn ? -z : x;
+        v[3 * n + 1] = -1.0f;
+        v[3 * n + 2] = turn ? x : z;
+        n++;
+      }
+    tress_plan_opts o = tress_default_plan_opts();
+    o.has_root = true;
+    o.sectors = 4;
+    o.segments = 1;
+    o.max_influences = 1;
+    tress_plan_result p;
+    assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+    /* The dense clump on S1, then +Z (or -X when turned) on S2, and so on round. */
+    for (int i = 0; i < 3; i++) assert_int_equal(p.joints[i], 1);
+    for (int c = 1; c < 4; c++) assert_int_equal(p.joints[2 + c], 1 + c);
+    assert_float_equal(p.reference[0], turn ? 0.0f : 1.0f, 0.03f);
+    assert_float_equal(p.reference[2], turn ? 1.0f : 0.0f, 0.03f);
+    tress_plan_free(&p);
+  }
 }
 
 static void test_bad_input(void **state) {
@@ -337,6 +356,360 @@ static void test_other_axis(void **state) {
   free(r);
 }
 
+/* --- the hair's own frame, the scalp, bounds, strandless volumes (the project's samples) --- */
+
+static tress_plan_opts sample_opts(const tress_mesh *m) {
+  float mn[3], mx[3];
+  tress_mesh_bounds(m, mn, mx);
+  tress_plan_opts o = tress_default_plan_opts();
+  o.root[0] = 0.5f * (mn[0] + mx[0]);
+  o.root[1] = mx[1];
+  o.root[2] = 0.5f * (mn[2] + mx[2]);
+  o.has_root = true;
+  return o;
+}
+
+/* The chain (0-based sector) a vertex's heaviest bone belongs to, -1 for HairRoot. */
+static int dominant_chain(const tress_plan_result *p, uint32_t v) {
+  uint16_t j = p->joints[p->max_influences * v];
+  return j == 0 ? -1 : (int)((j - 1) / p->segments);
+}
+
+static void turn_about(const float *in, float *out, uint32_t n, const float centre[3], float angle) {
+  float c = cosf(angle), s = sinf(angle);
+  for (uint32_t i = 0; i < n; i++) {
+    float x = in[3 * i] - centre[0], z = in[3 * i + 2] - centre[2];
+    out[3 * i] = centre[0] + c * x + s * z;
+    out[3 * i + 1] = in[3 * i + 1];
+    out[3 * i + 2] = centre[2] - s * x + c * z;
+  }
+}
+
+/* The largest distance between a's bones and b's matched chain by chain (each chain of a to the
+ * chain of b whose bones are nearest, a bijection: chains are distinct). */
+static float chain_distance(const tress_plan_result *a, const tress_plan_result *b) {
+  assert_int_equal(a->bone_count, b->bone_count);
+  bool used[TRESS_PLAN_MAX_SECTORS] = {false};
+  float worst = 0.0f;
+  for (uint32_t s = 0; s < a->sectors; s++) {
+    int match = -1;
+    float match_d = INFINITY;
+    for (uint32_t t = 0; t < b->sectors; t++) {
+      if (used[t]) continue;
+      float far = 0.0f;
+      for (uint32_t k = 0; k < a->segments; k++) {
+        const float *p = a->bones[1 + s * a->segments + k].position, *q = b->bones[1 + t * b->segments + k].position;
+        float d = sqrtf((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+        far = d > far ? d : far;
+      }
+      if (far < match_d) { match_d = far; match = (int)t; }
+    }
+    used[match] = true;
+    worst = match_d > worst ? match_d : worst;
+  }
+  return worst;
+}
+
+/* The ponytail turned about the growth axis in 15 degree steps: its tail (everything below the tie)
+ * stays on one chain, and the rig is the same rig turned. */
+static void test_rotation_invariance(void **state) {
+  (void)state;
+  tress_mesh *m = tress_sample_hair_create(TRESS_SAMPLE_HAIR_PONYTAIL);
+  uint32_t n = m->vertex_count;
+  tress_plan_opts base = sample_opts(m);
+  float *turned = malloc(12 * (size_t)n);
+  const uint32_t configs[][2] = {{3, 3}, {4, 4}, {5, 3}};
+  for (size_t c = 0; c < 3; c++) {
+    tress_plan_result first;
+    memset(&first, 0, sizeof first);
+    float worst = 0.0f;
+    for (int step = 0; step < 24; step++) {
+      float angle = (float)step * 3.14159265f / 12.0f;
+      turn_about(m->positions, turned, n, base.root, angle);
+      tress_plan_opts o = base;
+      o.sectors = configs[c][0];
+      o.segments = configs[c][1];
+      tress_plan_result p;
+      assert_int_equal(tress_plan(turned, n, &o, &p), TRESS_PLAN_OK);
+      /* The tail: below the tie (y ~0.38) by a margin. */
+      uint32_t tail = 0, votes[TRESS_PLAN_MAX_SECTORS] = {0};
+      for (uint32_t v = 0; v < n; v++) {
+        if (m->positions[3 * v + 1] > 0.28f) continue;
+        tail++;
+        int chain = dominant_chain(&p, v);
+        if (chain >= 0) votes[chain]++;
+      }
+      uint32_t best = 0;
+      for (uint32_t s = 0; s < p.sectors; s++) best = votes[s] > best ? votes[s] : best;
+      if (best < 0.9 * tail)
+        fail_msg("%ux%u at %d degrees: %u of %u tail vertices on one chain", o.sectors, o.segments, step * 15, best, tail);
+      /* Turn the bones back: the same chains as in the first orientation. */
+      for (uint32_t b = 0; b < p.bone_count; b++) {
+        float q[3];
+        turn_about(p.bones[b].position, q, 1, base.root, -angle);
+        memcpy(p.bones[b].position, q, sizeof q);
+      }
+      if (step == 0) first = p;
+      else {
+        float d = chain_distance(&first, &p);
+        if (d > worst) worst = d;
+        tress_plan_free(&p);
+      }
+    }
+    print_message("%ux%u: bones within %.4f of the first orientation's, turned\n", configs[c][0], configs[c][1], worst);
+    assert_true(worst <= 0.01f);
+    tress_plan_free(&first);
+  }
+  free(turned);
+  tress_mesh_release(m);
+}
+
+/* A hairstyle that is its own mirror image (the long sample plus its mirror copy about x = root x)
+ * gets a mirror-symmetric rig: every bone has a bone at its mirror image. */
+static void test_mirror_symmetry(void **state) {
+  (void)state;
+  for (int style = 0; style < 2; style++) {
+    tress_mesh *m = tress_sample_hair_create(style ? TRESS_SAMPLE_HAIR_LONG : TRESS_SAMPLE_HAIR_BOB);
+    uint32_t n = m->vertex_count;
+    tress_plan_opts o = sample_opts(m);
+    float *v = malloc(24 * (size_t)n);
+    memcpy(v, m->positions, 12 * (size_t)n);
+    for (uint32_t i = 0; i < n; i++) {
+      v[3 * (n + i)] = 2.0f * o.root[0] - m->positions[3 * i];
+      v[3 * (n + i) + 1] = m->positions[3 * i + 1];
+      v[3 * (n + i) + 2] = m->positions[3 * i + 2];
+    }
+    for (uint32_t sectors = 2; sectors <= 5; sectors++) {
+      o.sectors = sectors;
+      tress_plan_result p;
+      assert_int_equal(tress_plan(v, 2 * n, &o, &p), TRESS_PLAN_OK);
+      assert_true(p.symmetric);
+      assert_float_equal(fabsf(p.mirror_normal[0]), 1.0f, 1e-3f);
+      for (uint32_t b = 1; b < p.bone_count; b++) {
+        const float *q = p.bones[b].position;
+        float best = INFINITY;
+        for (uint32_t c = 1; c < p.bone_count; c++) {
+          const float *r = p.bones[c].position;
+          float dx = (2.0f * o.root[0] - q[0]) - r[0], dy = q[1] - r[1], dz = q[2] - r[2];
+          float d = sqrtf(dx * dx + dy * dy + dz * dz);
+          best = d < best ? d : best;
+        }
+        if (best > 2e-3f) fail_msg("%u sectors: %s has no mirror image (nearest %.4f)", sectors, p.bones[b].name, best);
+      }
+      tress_plan_free(&p);
+    }
+    free(v);
+    tress_mesh_release(m);
+  }
+}
+
+/* The samples' scalp cap (their first 9 x 25 vertices, the head sphere's shell) binds to HairRoot;
+ * strand tips never do. Without scalp_to_root the cap is on chains as in the seed. */
+static void test_scalp_on_hair_root(void **state) {
+  (void)state;
+  const uint32_t cap = 9 * 25;
+  for (int style = 0; style < TRESS_SAMPLE_HAIR_STYLE_COUNT; style++) {
+    tress_mesh *m = tress_sample_hair_create((tress_sample_hair_style)style);
+    tress_plan_opts o = sample_opts(m);
+    tress_plan_result p;
+    assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+    assert_true(p.head_found);
+    assert_float_equal(p.head_centre[1], 0.5f, 0.06f);
+    assert_float_equal(p.head_radius, 0.63f, 0.04f);
+    for (uint32_t v = 0; v < cap; v++) {
+      if (p.joints[p.max_influences * v] != 0) fail_msg("%s: cap vertex %u is not on HairRoot", tress_sample_hair_style_name(style), v);
+      assert_true(p.weights[p.max_influences * v] == 1.0f);
+    }
+    assert_true(p.scalp_vertex_count >= cap);
+    /* The deepest vertex swings. */
+    uint32_t deepest = 0;
+    for (uint32_t v = 0; v < m->vertex_count; v++)
+      if (m->positions[3 * v + 1] < m->positions[3 * deepest + 1]) deepest = v;
+    assert_int_not_equal(p.joints[p.max_influences * deepest], 0);
+    tress_plan_free(&p);
+    o.scalp_to_root = false;
+    assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+    assert_int_equal(p.scalp_vertex_count, 0);
+    uint32_t on_chains = 0;
+    for (uint32_t v = 0; v < cap; v++) on_chains += p.joints[p.max_influences * v] != 0;
+    assert_true(on_chains > cap / 2);
+    tress_plan_free(&p);
+    tress_mesh_release(m);
+  }
+}
+
+static void assert_bones_in_bounds(const tress_plan_result *p, const float *v, uint32_t n, const char *what) {
+  float mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (uint32_t i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++) {
+      mn[k] = fminf(mn[k], v[3 * i + k]);
+      mx[k] = fmaxf(mx[k], v[3 * i + k]);
+    }
+  for (uint32_t b = 1; b < p->bone_count; b++) /* the chain bones: HairRoot is the caller's root */
+    for (int k = 0; k < 3; k++) {
+      float q = p->bones[b].position[k];
+      if (q < mn[k] - 1e-5f || q > mx[k] + 1e-5f)
+        fail_msg("%s: %s is outside the bounds on axis %d (%.4f not in [%.4f, %.4f])", what, p->bones[b].name, k, q, mn[k], mx[k]);
+    }
+}
+
+/* No bone outside the vertices' bounds: samples at many sector x band counts (empty bands and
+ * scalp-only sectors), and a one-sided cloud whose other sectors are empty. */
+static void test_no_bone_outside_bounds(void **state) {
+  (void)state;
+  const uint32_t configs[][2] = {{3, 3}, {1, 8}, {8, 8}, {3, 12}, {16, 4}};
+  for (int style = 0; style < TRESS_SAMPLE_HAIR_STYLE_COUNT; style++) {
+    tress_mesh *m = tress_sample_hair_create((tress_sample_hair_style)style);
+    for (size_t c = 0; c < 5; c++) {
+      tress_plan_opts o = sample_opts(m);
+      o.sectors = configs[c][0];
+      o.segments = configs[c][1];
+      tress_plan_result p;
+      assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+      assert_bones_in_bounds(&p, m->positions, m->vertex_count, tress_sample_hair_style_name(style));
+      tress_plan_free(&p);
+    }
+    tress_mesh_release(m);
+  }
+  float side[] = {1, -0.5f, 0, 1, -5.5f, 0, 1, -6, 0, 1.2f, -3, 0.1f};
+  tress_plan_opts o = tress_default_plan_opts();
+  o.has_root = true; /* at the origin, off to the side of the hair */
+  o.sectors = 3;
+  o.segments = 6;
+  tress_plan_result p;
+  assert_int_equal(tress_plan(side, 4, &o, &p), TRESS_PLAN_OK);
+  assert_bones_in_bounds(&p, side, 4, "one-sided cloud");
+  assert_true(p.warnings & TRESS_PLAN_WARN_EMPTY_SECTOR);
+  tress_plan_free(&p);
+}
+
+/* The afro sample (a volume of curls) is reported as having no strand structure and gets fewer
+ * bands; hair with strands is not. */
+static void test_strandless_volume_warning(void **state) {
+  (void)state;
+  tress_mesh *m = tress_sample_hair_create(TRESS_SAMPLE_HAIR_AFRO);
+  tress_plan_opts o = sample_opts(m);
+  tress_plan_result p;
+  assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+  assert_true(p.warnings & TRESS_PLAN_WARN_NO_STRANDS);
+  assert_non_null(strstr(p.warning_text, "no strand structure"));
+  assert_non_null(strstr(p.warning_text, "2 bands instead of 3"));
+  assert_int_equal(p.segments, 2);
+  assert_int_equal(p.segments_requested, 3);
+  assert_int_equal(p.bone_count, 7);
+  check_weights(&p, 2);
+  tress_plan_free(&p);
+  o.fewer_bands_for_volume = false;
+  assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+  assert_true(p.warnings & TRESS_PLAN_WARN_NO_STRANDS);
+  assert_int_equal(p.segments, 3);
+  tress_plan_free(&p);
+  tress_mesh_release(m);
+  for (int style = 0; style < TRESS_SAMPLE_HAIR_AFRO; style++) {
+    m = tress_sample_hair_create((tress_sample_hair_style)style);
+    o = sample_opts(m);
+    assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+    if (p.warnings & TRESS_PLAN_WARN_NO_STRANDS) fail_msg("%s: %s", tress_sample_hair_style_name(style), p.warning_text);
+    assert_int_equal(p.segments, 3);
+    tress_plan_free(&p);
+    tress_mesh_release(m);
+  }
+}
+
+/* Three locks (at 0, 120 and 240 degrees around a down axis), each 16 strands of 24 points
+ * around a centre line that leaves the head, then curves sideways as it falls. */
+static void lock_centre(int lock, float t, float out[3]) {
+  float a = 2.0943951f * (float)lock, side = 0.35f * sinf(2.5f * t);
+  float r = 0.6f + 0.3f * t;
+  out[0] = cosf(a) * r - sinf(a) * side;
+  out[1] = -2.0f * t;
+  out[2] = sinf(a) * r + cosf(a) * side;
+}
+
+static void test_strand_mode_three_curved_locks(void **state) {
+  (void)state;
+  enum { LOCKS = 3, STRANDS = 16, POINTS = 24 };
+  float *v = malloc(sizeof(float) * 3 * LOCKS * STRANDS * POINTS);
+  uint32_t n = 0, x = 99;
+  for (int lock = 0; lock < LOCKS; lock++)
+    for (int s = 0; s < STRANDS; s++) {
+      x = x * 1664525u + 1013904223u;
+      float ox = ((float)(x >> 8) / 16777216.0f - 0.5f) * 0.08f;
+      x = x * 1664525u + 1013904223u;
+      float oz = ((float)(x >> 8) / 16777216.0f - 0.5f) * 0.08f;
+      for (int k = 0; k < POINTS; k++) {
+        float c[3];
+        lock_centre(lock, 0.02f + (float)k / (float)(POINTS - 1), c);
+        v[3 * n] = c[0] + ox; v[3 * n + 1] = c[1]; v[3 * n + 2] = c[2] + oz;
+        n++;
+      }
+    }
+  tress_plan_opts o = tress_default_plan_opts();
+  o.has_root = true;
+  o.mode = TRESS_PLAN_MODE_STRANDS;
+  o.segments = 4;
+  tress_plan_result p;
+  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(p.sectors, 3);
+  assert_int_equal(p.bone_count, 1 + 3 * 4);
+  assert_false(p.warnings & TRESS_PLAN_WARN_NO_GROUPS);
+  check_weights(&p, 2);
+  /* Every chain follows one lock: each bone within 0.08 of that lock's centre line (the strands
+   * spread 0.04 around it), and the three chains on three different locks. */
+  bool taken[LOCKS] = {false};
+  for (uint32_t g = 0; g < 3; g++) {
+    int lock_of_chain = -1;
+    for (uint32_t b = 0; b < 4; b++) {
+      const float *q = p.bones[1 + g * 4 + b].position;
+      int nearest = -1;
+      float best = INFINITY;
+      for (int lock = 0; lock < LOCKS; lock++)
+        for (int k = 0; k <= 200; k++) {
+          float c[3];
+          lock_centre(lock, 0.02f + (float)k / 200.0f, c);
+          float d = sqrtf((q[0] - c[0]) * (q[0] - c[0]) + (q[1] - c[1]) * (q[1] - c[1]) + (q[2] - c[2]) * (q[2] - c[2]));
+          if (d < best) { best = d; nearest = lock; }
+        }
+      if (best > 0.08f) fail_msg("%s is %.3f from every lock", p.bones[1 + g * 4 + b].name, best);
+      if (b == 0) lock_of_chain = nearest;
+      assert_int_equal(nearest, lock_of_chain);
+    }
+    assert_false(taken[lock_of_chain]);
+    taken[lock_of_chain] = true;
+    /* Bones by arc length go down the lock in order, evenly spaced along it (depth bands would
+     * space them unevenly: the lock runs more sideways near the top). */
+    float gaps[3];
+    for (uint32_t b = 1; b < 4; b++) {
+      const float *q = p.bones[1 + g * 4 + b].position, *r = p.bones[g * 4 + b].position;
+      assert_true(q[1] < r[1]);
+      gaps[b - 1] = sqrtf((q[0] - r[0]) * (q[0] - r[0]) + (q[1] - r[1]) * (q[1] - r[1]) + (q[2] - r[2]) * (q[2] - r[2]));
+    }
+    for (int k = 1; k < 3; k++) assert_float_equal(gaps[k], gaps[0], 0.04f * gaps[0]);
+  }
+  /* Each lock's vertices are on one chain. */
+  for (uint32_t i = 0; i < n; i++) {
+    int lock = (int)(i / (STRANDS * POINTS)), chain = dominant_chain(&p, i);
+    assert_true(chain >= 0);
+    assert_int_equal(chain, dominant_chain(&p, (uint32_t)lock * STRANDS * POINTS));
+  }
+  tress_plan_free(&p);
+  /* The cap holds: at most two chains. */
+  o.max_chains = 2;
+  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(p.sectors, 2);
+  tress_plan_free(&p);
+  /* A ring of hair with no gap has no groups: a warning and the seed's sectors. */
+  tress_mesh *bob = tress_sample_hair_create(TRESS_SAMPLE_HAIR_AFRO);
+  o = sample_opts(bob);
+  o.mode = TRESS_PLAN_MODE_STRANDS;
+  assert_int_equal(tress_plan(bob->positions, bob->vertex_count, &o, &p), TRESS_PLAN_OK);
+  assert_true(p.warnings & TRESS_PLAN_WARN_NO_GROUPS);
+  assert_int_equal(p.sectors, 3);
+  tress_plan_free(&p);
+  tress_mesh_release(bob);
+  free(v);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_defaults),
@@ -349,6 +722,12 @@ int main(void) {
     cmocka_unit_test(test_bad_input),
     cmocka_unit_test(test_one_vertex),
     cmocka_unit_test(test_other_axis),
+    cmocka_unit_test(test_rotation_invariance),
+    cmocka_unit_test(test_mirror_symmetry),
+    cmocka_unit_test(test_scalp_on_hair_root),
+    cmocka_unit_test(test_no_bone_outside_bounds),
+    cmocka_unit_test(test_strandless_volume_warning),
+    cmocka_unit_test(test_strand_mode_three_curved_locks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

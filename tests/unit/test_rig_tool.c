@@ -1,5 +1,7 @@
 /* test_rig_tool.c - the tress-rig command as a real process: rig a committed sample to a skinned
- * .glb with --json output, --generate writes the committed samples, bad arguments fail. */
+ * .glb with --json output, --generate writes the committed samples, bad arguments fail; --report
+ * per chain, the strandless warning, output extensions that cannot hold a rig, skinned inputs
+ * refused unless --rerig, clamped options reported, outputs through the Khronos validator. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <cmocka.h>
@@ -104,7 +107,7 @@ static void test_bad_arguments(void **state) {
   assert_int_equal(run(args, out, sizeof out), 2);
   snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/x.glb' --axis 1,2", tmp_dir);
   assert_int_equal(run(args, out, sizeof out), 2);
-  snprintf(args, sizeof args, "--generate afro -o '%s/x.glb'", tmp_dir);
+  snprintf(args, sizeof args, "--generate mohawk -o '%s/x.glb'", tmp_dir);
   assert_int_equal(run(args, out, sizeof out), 2);
   /* Well-formed but refused by plan(): a clear reason and exit 1. */
   snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/x.glb' --sectors 0", tmp_dir);
@@ -115,11 +118,134 @@ static void test_bad_arguments(void **state) {
   assert_non_null(strstr(out, "cannot open"));
 }
 
+static void test_report_and_warnings(void **state) {
+  (void)state;
+  char args[3000], out[16384], path[1100];
+  snprintf(path, sizeof path, "%s/bob_report.glb", tmp_dir);
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s' --report", path);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  for (int s = 1; s <= 3; s++) {
+    char line[64];
+    snprintf(line, sizeof line, "Hair_S%d: skins ", s);
+    if (!strstr(out, line)) fail_msg("no report line for chain %d in:\n%s", s, out);
+  }
+  assert_non_null(strstr(out, "length"));
+  /* JSON: one entry per chain; together they skin at most every vertex. */
+  snprintf(args, sizeof args, "assets/meshes/hair_long.glb -o '%s' --report --sectors 4 --json", path);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  cJSON *j = cJSON_Parse(out);
+  if (!j) fail_msg("not JSON: %s", out);
+  cJSON *chains = cJSON_GetObjectItem(j, "chains");
+  assert_int_equal(cJSON_GetArraySize(chains), 4);
+  int skinned = 0;
+  for (int c = 0; c < 4; c++) {
+    cJSON *chain = cJSON_GetArrayItem(chains, c);
+    skinned += cJSON_GetObjectItem(chain, "vertices")->valueint;
+    assert_true(cJSON_GetObjectItem(chain, "length")->valuedouble > 0.0);
+    assert_int_equal(cJSON_GetObjectItem(chain, "bones_outside_mesh")->valueint, 0);
+  }
+  assert_true(skinned > 0 && skinned <= cJSON_GetObjectItem(j, "vertices")->valueint);
+  cJSON_Delete(j);
+  /* Strand mode: the ponytail's chains follow its groups (at most --max-chains). */
+  snprintf(args, sizeof args, "assets/meshes/hair_ponytail.glb -o '%s' --report --mode strands --max-chains 2", path);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  if (!strstr(out, "chains 1 x 3 bones") && !strstr(out, "chains 2 x 3 bones")) fail_msg("%s", out);
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s' --mode braids", path);
+  assert_int_equal(run(args, out, sizeof out), 2);
+  /* The afro: the strandless warning, and fewer bands. */
+  snprintf(args, sizeof args, "assets/meshes/hair_afro.glb -o '%s' --report", path);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  assert_non_null(strstr(out, "warning: no strand structure"));
+  assert_non_null(strstr(out, "chains 3 x 2 bones"));
+}
+
+static void test_output_must_hold_a_rig(void **state) {
+  (void)state;
+  char args[3000], out[4096];
+  const char *cases[][2] = {{"x.obj", "OBJ cannot hold bones"}, {"x.gltf", ".gltf"}, {"x.png", "must end in .glb"}};
+  for (int i = 0; i < 3; i++) {
+    snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/%s'", tmp_dir, cases[i][0]);
+    assert_int_equal(run(args, out, sizeof out), 2);
+    if (!strstr(out, cases[i][1])) fail_msg("%s: %s", cases[i][0], out);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", tmp_dir, cases[i][0]);
+    assert_int_not_equal(access(path, F_OK), 0); /* nothing written */
+  }
+  /* --generate still writes plain OBJ (no skin to lose). */
+  snprintf(args, sizeof args, "--generate bob -o '%s/plain.obj'", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+}
+
+static void test_skinned_input_refused_unless_rerig(void **state) {
+  (void)state;
+  char args[3000], out[8192], first[1100], second[1100];
+  snprintf(first, sizeof first, "%s/once.glb", tmp_dir);
+  snprintf(second, sizeof second, "%s/twice.glb", tmp_dir);
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s'", first);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  snprintf(args, sizeof args, "'%s' -o '%s'", first, second);
+  assert_int_equal(run(args, out, sizeof out), 1);
+  assert_non_null(strstr(out, "already skinned (10 bones)"));
+  assert_non_null(strstr(out, "--rerig"));
+  assert_int_not_equal(access(second, F_OK), 0);
+  snprintf(args, sizeof args, "'%s' -o '%s' --rerig --sectors 2", first, second);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  char err[TRESS_GLTF_ERROR_MAX];
+  tress_mesh *m = tress_gltf_load(second, err);
+  assert_non_null(m);
+  assert_int_equal(m->bone_count, 7);
+  tress_mesh_release(m);
+}
+
+static void test_clamped_options_reported(void **state) {
+  (void)state;
+  char args[3000], out[8192];
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 6", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  assert_non_null(strstr(out, "--max-influences 6 clamped to 4"));
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 0", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  assert_non_null(strstr(out, "--max-influences 0 clamped to 1"));
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 3", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  assert_null(strstr(out, "clamped to"));
+}
+
+/* The tool's rigs of every sample (the afro's fewer bands included) pass the Khronos validator. */
+static void test_outputs_pass_khronos_validator(void **state) {
+  (void)state;
+  char probe[1200];
+  snprintf(probe, sizeof probe, "%s/../npm/node_modules/gltf-validator/package.json", tmp_dir);
+  if (access(probe, R_OK) != 0) {
+    print_message("gltf-validator not installed in the build directory (test_gltf installs it): skipped\n");
+    skip();
+  }
+  const char *samples[] = {"bob", "ponytail", "long", "afro"};
+  for (int i = 0; i < 4; i++) {
+    char args[3000], out[8192], path[1100], cmd[3400];
+    snprintf(path, sizeof path, "%s/%s_validated.glb", tmp_dir, samples[i]);
+    snprintf(args, sizeof args, "assets/meshes/hair_%s.glb -o '%s'", samples[i], path);
+    assert_int_equal(run(args, out, sizeof out), 0);
+    snprintf(cmd, sizeof cmd, "node tests/gltf_validate.js '%s/../npm' '%s' 2>&1", tmp_dir, path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (status != 0 || !strstr(out, "errors=0 warnings=0")) fail_msg("%s: %s", samples[i], out);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_rig_json),
     cmocka_unit_test(test_generate_matches_committed),
     cmocka_unit_test(test_bad_arguments),
+    cmocka_unit_test(test_report_and_warnings),
+    cmocka_unit_test(test_output_must_hold_a_rig),
+    cmocka_unit_test(test_skinned_input_refused_unless_rerig),
+    cmocka_unit_test(test_clamped_options_reported),
+    cmocka_unit_test(test_outputs_pass_khronos_validator),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

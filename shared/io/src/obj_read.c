@@ -187,7 +187,10 @@ static tress_mesh *build(obj_state *s) {
     corner c = s->corners[i];
     memcpy(m->positions + 3 * i, s->pos.v + 3 * (size_t)c.v, 12);
     if (has_nrm) memcpy(m->normals + 3 * i, s->nrm.v + 3 * (size_t)c.vn, 12);
-    if (has_uv) memcpy(m->uvs + 2 * i, s->uv.v + 2 * (size_t)c.vt, 8);
+    if (has_uv) { /* OBJ's v runs up from the image's bottom, glTF's (and tress_mesh's) down from its top */
+      m->uvs[2 * i] = s->uv.v[2 * (size_t)c.vt];
+      m->uvs[2 * i + 1] = 1.0f - s->uv.v[2 * (size_t)c.vt + 1];
+    }
   }
   memcpy(m->indices, s->tris, 4 * s->tri_len);
   return m;

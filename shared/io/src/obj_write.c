@@ -17,7 +17,8 @@ int tress_obj_write(const tress_mesh *m, const char *path, char err[TRESS_OBJ_ER
   fprintf(f, "# tress sample mesh: %u vertices\n", m->vertex_count);
   for (uint32_t v = 0; v < m->vertex_count; v++)
     fprintf(f, "v %.6g %.6g %.6g\n", m->positions[3 * v], m->positions[3 * v + 1], m->positions[3 * v + 2]);
-  for (uint32_t v = 0; m->uvs && v < m->vertex_count; v++) fprintf(f, "vt %.6g %.6g\n", m->uvs[2 * v], m->uvs[2 * v + 1]);
+  /* v flipped back to OBJ's bottom-up convention (obj_read.c flips it to glTF's). */
+  for (uint32_t v = 0; m->uvs && v < m->vertex_count; v++) fprintf(f, "vt %.6g %.6g\n", m->uvs[2 * v], 1.0f - m->uvs[2 * v + 1]);
   for (uint32_t v = 0; m->normals && v < m->vertex_count; v++)
     fprintf(f, "vn %.6g %.6g %.6g\n", m->normals[3 * v], m->normals[3 * v + 1], m->normals[3 * v + 2]);
   uint32_t count = m->indices ? m->index_count : m->vertex_count;

@@ -144,6 +144,10 @@ tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts
   out->mesh = baked;
   out->bones = bones;
   out->bone_count = plan.bone_count;
+  out->warnings = plan.warnings;
+  snprintf(out->warning_text, sizeof out->warning_text, "%s", plan.warning_text);
+  out->sectors = plan.sectors;
+  out->segments = plan.segments;
   tress_plan_free(&plan);
   return TRESS_RIG_OK;
 }

@@ -1,6 +1,7 @@
 /* sample_hair.c - procedural hair: a scalp cap plus strands, each strand a thin four-sided tube
  * along a polyline. The strands are plausible rather than pretty: they start on the cap, follow
- * the skull, then fall (bob, long) or sweep to a tie and hang as one tail (ponytail). A fixed
+ * the skull, then fall (bob, long) or sweep to a tie and hang as one tail (ponytail); the afro is
+ * a thick volume of short curls instead, hair without strands to follow. A fixed
  * LCG jitters them so the meshes are irregular yet identical on every run. */
 #include "tress/sample_hair.h"
 
@@ -200,10 +201,32 @@ static void build_ponytail(builder *b) {
   }
 }
 
+/* A volume of short curls filling a thick shell around the head: hair with no strands to follow. */
+static void build_afro(builder *b) {
+  float pts[MAX_POINTS][3];
+  int curls = 400, points = 6;
+  for (int c = 0; c < curls; c++) {
+    float polar = 1.9f * sqrtf(rnd(b)), around = 2.0f * PI_F * rnd(b), radius = 0.68f + 0.7f * rnd(b);
+    float centre[3], axis[3], side[3], up[3] = {0.0f, 1.0f, 0.0f};
+    on_head(polar, around, radius - HEAD_R, centre);
+    head_dir(1.5f * rnd(b), 2.0f * PI_F * rnd(b), axis);
+    cross(axis, up, side);
+    if (side[0] * side[0] + side[1] * side[1] + side[2] * side[2] < 1e-4f) side[0] = 1.0f;
+    normalize(side);
+    float other[3];
+    cross(axis, side, other);
+    for (int k = 0; k < points; k++) {
+      float a = 2.0f * PI_F * (float)k / (float)(points - 1), along = 0.12f * (float)k / (float)(points - 1) - 0.06f;
+      for (int d = 0; d < 3; d++) pts[k][d] = centre[d] + axis[d] * along + 0.05f * (cosf(a) * side[d] + sinf(a) * other[d]);
+    }
+    add_strand(b, (const float (*)[3])pts, points, 0.02f, (float)c / (float)curls);
+  }
+}
+
 tress_mesh *tress_sample_hair_create(tress_sample_hair_style style) {
   if ((unsigned)style >= TRESS_SAMPLE_HAIR_STYLE_COUNT) return NULL;
   /* Upper bound on size: cap + strands of at most MAX_POINTS points. */
-  uint32_t strands = 80, cap_rings = 8, cap_around = 24;
+  uint32_t strands = 80, cap_rings = 8, cap_around = 24; /* the afro's 400 six-point curls fit this too */
   uint32_t vmax = (cap_rings + 1) * (cap_around + 1) + strands * MAX_POINTS * TUBE_SIDES;
   uint32_t imax = cap_rings * cap_around * 6 + strands * (MAX_POINTS - 1) * TUBE_SIDES * 6;
   tress_mesh *full = tress_mesh_create(vmax, imax, true, true);
@@ -214,6 +237,7 @@ tress_mesh *tress_sample_hair_create(tress_sample_hair_style style) {
   case TRESS_SAMPLE_HAIR_BOB: build_bob(&b); break;
   case TRESS_SAMPLE_HAIR_PONYTAIL: build_ponytail(&b); break;
   case TRESS_SAMPLE_HAIR_LONG: build_long(&b); break;
+  case TRESS_SAMPLE_HAIR_AFRO: build_afro(&b); break;
   default: break;
   }
   /* Trim to what was built. */
@@ -228,7 +252,7 @@ tress_mesh *tress_sample_hair_create(tress_sample_hair_style style) {
   return m;
 }
 
-static const char *const STYLE_NAMES[TRESS_SAMPLE_HAIR_STYLE_COUNT] = {"bob", "ponytail", "long"};
+static const char *const STYLE_NAMES[TRESS_SAMPLE_HAIR_STYLE_COUNT] = {"bob", "ponytail", "long", "afro"};
 
 const char *tress_sample_hair_style_name(tress_sample_hair_style style) {
   return (unsigned)style < TRESS_SAMPLE_HAIR_STYLE_COUNT ? STYLE_NAMES[style] : "unknown";

@@ -63,6 +63,9 @@ typedef struct tress_rig_output {
   float mesh_size[3];        /* bounds size of the mesh */
   float root[3];             /* the root the plan used */
   char reason[TRESS_RIG_REASON_MAX];
+  uint32_t warnings;         /* the plan's tress_plan_warning bits */
+  char warning_text[TRESS_PLAN_WARNING_TEXT_MAX]; /* the plan's warnings in words, "" without */
+  uint32_t sectors, segments;/* chains and bones per chain as planned (segments may be fewer than asked) */
 } tress_rig_output;
 
 /* Plan + skin + bake from a mesh alone. Thread-safe (no shared state): the server runs it on

@@ -1,4 +1,4 @@
-/* tress/sample_hair.h - the project's own procedural boneless hair meshes (bob, ponytail, long)
+/* tress/sample_hair.h - the project's own procedural boneless hair meshes (bob, ponytail, long, afro)
  * for the demo, tests and benchmarks: y up, scalp near the top, ~1 unit = 1 stud. */
 #ifndef TRESS_SAMPLE_HAIR_H
 #define TRESS_SAMPLE_HAIR_H
@@ -9,6 +9,7 @@ typedef enum tress_sample_hair_style {
   TRESS_SAMPLE_HAIR_BOB = 0, /* chin-length strands around a scalp cap, short bangs */
   TRESS_SAMPLE_HAIR_PONYTAIL,/* strands swept back to a tie, then one gathered tail */
   TRESS_SAMPLE_HAIR_LONG,    /* strands falling well below the shoulders */
+  TRESS_SAMPLE_HAIR_AFRO,    /* a thick volume of short curls around the head: no strand structure */
   TRESS_SAMPLE_HAIR_STYLE_COUNT
 } tress_sample_hair_style;
 
