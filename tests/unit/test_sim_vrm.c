@@ -458,6 +458,89 @@ static void test_model_refused_where_it_cannot_run(void **state) {
   tress_scene_destroy(scene);
 }
 
+/* rotations_only on the pose model (the spring-bones seed's output): the same motion as the
+ * pose model, but every bone, the root included, is turned to aim at its child and no position
+ * is written. */
+static void test_pose_rotations_only(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain a = fix_chain_make(scene, 0, 5, 0, 5, 0.3f), b = fix_chain_make(scene, 10, 5, 0, 5, 0.3f);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  tress_chain_settings s = tress_default_chain_settings();
+  assert_int_equal(tress_sim_bind_bone_chain(sim, a.bones[0], &s, NULL), TRESS_OK);
+  s.rotations_only = true;
+  assert_int_equal(tress_sim_bind_bone_chain(sim, b.bones[0], &s, NULL), TRESS_OK);
+  for (int i = 1; i <= 90; i++) {
+    tress_part_set_cframe(scene, a.part, tress_xform_from_pos((float)sin(i * 0.1), 5, 0));
+    tress_part_set_cframe(scene, b.part, tress_xform_from_pos(10.0f + (float)sin(i * 0.1), 5, 0));
+    assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
+  }
+  for (int k = 0; k < 5; k++) {
+    float pa[3], pb[3];
+    fix_world_pos(scene, a.bones[k], pa);
+    fix_world_pos(scene, b.bones[k], pb);
+    pb[0] -= 10.0f;
+    assert_true(fix_dist(pa, pb) < 1e-4f);
+    tress_xform t = tress_bone_transform(scene, b.bones[k]);
+    assert_true(t.p[0] == 0.0f && t.p[1] == 0.0f && t.p[2] == 0.0f);
+  }
+  assert_true(quat_angle_degrees(tress_bone_transform(scene, a.bones[0]).q) < 1e-3f);
+  assert_true(quat_angle_degrees(tress_bone_transform(scene, b.bones[0]).q) > 5.0f);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* A joint with two children aims at its first; the second is carried by that rotation and
+ * swings on its own below it (the gathered, non-linear path of the VRM substep). */
+static void test_vrm_branch(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 3, 0.3f);
+  tress_id extra = tress_instance_create(scene, TRESS_KIND_BONE, "Hair", c.bones[1]);
+  tress_bone_set_cframe(scene, extra, tress_xform_from_pos(0, 0, 0.3f));
+  tress_id extra_tip = tress_instance_create(scene, TRESS_KIND_BONE, "Hair", extra);
+  tress_bone_set_cframe(scene, extra_tip, tress_xform_from_pos(0, 0, 0.3f));
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  tress_chain_settings s = vrm_settings(1.0f, 0.4f, 2.0f);
+  assert_int_equal(tress_sim_bind_bone_chain(sim, c.bones[0], &s, NULL), TRESS_OK);
+  float before[3];
+  fix_world_pos(scene, extra_tip, before);
+  for (int i = 0; i < 120; i++) assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
+  fix_assert_finite(scene, &c);
+  float tip[3], joint[3];
+  fix_world_pos(scene, extra_tip, tip);
+  fix_world_pos(scene, extra, joint);
+  assert_true(tip[1] < before[1] - 0.2f);
+  assert_float_equal(fix_dist(tip, joint), 0.3f, 1e-4f);
+  assert_true(quat_angle_degrees(tress_bone_transform(scene, extra).q) > 5.0f);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* Switching a bound chain between models re-lays the batch out and keeps running. */
+static void test_model_switch_live(void **state) {
+  (void)state;
+  tress_scene *scene = tress_scene_create();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.3f);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind_bone_chain(sim, c.bones[0], NULL, &h), TRESS_OK);
+  for (int i = 0; i < 30; i++) assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
+  assert_true(quat_angle_degrees(tress_bone_transform(scene, c.bones[0]).q) < 1e-3f);
+  tress_chain_settings s = vrm_settings(1.0f, 0.4f, 2.0f);
+  assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_OK);
+  for (int i = 0; i < 60; i++) assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
+  assert_true(quat_angle_degrees(tress_bone_transform(scene, c.bones[0]).q) > 10.0f);
+  assert_int_equal(tress_handle_set_chain_settings(sim, h, NULL), TRESS_ERR_INVALID_ARGUMENT);
+  s = tress_default_chain_settings();
+  assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_OK);
+  assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
+  assert_true(quat_angle_degrees(tress_bone_transform(scene, c.bones[0]).q) < 1e-3f);
+  fix_assert_finite(scene, &c);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_first_joint_turns),
@@ -467,6 +550,9 @@ int main(void) {
       cmocka_unit_test(test_matches_scalar_reference),
       cmocka_unit_test(test_vrm_frames_allocate_nothing),
       cmocka_unit_test(test_model_refused_where_it_cannot_run),
+      cmocka_unit_test(test_pose_rotations_only),
+      cmocka_unit_test(test_vrm_branch),
+      cmocka_unit_test(test_model_switch_live),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

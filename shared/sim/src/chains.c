@@ -44,7 +44,7 @@ void tress__chains_destroy(struct tress_chains *c) {
   free(c->child_shift);
   free(c->aligned);
   free(c->sibling_self);
-  free(c->tile_model);
+  free(c->tile_kind);
   free(c->node_slot);
   free(c->tile_slot);
   free(c->tile_end);
@@ -85,7 +85,7 @@ static void resolve_gravity_dir(const tress_sim *sim, const float dir[3], float 
 static chain_params params_of(const tress_sim *sim, tress_chain_settings s) {
   chain_params p = {s.damping,   s.stiffness,      s.gravity_scale, s.wind_scale, s.radius,
                     s.end_length, s.wind_gust,     s.wind_frequency, s.weight,    s.enabled,
-                    (uint8_t)s.model, {0.0f, 0.0f, 0.0f}};
+                    (uint8_t)s.model, s.rotations_only, {0.0f, 0.0f, 0.0f}};
   resolve_gravity_dir(sim, s.gravity_dir, p.gravity_dir);
   return p;
 }
@@ -399,8 +399,8 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   if (!sim || (!parts && count)) return TRESS_ERR_INVALID_ARGUMENT;
   if (count < 2) return TRESS_ERR_TOO_FEW_PARTS;
   if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
-  /* the VRM model writes rotations only: a part chain has no bone rotations to write */
-  if (settings && settings->model != TRESS_SPRING_POSE) return TRESS_ERR_INVALID_ARGUMENT;
+  /* the VRM model and rotations_only write bone rotations only: a part chain has none */
+  if (settings && (settings->model != TRESS_SPRING_POSE || settings->rotations_only)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_collider_set set;
   if (!settings_set(sim, settings, &set)) return TRESS_ERR_STALE_ID;
   for (uint32_t i = 0; i < count; i++) {
@@ -544,14 +544,16 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   if (!h) return TRESS_ERR_STALE_ID;
   if (h->kind != TRESS_HANDLE_BONES && h->kind != TRESS_HANDLE_PARTS) return TRESS_ERR_INVALID_ARGUMENT;
   if (!in || !settings_valid(in)) return TRESS_ERR_INVALID_ARGUMENT;
-  if (h->kind == TRESS_HANDLE_PARTS && in->model != TRESS_SPRING_POSE) return TRESS_ERR_INVALID_ARGUMENT;
+  if (h->kind == TRESS_HANDLE_PARTS && (in->model != TRESS_SPRING_POSE || in->rotations_only))
+    return TRESS_ERR_INVALID_ARGUMENT;
   tress_collider_set set;
   if (!settings_set(sim, in, &set)) return TRESS_ERR_STALE_ID;
   struct tress_chains *c = sim->chains;
   chain_slot *s = &c->slots[h->slot];
   tress_chain_settings next = sanitize(in);
-  /* a tile holds one model: moving a chain to the other one re-lays the batch out */
-  if ((uint8_t)next.model != s->settings.model) c->dirty = true;
+  /* a tile holds one kind: moving a chain to another re-lays the batch out */
+  chain_params next_params = params_of(sim, next);
+  if (chain_tile_kind(&next_params) != chain_tile_kind(&s->settings)) c->dirty = true;
   if (s->kind == TRESS_HANDLE_BONES && next.end_length != s->settings.end_length) {
     /* tips come and go: rebuild the node list aside, swap it in only when it worked; the
      * chain restarts from its animated pose */

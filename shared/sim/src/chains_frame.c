@@ -326,7 +326,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   }
   c->tile_flags[t] = flags;
   if ((flags & TILE_COLLIDES) && c->lanes.slots > 0) gather_tile_colliders(sim, c, t);
-  if (c->tile_model[t] == TRESS_SPRING_VRM) tress__vrm_prepare_roots(c, t);
+  if (c->tile_kind[t] & TILE_KIND_VRM) tress__vrm_prepare_roots(c, t);
 }
 
 typedef struct substep_consts {
@@ -653,7 +653,7 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0), at = lo - w->base;
-  bool vrm = c->tile_model[t] == TRESS_SPRING_VRM;
+  bool rotations = c->tile_kind[t] & TILE_KIND_ROTATIONS;
   const float *level_out[7];
   for (int k = 0; k < 7; k++) level_out[k] = c->g[G_OUT + k];
   bool weighted = c->tile_flags[t] & TILE_WEIGHTED, carried = c->tile_flags[t] & TILE_CARRIED;
@@ -667,8 +667,8 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   if (weighted)
     for (uint32_t l = 1; l < c->level_count; l++) blend_level(n, w, TILE_LO(c, t, l), TILE_HI(c, t, l), carried);
   bool bad;
-  if (vrm) {
-    /* VRM: the first joints turn toward their tails like every other joint */
+  if (rotations) {
+    /* rotations only: the first joints turn toward their tails like every other joint */
     tress__vrm_output_roots(c, t, display);
     bad = scatter_level(c, lo, hi, level_out);
   } else {
@@ -684,7 +684,7 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   for (uint32_t l = 1; l < c->level_count; l++) {
     lo = TILE_LO(c, t, l);
     hi = TILE_HI(c, t, l);
-    if (vrm) tress__vrm_output_level(c, TILE_LEVEL(c, t, l), lo, hi, display);
+    if (rotations) tress__vrm_output_level(c, TILE_LEVEL(c, t, l), lo, hi, display);
     else if (display) output_level_weighted(c, TILE_LEVEL(c, t, l), lo, hi);
     else output_level(c, TILE_LEVEL(c, t, l), lo, hi);
     bad |= scatter_level(c, lo, hi, level_out);
@@ -716,7 +716,7 @@ static void run_frame(tress_sim *sim, const tress_frame *f, double (*clock)(void
     double t0 = clock ? clock() : 0.0;
     prepare_tile(sim, c, f, t);
     double t1 = clock ? clock() : 0.0;
-    bool vrm = c->tile_model[t] == TRESS_SPRING_VRM;
+    bool vrm = c->tile_kind[t] & TILE_KIND_VRM;
     for (int k = 0; k < f->substeps; k++) {
       if (vrm) tress__vrm_substep_tile(c, f, tress__frame_alpha(f, k), t);
       else substep_tile(c, f, tress__frame_alpha(f, k), t);

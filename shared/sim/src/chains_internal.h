@@ -135,6 +135,7 @@ typedef struct chain_params {
   float damping, stiffness, gravity_scale, wind_scale, radius, end_length, wind_gust, wind_frequency, weight;
   bool enabled;
   uint8_t model; /* tress_spring_model */
+  bool rotations_only;
   float gravity_dir[3];
 } chain_params;
 
@@ -220,7 +221,7 @@ struct tress_chains {
   uint32_t *tile_slot; /* tile_count + 1 entries: first slot of each tile, then slot_count */
   uint32_t *tile_end;  /* tile_count + 1 entries: one past the tile's last node */
   uint32_t *tile_lo, *tile_fill, *tile_hi;
-  uint8_t *tile_model; /* per tile: its chains' tress_spring_model (a tile never mixes models) */
+  uint8_t *tile_kind; /* per tile: TILE_KIND_* of all of its chains (a tile never mixes kinds) */
   const tress_xform **in_ptr;
   tress_xform **out_ptr;
   uint32_t ptr_cap;
@@ -253,6 +254,16 @@ static inline uint32_t round_lanes(uint32_t n) { return (n + LEVEL_LANES - 1) / 
 /* A level run's length. It is always whole vectors; the mask says so to the compiler, which
  * then emits no scalar remainder loop. */
 static inline uint32_t padded_count(uint32_t lo, uint32_t hi) { return (hi - lo) & ~(LEVEL_LANES - 1); }
+
+/* What a tile runs (tile_kind, fixed by the layout): the VRM model's substeps, rotation-only
+ * output (every joint aims, the first included; the VRM model always has it). */
+#define TILE_KIND_VRM 1u
+#define TILE_KIND_ROTATIONS 2u
+
+static inline uint8_t chain_tile_kind(const chain_params *p) {
+  bool vrm = p->model == TRESS_SPRING_VRM;
+  return (uint8_t)((vrm ? TILE_KIND_VRM : 0u) | (vrm || p->rotations_only ? TILE_KIND_ROTATIONS : 0u));
+}
 
 /* Per tile, this frame (tile_flags). */
 #define TILE_COLLIDES 1u
@@ -314,7 +325,8 @@ bool tress__chains_rebuild(struct tress_chains *c);                       /* fal
 void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s);     /* per-node settings copies */
 tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s); /* what its roots hang from */
 /* The VRM model (chains_vrm.c): roots' last-frame rotations after prepare, one substep of a
- * tile, and a tile's output levels (display: positions from the carried / blended arrays). */
+ * tile, and rotation-only output levels (display: positions from the carried / blended arrays),
+ * which pose-model chains with rotations_only use as well. */
 void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t);
 void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float alpha, uint32_t t);
 void tress__vrm_output_roots(struct tress_chains *c, uint32_t t, bool display);

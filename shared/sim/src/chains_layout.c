@@ -149,25 +149,25 @@ static void node_clear(chain_nodes *n, uint32_t i) {
   n->parent[i] = n->first_child[i] = n->first_sibling[i] = -1;
 }
 
-/* Whether used slot si starts a new tile: the running one is full, or si runs the other
- * spring model (a tile runs one model's loops, so it never mixes them). */
-static bool tile_starts(const struct tress_chains *c, uint32_t si, uint32_t in_tile, int model) {
-  return in_tile >= TILE_NODES || c->slots[si].settings.model != model;
+/* Whether used slot si starts a new tile: the running one is full, or si is of another tile
+ * kind (a tile runs one kind's loops, so it never mixes them). */
+static bool tile_starts(const struct tress_chains *c, uint32_t si, uint32_t in_tile, int kind) {
+  return in_tile >= TILE_NODES || chain_tile_kind(&c->slots[si].settings) != kind;
 }
 
-/* Tiles are runs of whole chains (consecutive used slots of one spring model) of about
+/* Tiles are runs of whole chains (consecutive used slots of one tile kind) of about
  * TILE_NODES nodes. Inside a tile, nodes go level by level and chain by chain inside a level,
  * each level padded to whole vectors: tile t, level l holds real nodes [tile_lo, tile_fill)
  * and padding up to tile_hi. */
 static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_out) {
   uint32_t tiles = 0, in_tile = TILE_NODES;
-  int model = -1;
+  int kind = -1; /* the running tile's */
   for (uint32_t si = 0; si < c->slot_count; si++) {
     if (!c->slots[si].used) continue;
-    if (tile_starts(c, si, in_tile, model)) {
+    if (tile_starts(c, si, in_tile, kind)) {
       tiles++;
       in_tile = 0;
-      model = c->slots[si].settings.model;
+      kind = chain_tile_kind(&c->slots[si].settings);
     }
     in_tile += c->slots[si].node_count;
   }
@@ -175,19 +175,19 @@ static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_
   uint32_t *tile_slot = malloc((tiles + 1) * sizeof *tile_slot);
   uint32_t *tile_end = malloc((tiles + 1) * sizeof *tile_end);
   uint32_t *lo = malloc(tl * sizeof *lo), *fill = calloc(tl, sizeof *fill), *hi = malloc(tl * sizeof *hi);
-  uint8_t *flags = calloc(tiles + 1, 1), *tile_model = calloc(tiles + 1, 1);
-  if (!tile_slot || !tile_end || !lo || !fill || !hi || !flags || !tile_model) {
-    free(tile_slot); free(tile_end); free(lo); free(fill); free(hi); free(flags); free(tile_model);
+  uint8_t *flags = calloc(tiles + 1, 1), *tile_kind = calloc(tiles + 1, 1);
+  if (!tile_slot || !tile_end || !lo || !fill || !hi || !flags || !tile_kind) {
+    free(tile_slot); free(tile_end); free(lo); free(fill); free(hi); free(flags); free(tile_kind);
     return false;
   }
   uint32_t t = 0;
   in_tile = TILE_NODES;
-  model = -1;
+  kind = -1;
   for (uint32_t si = 0; si < c->slot_count; si++) {
     if (!c->slots[si].used) continue;
-    if (tile_starts(c, si, in_tile, model)) {
-      model = c->slots[si].settings.model;
-      tile_model[t] = (uint8_t)model;
+    if (tile_starts(c, si, in_tile, kind)) {
+      kind = chain_tile_kind(&c->slots[si].settings);
+      tile_kind[t] = (uint8_t)kind;
       tile_slot[t++] = si;
       in_tile = 0;
     }
@@ -214,8 +214,8 @@ static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_
   tile_end[tiles] = total;
   free(c->tile_slot); free(c->tile_end); free(c->tile_lo); free(c->tile_fill); free(c->tile_hi);
   free(c->tile_flags);
-  free(c->tile_model);
-  c->tile_model = tile_model;
+  free(c->tile_kind);
+  c->tile_kind = tile_kind;
   c->tile_slot = tile_slot;
   c->tile_end = tile_end;
   c->tile_lo = lo;

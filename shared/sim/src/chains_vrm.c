@@ -85,13 +85,16 @@ HOT_LOOP static void substep_level(uint32_t count, float *restrict px, float *re
                                    const float *restrict aqw, const float *restrict axx, const float *restrict axy,
                                    const float *restrict axz, const float *restrict vgx, const float *restrict vgy,
                                    const float *restrict vgz, const float *restrict damp, const float *restrict stiff,
-                                   const float *restrict rest, const float *restrict act, float dt) {
+                                   const float *restrict rest, const float *restrict act, float dt,
+                                   float *restrict rdx, float *restrict rdy, float *restrict rdz) {
   count &= ~(LEVEL_LANES - 1);
   for (uint32_t j = 0; j < count; j++) {
     float m = act[j];
     float cx = px[j], cy = py[j], cz = pz[j];
     float a[4] = {aqx[j], aqy[j], aqz[j], aqw[j]}, axis[3] = {axx[j], axy[j], axz[j]}, dir[3];
     tress_quat_rotate(a, axis, dir);
+    /* kept: in a linear chain it is also where the parent's aim points at rest */
+    rdx[j] = dir[0]; rdy[j] = dir[1]; rdz[j] = dir[2];
     float k = stiff[j] * dt;
     float nx = cx + (cx - ox[j]) * damp[j] + dir[0] * k + vgx[j] * dt;
     float ny = cy + (cy - oy[j]) * damp[j] + dir[1] * k + vgy[j] * dt;
@@ -111,23 +114,37 @@ HOT_LOOP static void substep_level(uint32_t count, float *restrict px, float *re
   }
 }
 
-/* A of one level, its tails final: the parent's rotation this substep (A_p turned from its first
- * child's rest offset to where that child is) times the node's cframe and animated local. */
+/* Where a parent's first child sits at rest under A_p (A_p times its offset), for levels whose
+ * nodes are not all their parent's first child; linear levels kept it from the substep. */
+HOT_LOOP static void rest_aim_level(uint32_t count, const float *restrict aqx, const float *restrict aqy,
+                                    const float *restrict aqz, const float *restrict aqw, const float *restrict rx,
+                                    const float *restrict ry, const float *restrict rz, float *restrict fx,
+                                    float *restrict fy, float *restrict fz) {
+  count &= ~(LEVEL_LANES - 1);
+  for (uint32_t j = 0; j < count; j++) {
+    float a[4] = {aqx[j], aqy[j], aqz[j], aqw[j]}, off[3] = {rx[j], ry[j], rz[j]}, from[3];
+    tress_quat_rotate(a, off, from);
+    fx[j] = from[0]; fy[j] = from[1]; fz[j] = from[2];
+  }
+}
+
+/* A of one level, its tails final: the parent's rotation this substep (A_p turned by the
+ * shortest arc from its first child's rest direction `f` to where that child is) times the
+ * node's cframe and animated local. */
 HOT_LOOP static void rotate_level(uint32_t count, const float *restrict qx, const float *restrict qy,
                                   const float *restrict qz, const float *restrict aqx, const float *restrict aqy,
                                   const float *restrict aqz, const float *restrict aqw, const float *restrict sx,
-                                  const float *restrict sy, const float *restrict sz, const float *restrict rx,
-                                  const float *restrict ry, const float *restrict rz, const float *restrict cqx,
+                                  const float *restrict sy, const float *restrict sz, const float *restrict fx,
+                                  const float *restrict fy, const float *restrict fz, const float *restrict cqx,
                                   const float *restrict cqy, const float *restrict cqz, const float *restrict cqw,
                                   const float *restrict nqx, const float *restrict nqy, const float *restrict nqz,
                                   const float *restrict nqw, float *restrict vx, float *restrict vy,
                                   float *restrict vz, float *restrict vw) {
   count &= ~(LEVEL_LANES - 1);
   for (uint32_t j = 0; j < count; j++) {
-    float a[4] = {aqx[j], aqy[j], aqz[j], aqw[j]}, off[3] = {rx[j], ry[j], rz[j]}, from[3];
-    tress_quat_rotate(a, off, from);
+    float a[4] = {aqx[j], aqy[j], aqz[j], aqw[j]};
     float arc[4], r[4], l[4], cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]}, nq[4] = {nqx[j], nqy[j], nqz[j], nqw[j]};
-    arc_between(from[0], from[1], from[2], sx[j] - qx[j], sy[j] - qy[j], sz[j] - qz[j], arc);
+    arc_between(fx[j], fy[j], fz[j], sx[j] - qx[j], sy[j] - qy[j], sz[j] - qz[j], arc);
     tress_quat_mul(arc, a, r);
     tress_quat_mul(cq, nq, l);
     float v[4];
@@ -153,7 +170,7 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
     substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, par[0], par[1],
                   par[2], pa[0], pa[1], pa[2], pa[3], n->ax_x + lo, n->ax_y + lo, n->ax_z + lo, n->vg_x + lo,
                   n->vg_y + lo, n->vg_z + lo, n->damping + lo, n->stiffness + lo, n->rest_len + lo, n->stepping + lo,
-                  f->dt);
+                  f->dt, c->g[13], c->g[14], c->g[15]);
     if (collides && c->aligned[tl])
       tress_collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
                                 n->radius + lo, hi - lo, &c->tile_lanes);
@@ -161,13 +178,18 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
       tress_collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
                                      n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo);
     if (l + 1 == c->level_count) break; /* no level below reads this one's A */
-    /* the parent's aim: its first child, which in a linear chain is the node itself */
-    const float *sib[3], *off[3];
-    int64_t self = c->sibling_self[tl] ? 0 : -1;
-    level_view(c, lo, hi, self, true, n->first_sibling, pos, 0, 3, sib, 7);
-    level_view(c, lo, hi, self, true, n->first_sibling, rest_off, 0, 3, off, 10);
-    rotate_level(hi - lo, par[0], par[1], par[2], pa[0], pa[1], pa[2], pa[3], sib[0], sib[1], sib[2], off[0], off[1],
-                 off[2], n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo, w->an_qx + at, w->an_qy + at,
+    /* the parent's aim: its first child, which in a linear chain is the node itself (whose rest
+     * direction the substep kept in g[13..15]) */
+    const float *sib[3];
+    bool self = c->sibling_self[tl];
+    level_view(c, lo, hi, self ? 0 : -1, true, n->first_sibling, pos, 0, 3, sib, 7);
+    if (!self) {
+      const float *off[3];
+      level_view(c, lo, hi, -1, true, n->first_sibling, rest_off, 0, 3, off, 10);
+      rest_aim_level(hi - lo, pa[0], pa[1], pa[2], pa[3], off[0], off[1], off[2], c->g[13], c->g[14], c->g[15]);
+    }
+    rotate_level(hi - lo, par[0], par[1], par[2], pa[0], pa[1], pa[2], pa[3], sib[0], sib[1], sib[2], c->g[13],
+                 c->g[14], c->g[15], n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo, w->an_qx + at, w->an_qy + at,
                  w->an_qz + at, w->an_qw + at, w->va_x + at, w->va_y + at, w->va_z + at, w->va_w + at);
   }
 }

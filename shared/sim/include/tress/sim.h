@@ -135,9 +135,14 @@ typedef struct tress_chain_settings {
   bool enabled;         /* true */
   tress_spring_model model; /* TRESS_SPRING_POSE */
   float gravity_dir[3];     /* VRM model only: (0, 0, 0) = the sim's gravity direction */
+  bool rotations_only;      /* false: see below (the VRM model always writes rotations only) */
   uint32_t collider_count; /* 0: colliders[0..count) are this chain's collider set */
   tress_collider_id colliders[TRESS_CHAIN_COLLIDERS_MAX];
 } tress_chain_settings;
+
+/* rotations_only (bone chains; the spring-bones seed's output on the pose model's motion): every
+ * bone, the chain's first included, is turned to aim at where its first child has got to and
+ * keeps its animated local translation; no position is written, so no bone leaves its parent. */
 
 /* One joint's own spring values (VRM springs tune every joint): they move the joint's tails
  * (its child bones, or its end tip) in place of the chain's values of the same names, in either
