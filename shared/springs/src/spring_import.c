@@ -393,6 +393,18 @@ static void chain_from_vrm_joints(builder *b, tress_spring_chain *c, const float
   for (int a = 0; a < 3; a++) c->gravity[a] = g[a] / (float)m / STEP_DT * b->scale;
   c->radius = r * b->scale;
   c->end_length = 0.0f;
+  /* the VRM model's own values, per joint (VRM 0.x gives one set for every joint: n = 1) */
+  free(c->vrm_joints);
+  c->vrm_joints = calloc(c->joint_count ? c->joint_count : 1, sizeof *c->vrm_joints);
+  for (uint32_t i = 0; c->vrm_joints && i < c->joint_count; i++) {
+    uint32_t j = i < n ? i : n - 1;
+    tress_joint_settings *v = &c->vrm_joints[i];
+    v->stiffness = k[j] * b->scale; /* a speed: metres/s along the rest direction */
+    v->damping = 1.0f - (drag[j] < 0.0f ? 0.0f : (drag[j] > 1.0f ? 1.0f : drag[j]));
+    v->gravity_scale = power[j] * b->scale;
+    for (int a = 0; a < 3; a++) v->gravity_dir[a] = dir[j][a];
+    v->radius = hit[j] * b->scale;
+  }
 }
 
 /* Warns and returns false when the listed joints are not a chain this sim can move as named. */
@@ -1053,7 +1065,10 @@ int tress_spring_import_load(const char *path, const tress_spring_import_def *de
 
 void tress_spring_import_free(tress_spring_import *imp) {
   if (!imp) return;
-  for (uint32_t i = 0; i < imp->chain_count; i++) free(imp->chains[i].joints);
+  for (uint32_t i = 0; i < imp->chain_count; i++) {
+    free(imp->chains[i].joints);
+    free(imp->chains[i].vrm_joints);
+  }
   free(imp->chains);
   free(imp->colliders);
   free(imp->nodes);
