@@ -53,6 +53,16 @@
  *   landing TRESS_JUMP_RESET_CHAINS chain lengths off the path its velocity predicted, a stalled
  *   step, tress_sim_reset.
  *
+ * Spring models (issue 15). A tile holds chains of one kind (tile_kind, fixed by the layout: a
+ * run of slots of another kind starts a new tile), so the choice is made once per tile, never
+ * per node: TRESS_SPRING_POSE tiles run the loops above; TRESS_SPRING_VRM tiles run
+ * chains_vrm.c's substep (each node the tail of its parent joint, stiffness along the rest
+ * direction under the parent's current rotation, which a second pass per level carries down
+ * the chain as it is solved) and its rotation-only output, which every joint uses, roots
+ * included, and no position is written. Pose chains with rotations_only use that output on the
+ * pose model's motion. Chains alternating kinds slot by slot make many small tiles (each level
+ * padded to 16 lanes): binding order keeps them apart in practice.
+ *
  * Render carry. A frame that ends between fixed steps (no substep, or time left after the last)
  * draws each chain carried rigidly with its anchor from where the last substep left it (its
  * pin) to where the anchor is now, so a game drawing at 144 Hz sees hair attached, not
