@@ -13,6 +13,9 @@
  * then a whole tress_sim_step(1/60) is timed end to end (culling, wind, everything).
  * The same three configurations run again with 4 sphere and 2 capsule colliders per chain
  * (attached to its part, strand radius 0.05): the "+6c" rows, beside the collider-free ones.
+ * The "vrm" rows run the same six configurations with TRESS_SPRING_VRM (the VRMC_springBone
+ * model: stiffness under the parent's current rotation, every joint turned, rotations only), and
+ * the last table gives each VRM row's cost over its pose-model row, measured in the same run.
  * Every figure is the median over the frames (robust on a shared machine), divided by the node
  * count; `--best` reports the fastest frame instead (what a quiet core does). Figures are printed, never asserted. `--json` prints one object per configuration.
  */
@@ -27,6 +30,7 @@
 typedef struct config {
   uint32_t chains, bones;
   bool colliders; /* 4 spheres + 2 capsules per chain, attached to its part, strand radius 0.05 */
+  tress_spring_model model;
 } config;
 
 typedef struct result {
@@ -99,6 +103,14 @@ static void rig_build(rig *r, config cfg) {
   tress_sim_set_camera(r->sim, cam);
   for (uint32_t c = 0; c < cfg.chains; c++) {
     tress_chain_settings s = tress_default_chain_settings();
+    if (cfg.model == TRESS_SPRING_VRM) {
+      /* a stiff VRM strand (drag 0.4, VRM's default) that holds about the shape the pose
+       * model does, so both rows test their colliders against a similar strand */
+      s.model = TRESS_SPRING_VRM;
+      s.stiffness = 4.0f;
+      s.damping = 0.6f;
+      s.gravity_scale = 0.5f;
+    }
     if (cfg.colliders) {
       /* a head under the strand's middle, shoulders, a neck capsule and a collar capsule: the
        * strand swings into some of them every frame, most of its nodes are clear of most */
@@ -233,21 +245,26 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  const config cfgs[] = {{300, 7, false},  {1000, 10, false}, {10000, 10, false},
-                         {300, 7, true},   {1000, 10, true},  {10000, 10, true}};
+  const config cfgs[] = {{300, 7, false, TRESS_SPRING_POSE},  {1000, 10, false, TRESS_SPRING_POSE},
+                         {10000, 10, false, TRESS_SPRING_POSE}, {300, 7, true, TRESS_SPRING_POSE},
+                         {1000, 10, true, TRESS_SPRING_POSE},   {10000, 10, true, TRESS_SPRING_POSE},
+                         {300, 7, false, TRESS_SPRING_VRM},     {1000, 10, false, TRESS_SPRING_VRM},
+                         {10000, 10, false, TRESS_SPRING_VRM},  {300, 7, true, TRESS_SPRING_VRM},
+                         {1000, 10, true, TRESS_SPRING_VRM},    {10000, 10, true, TRESS_SPRING_VRM}};
   const size_t ncfg = sizeof cfgs / sizeof cfgs[0];
-  result res[6];
+  enum { POSE_CONFIGS = 6 };
+  result res[sizeof cfgs / sizeof cfgs[0]];
   for (size_t i = 0; i < ncfg; i++) res[i] = run(cfgs[i], budget, report_best);
   if (json) {
     printf("[\n");
     for (size_t i = 0; i < ncfg; i++) {
       const result *r = &res[i];
-      printf("  {\"chains\": %u, \"bones\": %u, \"colliders_per_chain\": %d, \"nodes\": %u, \"frames\": %u, "
+      printf("  {\"model\": \"%s\", \"chains\": %u, \"bones\": %u, \"colliders_per_chain\": %d, \"nodes\": %u, \"frames\": %u, "
              "\"ns_per_node_substep\": %.3f, "
              "\"ns_per_node_output\": %.3f, \"ns_per_node_prepare\": %.3f, "
              "\"ns_per_node_frame\": %.3f, \"ns_per_node_frame_with_prepare\": %.3f, \"ns_per_node_step\": %.3f, "
              "\"ms_per_frame\": %.4f, \"ns_per_node_step_144hz_mean\": %.3f, \"us_per_chain_bind\": %.3f}%s\n",
-             r->cfg.chains, r->cfg.bones, r->cfg.colliders ? 6 : 0, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
+             tress_spring_model_name(r->cfg.model), r->cfg.chains, r->cfg.bones, r->cfg.colliders ? 6 : 0, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
              r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us, i + 1 < ncfg ? "," : "");
     }
     printf("]\n");
@@ -265,9 +282,19 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < ncfg; i++) {
     const result *r = &res[i];
     char name[32];
-    snprintf(name, sizeof name, "%u x %u%s", r->cfg.chains, r->cfg.bones, r->cfg.colliders ? " +6c" : "");
+    snprintf(name, sizeof name, "%s%u x %u%s", r->cfg.model == TRESS_SPRING_VRM ? "vrm " : "", r->cfg.chains,
+             r->cfg.bones, r->cfg.colliders ? " +6c" : "");
     printf("%-16s %8u %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f %9.2f %9.2f\n", name, r->cfg.chains * r->cfg.bones,
            r->prepare_ns, r->substep_ns, r->output_ns, r->frame_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us);
+  }
+  printf("\nvrm / pose, same run (goal: <= 1.5)\n%-16s %9s %9s %9s %9s %9s\n", "config", "substep", "output", "frame",
+         "step", "step144");
+  for (size_t i = 0; i < POSE_CONFIGS && i + POSE_CONFIGS < ncfg; i++) {
+    const result *p = &res[i], *v = &res[i + POSE_CONFIGS];
+    char name[32];
+    snprintf(name, sizeof name, "%u x %u%s", p->cfg.chains, p->cfg.bones, p->cfg.colliders ? " +6c" : "");
+    printf("%-16s %9.2f %9.2f %9.2f %9.2f %9.2f\n", name, v->substep_ns / p->substep_ns, v->output_ns / p->output_ns,
+           v->frame_ns / p->frame_ns, v->step_ns / p->step_ns, v->step144_ns / p->step144_ns);
   }
   return 0;
 }

@@ -710,6 +710,55 @@ static void test_vrm_import_binds_chains_and_colliders(void **state) {
   remove(path);
 }
 
+/* A VRM spring binds with the VRM model and its joints' own values: the first joint (the
+ * held root, where VRM 0.x hair has its skin weights) turns toward its tail, and no joint's
+ * position is written. */
+static void test_vrm_import_turns_the_first_joint(void **state) {
+  (void)state;
+  char path[600];
+  const char *bin = getenv("TRESS_BINARY_DIR");
+  snprintf(path, sizeof path, "%s/test_sim_springs_first_%d.vrm", bin && *bin ? bin : "/tmp", (int)getpid());
+  write_vrm(path);
+  tress_spring_import_def def = tress_default_spring_import_def();
+  def.units_per_metre = 1.0f;
+  tress_spring_import *imp = NULL;
+  char err[TRESS_SPRING_ERROR_MAX] = "";
+  assert_int_equal(tress_spring_import_load(path, &def, &imp, err), 0);
+  assert_true(tress_spring_chain_is_vrm(&imp->chains[0]));
+  assert_float_equal(imp->chains[0].vrm_joints[1].gravity_scale, 0.5f, 1e-6f);
+  assert_float_equal(imp->chains[0].vrm_joints[1].damping, 0.9f, 1e-6f);
+  const float g[3] = {0, -30, 0};
+  tress_chain_settings cs = tress_spring_chain_sim_settings(&imp->chains[0], g, NULL, 0);
+  assert_int_equal(cs.model, TRESS_SPRING_VRM);
+  tress_scene *scene = tress_scene_create();
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Body", tress_scene_root(scene));
+  tress_part_set_cframe(scene, part, tress_xform_from_pos(0, 5, 0));
+  tress_spring_scene ss;
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  tress_sim *sim = make_sim(scene);
+  tress_spring_binding b;
+  assert_int_equal(tress_spring_bind(sim, imp, &ss, &b), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 120);
+  tress_id h0 = ss.node_bones[tress_spring_import_find_node(imp, "Hair_0")];
+  tress_xform t0 = tress_bone_transform(scene, h0), a0 = tress_bone_animated(scene, h0);
+  float dot = fabsf(t0.q[0] * a0.q[0] + t0.q[1] * a0.q[1] + t0.q[2] * a0.q[2] + t0.q[3] * a0.q[3]);
+  printf("vrm first joint turned %.1f degrees\n", 2.0 * acos(dot > 1.0f ? 1.0 : (double)dot) * 180.0 / M_PI);
+  assert_true(dot < cosf(0.5f * 10.0f * (float)M_PI / 180.0f));
+  for (int i = 0; i <= 4; i++) {
+    char nm[16];
+    snprintf(nm, sizeof nm, "Hair_%d", i);
+    tress_id bone = ss.node_bones[tress_spring_import_find_node(imp, nm)];
+    tress_xform t = tress_bone_transform(scene, bone), a = tress_bone_animated(scene, bone);
+    assert_true(t.p[0] == a.p[0] && t.p[1] == a.p[1] && t.p[2] == a.p[2]);
+  }
+  tress_spring_binding_free(&b);
+  tress_sim_destroy(sim);
+  tress_spring_scene_free(&ss);
+  tress_scene_destroy(scene);
+  tress_spring_import_free(imp);
+  remove(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_strand_dropped_onto_sphere_rests_outside),
@@ -725,6 +774,7 @@ int main(void) {
       cmocka_unit_test(test_stall_resets),
       cmocka_unit_test(test_sim_reset_marks_a_teleport),
       cmocka_unit_test(test_vrm_import_binds_chains_and_colliders),
+      cmocka_unit_test(test_vrm_import_turns_the_first_joint),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@ struct tress_chains *tress__chains_create(void) {
 }
 
 static void slot_free(chain_slot *s) {
+  free(s->joints);
   free(s->ids);
   free(s->local_parent);
   free(s->depth);
@@ -42,6 +43,8 @@ void tress__chains_destroy(struct tress_chains *c) {
   free(c->parent_shift);
   free(c->child_shift);
   free(c->aligned);
+  free(c->sibling_self);
+  free(c->tile_kind);
   free(c->node_slot);
   free(c->tile_slot);
   free(c->tile_end);
@@ -55,9 +58,36 @@ void tress__chains_destroy(struct tress_chains *c) {
 
 /* ---- settings ---- */
 
-static chain_params params_of(tress_chain_settings s) {
-  return (chain_params){s.damping, s.stiffness, s.gravity_scale, s.wind_scale, s.radius, s.end_length, s.wind_gust,
-                        s.wind_frequency, s.weight, s.enabled};
+const char *tress_spring_model_name(tress_spring_model m) {
+  switch (m) {
+  case TRESS_SPRING_POSE: return "pose";
+  case TRESS_SPRING_VRM: return "vrm";
+  }
+  return "unknown";
+}
+
+tress_joint_settings tress_default_joint_settings(void) {
+  tress_chain_settings d = tress_default_chain_settings();
+  return (tress_joint_settings){.stiffness = d.stiffness, .damping = d.damping, .gravity_scale = d.gravity_scale,
+                                .gravity_dir = {0.0f, 0.0f, 0.0f}, .radius = d.radius};
+}
+
+/* A unit gravity direction: the given one, or (when it is zero) the sim's, or none at all. */
+static void resolve_gravity_dir(const tress_sim *sim, const float dir[3], float out[3]) {
+  const float *g = sim->def.gravity;
+  float l2 = dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2];
+  const float *from = l2 > 1e-20f ? dir : g;
+  l2 = from[0] * from[0] + from[1] * from[1] + from[2] * from[2];
+  float inv = l2 > 1e-20f ? 1.0f / sqrtf(l2) : 0.0f;
+  for (int k = 0; k < 3; k++) out[k] = from[k] * inv;
+}
+
+static chain_params params_of(const tress_sim *sim, tress_chain_settings s) {
+  chain_params p = {s.damping,   s.stiffness,      s.gravity_scale, s.wind_scale, s.radius,
+                    s.end_length, s.wind_gust,     s.wind_frequency, s.weight,    s.enabled,
+                    (uint8_t)s.model, s.rotations_only, {0.0f, 0.0f, 0.0f}};
+  resolve_gravity_dir(sim, s.gravity_dir, p.gravity_dir);
+  return p;
 }
 
 
@@ -71,7 +101,9 @@ static tress_chain_settings sanitize(const tress_chain_settings *in) {
   if (!in) return d;
   tress_chain_settings s = *in;
   s.damping = clamp01(in->damping, d.damping);
-  s.stiffness = clamp01(in->stiffness, d.stiffness);
+  /* the pose model's stiffness is a fraction per step; VRM's is a speed (any value >= 0) */
+  s.stiffness = in->model == TRESS_SPRING_VRM ? (in->stiffness > 0.0f ? in->stiffness : 0.0f)
+                                              : clamp01(in->stiffness, d.stiffness);
   s.gravity_scale = isfinite(in->gravity_scale) ? in->gravity_scale : d.gravity_scale;
   s.wind_scale = isfinite(in->wind_scale) ? in->wind_scale : d.wind_scale;
   s.radius = isfinite(in->radius) && in->radius > 0.0f ? in->radius : 0.0f;
@@ -86,6 +118,8 @@ static bool settings_valid(const tress_chain_settings *s) {
   return !s || (isfinite(s->damping) && isfinite(s->stiffness) && isfinite(s->gravity_scale) &&
                 isfinite(s->wind_scale) && isfinite(s->radius) && isfinite(s->end_length) &&
                 isfinite(s->wind_gust) && isfinite(s->wind_frequency) && isfinite(s->weight) &&
+                isfinite(s->gravity_dir[0]) && isfinite(s->gravity_dir[1]) && isfinite(s->gravity_dir[2]) &&
+                (s->model == TRESS_SPRING_POSE || s->model == TRESS_SPRING_VRM) &&
                 s->collider_count <= TRESS_CHAIN_COLLIDERS_MAX);
 }
 
@@ -316,7 +350,7 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
   s->from_bone = !tress_id_is_null(root_bone);
   s->root_bone = root_bone;
   s->last_part = s->prev_part = s->pin = tress_xform_identity();
-  s->settings = params_of(sanitize(settings));
+  s->settings = params_of(sim, sanitize(settings));
   c->own_sets[si] = set;
   s->fresh = true;
   tress_result r = slot_build_bones(sim, s);
@@ -374,6 +408,8 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   if (!sim || (!parts && count)) return TRESS_ERR_INVALID_ARGUMENT;
   if (count < 2) return TRESS_ERR_TOO_FEW_PARTS;
   if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
+  /* the VRM model and rotations_only write bone rotations only: a part chain has none */
+  if (settings && (settings->model != TRESS_SPRING_POSE || settings->rotations_only)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_collider_set set;
   if (!settings_set(sim, settings, &set)) return TRESS_ERR_STALE_ID;
   for (uint32_t i = 0; i < count; i++) {
@@ -393,7 +429,7 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   s->kind = TRESS_HANDLE_PARTS;
   s->part = parts[0];
   s->last_part = s->prev_part = s->pin = tress_xform_identity();
-  s->settings = params_of(sanitize(settings));
+  s->settings = params_of(sim, sanitize(settings));
   c->own_sets[si] = set;
   s->node_count = count;
   s->fresh = true;
@@ -433,19 +469,75 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
   c->dirty = true;
 }
 
-/* Per-node copies of a slot's settings (static until the settings change). */
+/* Per-node copies of a slot's settings (static until the settings change): a node moves by
+ * its parent joint's own values where that joint has them, else by the chain's. */
 void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
   const chain_params *st = &s->settings;
   float weight = st->enabled ? st->weight : 0.0f;
   for (uint32_t k = 0; k < s->node_count; k++) {
     uint32_t i = s->global[k];
-    n->damping[i] = st->damping;
-    n->stiffness[i] = st->stiffness;
-    n->gscale[i] = st->gravity_scale;
+    int32_t p = s->local_parent[k];
+    const joint_params *j = s->joints && p >= 0 && (uint32_t)p < s->joint_count && s->joints[p].set ? &s->joints[p]
+                                                                                                     : NULL;
+    const float *dir = j ? j->gravity_dir : st->gravity_dir;
+    float power = j ? j->gravity_scale : st->gravity_scale;
+    n->damping[i] = j ? j->damping : st->damping;
+    n->stiffness[i] = j ? j->stiffness : st->stiffness;
+    n->gscale[i] = power;
     n->wscale[i] = st->wind_scale;
-    n->radius[i] = st->radius;
+    n->radius[i] = j ? j->radius : st->radius;
     n->weight[i] = weight;
+    n->vg_x[i] = dir[0] * power;
+    n->vg_y[i] = dir[1] * power;
+    n->vg_z[i] = dir[2] * power;
   }
+}
+
+/* A joint's values sanitized as the chain settings are, for the chain's model. */
+static joint_params joint_of(const tress_sim *sim, const tress_joint_settings *in, uint8_t model) {
+  tress_chain_settings cs = tress_default_chain_settings();
+  cs.model = (tress_spring_model)model;
+  cs.stiffness = in->stiffness;
+  cs.damping = in->damping;
+  cs.gravity_scale = in->gravity_scale;
+  cs.radius = in->radius;
+  memcpy(cs.gravity_dir, in->gravity_dir, sizeof cs.gravity_dir);
+  chain_params p = params_of(sim, sanitize(&cs));
+  joint_params j = {true, p.stiffness, p.damping, p.gravity_scale, {0}, p.radius};
+  memcpy(j.gravity_dir, p.gravity_dir, sizeof j.gravity_dir);
+  return j;
+}
+
+tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id id, tress_id bone,
+                                             const tress_joint_settings *in) {
+  tress_handle *h = tress__handle_get(sim, id);
+  if (!h) return TRESS_ERR_STALE_ID;
+  if (h->kind != TRESS_HANDLE_BONES) return TRESS_ERR_INVALID_ARGUMENT;
+  if (in && !(isfinite(in->stiffness) && isfinite(in->damping) && isfinite(in->gravity_scale) &&
+              isfinite(in->gravity_dir[0]) && isfinite(in->gravity_dir[1]) && isfinite(in->gravity_dir[2]) &&
+              isfinite(in->radius)))
+    return TRESS_ERR_INVALID_ARGUMENT;
+  struct tress_chains *c = sim->chains;
+  chain_slot *s = &c->slots[h->slot];
+  uint32_t bones = 0, k = UINT32_MAX;
+  for (uint32_t i = 0; i < s->node_count; i++) {
+    if (tress_id_is_null(s->ids[i])) continue; /* tips come after every bone */
+    if (tress_id_equal(s->ids[i], bone)) k = i;
+    bones = i + 1;
+  }
+  if (tress_id_is_null(bone) || k == UINT32_MAX) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!s->joints || s->joint_count != bones) {
+    if (!in) return TRESS_OK; /* nothing was set */
+    joint_params *j = calloc(bones, sizeof *j);
+    if (!j) return TRESS_ERR_OUT_OF_MEMORY;
+    free(s->joints);
+    s->joints = j;
+    s->joint_count = bones;
+  }
+  if (in) s->joints[k] = joint_of(sim, in, s->settings.model);
+  else s->joints[k].set = false;
+  if (!c->dirty) tress__chain_fill_settings(&c->nodes, s);
+  return TRESS_OK;
 }
 
 tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id, const tress_chain_settings *in) {
@@ -453,11 +545,16 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   if (!h) return TRESS_ERR_STALE_ID;
   if (h->kind != TRESS_HANDLE_BONES && h->kind != TRESS_HANDLE_PARTS) return TRESS_ERR_INVALID_ARGUMENT;
   if (!in || !settings_valid(in)) return TRESS_ERR_INVALID_ARGUMENT;
+  if (h->kind == TRESS_HANDLE_PARTS && (in->model != TRESS_SPRING_POSE || in->rotations_only))
+    return TRESS_ERR_INVALID_ARGUMENT;
   tress_collider_set set;
   if (!settings_set(sim, in, &set)) return TRESS_ERR_STALE_ID;
   struct tress_chains *c = sim->chains;
   chain_slot *s = &c->slots[h->slot];
   tress_chain_settings next = sanitize(in);
+  /* a tile holds one kind: moving a chain to another re-lays the batch out */
+  chain_params next_params = params_of(sim, next);
+  if (chain_tile_kind(&next_params) != chain_tile_kind(&s->settings)) c->dirty = true;
   if (s->kind == TRESS_HANDLE_BONES && next.end_length != s->settings.end_length) {
     /* tips come and go: rebuild the node list aside, swap it in only when it worked; the
      * chain restarts from its animated pose */
@@ -467,7 +564,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
     tmp.depth = NULL;
     tmp.global = NULL;
     tmp.rest = NULL;
-    tmp.settings = params_of(next);
+    tmp.settings = params_of(sim, next);
     tress_result r = slot_build_bones(sim, &tmp);
     if (r != TRESS_OK) {
       slot_free_nodes(&tmp);
@@ -479,7 +576,17 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
     s->fresh = true;
     c->dirty = true;
   }
-  s->settings = params_of(next);
+  uint8_t was_model = s->settings.model;
+  s->settings = params_of(sim, next);
+  /* joints keep their values, re-sanitized when the model (and so their meaning) changed */
+  if (s->joints && was_model != s->settings.model)
+    for (uint32_t k = 0; k < s->joint_count; k++)
+      if (s->joints[k].set) {
+        const joint_params *o = &s->joints[k];
+        tress_joint_settings js = {o->stiffness, o->damping, o->gravity_scale,
+                                   {o->gravity_dir[0], o->gravity_dir[1], o->gravity_dir[2]}, o->radius};
+        s->joints[k] = joint_of(sim, &js, s->settings.model);
+      }
   c->own_sets[h->slot] = set;
   slot_features(c, h->slot);
   sync_set(c, h->slot);

@@ -101,29 +101,6 @@ static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
   }
 }
 
-/* Pointers to one level's parent (or child) data: in place when every node of the level finds
- * it at the same distance (`shift`, from index_levels), else gathered into scratch through
- * `index` (-1 reads the node itself). `src` lists the source arrays, which hold node i at
- * [i - base] (base 0: the node arrays; the tile base: tile scratch); `dst` gets the view. */
-static void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, int64_t shift, bool toward_children,
-                       const int32_t *index, float *const *src, uint32_t base, int count, const float **dst,
-                       int scratch0) {
-  if (shift >= 0) {
-    int64_t offset = toward_children ? shift : -shift;
-    for (int k = 0; k < count; k++) dst[k] = src[k] + ((int64_t)lo - base + offset);
-    return;
-  }
-  for (int k = 0; k < count; k++) {
-    float *restrict g = c->g[scratch0 + k];
-    const float *restrict from = src[k];
-    for (uint32_t i = lo; i < hi; i++) {
-      int32_t j = index[i] < 0 ? (int32_t)i : index[i];
-      g[i - lo] = from[(uint32_t)j - base];
-    }
-    dst[k] = g;
-  }
-}
-
 /* world = parent_world * cframe * animated over [lo, hi), parents given as a level view. */
 HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par) {
   chain_nodes *n = &c->nodes;
@@ -349,6 +326,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   }
   c->tile_flags[t] = flags;
   if ((flags & TILE_COLLIDES) && c->lanes.slots > 0) gather_tile_colliders(sim, c, t);
+  if (c->tile_kind[t] & TILE_KIND_VRM) tress__vrm_prepare_roots(c, t);
 }
 
 typedef struct substep_consts {
@@ -435,28 +413,6 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
   }
 }
 
-
-/* Shortest-arc rotation taking a to b, branch-free so the output loop vectorizes: the same
- * cases as tress_quat_from_to (degenerate -> identity, opposite -> a half turn about an axis
- * perpendicular to a). */
-static inline void arc_between(float ax, float ay, float az, float bx, float by, float bz, float q[4]) {
-  float lab = sqrtf((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz));
-  float w = lab + (ax * bx + ay * by + az * bz);
-  float x = ay * bz - az * by, y = az * bx - ax * bz, z = ax * by - ay * bx;
-  bool opposite = w < 1e-6f * lab;
-  bool use_x = fabsf(ax) > fabsf(az);
-  x = opposite ? (use_x ? -ay : 0.0f) : x;
-  y = opposite ? (use_x ? ax : -az) : y;
-  z = opposite ? (use_x ? 0.0f : ay) : z;
-  w = opposite ? 0.0f : w;
-  float n2 = x * x + y * y + z * z + w * w;
-  bool degenerate = !(lab > 1e-24f) || !(n2 > 1e-30f);
-  float inv = 1.0f / sqrtf(degenerate ? 1.0f : n2);
-  q[0] = degenerate ? 0.0f : x * inv;
-  q[1] = degenerate ? 0.0f : y * inv;
-  q[2] = degenerate ? 0.0f : z * inv;
-  q[3] = degenerate ? 1.0f : w * inv;
-}
 
 /* Output for one level: base = parent written * cframe; the node sits at its simulated
  * position and turns by the shortest arc from its animated aim to where its first child is.
@@ -697,17 +653,12 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0), at = lo - w->base;
-  for (uint32_t i = lo; i < hi; i++) {
-    uint32_t j = i - w->base;
-    w->wp_x[j] = n->aw_px[i]; w->wp_y[j] = n->aw_py[i]; w->wp_z[j] = n->aw_pz[i];
-    w->wq_x[j] = w->aw_qx[j]; w->wq_y[j] = w->aw_qy[j]; w->wq_z[j] = w->aw_qz[j]; w->wq_w[j] = w->aw_qw[j];
-  }
-  const float *roots[7] = {w->an_px + at, w->an_py + at, w->an_pz + at, w->an_qx + at,
-                           w->an_qy + at, w->an_qz + at, w->an_qw + at};
-  bool bad = scatter_level(c, lo, hi, roots);
+  bool rotations = c->tile_kind[t] & TILE_KIND_ROTATIONS;
   const float *level_out[7];
   for (int k = 0; k < 7; k++) level_out[k] = c->g[G_OUT + k];
   bool weighted = c->tile_flags[t] & TILE_WEIGHTED, carried = c->tile_flags[t] & TILE_CARRIED;
+  /* the display positions (bl) feed the output wherever they differ from the simulated ones */
+  bool display = weighted || carried;
   if (carried)
     for (uint32_t l = 1; l < c->level_count; l++) {
       uint32_t lanes = c->aligned[TILE_LEVEL(c, t, l)] ? TILE_LO(c, t, 0) : TILE_LO(c, t, l);
@@ -715,11 +666,26 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
     }
   if (weighted)
     for (uint32_t l = 1; l < c->level_count; l++) blend_level(n, w, TILE_LO(c, t, l), TILE_HI(c, t, l), carried);
+  bool bad;
+  if (rotations) {
+    /* rotations only: the first joints turn toward their tails like every other joint */
+    tress__vrm_output_roots(c, t, display);
+    bad = scatter_level(c, lo, hi, level_out);
+  } else {
+    for (uint32_t i = lo; i < hi; i++) {
+      uint32_t j = i - w->base;
+      w->wp_x[j] = n->aw_px[i]; w->wp_y[j] = n->aw_py[i]; w->wp_z[j] = n->aw_pz[i];
+      w->wq_x[j] = w->aw_qx[j]; w->wq_y[j] = w->aw_qy[j]; w->wq_z[j] = w->aw_qz[j]; w->wq_w[j] = w->aw_qw[j];
+    }
+    const float *roots[7] = {w->an_px + at, w->an_py + at, w->an_pz + at, w->an_qx + at,
+                             w->an_qy + at, w->an_qz + at, w->an_qw + at};
+    bad = scatter_level(c, lo, hi, roots);
+  }
   for (uint32_t l = 1; l < c->level_count; l++) {
     lo = TILE_LO(c, t, l);
     hi = TILE_HI(c, t, l);
-    /* the display positions (bl) feed the output wherever they differ from the simulated ones */
-    if (weighted || carried) output_level_weighted(c, TILE_LEVEL(c, t, l), lo, hi);
+    if (rotations) tress__vrm_output_level(c, TILE_LEVEL(c, t, l), lo, hi, display);
+    else if (display) output_level_weighted(c, TILE_LEVEL(c, t, l), lo, hi);
     else output_level(c, TILE_LEVEL(c, t, l), lo, hi);
     bad |= scatter_level(c, lo, hi, level_out);
   }
@@ -750,7 +716,11 @@ static void run_frame(tress_sim *sim, const tress_frame *f, double (*clock)(void
     double t0 = clock ? clock() : 0.0;
     prepare_tile(sim, c, f, t);
     double t1 = clock ? clock() : 0.0;
-    for (int k = 0; k < f->substeps; k++) substep_tile(c, f, tress__frame_alpha(f, k), t);
+    bool vrm = c->tile_kind[t] & TILE_KIND_VRM;
+    for (int k = 0; k < f->substeps; k++) {
+      if (vrm) tress__vrm_substep_tile(c, f, tress__frame_alpha(f, k), t);
+      else substep_tile(c, f, tress__frame_alpha(f, k), t);
+    }
     double t2 = clock ? clock() : 0.0;
     if (carry_tile(c, f, t)) c->tile_flags[t] |= TILE_CARRIED;
     output_tile(sim, c, t);

@@ -53,6 +53,16 @@
  *   landing TRESS_JUMP_RESET_CHAINS chain lengths off the path its velocity predicted, a stalled
  *   step, tress_sim_reset.
  *
+ * Spring models (issue 15). A tile holds chains of one kind (tile_kind, fixed by the layout: a
+ * run of slots of another kind starts a new tile), so the choice is made once per tile, never
+ * per node: TRESS_SPRING_POSE tiles run the loops above; TRESS_SPRING_VRM tiles run
+ * chains_vrm.c's substep (each node the tail of its parent joint, stiffness along the rest
+ * direction under the parent's current rotation, which a second pass per level carries down
+ * the chain as it is solved) and its rotation-only output, which every joint uses, roots
+ * included, and no position is written. Pose chains with rotations_only use that output on the
+ * pose model's motion. Chains alternating kinds slot by slot make many small tiles (each level
+ * padded to 16 lanes): binding order keeps them apart in practice.
+ *
  * Render carry. A frame that ends between fixed steps (no substep, or time left after the last)
  * draws each chain carried rigidly with its anchor from where the last substep left it (its
  * pin) to where the anchor is now, so a game drawing at 144 Hz sees hair attached, not
@@ -85,7 +95,9 @@
   X(aim_x) X(aim_y) X(aim_z)                                      /* first child's rest offset */ \
   X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale) X(active)                               \
   X(stepping)                 /* active and enabled: the substep mask (a disabled chain takes none) */ \
-  X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */
+  X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */ \
+  X(ax_x) X(ax_y) X(ax_z)                 /* VRM: unit rest offset from the parent (bone axis) */ \
+  X(vg_x) X(vg_y) X(vg_z)                 /* VRM: gravity, direction x power (units/s) */
 
 /* Per-node values that live only while one tile's frame runs: they sit in one tile-sized
  * scratch (indexed by node - tile base), recomputed for every node each frame, so they never
@@ -96,7 +108,9 @@
   X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
   X(bl_x) X(bl_y) X(bl_z)                 /* display positions: carried and/or blended */      \
   X(cr_qx) X(cr_qy) X(cr_qz) X(cr_qw)     /* carry: rotation since the last substep */          \
-  X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */
+  X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */       \
+  X(va_x) X(va_y) X(va_z) X(va_w)   /* VRM: parent's current rotation x rest-and-animated local */ \
+  X(pq_x) X(pq_y) X(pq_z) X(pq_w)   /* VRM, roots: last frame's animated world rotation */
 
 #define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
 #define G_OUT 10
@@ -106,6 +120,7 @@ typedef struct chain_nodes {
   CHAIN_FIELDS(DECLARE_FIELD)
   int32_t *parent;      /* global index, -1 for a pinned root */
   int32_t *first_child; /* global index, -1 for a leaf */
+  int32_t *first_sibling; /* its parent's first child (itself in a linear chain), -1 for a root */
   uint32_t count, cap;
 } chain_nodes;
 
@@ -124,11 +139,22 @@ typedef struct tile_scratch {
 #define FEAT_DISABLED 8u
 
 /* tress_chain_settings without the collider id list (which becomes an index set): kept small
- * so the per-frame slot loops stride through little memory. */
+ * so the per-frame slot loops stride through little memory. gravity_dir is resolved (unit, or
+ * the sim's gravity direction). */
 typedef struct chain_params {
   float damping, stiffness, gravity_scale, wind_scale, radius, end_length, wind_gust, wind_frequency, weight;
   bool enabled;
+  uint8_t model; /* tress_spring_model */
+  bool rotations_only;
+  float gravity_dir[3];
 } chain_params;
+
+/* One joint's own values (tress_handle_set_joint_settings), sanitized for the chain's model;
+ * they apply to the joint's tails. */
+typedef struct joint_params {
+  bool set;
+  float stiffness, damping, gravity_scale, gravity_dir[3], radius;
+} joint_params;
 
 typedef struct chain_slot {
   bool used;
@@ -155,6 +181,8 @@ typedef struct chain_slot {
   tress_handle_id handle;
   tress_id root_bone;
   chain_params settings;     /* sanitized; the collider set lives in c->own_sets */
+  joint_params *joints;      /* NULL, or one per bone (bind order, tips excluded) */
+  uint32_t joint_count;
 } chain_slot;
 
 struct tress_chains {
@@ -185,6 +213,9 @@ struct tress_chains {
   /* Per tile-level (t * level_count + l): parent[i] == i - parent_shift for every node of the
    * level (-1 when not), and the same for first_child; such a level reads in place, no gather. */
   int64_t *parent_shift, *child_shift;
+  /* Per tile-level: every node is its parent's first child (linear chains), so the VRM rotation
+   * pass reads its own position as its parent's aim (1), or gathers through first_sibling (0). */
+  uint8_t *sibling_self;
   /* Per tile-level: position j of the level holds a node of the same chain as position j of
    * the tile's level 0 (uniform chains): per-chain lanes filled for level 0 serve it too. */
   uint8_t *aligned;
@@ -200,6 +231,7 @@ struct tress_chains {
   uint32_t *tile_slot; /* tile_count + 1 entries: first slot of each tile, then slot_count */
   uint32_t *tile_end;  /* tile_count + 1 entries: one past the tile's last node */
   uint32_t *tile_lo, *tile_fill, *tile_hi;
+  uint8_t *tile_kind; /* per tile: TILE_KIND_* of all of its chains (a tile never mixes kinds) */
   const tress_xform **in_ptr;
   tress_xform **out_ptr;
   uint32_t ptr_cap;
@@ -233,10 +265,68 @@ static inline uint32_t round_lanes(uint32_t n) { return (n + LEVEL_LANES - 1) / 
  * then emits no scalar remainder loop. */
 static inline uint32_t padded_count(uint32_t lo, uint32_t hi) { return (hi - lo) & ~(LEVEL_LANES - 1); }
 
+/* What a tile runs (tile_kind, fixed by the layout): the VRM model's substeps, rotation-only
+ * output (every joint aims, the first included; the VRM model always has it). */
+#define TILE_KIND_VRM 1u
+#define TILE_KIND_ROTATIONS 2u
+
+static inline uint8_t chain_tile_kind(const chain_params *p) {
+  bool vrm = p->model == TRESS_SPRING_VRM;
+  return (uint8_t)((vrm ? TILE_KIND_VRM : 0u) | (vrm || p->rotations_only ? TILE_KIND_ROTATIONS : 0u));
+}
+
 /* Per tile, this frame (tile_flags). */
 #define TILE_COLLIDES 1u
 #define TILE_WEIGHTED 2u
 #define TILE_CARRIED 4u /* some chain is drawn carried with its anchor since its last substep */
+
+/* Level views and the shortest arc, shared by the pose model's frame and the VRM model's. */
+#include <math.h>
+
+/* Pointers to one level's parent (or child) data: in place when every node of the level finds
+ * it at the same distance (`shift`, from index_levels), else gathered into scratch through
+ * `index` (-1 reads the node itself). `src` lists the source arrays, which hold node i at
+ * [i - base] (base 0: the node arrays; the tile base: tile scratch); `dst` gets the view. */
+static inline void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, int64_t shift, bool toward_children,
+                              const int32_t *index, float *const *src, uint32_t base, int count, const float **dst,
+                       int scratch0) {
+  if (shift >= 0) {
+    int64_t offset = toward_children ? shift : -shift;
+    for (int k = 0; k < count; k++) dst[k] = src[k] + ((int64_t)lo - base + offset);
+    return;
+  }
+  for (int k = 0; k < count; k++) {
+    float *restrict g = c->g[scratch0 + k];
+    const float *restrict from = src[k];
+    for (uint32_t i = lo; i < hi; i++) {
+      int32_t j = index[i] < 0 ? (int32_t)i : index[i];
+      g[i - lo] = from[(uint32_t)j - base];
+    }
+    dst[k] = g;
+  }
+}
+
+/* Shortest-arc rotation taking a to b, branch-free so the output loop vectorizes: the same
+ * cases as tress_quat_from_to (degenerate -> identity, opposite -> a half turn about an axis
+ * perpendicular to a). */
+static inline void arc_between(float ax, float ay, float az, float bx, float by, float bz, float q[4]) {
+  float lab = sqrtf((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz));
+  float w = lab + (ax * bx + ay * by + az * bz);
+  float x = ay * bz - az * by, y = az * bx - ax * bz, z = ax * by - ay * bx;
+  bool opposite = w < 1e-6f * lab;
+  bool use_x = fabsf(ax) > fabsf(az);
+  x = opposite ? (use_x ? -ay : 0.0f) : x;
+  y = opposite ? (use_x ? ax : -az) : y;
+  z = opposite ? (use_x ? 0.0f : ay) : z;
+  w = opposite ? 0.0f : w;
+  float n2 = x * x + y * y + z * z + w * w;
+  bool degenerate = !(lab > 1e-24f) || !(n2 > 1e-30f);
+  float inv = 1.0f / sqrtf(degenerate ? 1.0f : n2);
+  q[0] = degenerate ? 0.0f : x * inv;
+  q[1] = degenerate ? 0.0f : y * inv;
+  q[2] = degenerate ? 0.0f : z * inv;
+  q[3] = degenerate ? 1.0f : w * inv;
+}
 
 /* Shared between the batch's files. */
 float *const *tress__chain_fields(const chain_nodes *n, uint32_t *count); /* every float array */
@@ -244,5 +334,12 @@ void tress__chain_nodes_free(chain_nodes *n);
 bool tress__chains_rebuild(struct tress_chains *c);                       /* false: out of memory */
 void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s);     /* per-node settings copies */
 tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s); /* what its roots hang from */
+/* The VRM model (chains_vrm.c): roots' last-frame rotations after prepare, one substep of a
+ * tile, and rotation-only output levels (display: positions from the carried / blended arrays),
+ * which pose-model chains with rotations_only use as well. */
+void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t);
+void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float alpha, uint32_t t);
+void tress__vrm_output_roots(struct tress_chains *c, uint32_t t, bool display);
+void tress__vrm_output_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, bool display);
 
 #endif

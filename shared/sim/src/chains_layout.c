@@ -13,6 +13,7 @@ void tress__chain_nodes_free(chain_nodes *n) {
 #undef FREE_FIELD
   free(n->parent);
   free(n->first_child);
+  free(n->first_sibling);
   memset(n, 0, sizeof *n);
 }
 
@@ -36,6 +37,7 @@ static bool nodes_alloc(chain_nodes *n, uint32_t cap) {
 #undef ALLOC_FIELD
   ok = ok && (n->parent = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
   ok = ok && (n->first_child = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
+  ok = ok && (n->first_sibling = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
   n->cap = cap;
   if (!ok) tress__chain_nodes_free(n);
   return ok;
@@ -105,7 +107,9 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
   if (cs) c->child_shift = cs;
   uint8_t *al = realloc(c->aligned, tls);
   if (al) c->aligned = al;
-  if (!ps || !cs || !al) return false;
+  uint8_t *sib = realloc(c->sibling_self, tls);
+  if (sib) c->sibling_self = sib;
+  if (!ps || !cs || !al || !sib) return false;
   for (uint32_t t = 0; t < c->tile_count; t++) {
     /* padding belongs to the tile's first chain: valid for the collider lanes, never read back */
     for (uint32_t i = c->tile_lo[(size_t)t * c->level_count]; i < c->tile_end[t]; i++) {
@@ -125,6 +129,9 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
       size_t tl = (size_t)t * c->level_count + l;
       c->parent_shift[tl] = level_shift(c, t, l, false);
       c->child_shift[tl] = level_shift(c, t, l, true);
+      bool self = true;
+      for (uint32_t i = c->tile_lo[tl]; i < c->tile_fill[tl]; i++) self = self && c->nodes.first_sibling[i] == (int32_t)i;
+      c->sibling_self[tl] = self;
       c->aligned[tl] = l == 0 || (c->aligned[tl - 1] && c->parent_shift[tl] >= 0 &&
                                   (int64_t)c->tile_lo[tl] - c->parent_shift[tl] == (int64_t)c->tile_lo[tl - 1]);
     }
@@ -139,19 +146,28 @@ static void node_clear(chain_nodes *n, uint32_t i) {
   float *const *f = tress__chain_fields(n, &nf);
   for (uint32_t k = 0; k < nf; k++) f[k][i] = 0.0f;
   n->cf_qw[i] = 1.0f;
-  n->parent[i] = n->first_child[i] = -1;
+  n->parent[i] = n->first_child[i] = n->first_sibling[i] = -1;
 }
 
-/* Tiles are runs of whole chains (consecutive used slots) of about TILE_NODES nodes. Inside a
- * tile, nodes go level by level and chain by chain inside a level, each level padded to whole
- * vectors: tile t, level l holds real nodes [tile_lo, tile_fill) and padding up to tile_hi. */
+/* Whether used slot si starts a new tile: the running one is full, or si is of another tile
+ * kind (a tile runs one kind's loops, so it never mixes them). */
+static bool tile_starts(const struct tress_chains *c, uint32_t si, uint32_t in_tile, int kind) {
+  return in_tile >= TILE_NODES || chain_tile_kind(&c->slots[si].settings) != kind;
+}
+
+/* Tiles are runs of whole chains (consecutive used slots of one tile kind) of about
+ * TILE_NODES nodes. Inside a tile, nodes go level by level and chain by chain inside a level,
+ * each level padded to whole vectors: tile t, level l holds real nodes [tile_lo, tile_fill)
+ * and padding up to tile_hi. */
 static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_out) {
   uint32_t tiles = 0, in_tile = TILE_NODES;
+  int kind = -1; /* the running tile's */
   for (uint32_t si = 0; si < c->slot_count; si++) {
     if (!c->slots[si].used) continue;
-    if (in_tile >= TILE_NODES) {
+    if (tile_starts(c, si, in_tile, kind)) {
       tiles++;
       in_tile = 0;
+      kind = chain_tile_kind(&c->slots[si].settings);
     }
     in_tile += c->slots[si].node_count;
   }
@@ -159,16 +175,19 @@ static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_
   uint32_t *tile_slot = malloc((tiles + 1) * sizeof *tile_slot);
   uint32_t *tile_end = malloc((tiles + 1) * sizeof *tile_end);
   uint32_t *lo = malloc(tl * sizeof *lo), *fill = calloc(tl, sizeof *fill), *hi = malloc(tl * sizeof *hi);
-  uint8_t *flags = calloc(tiles + 1, 1);
-  if (!tile_slot || !tile_end || !lo || !fill || !hi || !flags) {
-    free(tile_slot); free(tile_end); free(lo); free(fill); free(hi); free(flags);
+  uint8_t *flags = calloc(tiles + 1, 1), *tile_kind = calloc(tiles + 1, 1);
+  if (!tile_slot || !tile_end || !lo || !fill || !hi || !flags || !tile_kind) {
+    free(tile_slot); free(tile_end); free(lo); free(fill); free(hi); free(flags); free(tile_kind);
     return false;
   }
   uint32_t t = 0;
   in_tile = TILE_NODES;
+  kind = -1;
   for (uint32_t si = 0; si < c->slot_count; si++) {
     if (!c->slots[si].used) continue;
-    if (in_tile >= TILE_NODES) {
+    if (tile_starts(c, si, in_tile, kind)) {
+      kind = chain_tile_kind(&c->slots[si].settings);
+      tile_kind[t] = (uint8_t)kind;
       tile_slot[t++] = si;
       in_tile = 0;
     }
@@ -195,6 +214,8 @@ static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_
   tile_end[tiles] = total;
   free(c->tile_slot); free(c->tile_end); free(c->tile_lo); free(c->tile_fill); free(c->tile_hi);
   free(c->tile_flags);
+  free(c->tile_kind);
+  c->tile_kind = tile_kind;
   c->tile_slot = tile_slot;
   c->tile_end = tile_end;
   c->tile_lo = lo;
@@ -267,6 +288,9 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       fresh.parent[i] = s->local_parent[k] < 0 ? -1 : (int32_t)s->global[s->local_parent[k]];
       fresh.first_child[i] = -1;
       fresh.aim_x[i] = fresh.aim_y[i] = fresh.aim_z[i] = 0.0f;
+      /* the VRM bone axis: the unit rest offset from the parent (none for a zero offset) */
+      float inv = fresh.rest_len[i] > 1e-12f ? 1.0f / fresh.rest_len[i] : 0.0f;
+      fresh.ax_x[i] = r.p[0] * inv; fresh.ax_y[i] = r.p[1] * inv; fresh.ax_z[i] = r.p[2] * inv;
       fresh.active[i] = 0.0f;
       fresh.stepping[i] = 0.0f;
     }
@@ -279,6 +303,10 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       fresh.aim_x[p] = s->rest[k].p[0];
       fresh.aim_y[p] = s->rest[k].p[1];
       fresh.aim_z[p] = s->rest[k].p[2];
+    }
+    for (uint32_t k = 0; k < s->node_count; k++) {
+      int32_t p = s->local_parent[k];
+      fresh.first_sibling[s->global[k]] = p < 0 ? -1 : fresh.first_child[s->global[p]];
     }
   }
   tress__chain_nodes_free(old);

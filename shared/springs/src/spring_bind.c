@@ -10,12 +10,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool tress_spring_chain_is_vrm(const tress_spring_chain *chain) {
+  return chain && chain->vrm_joints && chain->joint_count > 0 &&
+         (chain->source == TRESS_SPRING_FROM_VRM1 || chain->source == TRESS_SPRING_FROM_VRM0);
+}
+
 tress_chain_settings tress_spring_chain_sim_settings(const tress_spring_chain *chain, const float sim_gravity[3],
                                                      const tress_collider_id *colliders, uint32_t collider_count) {
   tress_chain_settings s = tress_spring_chain_settings(chain, sim_gravity);
   if (!chain) return s;
   s.radius = chain->radius;
   s.end_length = chain->end_length;
+  if (tress_spring_chain_is_vrm(chain)) {
+    /* the model its author tuned it in; the chain's values are its first joint's, and every
+     * joint gets its own at bind (tress_handle_set_joint_settings) */
+    const tress_joint_settings *j = &chain->vrm_joints[0];
+    s.model = TRESS_SPRING_VRM;
+    s.stiffness = j->stiffness;
+    s.damping = j->damping;
+    s.gravity_scale = j->gravity_scale;
+    memcpy(s.gravity_dir, j->gravity_dir, sizeof s.gravity_dir);
+    s.radius = j->radius;
+  } else {
+    /* extras and names: the spring-bones seed, each bone turned to aim at where its child has
+     * got to, only rotations written */
+    s.rotations_only = true;
+  }
   s.collider_count = 0;
   for (uint32_t k = 0; colliders && k < chain->colliders.count && s.collider_count < TRESS_CHAIN_COLLIDERS_MAX; k++) {
     uint32_t i = chain->colliders.index[k];
@@ -53,6 +73,13 @@ tress_result tress_spring_bind(tress_sim *sim, const tress_spring_import *imp, c
     }
     tress_chain_settings s = tress_spring_chain_sim_settings(ch, gravity, out->colliders, out->collider_count);
     tress_result r = tress_sim_bind_bone_chain(sim, scene->node_bones[ch->root], &s, &out->handles[c]);
+    /* a VRM spring tunes every joint: each one's own values (the last joint is only a tail) */
+    for (uint32_t j = 0; r == TRESS_OK && tress_spring_chain_is_vrm(ch) && j < ch->joint_count; j++) {
+      int32_t node = ch->joints[j];
+      if (node < 0 || (uint32_t)node >= scene->node_count || tress_id_is_null(scene->node_bones[node])) continue;
+      tress_result jr = tress_handle_set_joint_settings(sim, out->handles[c], scene->node_bones[node], &ch->vrm_joints[j]);
+      if (jr == TRESS_ERR_OUT_OF_MEMORY) r = jr;
+    }
     if (r == TRESS_OK) out->bound++;
     else if (first == TRESS_OK) first = r;
   }

@@ -485,6 +485,19 @@ static void chain_from_vrm_joints(builder *b, tress_spring_chain *c, const float
   c->damping = 1.0f - c->drag;
   for (int a = 0; a < 3; a++) c->gravity[a] = g[a] / (float)moving;
   c->radius = r;
+  /* the VRM model's own values, per joint (VRM 0.x gives one set for every joint: n = 1) */
+  free(c->vrm_joints);
+  c->vrm_joints = calloc(c->joint_count ? c->joint_count : 1, sizeof *c->vrm_joints);
+  for (uint32_t i = 0; c->vrm_joints && i < c->joint_count; i++) {
+    uint32_t si = n == 1 ? 0 : i;
+    const tress_spring_joint_settings *js = &c->joint_settings[i];
+    tress_joint_settings *v = &c->vrm_joints[i];
+    v->stiffness = js->rest_stiffness; /* a speed: units/s along the rest direction */
+    v->damping = 1.0f - js->drag;
+    v->gravity_scale = power[si] * b->scale;
+    for (int a = 0; a < 3; a++) v->gravity_dir[a] = dir[si][a];
+    v->radius = js->radius;
+  }
 }
 
 /* Warns and returns false when the listed joints are not a chain this sim can move as named. */
@@ -1267,6 +1280,7 @@ void tress_spring_import_free(tress_spring_import *imp) {
   for (uint32_t i = 0; i < imp->chain_count; i++) {
     free(imp->chains[i].joints);
     free(imp->chains[i].joint_settings);
+    free(imp->chains[i].vrm_joints);
   }
   free(imp->chains);
   free(imp->colliders);

@@ -100,6 +100,28 @@ typedef struct tress_collider_id {
  *   pose, so switching it back on starts from rest (no whip).
  */
 #define TRESS_GUST_DELAY 0.12f /* seconds from one depth level to the next */
+
+/*
+ * Spring models (tress_chain_settings.model). Both run in the same batched solver at the sim's
+ * fixed step, with its hitch clamp and render carry, so neither depends on the frame rate.
+ * - TRESS_SPRING_POSE: the BonePhysics seed. Roots are pinned and unswung; every other node is
+ *   pulled toward its animated world position (stiffness: fraction per step), written at its
+ *   simulated position and turned to aim at its first child.
+ * - TRESS_SPRING_VRM: VRMC_springBone-1.0. Each node is the tail of its parent joint: its
+ *   velocity keeps `damping` (= 1 - VRM dragForce) per step, it moves stiffness * dt toward the
+ *   joint's rest direction under the parent's current rotation (VRM stiffnessForce, units/s),
+ *   gravity_scale * dt along gravity_dir (VRM gravityPower, units/s), its link length is
+ *   restored and it is pushed out of the colliders by (collider radius + radius: VRM
+ *   hitRadius). Every joint that has a tail, the chain's first joint included, is rotated to
+ *   aim at it; positions are never written (each bone keeps its animated local translation).
+ *   Bone chains only: binding parts with it is TRESS_ERR_INVALID_ARGUMENT.
+ */
+typedef enum tress_spring_model {
+  TRESS_SPRING_POSE = 0,
+  TRESS_SPRING_VRM,
+} tress_spring_model;
+
+const char *tress_spring_model_name(tress_spring_model m);
 typedef struct tress_chain_settings {
   float damping;       /* 0.92: velocity kept per step */
   float stiffness;     /* 0.1: pull toward the animated pose per step, 0..1 */
@@ -111,9 +133,27 @@ typedef struct tress_chain_settings {
   float wind_frequency; /* 0.5 gusts a second */
   float weight;         /* 1: 0..1, 0 = the animation alone */
   bool enabled;         /* true */
+  tress_spring_model model; /* TRESS_SPRING_POSE */
+  float gravity_dir[3];     /* VRM model only: (0, 0, 0) = the sim's gravity direction */
+  bool rotations_only;      /* false: see below (the VRM model always writes rotations only) */
   uint32_t collider_count; /* 0: colliders[0..count) are this chain's collider set */
   tress_collider_id colliders[TRESS_CHAIN_COLLIDERS_MAX];
 } tress_chain_settings;
+
+/* rotations_only (bone chains; the spring-bones seed's output on the pose model's motion): every
+ * bone, the chain's first included, is turned to aim at where its first child has got to and
+ * keeps its animated local translation; no position is written, so no bone leaves its parent. */
+
+/* One joint's own spring values (VRM springs tune every joint): they move the joint's tails
+ * (its child bones, or its end tip) in place of the chain's values of the same names, in either
+ * model. gravity_dir is used by the VRM model only ((0, 0, 0) = the sim's gravity direction). */
+typedef struct tress_joint_settings {
+  float stiffness;      /* 0.1 (VRM model: stiffnessForce, 1 is VRM's default) */
+  float damping;        /* 0.92 (VRM model: 1 - dragForce) */
+  float gravity_scale;  /* 1 (VRM model: gravityPower, units/s) */
+  float gravity_dir[3]; /* (0, 0, 0) */
+  float radius;         /* 0 (VRM model: hitRadius) */
+} tress_joint_settings;
 
 typedef struct tress_accessory_settings {
   float damping;           /* 0.9 */
@@ -135,6 +175,7 @@ typedef bool (*tress_accessory_match_fn)(void *user, const tress_scene *scene, t
 tress_sim_def tress_default_sim_def(void);
 tress_chain_settings tress_default_chain_settings(void);
 tress_accessory_settings tress_default_accessory_settings(void);
+tress_joint_settings tress_default_joint_settings(void);
 /* The default bindCharacter match: Hair, Hat, Neck, Shoulder, Front, Back, Waist, Unknown. */
 bool tress_default_accessory_match(void *user, const tress_scene *scene, tress_id accessory);
 
@@ -211,6 +252,11 @@ bool tress_handle_valid(const tress_sim *sim, tress_handle_id h);
 void tress_handle_destroy(tress_sim *sim, tress_handle_id h);
 /* Retunes a bound handle live (bone and part chains). */
 tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id h, const tress_chain_settings *s);
+/* One bone's joint settings on a bound bone chain (see tress_joint_settings); NULL gives the
+ * joint back to the chain's settings. TRESS_ERR_INVALID_ARGUMENT when the bone is not one of
+ * the chain's or a value is not finite. Kept across tress_handle_set_chain_settings. */
+tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id h, tress_id bone,
+                                             const tress_joint_settings *s);
 tress_result tress_handle_set_accessory_settings(tress_sim *sim, tress_handle_id h,
                                                  const tress_accessory_settings *s);
 /* Whether the handle stepped in the last frame (false while culled or asleep). */

@@ -17,9 +17,15 @@ typedef struct tress_spring_binding {
   uint32_t bound; /* chains that bound */
 } tress_spring_binding;
 
+/* Whether an imported chain moves by the VRM spring model: VRM 1.0 and 0.x springs do (their
+ * authors tuned them in it), with each joint's own values; extras and name-convention chains
+ * use the pose model with rotations only (the spring-bones seed). */
+bool tress_spring_chain_is_vrm(const tress_spring_chain *chain);
+
 /* The full sim settings of an imported chain: tress_spring_chain_settings plus strand radius,
- * end length, and its collider set mapped through `colliders` (the sim ids of the import's
- * colliders; NULL leaves the set empty). */
+ * end length, its spring model (above; a VRM chain's values are its first joint's), and its
+ * collider set mapped through `colliders` (the sim ids of the import's colliders; NULL leaves
+ * the set empty). */
 tress_chain_settings tress_spring_chain_sim_settings(const tress_spring_chain *chain, const float sim_gravity[3],
                                                      const tress_collider_id *colliders, uint32_t collider_count);
 

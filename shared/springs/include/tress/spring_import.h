@@ -137,6 +137,10 @@ typedef struct tress_spring_chain {
   tress_collider_set colliders; /* indices into the import's colliders */
   char region[32];      /* a name-made chain's region ("Fringe"); "" otherwise */
   tress_spring_source source;
+  /* VRM springs: each joint's own values for the VRM spring model (parallel to joints: VRM's
+   * stiffness and gravityPower in units/s, damping = 1 - dragForce, gravityDir, hitRadius in
+   * units); NULL for the other sources. The values above are the pose model's equivalents. */
+  tress_joint_settings *vrm_joints;
 } tress_spring_chain;
 
 typedef struct tress_spring_import {

@@ -1,0 +1,288 @@
+/* chains_vrm.c - the VRM spring model's loops (TRESS_SPRING_VRM, sim.h), run on the tiles whose
+ * chains use it. The layout, scene reads, snaps, colliders, carry and scene writes are the
+ * batch's own (chains_internal.h); this file holds what the model does differently.
+ *
+ * VRMC_springBone-1.0 in the batch's terms: node i is the tail of its parent joint p. Per
+ * substep, level by level (parents first):
+ *   next = cur + (cur - prev) * damping                          inertia with drag
+ *        + A_p * axis_i * stiffness * dt                          toward the rest direction
+ *        + gravity_dir * gravity_power * dt                       gravity (per joint)
+ *   next = pos_p + unit(next - pos_p) * rest_len                  length restored
+ *   then pushed out of the chain's colliders (hit radius), link kept.
+ * A_p is p's parent's CURRENT rotation times p's rest-and-animated local rotation (cframe x
+ * animated): the joint unswung under its swung parent. After a level's tails are final, each
+ * node's A comes from its parent's rotation this substep: A_p turned by the shortest arc from
+ * where p's first child sits at rest (A_p * its offset) to where it is now. Roots (the chain's
+ * first joints) take A from their animated world rotation interpolated to the substep's time.
+ *
+ * Output: every joint, the first included, keeps its animated local translation (positions
+ * are never written) and turns by the shortest arc from its animated aim to where its first
+ * child is drawn, measured from its own written position. */
+#include <math.h>
+#include <string.h>
+
+#include "chains_internal.h"
+
+/* After prepare (snaps done): each root's animated world rotation at the last frame, its
+ * anchor then composed with this frame's cframe and animated local. The substeps turn from it
+ * to this frame's (aw_q) as the root positions move from pa_p to aw_p. */
+void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  for (uint32_t i = TILE_LO(c, t, 0); i < TILE_HI(c, t, 0); i++) {
+    const tress_xform *prev = &c->slots[c->node_slot[i]].prev_part;
+    uint32_t j = i - w->base;
+    float cq[4] = {n->cf_qx[i], n->cf_qy[i], n->cf_qz[i], n->cf_qw[i]};
+    float aq[4] = {w->an_qx[j], w->an_qy[j], w->an_qz[j], w->an_qw[j]};
+    float bq[4], q[4];
+    tress_quat_mul(prev->q, cq, bq);
+    tress_quat_mul(bq, aq, q);
+    w->pq_x[j] = q[0]; w->pq_y[j] = q[1]; w->pq_z[j] = q[2]; w->pq_w[j] = q[3];
+  }
+}
+
+/* Roots: pinned to the animated pose at this substep's time (as in the pose model), and their
+ * A: the animated world rotation at that time (nlerp, the shorter way round). */
+HOT_LOOP static void pin_roots(struct tress_chains *c, uint32_t t, float alpha) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  uint32_t lo = TILE_LO(c, t, 0), at = lo - w->base, count = padded_count(lo, TILE_HI(c, t, 0));
+  float *restrict px = n->px + lo, *restrict py = n->py + lo, *restrict pz = n->pz + lo;
+  float *restrict ox = n->ox + lo, *restrict oy = n->oy + lo, *restrict oz = n->oz + lo;
+  const float *restrict bx = n->pa_px + lo, *restrict by = n->pa_py + lo, *restrict bz = n->pa_pz + lo;
+  const float *restrict ax = n->aw_px + lo, *restrict ay = n->aw_py + lo, *restrict az = n->aw_pz + lo;
+  const float *restrict st = n->stepping + lo;
+  const float *restrict q0x = w->pq_x + at, *restrict q0y = w->pq_y + at, *restrict q0z = w->pq_z + at,
+                        *restrict q0w = w->pq_w + at;
+  const float *restrict q1x = w->aw_qx + at, *restrict q1y = w->aw_qy + at, *restrict q1z = w->aw_qz + at,
+                        *restrict q1w = w->aw_qw + at;
+  float *restrict vx = w->va_x + at, *restrict vy = w->va_y + at, *restrict vz = w->va_z + at,
+                  *restrict vw = w->va_w + at;
+  for (uint32_t j = 0; j < count; j++) {
+    float m = st[j];
+    float x = bx[j] + (ax[j] - bx[j]) * alpha, y = by[j] + (ay[j] - by[j]) * alpha, z = bz[j] + (az[j] - bz[j]) * alpha;
+    ox[j] += (px[j] - ox[j]) * m;
+    oy[j] += (py[j] - oy[j]) * m;
+    oz[j] += (pz[j] - oz[j]) * m;
+    px[j] += (x - px[j]) * m;
+    py[j] += (y - py[j]) * m;
+    pz[j] += (z - pz[j]) * m;
+    float dot = q0x[j] * q1x[j] + q0y[j] * q1y[j] + q0z[j] * q1z[j] + q0w[j] * q1w[j];
+    float sg = dot < 0.0f ? -1.0f : 1.0f;
+    float qx = q0x[j] + (sg * q1x[j] - q0x[j]) * alpha, qy = q0y[j] + (sg * q1y[j] - q0y[j]) * alpha;
+    float qz = q0z[j] + (sg * q1z[j] - q0z[j]) * alpha, qw = q0w[j] + (sg * q1w[j] - q0w[j]) * alpha;
+    float l2 = qx * qx + qy * qy + qz * qz + qw * qw;
+    float inv = 1.0f / sqrtf(l2 > 1e-30f ? l2 : 1.0f);
+    vx[j] = qx * inv; vy[j] = qy * inv; vz[j] = qz * inv; vw[j] = qw * inv;
+  }
+}
+
+/* One level of one substep: inertia, stiffness along the rest direction, gravity, length. */
+HOT_LOOP static void substep_level(uint32_t count, float *restrict px, float *restrict py, float *restrict pz,
+                                   float *restrict ox, float *restrict oy, float *restrict oz,
+                                   const float *restrict qx, const float *restrict qy, const float *restrict qz,
+                                   const float *restrict aqx, const float *restrict aqy, const float *restrict aqz,
+                                   const float *restrict aqw, const float *restrict axx, const float *restrict axy,
+                                   const float *restrict axz, const float *restrict vgx, const float *restrict vgy,
+                                   const float *restrict vgz, const float *restrict damp, const float *restrict stiff,
+                                   const float *restrict rest, const float *restrict act, float dt,
+                                   float *restrict rdx, float *restrict rdy, float *restrict rdz) {
+  count &= ~(LEVEL_LANES - 1);
+  for (uint32_t j = 0; j < count; j++) {
+    float m = act[j];
+    float cx = px[j], cy = py[j], cz = pz[j];
+    float a[4] = {aqx[j], aqy[j], aqz[j], aqw[j]}, axis[3] = {axx[j], axy[j], axz[j]}, dir[3];
+    tress_quat_rotate(a, axis, dir);
+    /* kept: in a linear chain it is also where the parent's aim points at rest */
+    rdx[j] = dir[0]; rdy[j] = dir[1]; rdz[j] = dir[2];
+    float k = stiff[j] * dt;
+    float nx = cx + (cx - ox[j]) * damp[j] + dir[0] * k + vgx[j] * dt;
+    float ny = cy + (cy - oy[j]) * damp[j] + dir[1] * k + vgy[j] * dt;
+    float nz = cz + (cz - oz[j]) * damp[j] + dir[2] * k + vgz[j] * dt;
+    float dx = nx - qx[j], dy = ny - qy[j], dz = nz - qz[j];
+    float len2 = dx * dx + dy * dy + dz * dz;
+    float s = rest[j] / sqrtf(len2 > 1e-24f ? len2 : 1e-24f);
+    nx = qx[j] + dx * s;
+    ny = qy[j] + dy * s;
+    nz = qz[j] + dz * s;
+    ox[j] = cx + (ox[j] - cx) * (1.0f - m);
+    oy[j] = cy + (oy[j] - cy) * (1.0f - m);
+    oz[j] = cz + (oz[j] - cz) * (1.0f - m);
+    px[j] = cx + (nx - cx) * m;
+    py[j] = cy + (ny - cy) * m;
+    pz[j] = cz + (nz - cz) * m;
+  }
+}
+
+/* Where a parent's first child sits at rest under A_p (A_p times its offset), for levels whose
+ * nodes are not all their parent's first child; linear levels kept it from the substep. */
+HOT_LOOP static void rest_aim_level(uint32_t count, const float *restrict aqx, const float *restrict aqy,
+                                    const float *restrict aqz, const float *restrict aqw, const float *restrict rx,
+                                    const float *restrict ry, const float *restrict rz, float *restrict fx,
+                                    float *restrict fy, float *restrict fz) {
+  count &= ~(LEVEL_LANES - 1);
+  for (uint32_t j = 0; j < count; j++) {
+    float a[4] = {aqx[j], aqy[j], aqz[j], aqw[j]}, off[3] = {rx[j], ry[j], rz[j]}, from[3];
+    tress_quat_rotate(a, off, from);
+    fx[j] = from[0]; fy[j] = from[1]; fz[j] = from[2];
+  }
+}
+
+/* A of one level, its tails final: the parent's rotation this substep (A_p turned by the
+ * shortest arc from its first child's rest direction `f` to where that child is) times the
+ * node's cframe and animated local. */
+HOT_LOOP static void rotate_level(uint32_t count, const float *restrict qx, const float *restrict qy,
+                                  const float *restrict qz, const float *restrict aqx, const float *restrict aqy,
+                                  const float *restrict aqz, const float *restrict aqw, const float *restrict sx,
+                                  const float *restrict sy, const float *restrict sz, const float *restrict fx,
+                                  const float *restrict fy, const float *restrict fz, const float *restrict cqx,
+                                  const float *restrict cqy, const float *restrict cqz, const float *restrict cqw,
+                                  const float *restrict nqx, const float *restrict nqy, const float *restrict nqz,
+                                  const float *restrict nqw, float *restrict vx, float *restrict vy,
+                                  float *restrict vz, float *restrict vw) {
+  count &= ~(LEVEL_LANES - 1);
+  for (uint32_t j = 0; j < count; j++) {
+    float a[4] = {aqx[j], aqy[j], aqz[j], aqw[j]};
+    float arc[4], r[4], l[4], cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]}, nq[4] = {nqx[j], nqy[j], nqz[j], nqw[j]};
+    arc_between(fx[j], fy[j], fz[j], sx[j] - qx[j], sy[j] - qy[j], sz[j] - qz[j], arc);
+    tress_quat_mul(arc, a, r);
+    tress_quat_mul(cq, nq, l);
+    float v[4];
+    tress_quat_mul(r, l, v);
+    vx[j] = v[0]; vy[j] = v[1]; vz[j] = v[2]; vw[j] = v[3];
+  }
+}
+
+void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float alpha, uint32_t t) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  pin_roots(c, t, alpha);
+  bool collides = (c->tile_flags[t] & TILE_COLLIDES) && c->lanes.slots > 0;
+  float *const pos[3] = {n->px, n->py, n->pz};
+  float *const rot[4] = {w->va_x, w->va_y, w->va_z, w->va_w};
+  float *const rest_off[3] = {n->cf_px, n->cf_py, n->cf_pz};
+  for (uint32_t l = 1; l < c->level_count; l++) {
+    size_t tl = TILE_LEVEL(c, t, l);
+    uint32_t lo = TILE_LO(c, t, l), hi = TILE_HI(c, t, l), at = lo - w->base;
+    const float *par[3], *pa[4];
+    level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, pos, 0, 3, par, 0);
+    level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, rot, w->base, 4, pa, 3);
+    substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, par[0], par[1],
+                  par[2], pa[0], pa[1], pa[2], pa[3], n->ax_x + lo, n->ax_y + lo, n->ax_z + lo, n->vg_x + lo,
+                  n->vg_y + lo, n->vg_z + lo, n->damping + lo, n->stiffness + lo, n->rest_len + lo, n->stepping + lo,
+                  f->dt, c->g[13], c->g[14], c->g[15]);
+    if (collides && c->aligned[tl])
+      tress_collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+                                n->radius + lo, hi - lo, &c->tile_lanes);
+    else if (collides)
+      tress_collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+                                     n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo);
+    if (l + 1 == c->level_count) break; /* no level below reads this one's A */
+    /* the parent's aim: its first child, which in a linear chain is the node itself (whose rest
+     * direction the substep kept in g[13..15]) */
+    const float *sib[3];
+    bool self = c->sibling_self[tl];
+    level_view(c, lo, hi, self ? 0 : -1, true, n->first_sibling, pos, 0, 3, sib, 7);
+    if (!self) {
+      const float *off[3];
+      level_view(c, lo, hi, -1, true, n->first_sibling, rest_off, 0, 3, off, 10);
+      rest_aim_level(hi - lo, pa[0], pa[1], pa[2], pa[3], off[0], off[1], off[2], c->g[13], c->g[14], c->g[15]);
+    }
+    rotate_level(hi - lo, par[0], par[1], par[2], pa[0], pa[1], pa[2], pa[3], sib[0], sib[1], sib[2], c->g[13],
+                 c->g[14], c->g[15], n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo, w->an_qx + at, w->an_qy + at,
+                 w->an_qz + at, w->an_qw + at, w->va_x + at, w->va_y + at, w->va_z + at, w->va_w + at);
+  }
+}
+
+/* Output for one level: base = parent written * cframe; the joint keeps its animated local
+ * translation and turns by the shortest arc from its animated aim to where its first child is
+ * drawn (a leaf has a zero aim: identity arc). display: children from the carried / blended
+ * positions, and a node of weight 0 gets its animated rotation exactly. */
+static inline __attribute__((always_inline)) void output_body(struct tress_chains *c, size_t tl, uint32_t lo,
+                                                              uint32_t hi, const float *const *par, bool display) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  uint32_t at = lo - w->base;
+  const float *kid[3];
+  float *const csrc[3] = {display ? w->bl_x : n->px, display ? w->bl_y : n->py, display ? w->bl_z : n->pz};
+  level_view(c, lo, hi, c->child_shift[tl], true, n->first_child, csrc, display ? w->base : 0, 3, kid, 7);
+  const float *restrict gpx = par[0], *restrict gpy = par[1], *restrict gpz = par[2];
+  const float *restrict gqx = par[3], *restrict gqy = par[4], *restrict gqz = par[5], *restrict gqw = par[6];
+  const float *restrict ccx = kid[0], *restrict ccy = kid[1], *restrict ccz = kid[2];
+  const float *restrict cpx = n->cf_px + lo, *restrict cpy = n->cf_py + lo, *restrict cpz = n->cf_pz + lo;
+  const float *restrict cqx = n->cf_qx + lo, *restrict cqy = n->cf_qy + lo, *restrict cqz = n->cf_qz + lo,
+                        *restrict cqw = n->cf_qw + lo;
+  const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
+  const float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
+                        *restrict aqw = w->an_qw + at;
+  const float *restrict mx = n->aim_x + lo, *restrict my = n->aim_y + lo, *restrict mz = n->aim_z + lo;
+  const float *restrict wt = n->weight + lo;
+  float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
+  float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
+                  *restrict tqw = c->g[G_OUT + 6];
+  float *restrict wpx = w->wp_x + at, *restrict wpy = w->wp_y + at, *restrict wpz = w->wp_z + at;
+  float *restrict wqx = w->wq_x + at, *restrict wqy = w->wq_y + at, *restrict wqz = w->wq_z + at,
+                  *restrict wqw = w->wq_w + at;
+  uint32_t count = padded_count(lo, hi);
+#pragma GCC ivdep
+  for (uint32_t j = 0; j < count; j++) {
+    float pq[4] = {gqx[j], gqy[j], gqz[j], gqw[j]}, cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]};
+    float cp[3] = {cpx[j], cpy[j], cpz[j]}, ap[3] = {apx[j], apy[j], apz[j]};
+    float aq[4] = {aqx[j], aqy[j], aqz[j], aqw[j]};
+    float bq[4], r[3], s[3];
+    tress_quat_rotate(pq, cp, r);
+    tress_quat_mul(pq, cq, bq);
+    tress_quat_rotate(bq, ap, s);
+    float x = gpx[j] + r[0] + s[0], y = gpy[j] + r[1] + s[1], z = gpz[j] + r[2] + s[2];
+    float aim[3] = {mx[j], my[j], mz[j]}, from[3], to[3];
+    tress_quat_rotate(aq, aim, from);
+    float sd[3] = {ccx[j] - x, ccy[j] - y, ccz[j] - z};
+    tress_quat_rotate_inv(bq, sd, to);
+    float arc[4], tq[4];
+    arc_between(from[0], from[1], from[2], to[0], to[1], to[2], arc);
+    tress_quat_mul(arc, aq, tq);
+    if (display) {
+      bool sim_on = wt[j] > 0.0f;
+      for (int k = 0; k < 4; k++) tq[k] = sim_on ? tq[k] : aq[k];
+    }
+    float wq[4];
+    tress_quat_mul(bq, tq, wq);
+    tpx[j] = ap[0]; tpy[j] = ap[1]; tpz[j] = ap[2];
+    tqx[j] = tq[0]; tqy[j] = tq[1]; tqz[j] = tq[2]; tqw[j] = tq[3];
+    wpx[j] = x; wpy[j] = y; wpz[j] = z;
+    wqx[j] = wq[0]; wqy[j] = wq[1]; wqz[j] = wq[2]; wqw[j] = wq[3];
+  }
+}
+
+HOT_LOOP static void output_plain(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float *const *par) {
+  output_body(c, tl, lo, hi, par, false);
+}
+
+HOT_LOOP static void output_display(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi,
+                                    const float *const *par) {
+  output_body(c, tl, lo, hi, par, true);
+}
+
+void tress__vrm_output_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, bool display) {
+  tile_scratch *w = &c->tile;
+  const float *par[7];
+  float *const psrc[7] = {w->wp_x, w->wp_y, w->wp_z, w->wq_x, w->wq_y, w->wq_z, w->wq_w};
+  level_view(c, lo, hi, c->parent_shift[tl], false, c->nodes.parent, psrc, w->base, 7, par, 0);
+  if (display) output_display(c, tl, lo, hi, par);
+  else output_plain(c, tl, lo, hi, par);
+}
+
+/* The first joints turn too: their parent is the chain's anchor (its last finite frame, as the
+ * animated poses used). */
+void tress__vrm_output_roots(struct tress_chains *c, uint32_t t, bool display) {
+  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
+  for (uint32_t i = lo; i < hi; i++) {
+    const tress_xform *a = &c->slots[c->node_slot[i]].last_part;
+    uint32_t j = i - lo;
+    c->g[0][j] = a->p[0]; c->g[1][j] = a->p[1]; c->g[2][j] = a->p[2];
+    c->g[3][j] = a->q[0]; c->g[4][j] = a->q[1]; c->g[5][j] = a->q[2]; c->g[6][j] = a->q[3];
+  }
+  const float *par[7] = {c->g[0], c->g[1], c->g[2], c->g[3], c->g[4], c->g[5], c->g[6]};
+  if (display) output_display(c, TILE_LEVEL(c, t, 0), lo, hi, par);
+  else output_plain(c, TILE_LEVEL(c, t, 0), lo, hi, par);
+}
