@@ -7,6 +7,10 @@
 #include "tress/msg.h"
 #include "tress/rig.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Fills msg (type RIG_RESULT) from a successful tress_rig_mesh output. Bone rests are scaled by
  * handle_size / mesh_size exactly as tress_rig() scales its Bone instances, so a client builds
  * bones from the message without knowing the mesh bounds. The bone and skin arrays live in
@@ -18,5 +22,9 @@ tress_wire_status tress_rig_payload_build(const tress_rig_output *rig, const flo
                                           const uint8_t mesh_hash[32], const tress_wire_rig_options *used,
                                           tress_weight_format format, tress_compression compression,
                                           tress_msg *msg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,8 +6,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Returns a malloc'd buffer (NUL-terminated one past size, for text parsers) or NULL with a
  * message in err. */
 uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, char *err, size_t err_size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 #include "tress/plan.h"
 #include "tress/scene.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TRESS_RIG_REASON_MAX 160
 
 typedef enum tress_rig_status {
@@ -97,5 +101,9 @@ void tress_rig_result_free(tress_rig_result *result);
  * through it. */
 bool tress_rig_build_bones(tress_scene *scene, tress_id part, uint32_t bone_count, const char (*names)[TRESS_NAME_MAX],
                            const int32_t *parents, const tress_xform *rests, tress_mesh *baked, tress_id *ids);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
