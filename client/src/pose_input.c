@@ -86,7 +86,7 @@ static tress_id find_bone(const tress_client *c, const replica_character *ch, in
       if (strncmp(n, name, length) == 0 && n[length] == '\0') return ch->bones[b];
     }
   }
-  return TRESS_NULL_ID;
+  return (tress_id){0};
 }
 
 static bool resolve_name(const tress_client *c, const replica_character *ch, const char *name, client_pose_target *t) {

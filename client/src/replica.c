@@ -355,7 +355,7 @@ static tress_id holding_joint(const tress_scene *s, const replica_accessory *ra)
       if (o && o->enabled) return ch;
     }
   }
-  return TRESS_NULL_ID;
+  return (tress_id){0};
 }
 
 static void place_handle(tress_scene *s, const replica_accessory *ra) {

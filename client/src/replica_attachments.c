@@ -5,6 +5,7 @@
  * deterministic, so every client swings the same rope with nothing on the wire after bind. The
  * section does not change during a character's life, so they are bound once (a later BIND or a
  * late rig result rebinds the chains and leaves these alone) and go with the character. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@
 static tress_id part_named(const replica_character *ch, const char *name) {
   for (uint32_t i = 0; i < ch->manifest.part_count; i++)
     if (strcmp(ch->manifest.parts[i].name, name) == 0) return ch->parts[i];
-  return (tress_id){0, 0};
+  return (tress_id){0};
 }
 
 static tress_particle_settings particle_settings(tress_particle_settings base, const tress_wire_particle_settings *w) {

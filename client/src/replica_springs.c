@@ -58,7 +58,7 @@ static bool find_visit(tress_scene *scene, tress_id id, void *user) {
 }
 
 static tress_id find_in_character(tress_client *c, const replica_character *ch, const char *name) {
-  find_named f = {name, TRESS_NULL_ID};
+  find_named f = {name, (tress_id){0}};
   tress_instance_visit_descendants(c->scene, ch->model, find_visit, &f);
   return f.found;
 }
@@ -110,11 +110,11 @@ static bool add_colliders(tress_client *c, const replica_character *ch, replica_
     const tress_wire_collider *wc = &w->colliders[i];
     tress_collider_def d = tress_default_collider_def();
     d.shape = wc->shape == TRESS_COLLIDER_CAPSULE ? TRESS_COLLIDER_CAPSULE : TRESS_COLLIDER_SPHERE;
-    d.attach = wc->attach[0] ? find_in_character(c, ch, wc->attach) : TRESS_NULL_ID;
+    d.attach = wc->attach[0] ? find_in_character(c, ch, wc->attach) : (tress_id){0};
     memcpy(d.offset, wc->offset, sizeof d.offset);
     memcpy(d.tail, d.shape == TRESS_COLLIDER_CAPSULE ? wc->tail : wc->offset, sizeof d.tail);
     d.radius = wc->radius;
-    sp->collider_ids[i] = TRESS_NULL_COLLIDER;
+    sp->collider_ids[i] = (tress_collider_id){0};
     sp->collider_id_count = i + 1;
     if (wc->attach[0] && tress_id_is_null(d.attach)) {
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: collider %u: no part or bone named '%s'",

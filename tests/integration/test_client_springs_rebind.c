@@ -383,7 +383,7 @@ static void test_named_chain_follows_the_new_section(void **state) {
   uint32_t bound_a = tress_sim_stats_get(sim).bound;
   tress_client_character_info info;
   assert_int_equal(tress_client_character_info_get(x.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
-  tress_id head = TRESS_NULL_ID;
+  tress_id head = (tress_id){0};
   for (tress_id p = tress_instance_first_child(scene, info.model); !tress_id_is_null(p);
        p = tress_instance_next_sibling(scene, p))
     if (strcmp(tress_instance_name(scene, p), "Head") == 0) head = p;

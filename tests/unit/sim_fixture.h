@@ -84,7 +84,7 @@ static inline bool fix_xform_is_identity(tress_xform t) {
          t.q[3] == 1.0f;
 }
 
-/* Field by field: a versor is 16-byte aligned, so the struct has padding memcmp would read. */
+/* Field by field: tress_xform.q is 16-byte aligned, so the struct has padding memcmp would read. */
 static inline bool fix_xform_equal(tress_xform a, tress_xform b) {
   return a.p[0] == b.p[0] && a.p[1] == b.p[1] && a.p[2] == b.p[2] && a.q[0] == b.q[0] && a.q[1] == b.q[1] &&
          a.q[2] == b.q[2] && a.q[3] == b.q[3];

@@ -260,7 +260,7 @@ static void test_handles_release_when_the_character_leaves_the_scene(void **stat
   assert_int_equal(tress_sim_stats_get(sim).bound, 9);
   acc_run(sim, 1.0 / 60, 5);
   /* detached from the root without being destroyed: released at once, joints restored */
-  assert_true(tress_instance_set_parent(f.c.scene, f.c.model, TRESS_NULL_ID));
+  assert_true(tress_instance_set_parent(f.c.scene, f.c.model, (tress_id){0}));
   assert_int_equal(tress_sim_stats_get(sim).bound, 1);
   assert_false(tress_handle_valid(sim, solo));
   for (uint32_t i = 0; i < n; i++) assert_false(tress_handle_valid(sim, out[i]));
@@ -274,7 +274,7 @@ static void test_handles_release_when_the_character_leaves_the_scene(void **stat
   acc_run(sim, 1.0 / 60, 5);
 
   /* the other character leaves with its ancestor folder: released too */
-  assert_true(tress_instance_set_parent(f.c.scene, f.c.workspace, TRESS_NULL_ID));
+  assert_true(tress_instance_set_parent(f.c.scene, f.c.workspace, (tress_id){0}));
   assert_int_equal(tress_sim_stats_get(sim).bound, 0);
 
   /* back in the scene, bound again, then destroyed: released */

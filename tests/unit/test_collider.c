@@ -325,9 +325,9 @@ static void test_def_validation(void **state) {
   d.radius = NAN;
   assert_false(tress_collider_def_valid(&d));
   float off[3] = {0.0f, 1.0f, 0.0f};
-  tress_collider_def cap = tress_collider_capsule_y(TRESS_NULL_ID, off, 0.0f, 1.0f);
+  tress_collider_def cap = tress_collider_capsule_y((tress_id){0}, off, 0.0f, 1.0f);
   assert_false(tress_collider_def_valid(&cap)); /* a capsule with no length */
-  cap = tress_collider_capsule_y(TRESS_NULL_ID, off, 4.0f, 1.0f);
+  cap = tress_collider_capsule_y((tress_id){0}, off, 4.0f, 1.0f);
   assert_true(tress_collider_def_valid(&cap));
   assert_float_equal(cap.offset[1], -1.0f, 1e-6f);
   assert_float_equal(cap.tail[1], 3.0f, 1e-6f);

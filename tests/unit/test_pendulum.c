@@ -207,7 +207,7 @@ static void test_centred_handle_swings_on_a_synthetic_lever(void **state) {
   float wind[3] = {60, 0, 0};
   tress_sim *sim = acc_sim(c.scene, acc_wind, wind, 20, 1000);
   assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, NULL), TRESS_OK);
-  tress_xform orig = acc_handle_offset(c.scene, w.joint, TRESS_NULL_ID, false);
+  tress_xform orig = acc_handle_offset(c.scene, w.joint, (tress_id){0}, false);
   tress_xform hinge = expected_joint_world(&c, &w);
   acc_run(sim, 1.0 / 60, 120);
   tress_xform drawn = tress_part_cframe(c.scene, w.handle);
@@ -401,7 +401,7 @@ static void test_live_settings_retune_the_clamp(void **state) {
   tress_sim *sim = acc_sim(c.scene, acc_wind, wind, 20, 1000);
   tress_handle_id h;
   assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, &h), TRESS_OK);
-  tress_xform orig = acc_handle_offset(c.scene, w.joint, TRESS_NULL_ID, true);
+  tress_xform orig = acc_handle_offset(c.scene, w.joint, (tress_id){0}, true);
   acc_run(sim, 1.0 / 60, 60);
   assert_true(swing_deg(&c, &w, orig) > 20.0f);
   tress_accessory_settings s = tress_default_accessory_settings();
@@ -471,7 +471,7 @@ static void test_pendulums_skip_the_budget_but_distance_cull(void **state) {
   assert_int_equal(tress_sim_bind_accessory(sim, w2.accessory, NULL, &hb), TRESS_OK);
   assert_int_equal(tress_sim_bind(sim, cape, NULL, &hc), TRESS_OK);
   assert_int_equal(tress_sim_stats_get(sim).bound, 3);
-  tress_xform orig = acc_handle_offset(c.scene, w.joint, TRESS_NULL_ID, false);
+  tress_xform orig = acc_handle_offset(c.scene, w.joint, (tress_id){0}, false);
   assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
   tress_sim_stats st = tress_sim_stats_get(sim);
   assert_int_equal(st.substeps, 1);
@@ -488,14 +488,14 @@ static void test_pendulums_skip_the_budget_but_distance_cull(void **state) {
   /* camera far away: culled, frozen where they were, no writes */
   float far[3] = {0, 5, 1000};
   tress_sim_set_camera(sim, far);
-  tress_xform frozen = acc_handle_offset(c.scene, w.joint, TRESS_NULL_ID, false);
+  tress_xform frozen = acc_handle_offset(c.scene, w.joint, (tress_id){0}, false);
   tress_xform frozen_handle = tress_part_cframe(c.scene, w.handle);
   for (int f = 0; f < 20; f++) {
     assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
     assert_int_equal(tress_sim_stats_get(sim).simulated, 0);
   }
   assert_false(tress_handle_awake(sim, ha));
-  assert_true(acc_xform_bits_equal(acc_handle_offset(c.scene, w.joint, TRESS_NULL_ID, false), frozen));
+  assert_true(acc_xform_bits_equal(acc_handle_offset(c.scene, w.joint, (tress_id){0}, false), frozen));
   assert_true(acc_xform_bits_equal(tress_part_cframe(c.scene, w.handle), frozen_handle));
   /* back in range: awake again */
   tress_sim_set_camera(sim, near);

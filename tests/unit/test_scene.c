@@ -92,7 +92,7 @@ static void test_left_the_scene(void **state) {
   tress_instance_connect(s, part, count_events, &e);
   assert_true(tress_instance_in_scene(s, part));
   /* an ancestor detaches: the part left the scene without being destroyed */
-  assert_true(tress_instance_set_parent(s, folder, TRESS_NULL_ID));
+  assert_true(tress_instance_set_parent(s, folder, (tress_id){0}));
   assert_int_equal(e.ancestry, 1);
   assert_false(tress_instance_in_scene(s, part));
   assert_true(tress_instance_valid(s, part));

@@ -33,7 +33,7 @@ static const float ball_offset[3] = {0.55f, 0.4f, 0.0f};
 
 static void make(tress_scene *scene, tress_sim *sim, slot *s, uint32_t *rng, int k) {
   s->chain = fix_chain_make(scene, (float)(k % 16) * 2.0f, 5, (float)(k / 16) * 2.0f, 1 + (int)(next_u32(rng) % 9), 0.25f);
-  s->branch = TRESS_NULL_ID;
+  s->branch = (tress_id){0};
   if (next_u32(rng) % 3 == 0) {
     s->branch = tress_instance_create(scene, TRESS_KIND_BONE, "Sector", s->chain.bones[0]);
     tress_bone_set_cframe(scene, s->branch, tress_xform_from_pos(0, 0, 0.25f));

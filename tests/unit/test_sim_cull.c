@@ -56,7 +56,7 @@ static void test_should_simulate_replaces_the_distance_check(void **state) {
   (void)state;
   tress_scene *scene = tress_scene_create();
   fix_chain c = fix_chain_make(scene, 500, 5, 0, 4, 0.5f);
-  gate g = {true, 0, TRESS_NULL_ID};
+  gate g = {true, 0, (tress_id){0}};
   tress_sim_def def = tress_default_sim_def();
   def.scene = scene;
   def.max_chains = 10;

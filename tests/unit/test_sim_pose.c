@@ -3,6 +3,8 @@
  * into their animated slot (as is or from a parent-relative local frame); a head posed this way
  * carries its hair root exactly while the tips lag; a 60-bone skeleton's apply + step allocate
  * nothing; bad input is refused. */
+#include <stdio.h>
+
 #include "unit/alloc_count.h"
 #include "unit/sim_fixture.h"
 

@@ -14,6 +14,10 @@
 #include "tress/scene.h"
 #include "tress/sim.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tress_client tress_client;
 
 #define TRESS_CLIENT_ERROR_MAX 256
@@ -280,5 +284,9 @@ typedef struct tress_client_stats {
 tress_client_stats tress_client_stats_get(const tress_client *c);
 /* Seconds on the client's monotonic clock. */
 double tress_client_now(const tress_client *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 
 #include "tress/msg.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TRESS_SAMPLE_CHARACTER_PARTS 3
 #define TRESS_SAMPLE_CHARACTER_ACCESSORIES 2
 
@@ -20,5 +24,9 @@ typedef struct tress_sample_character {
  * Parts: 0 HumanoidRootPart, 1 UpperTorso, 2 Head. Accessories: 0 Hair (Weld to the head),
  * 1 Hat (RigidConstraint to the head, no mesh: a pendulum). */
 void tress_sample_character_init(tress_sample_character *s, const char *name, const char *hair_asset_id);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

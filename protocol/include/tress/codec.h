@@ -8,6 +8,10 @@
 
 #include "tress/msg.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct cJSON;
 
 /* Codec results. Values are stable (tests and logs refer to them). */
@@ -74,5 +78,9 @@ bool tress_msg_equal(const tress_msg *a, const tress_msg *b);
 struct cJSON *tress_msg_to_json(const tress_msg *msg);
 /* The same, printed unformatted on one line; caller free()s. */
 char *tress_msg_to_json_string(const tress_msg *msg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

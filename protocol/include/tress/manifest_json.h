@@ -7,6 +7,10 @@
 
 #include "tress/msg.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TRESS_MANIFEST_JSON_ERROR_MAX 256
 
 /* Format (every key but "character" optional; lengths in units, rotations x y z w):
@@ -49,5 +53,9 @@ int tress_manifest_json_load(const char *path, tress_wire_manifest *out, char er
 char *tress_manifest_json_print(const tress_wire_manifest *m);
 int tress_manifest_json_save(const char *path, const tress_wire_manifest *m, char err[TRESS_MANIFEST_JSON_ERROR_MAX]);
 void tress_manifest_json_free(tress_wire_manifest *m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 #include "tress/scene.h"
 #include "tress/sim.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- version and channels ------------------------------------------------------------------ */
 
 /* Same major required on both ends; a minor bump only adds (new optional sections, new message
@@ -378,5 +382,9 @@ void tress_skin_quantize(const float *weights, uint32_t vertex_count, uint8_t in
 /* Back to floats: each vertex's four floats are within 1/unit of the quantized value and add up
  * (in slot order, in float) to exactly 1.0f. */
 void tress_skin_dequantize(const uint16_t *weights, uint32_t vertex_count, tress_weight_format format, float *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

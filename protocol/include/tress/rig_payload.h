@@ -7,6 +7,10 @@
 #include "tress/msg.h"
 #include "tress/rig.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Fills msg (type RIG_RESULT) from a successful tress_rig_mesh output. Bone rests stay in mesh
  * space, so the message is the same for every wearer but its ids (tress_rig_result_set_ids);
  * the receiver scales them to its handle with tress_rig_build_bones. The bone and skin arrays live in
@@ -17,5 +21,9 @@ tress_wire_status tress_rig_payload_build(const tress_rig_output *rig, uint32_t 
                                           const uint8_t mesh_hash[32], const tress_wire_rig_options *used,
                                           tress_weight_format format, tress_compression compression,
                                           tress_msg *msg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include "tress/codec.h"
 #include "tress/msg.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Fits one section: 64 x 93 bytes of colliders + 64 x 136 bytes of chains < 16 KiB. */
 #define TRESS_WIRE_MAX_COLLIDERS 64
 #define TRESS_WIRE_MAX_SPRING_CHAINS 64
@@ -53,5 +57,9 @@ tress_wire_status tress_wire_springs_decode(const uint8_t *bytes, size_t len, tr
 /* The springs section of a BIND, or NULL. */
 const tress_wire_section *tress_msg_bind_springs(const tress_msg_bind *bind);
 bool tress_wire_springs_equal(const tress_wire_springs *a, const tress_wire_springs *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -92,7 +92,7 @@ static instance *slot_kind(const tress_scene *s, tress_id id, tress_kind kind) {
 }
 
 static tress_id id_of(const tress_scene *s, uint32_t index1) {
-  if (index1 == 0) return TRESS_NULL_ID;
+  if (index1 == 0) return (tress_id){0};
   return (tress_id){index1, s->slots[index1 - 1].generation};
 }
 
@@ -171,10 +171,10 @@ static void unlink_child(tress_scene *s, uint32_t child) {
 }
 
 tress_id tress_instance_create(tress_scene *s, tress_kind kind, const char *name, tress_id parent) {
-  if (!s || kind == TRESS_KIND_ROOT) return TRESS_NULL_ID;
-  if (!tress_id_is_null(parent) && !slot_get(s, parent)) return TRESS_NULL_ID;
+  if (!s || kind == TRESS_KIND_ROOT) return (tress_id){0};
+  if (!tress_id_is_null(parent) && !slot_get(s, parent)) return (tress_id){0};
   uint32_t i = slot_alloc(s);
-  if (!i) return TRESS_NULL_ID;
+  if (!i) return (tress_id){0};
   instance *in = &s->slots[i - 1];
   uint32_t gen = in->generation + 1;
   memset(in, 0, sizeof *in);
@@ -223,33 +223,33 @@ void tress_instance_set_name(tress_scene *s, tress_id id, const char *name) {
 
 tress_id tress_instance_parent(const tress_scene *s, tress_id id) {
   instance *in = slot_get(s, id);
-  return in ? id_of(s, in->parent) : TRESS_NULL_ID;
+  return in ? id_of(s, in->parent) : (tress_id){0};
 }
 
 tress_id tress_instance_first_child(const tress_scene *s, tress_id id) {
   instance *in = slot_get(s, id);
-  return in ? id_of(s, in->first_child) : TRESS_NULL_ID;
+  return in ? id_of(s, in->first_child) : (tress_id){0};
 }
 
 tress_id tress_instance_next_sibling(const tress_scene *s, tress_id id) {
   instance *in = slot_get(s, id);
-  return in ? id_of(s, in->next_sibling) : TRESS_NULL_ID;
+  return in ? id_of(s, in->next_sibling) : (tress_id){0};
 }
 
 tress_id tress_instance_find_child(const tress_scene *s, tress_id id, const char *name) {
   instance *in = slot_get(s, id);
-  if (!in || !name) return TRESS_NULL_ID;
+  if (!in || !name) return (tress_id){0};
   for (uint32_t c = in->first_child; c; c = s->slots[c - 1].next_sibling)
     if (strcmp(s->slots[c - 1].name, name) == 0) return id_of(s, c);
-  return TRESS_NULL_ID;
+  return (tress_id){0};
 }
 
 tress_id tress_instance_find_child_of_kind(const tress_scene *s, tress_id id, tress_kind kind) {
   instance *in = slot_get(s, id);
-  if (!in) return TRESS_NULL_ID;
+  if (!in) return (tress_id){0};
   for (uint32_t c = in->first_child; c; c = s->slots[c - 1].next_sibling)
     if (s->slots[c - 1].kind == kind) return id_of(s, c);
-  return TRESS_NULL_ID;
+  return (tress_id){0};
 }
 
 bool tress_instance_is_descendant_of(const tress_scene *s, tress_id id, tress_id ancestor) {
@@ -639,9 +639,9 @@ void tress_accessory_set_type(tress_scene *s, tress_id id, tress_accessory_type 
 }
 
 tress_id tress_accessory_handle(const tress_scene *s, tress_id id) {
-  if (!slot_kind(s, id, TRESS_KIND_ACCESSORY)) return TRESS_NULL_ID;
+  if (!slot_kind(s, id, TRESS_KIND_ACCESSORY)) return (tress_id){0};
   tress_id h = tress_instance_find_child(s, id, "Handle");
-  return slot_kind(s, h, TRESS_KIND_PART) ? h : TRESS_NULL_ID;
+  return slot_kind(s, h, TRESS_KIND_PART) ? h : (tress_id){0};
 }
 
 static const char *const ACCESSORY_NAMES[TRESS_ACCESSORY_TYPE_COUNT] = {

@@ -251,7 +251,7 @@ tress_hair_manager *tress_hair_manager_create(const tress_hair_manager_def *def)
 
 static tress_id find_marker(const tress_scene *s, tress_id part) {
   tress_id marker = tress_instance_find_child(s, part, IN_FLIGHT_MARKER);
-  return tress_instance_kind(s, marker) == TRESS_KIND_FOLDER ? marker : TRESS_NULL_ID;
+  return tress_instance_kind(s, marker) == TRESS_KIND_FOLDER ? marker : (tress_id){0};
 }
 
 /* Game thread: the job is no longer handed off (waiting, collected, or never started). */
@@ -397,7 +397,7 @@ static void queue_rig(tress_hair_manager *m, watched *w, tress_id handle) {
     return;
   }
   rig_job *job = calloc(1, sizeof *job);
-  tress_id marker = job ? tress_instance_create(s, TRESS_KIND_FOLDER, IN_FLIGHT_MARKER, handle) : TRESS_NULL_ID;
+  tress_id marker = job ? tress_instance_create(s, TRESS_KIND_FOLDER, IN_FLIGHT_MARKER, handle) : (tress_id){0};
   if (tress_id_is_null(marker)) {
     free(job);
     m->stats.rigs_failed++;
@@ -468,7 +468,7 @@ static void apply_job(tress_hair_manager *m, rig_job *job) {
   tress_scene *s = m->def.scene;
   watched *w = find_watched(m, job->character);
   if (w && w->jobs_in_flight) w->jobs_in_flight--;
-  tress_id marker = tress_instance_valid(s, job->part) ? find_marker(s, job->part) : TRESS_NULL_ID;
+  tress_id marker = tress_instance_valid(s, job->part) ? find_marker(s, job->part) : (tress_id){0};
   tress_instance_destroy(s, marker);
   bool usable = w && job->status == TRESS_RIG_OK && tress_instance_valid(s, job->part) &&
                 tress_part_mesh(s, job->part) == job->mesh && !has_bones(s, job->part);

@@ -288,7 +288,7 @@ static tress_result slot_build_bones(tress_sim *sim, chain_slot *s) {
           for (int k = 0; k < 3; k++) dir[k] = d[k] / len;
       }
       uint32_t t = s->node_count++;
-      s->ids[t] = TRESS_NULL_ID;
+      s->ids[t] = (tress_id){0};
       s->local_parent[t] = (int32_t)i;
       s->depth[t] = s->depth[i] + 1;
       s->rest[t] = tress_xform_from_pos(dir[0] * tip, dir[1] * tip, dir[2] * tip);
@@ -371,7 +371,7 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
 
 tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chain_settings *settings,
                             tress_handle_id *out) {
-  if (out) *out = TRESS_NULL_HANDLE;
+  if (out) *out = (tress_handle_id){0};
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
   if (!tress_instance_valid(sim->scene, root_part)) return TRESS_ERR_STALE_ID;
   if (tress_instance_kind(sim->scene, root_part) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
@@ -381,12 +381,12 @@ tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chai
     if (out) *out = existing;
     return TRESS_OK;
   }
-  return bind_bones(sim, root_part, TRESS_NULL_ID, root_part, settings, out);
+  return bind_bones(sim, root_part, (tress_id){0}, root_part, settings, out);
 }
 
 tress_result tress_sim_bind_bone_chain(tress_sim *sim, tress_id root_bone, const tress_chain_settings *settings,
                                        tress_handle_id *out) {
-  if (out) *out = TRESS_NULL_HANDLE;
+  if (out) *out = (tress_handle_id){0};
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
   if (!tress_instance_valid(sim->scene, root_bone)) return TRESS_ERR_STALE_ID;
   if (tress_instance_kind(sim->scene, root_bone) != TRESS_KIND_BONE) return TRESS_ERR_INVALID_ARGUMENT;
@@ -404,7 +404,7 @@ tress_result tress_sim_bind_bone_chain(tress_sim *sim, tress_id root_bone, const
 
 tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_t count,
                                   const tress_chain_settings *settings, tress_handle_id *out) {
-  if (out) *out = TRESS_NULL_HANDLE;
+  if (out) *out = (tress_handle_id){0};
   if (!sim || (!parts && count)) return TRESS_ERR_INVALID_ARGUMENT;
   if (count < 2) return TRESS_ERR_TOO_FEW_PARTS;
   if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;

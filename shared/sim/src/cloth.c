@@ -6,6 +6,7 @@
  * path by default, so the host's task callback can spread it across workers. A sheet pinned to
  * several parts gets its display-carry weights here at bind (rope.c applies them).
  */
+#include <cglm/cglm.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,7 @@ bool tress__cloth_carry_weights(tress_particles *ps) {
 
 tress_result tress_sim_bind_cloth(tress_sim *sim, const tress_cloth_def *def, tress_handle_id *out) {
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
-  if (out) *out = TRESS_NULL_HANDLE;
+  if (out) *out = (tress_handle_id){0};
   if (!def || !out) return tress__ropes_fail(sim, "bind_cloth needs a def and an out handle");
   uint32_t w = def->width, hgt = def->height;
   if (w < 2 || hgt < 2) return tress__ropes_fail(sim, "a cloth grid needs at least 2 x 2 particles");

@@ -19,7 +19,7 @@ tress_collider_def tress_default_collider_def(void) {
   tress_collider_def d;
   memset(&d, 0, sizeof d);
   d.shape = TRESS_COLLIDER_SPHERE;
-  d.attach = TRESS_NULL_ID;
+  d.attach = (tress_id){0};
   d.radius = 10.0f;
   return d;
 }

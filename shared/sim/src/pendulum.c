@@ -205,7 +205,7 @@ static bool visit_joint(tress_scene *scene, tress_id id, void *user) {
 static tress_id enclosing_model(const tress_scene *scene, tress_id id) {
   for (tress_id p = tress_instance_parent(scene, id); !tress_id_is_null(p); p = tress_instance_parent(scene, p))
     if (tress_instance_kind(scene, p) == TRESS_KIND_MODEL) return p;
-  return TRESS_NULL_ID;
+  return (tress_id){0};
 }
 
 /* Search order: under the handle, then under the accessory, then the nearest enclosing model. */
@@ -359,7 +359,7 @@ static void undo_swap(tress_scene *scene, tress_id weld, tress_id constraint) {
 
 tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const tress_accessory_settings *settings,
                                       tress_handle_id *out) {
-  if (out) *out = TRESS_NULL_HANDLE;
+  if (out) *out = (tress_handle_id){0};
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
   tress_scene *scene = sim->scene;
   if (!tress_instance_valid(scene, accessory)) return TRESS_ERR_STALE_ID;
@@ -384,7 +384,7 @@ tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const 
   if (slot == UINT32_MAX) return TRESS_ERR_OUT_OF_MEMORY;
 
   /* Scene changes last, once every check has passed, so a refusal changes nothing. */
-  tress_id weld = TRESS_NULL_ID, constraint = TRESS_NULL_ID;
+  tress_id weld = (tress_id){0}, constraint = (tress_id){0};
   if (pick.kind == TRESS_JOINT_WELD_CONSTRAINT) {
     constraint = pick.joint;
     weld = swap_weld_constraint(scene, &pick, handle);

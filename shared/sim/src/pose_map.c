@@ -52,14 +52,14 @@ static tress_id resolve_path(tress_scene *scene, tress_id model, const char *pat
   while (*path) {
     const char *slash = strchr(path, '/');
     size_t length = slash ? (size_t)(slash - path) : strlen(path);
-    find_named f = {path, length, TRESS_NULL_ID};
+    find_named f = {path, length, {0}};
     if (length) tress_instance_visit_descendants(scene, at, visit_find, &f);
-    if (tress_id_is_null(f.found)) return TRESS_NULL_ID;
+    if (tress_id_is_null(f.found)) return (tress_id){0};
     at = f.found;
     path += length + (slash ? 1 : 0);
   }
   tress_kind k = tress_instance_kind(scene, at);
-  return (k == TRESS_KIND_PART || k == TRESS_KIND_BONE) && !tress_id_equal(at, model) ? at : TRESS_NULL_ID;
+  return (k == TRESS_KIND_PART || k == TRESS_KIND_BONE) && !tress_id_equal(at, model) ? at : (tress_id){0};
 }
 
 void tress_pose_map_refresh(tress_pose_map *map) {
@@ -115,10 +115,10 @@ void tress_pose_map_destroy(tress_pose_map *map) {
 uint32_t tress_pose_map_get_matched_count(const tress_pose_map *map) { return map ? map->matched_count : 0; }
 
 tress_id tress_pose_map_get_instance(const tress_pose_map *map, uint32_t i) {
-  if (!map) return TRESS_NULL_ID;
+  if (!map) return (tress_id){0};
   for (uint32_t k = 0; k < map->matched_count; k++)
     if (map->targets[k].index == i) return map->targets[k].id;
-  return TRESS_NULL_ID;
+  return (tress_id){0};
 }
 
 bool tress_pose_array_get(const tress_pose_array *a, uint32_t i, tress_xform *out) {

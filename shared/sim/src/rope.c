@@ -424,7 +424,7 @@ tress_result tress__ropes_register(tress_sim *sim, tress_particles *ps, tress_ha
     }
     r->slots[r->slot_count++] = NULL;
   }
-  tress_id root = TRESS_NULL_ID;
+  tress_id root = (tress_id){0};
   for (uint32_t p = 0; p < ps->pin_count && tress_id_is_null(root); p++) root = ps->pins[p].instance;
   tress_handle_id id = tress__handle_alloc(sim, ps->kind, root, slot);
   if (tress_handle_is_null(id)) {
@@ -481,7 +481,7 @@ static bool pin_def_ok(tress_sim *sim, const tress_rope_pin *pin, const char **w
 
 tress_result tress_sim_bind_rope(tress_sim *sim, const tress_rope_def *def, tress_handle_id *out) {
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
-  if (out) *out = TRESS_NULL_HANDLE;
+  if (out) *out = (tress_handle_id){0};
   if (!def || !out) return tress__ropes_fail(sim, "bind_rope needs a def and an out handle");
   if (def->segments == 0) return tress__ropes_fail(sim, "a rope needs at least one segment");
   if (def->segments > 65536) return tress__ropes_fail(sim, "a rope has at most 65536 segments");

@@ -213,7 +213,7 @@ tress_handle_id tress__handle_find(const tress_sim *sim, tress_handle_kind kind,
     const tress_handle *h = &sim->handles[i - 1];
     if (h->alive && h->kind == kind && tress_id_equal(h->root, root)) return (tress_handle_id){i, h->generation};
   }
-  return TRESS_NULL_HANDLE;
+  return (tress_handle_id){0};
 }
 
 /* The listener's user pointer carries the handle index; the generation is re-checked. */
@@ -222,7 +222,7 @@ typedef struct {
 } root_listener;
 
 tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tress_id root, uint32_t slot) {
-  if (!reserve_root(sim, root.index1)) return TRESS_NULL_HANDLE;
+  if (!reserve_root(sim, root.index1)) return (tress_handle_id){0};
   uint32_t i;
   if (sim->handle_free) {
     i = sim->handle_free;
@@ -231,7 +231,7 @@ tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tres
     if (sim->handle_count == sim->handle_cap) {
       uint32_t cap = sim->handle_cap ? sim->handle_cap * 2 : 16;
       tress_handle *b = realloc(sim->handles, cap * sizeof *b);
-      if (!b) return TRESS_NULL_HANDLE;
+      if (!b) return (tress_handle_id){0};
       sim->handles = b;
       sim->handle_cap = cap;
     }

@@ -39,7 +39,7 @@ static bool grow(tress_sim_colliders *c) {
 }
 
 tress_result tress_sim_add_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out) {
-  if (out) *out = TRESS_NULL_COLLIDER;
+  if (out) *out = (tress_collider_id){0};
   if (!sim || !def || !tress_collider_def_valid(def)) return TRESS_ERR_INVALID_ARGUMENT;
   if (!tress_id_is_null(def->attach) && !tress_instance_valid(sim->scene, def->attach)) return TRESS_ERR_STALE_ID;
   tress_sim_colliders *c = sim->colliders;
@@ -88,7 +88,7 @@ void tress_sim_remove_collider(tress_sim *sim, tress_collider_id id) {
 void tress__colliders_resolve(tress_sim *sim) {
   tress_sim_colliders *c = sim->colliders;
   /* colliders of one body part are usually added together: their attach frame is walked once */
-  tress_id last = TRESS_NULL_ID;
+  tress_id last = (tress_id){0};
   tress_xform frame = tress_xform_identity();
   bool have = false;
   for (uint32_t i = 0; i < c->count; i++) {

@@ -16,6 +16,7 @@
 #include "tress/spring_import.h"
 
 #include <cjson/cJSON.h>
+#include <cglm/cglm.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -923,7 +924,7 @@ static void read_extras(builder *b, const cJSON *root, bool *all_colliders) {
       } else {
         float ns = imp->nodes[i].scale * b->scale;
         float so[3] = {off[0] * ns, off[1] * ns, off[2] * ns};
-        tress_collider_def d = capsule ? tress_collider_capsule_y(TRESS_NULL_ID, so, height * ns, radius * ns)
+        tress_collider_def d = capsule ? tress_collider_capsule_y((tress_id){0}, so, height * ns, radius * ns)
                                        : tress_default_collider_def();
         if (!capsule) {
           memcpy(d.offset, so, sizeof so);
@@ -1103,7 +1104,7 @@ static void read_names(builder *b, bool *all_colliders) {
     float zero[3] = {0, 0, 0};
     float sc = imp->nodes[i].scale * b->scale;
     float r = r_cm * 0.01f * sc, h = h_cm * 0.01f * sc;
-    tress_collider_def d = capsule ? tress_collider_capsule_y(TRESS_NULL_ID, zero, h, r) : tress_default_collider_def();
+    tress_collider_def d = capsule ? tress_collider_capsule_y((tress_id){0}, zero, h, r) : tress_default_collider_def();
     c->shape = capsule ? TRESS_COLLIDER_CAPSULE : TRESS_COLLIDER_SPHERE;
     c->node = (int32_t)i;
     if (capsule) {
@@ -1368,7 +1369,7 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
     for (int32_t p = imp->nodes[i].parent; p >= 0 && steps <= n; p = imp->nodes[p].parent, steps++) need[p] = true;
   }
   /* a part with no bones yet (the usual case) needs no name lookups */
-  find_bone any = {NULL, TRESS_NULL_ID};
+  find_bone any = {NULL, (tress_id){0}};
   tress_instance_visit_descendants(scene, part, any_bone_visit, &any);
   bool has_bones = !tress_id_is_null(any.found);
   /* parents before children: from each needed node walk up to the nearest ancestor that has
@@ -1391,7 +1392,7 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
     tress_id parent_id = p >= 0 ? out->node_bones[p] : part;
     while (depth > 0) {
       int32_t k = path[--depth];
-      find_bone f = {imp->nodes[k].name, TRESS_NULL_ID};
+      find_bone f = {imp->nodes[k].name, (tress_id){0}};
       if (has_bones) tress_instance_visit_descendants(scene, part, find_bone_visit, &f);
       tress_id bone = f.found;
       if (tress_id_is_null(bone)) {

@@ -1,15 +1,33 @@
-/* tress/math.h - rigid transforms (position + unit quaternion) on cglm types.
+/* tress/math.h - rigid transforms (position + unit quaternion) as plain float arrays.
  * A tress_xform is never a matrix: matrices appear only at the renderer edge. */
 #ifndef TRESS_MATH_H
 #define TRESS_MATH_H
 
-#include <cglm/cglm.h>
+#include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 
+#ifdef __cplusplus
+#define TRESS_ALIGNAS(n) alignas(n)
+#define TRESS_ALIGNOF(t) alignof(t)
+#define TRESS_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+extern "C" {
+#else
+#define TRESS_ALIGNAS(n) _Alignas(n)
+#define TRESS_ALIGNOF(t) _Alignof(t)
+#define TRESS_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
+/* 32 bytes, 16-aligned, q at offset 16: the solver's lanes move one xform as eight floats
+ * (shared/sim/src/xform_lanes.c), so this layout is part of the ABI. */
 typedef struct tress_xform {
-  vec3 p;   /* position */
-  versor q; /* rotation, x y z w, unit length */
+  float p[3];                  /* position */
+  TRESS_ALIGNAS(16) float q[4]; /* rotation, x y z w, unit length */
 } tress_xform;
+
+TRESS_STATIC_ASSERT(sizeof(tress_xform) == 32, "tress_xform is eight floats");
+TRESS_STATIC_ASSERT(TRESS_ALIGNOF(tress_xform) == 16, "tress_xform is 16-byte aligned");
+TRESS_STATIC_ASSERT(offsetof(tress_xform, q) == 16, "tress_xform.q starts at the second half");
 
 static inline tress_xform tress_xform_identity(void) {
   tress_xform t = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 1.0f}};
@@ -99,5 +117,9 @@ float tress_xform_distance(tress_xform a, tress_xform b);
 /* Column-major 4x4 for renderers. */
 void tress_xform_to_mat4(tress_xform a, float m[16]);
 tress_xform tress_xform_from_axis_angle(const float axis[3], float radians);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

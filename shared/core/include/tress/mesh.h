@@ -8,6 +8,10 @@
 
 #include "tress/scene.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TRESS_MAX_INFLUENCES 4
 
 typedef struct tress_mesh_bone {
@@ -43,5 +47,9 @@ bool tress_mesh_is_skinned(const tress_mesh *mesh);
 bool tress_mesh_bounds(const tress_mesh *mesh, float min[3], float max[3]);
 /* Bytes the mesh holds on the heap (for memory budgets). */
 uint64_t tress_mesh_bytes(const tress_mesh *mesh);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

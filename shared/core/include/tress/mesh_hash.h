@@ -7,6 +7,10 @@
 
 #include "tress/mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TRESS_MESH_HASH_BYTES 32
 
 /* BLAKE2b-256 (libsodium crypto_generichash, no key) over, all little-endian:
@@ -17,5 +21,9 @@ int tress_mesh_content_hash(const tress_mesh *mesh, uint8_t out[TRESS_MESH_HASH_
 
 /* Lower-case hex of a hash into out (65 bytes with the NUL). */
 void tress_mesh_hash_hex(const uint8_t hash[TRESS_MESH_HASH_BYTES], char out[2 * TRESS_MESH_HASH_BYTES + 1]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

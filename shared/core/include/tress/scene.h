@@ -9,13 +9,16 @@
 
 #include "tress/math.h"
 
-/* index1 is one-based so a zeroed id is null; generation catches reuse. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* index1 is one-based so a zeroed id is null (tress_id none = {0};); generation catches reuse. */
 typedef struct tress_id {
   uint32_t index1;
   uint32_t generation;
 } tress_id;
 
-#define TRESS_NULL_ID ((tress_id){0, 0})
 #define TRESS_NAME_MAX 64
 
 static inline bool tress_id_is_null(tress_id id) { return id.index1 == 0; }
@@ -194,5 +197,9 @@ bool tress_joint_place(tress_scene *scene, tress_id joint, tress_id part);
 bool tress_joint_solve(tress_scene *scene, tress_id joint);
 /* Solve every enabled joint in creation order (body-side parts first by convention). */
 void tress_scene_solve_joints(tress_scene *scene);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

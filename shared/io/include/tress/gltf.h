@@ -8,6 +8,10 @@
 
 #include "tress/mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TRESS_GLTF_ERROR_MAX 200
 /* Inputs larger than this are refused before parsing (a hair mesh is a few MB at most). */
 #define TRESS_GLTF_MAX_FILE_BYTES (512u * 1024u * 1024u)
@@ -44,5 +48,9 @@ tress_mesh *tress_gltf_load(const char *path, char err[TRESS_GLTF_ERROR_MAX]);
  * Returns 0, or -1 with err filled. *out is malloc'd; the caller frees it. */
 int tress_gltf_write_glb_memory(const tress_mesh *mesh, uint8_t **out, size_t *out_size, char err[TRESS_GLTF_ERROR_MAX]);
 int tress_gltf_write_glb(const tress_mesh *mesh, const char *path, char err[TRESS_GLTF_ERROR_MAX]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

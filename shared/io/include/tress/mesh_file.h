@@ -5,9 +5,17 @@
 
 #include "tress/mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TRESS_MESH_FILE_ERROR_MAX 200
 
 /* ".obj" (any case) reads OBJ; anything else is read as glTF (binary or JSON by content). */
 tress_mesh *tress_mesh_file_load(const char *path, char err[TRESS_MESH_FILE_ERROR_MAX]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

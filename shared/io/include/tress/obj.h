@@ -8,6 +8,10 @@
 
 #include "tress/mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TRESS_OBJ_ERROR_MAX 200
 #define TRESS_OBJ_MAX_FILE_BYTES (256u * 1024u * 1024u)
 
@@ -19,5 +23,9 @@ tress_mesh *tress_obj_load(const char *path, char err[TRESS_OBJ_ERROR_MAX]);
 
 /* Writes v (+ vn, vt) and triangle faces. Skins are not representable in OBJ and are dropped. */
 int tress_obj_write(const tress_mesh *mesh, const char *path, char err[TRESS_OBJ_ERROR_MAX]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

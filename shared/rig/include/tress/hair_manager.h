@@ -12,6 +12,10 @@
 #include "tress/scene.h"
 #include "tress/sim.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tress_hair_manager tress_hair_manager;
 
 /* The seed's Hair.Rigged, called from tress_hair_manager_update on the game's thread. */
@@ -98,5 +102,9 @@ void tress_hair_manager_update(tress_hair_manager *m, double now);
  * applied (tests and shutdown wait on it). */
 bool tress_hair_manager_busy(const tress_hair_manager *m);
 tress_hair_manager_stats tress_hair_manager_stats_get(const tress_hair_manager *m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

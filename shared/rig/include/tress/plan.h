@@ -6,6 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Caps so a hostile option cannot ask for millions of bones. 64 x 64 + 1 bones is already far
  * past any chain budget; the seed's defaults are 3 x 3. */
 #define TRESS_PLAN_MAX_SECTORS 64
@@ -109,5 +113,9 @@ tress_plan_opts tress_default_plan_opts(void);
 tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan_opts *opts, tress_plan_result *out);
 void tress_plan_free(tress_plan_result *plan);
 const char *tress_plan_status_message(tress_plan_status status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

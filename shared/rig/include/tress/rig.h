@@ -11,6 +11,10 @@
 #include "tress/plan.h"
 #include "tress/scene.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TRESS_RIG_REASON_MAX 160
 
 typedef enum tress_rig_status {
@@ -101,5 +105,9 @@ void tress_rig_result_free(tress_rig_result *result);
  * skeleton matches the worn scale. ids gets rig->bone_count ids. False changes nothing. rig(),
  * the hair manager (local rigs) and the client (the server's rigs) all build bones here. */
 bool tress_rig_build_bones(tress_scene *scene, tress_id part, const tress_rig_output *rig, tress_id *ids);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

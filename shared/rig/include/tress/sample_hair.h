@@ -5,6 +5,10 @@
 
 #include "tress/mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum tress_sample_hair_style {
   TRESS_SAMPLE_HAIR_BOB = 0, /* chin-length strands around a scalp cap, short bangs */
   TRESS_SAMPLE_HAIR_PONYTAIL,/* strands swept back to a tie, then one gathered tail */
@@ -19,5 +23,9 @@ tress_mesh *tress_sample_hair_create(tress_sample_hair_style style);
 const char *tress_sample_hair_style_name(tress_sample_hair_style style);
 /* TRESS_SAMPLE_HAIR_STYLE_COUNT for an unknown name. */
 tress_sample_hair_style tress_sample_hair_style_from_name(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include "tress/math.h"
 #include "tress/scene.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Shapes. Both are stored as a capsule: two end centres and a radius, in the local frame of the
  * part or bone they are attached to (so they follow the body). A sphere is a capsule whose two
@@ -121,9 +125,9 @@ tress_collider_lanes tress_collider_lanes_view(const tress_collider_lanes *lanes
 /* The vectorized routine: x/y/z are the level's node positions (updated in place), px/py/pz
  * the parents' positions gathered for the level, rest the link lengths, strand_radius the
  * per-node strand radius. Same result as tress_collider_push_point per node. */
-void tress_collider_push_level(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
-                               const float *restrict py, const float *restrict pz, const float *restrict rest,
-                               const float *restrict strand_radius, uint32_t count,
+void tress_collider_push_level(float *x, float *y, float *z, const float *px,
+                               const float *py, const float *pz, const float *rest,
+                               const float *strand_radius, uint32_t count,
                                const tress_collider_lanes *lanes);
 
 /*
@@ -135,9 +139,13 @@ void tress_collider_push_level(float *restrict x, float *restrict y, float *rest
  * should call: a chain (or a handle) owns one set, so the per-frame work is per set, not per
  * node. Same result as tress_collider_push_level.
  */
-void tress_collider_push_level_sets(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
-                                    const float *restrict py, const float *restrict pz, const float *restrict rest,
-                                    const float *restrict strand_radius, uint32_t count,
-                                    const tress_collider_lanes *set_lanes, const uint32_t *restrict set_of_node);
+void tress_collider_push_level_sets(float *x, float *y, float *z, const float *px,
+                                    const float *py, const float *pz, const float *rest,
+                                    const float *strand_radius, uint32_t count,
+                                    const tress_collider_lanes *set_lanes, const uint32_t *set_of_node);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

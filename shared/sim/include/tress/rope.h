@@ -8,6 +8,10 @@
 
 #include "tress/sim.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The host's world query: the first hit on the segment from -> to. Return false for no hit.
  * A non-finite hit or normal is treated as a broken callback: collision stops for that handle
  * and tress_rope_fault() says why (the rope keeps simulating without it). */
@@ -123,5 +127,9 @@ typedef enum tress_rope_lod {
   TRESS_ROPE_FROZEN,
 } tress_rope_lod;
 tress_rope_lod tress_rope_lod_get(const tress_sim *sim, tress_handle_id h);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include "tress/math.h"
 #include "tress/scene.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tress_sim tress_sim;
 
 /* Handles are ids, like instances: one-based index plus generation. */
@@ -18,7 +22,6 @@ typedef struct tress_handle_id {
   uint32_t generation;
 } tress_handle_id;
 
-#define TRESS_NULL_HANDLE ((tress_handle_id){0, 0})
 static inline bool tress_handle_is_null(tress_handle_id h) { return h.index1 == 0; }
 
 typedef enum tress_result {
@@ -79,7 +82,6 @@ typedef struct tress_collider_id {
   uint32_t generation;
 } tress_collider_id;
 
-#define TRESS_NULL_COLLIDER ((tress_collider_id){0, 0})
 #define TRESS_CHAIN_COLLIDERS_MAX TRESS_COLLIDER_SET_MAX
 
 /*
@@ -269,5 +271,9 @@ void tress_sim_set_loop_hook(tress_sim *sim, tress_loop_fn fn, void *user);
 float tress_device_compute(void);
 int tress_device_max_chains(float compute);      /* max(round(10 * C), 1) */
 float tress_device_max_distance(float compute);  /* round(80 * C) studs */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,10 @@
 #include "tress/sim.h"
 #include "tress/spring_import.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What one import bound: collider ids per import collider (null for one the sim refused) and
  * one handle per import chain (null for a chain that did not bind). Free with
  * tress_spring_binding_free (unbinds nothing: handles and colliders stay with the sim). */
@@ -34,5 +38,9 @@ tress_chain_settings tress_spring_chain_sim_settings(const tress_spring_chain *c
 tress_result tress_spring_bind(tress_sim *sim, const tress_spring_import *imp, const tress_spring_scene *scene,
                                tress_spring_binding *out);
 void tress_spring_binding_free(tress_spring_binding *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include "tress/scene.h"
 #include "tress/sim.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * What the importer reads, in this order (a later source fills only what an earlier one left
  * unsaid, except extras, which win over VRM for the node they are on):
@@ -202,5 +206,9 @@ typedef struct tress_spring_scene {
 int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part,
                               tress_spring_scene *out, char err[TRESS_SPRING_ERROR_MAX]);
 void tress_spring_scene_free(tress_spring_scene *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

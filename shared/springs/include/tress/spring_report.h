@@ -8,6 +8,10 @@
 
 #include "tress/spring_import.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Writes the report of an import; `label` names the file in it. Returns 0, -1 on a write or
  * memory failure. */
 int tress_spring_report_write(const tress_spring_import *imp, const char *label, bool json, FILE *out);
@@ -16,5 +20,9 @@ int tress_spring_report_write(const tress_spring_import *imp, const char *label,
  * arguments after argv[0] are searched for --springs PATH and --json). Prints to stdout;
  * errors to stderr. Returns 0, 1 when the file cannot be imported, 2 on a usage error. */
 int tress_spring_report_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
