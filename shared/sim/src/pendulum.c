@@ -371,7 +371,7 @@ static void undo_swap(tress_scene *scene, tress_id weld, tress_id constraint) {
 
 tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const tress_accessory_settings *settings,
                                       tress_handle_id *out) {
-  if (out) *out = TRESS_NULL_HANDLE;
+  if (out) *out = (tress_handle_id){0};
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
   tress_scene *scene = sim->scene;
   if (!tress_instance_valid(scene, accessory)) return TRESS_ERR_STALE_ID;
@@ -484,8 +484,9 @@ void tress__pendulums_unbind(tress_sim *sim, tress_handle *h) {
 }
 
 tress_result tress_handle_set_accessory_settings(tress_sim *sim, tress_handle_id id, const tress_accessory_settings *s) {
-  tress_handle *h = tress__handle_get(sim, id);
-  if (!h) return TRESS_ERR_STALE_ID;
+  tress_handle *h;
+  tress_result found = tress__handle_lookup(sim, id, &h);
+  if (found != TRESS_OK) return found;
   if (h->kind != TRESS_HANDLE_ACCESSORY || !s || !settings_valid(s)) return TRESS_ERR_INVALID_ARGUMENT;
   apply_settings(&sim->pendulums->items[h->slot], s);
   return TRESS_OK;
