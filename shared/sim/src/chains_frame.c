@@ -41,7 +41,7 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     float act = 0.0f;
-    tress_handle *h = tress__handle_get(sim, s->handle);
+    tress_handle *h = tress__handle_own(sim, s->handle);
     /* a frame without substeps still rewrites poses of a chain that is awake */
     if (h && h->eligible && (f->substeps > 0 || h->was_awake)) act = 1.0f;
     if (act != s->act_last) {
@@ -214,7 +214,7 @@ static void snap_slot(struct tress_chains *c, chain_slot *s) {
 }
 
 static tress_handle *slot_handle(tress_sim *sim, uint32_t si) {
-  return tress__handle_get(sim, sim->chains->slots[si].handle);
+  return tress__handle_own(sim, sim->chains->slots[si].handle);
 }
 
 static void swap_arrays(float **a, float **b) {
@@ -742,21 +742,21 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
 }
 
 /* A frame, tile by tile: every phase runs on a tile while its data is in cache (and the tile
- * scratch holds that tile). When the sim profiles, each phase's time is added to its profile. */
-static void run_frame(tress_sim *sim, const tress_frame *f) {
+ * scratch holds that tile). With a profile, each phase's time is added to it; the two callers
+ * pass NULL or the sim's profile as a constant, so the untimed frame compiles without the
+ * clock branches. */
+static void run_frame(tress_sim *sim, const tress_frame *f, tress_sim_profile *profile) {
   struct tress_chains *c = sim->chains;
   if (!frame_begin(sim, c, f)) return;
-  const bool timed = sim->profiling;
-  tress_sim_profile *profile = &sim->profile;
   for (uint32_t t = 0; t < c->tile_count; t++) {
-    double t0 = timed ? tress__clock_ms() : 0.0;
+    double t0 = profile ? tress__clock_ms() : 0.0;
     prepare_tile(sim, c, f, t);
-    double t1 = timed ? tress__clock_ms() : 0.0;
+    double t1 = profile ? tress__clock_ms() : 0.0;
     for (int k = 0; k < f->substeps; k++) substep_tile(c, f, tress__frame_alpha(f, k), t);
-    double t2 = timed ? tress__clock_ms() : 0.0;
+    double t2 = profile ? tress__clock_ms() : 0.0;
     if (carry_tile(c, f, t)) c->tile_flags[t] |= TILE_CARRIED;
     output_tile(sim, c, t);
-    if (timed) {
+    if (profile) {
       double t3 = tress__clock_ms();
       profile->chain_prepare += t1 - t0;
       profile->chain_substep += t2 - t1;
@@ -770,4 +770,7 @@ static void run_frame(tress_sim *sim, const tress_frame *f) {
   tress__count_simulated(sim, awake * (uint32_t)f->substeps);
 }
 
-void tress__chains_frame(tress_sim *sim, const tress_frame *f) { run_frame(sim, f); }
+void tress__chains_frame(tress_sim *sim, const tress_frame *f) {
+  if (sim->profiling) run_frame(sim, f, &sim->profile);
+  else run_frame(sim, f, NULL);
+}

@@ -123,6 +123,13 @@ tress_handle *tress__handle_get(const tress_sim *sim, tress_handle_id h);
  * TRESS_ERR_WRONG_OWNER for another sim's id, TRESS_ERR_STALE_ID for a null or destroyed one. O(1). */
 tress_result tress__handle_lookup(const tress_sim *sim, tress_handle_id h, tress_handle **out);
 tress_handle_id tress__handle_id(const tress_sim *sim, const tress_handle *handle);
+/* A writer's own stored handle (made by this sim, so the owner tag needs no check): the live
+ * handle, or NULL once it is gone. Inline because the chains look theirs up every frame. */
+static inline tress_handle *tress__handle_own(const tress_sim *sim, tress_handle_id h) {
+  if (h.index1 == 0 || h.index1 > sim->handle_count) return NULL;
+  tress_handle *handle = &sim->handles[h.index1 - 1];
+  return (handle->alive && handle->generation == h.generation) ? handle : NULL;
+}
 /* The live handle of this kind bound to root, or null (dedupe for bind and bind_accessory). */
 tress_handle_id tress__handle_find(const tress_sim *sim, tress_handle_kind kind, tress_id root);
 
