@@ -17,8 +17,7 @@
  *
  * The seed's form (a capsule along the node's own +Y, `height` = distance between its end
  * centres, centred on `offset`) and VRM 1.0's form (`offset` and `tail`, both end centres) both
- * reduce to this; see tress_collider_capsule_y(). How the solver pushes nodes out is described
- * in shared/sim/src/collider_lanes.h.
+ * reduce to this; see tress_collider_capsule_y().
  *
  * Order inside a substep (what the solver does per level, parents first): integrate,
  * stiffness, link constraint, then push: each node leaves every collider of its chain's set by
