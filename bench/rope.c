@@ -1,6 +1,7 @@
 /* bench/rope.c - ns per constraint projection for many ropes stepped together in one sim, us per
  * step for one 20x20 cloth at the default settings, and what the display carry costs a frame that
- * reads every rope (aligned vs carried). Prints a table, or JSON with --json.
+ * reads every rope (aligned vs carried). Prints a table, or JSON with --json. White-box
+ * (particles.h): the replaced paths have no public switch, so it flips them internally.
  *
  * Each figure comes for the path the library takes by default and for the path it replaced:
  * ropes interleaved 16 to a lane group vs the per-rope path (the same ropes taken out of their
@@ -65,7 +66,7 @@ static rope_result bench_ropes(const char *solver, tress_relax_mode relax, int s
     d.settings.substeps = substeps;
     d.settings.iterations = iterations;
     tress_handle_id h;
-    tress_sim_bind_rope(sim, &d, &h);
+    tress_sim_bind_rope(sim, &d, &h, NULL);
     if (!interleaved) tress__rope_ungroup(sim, h);
   }
   double per_step = time_steps(sim, interleaved ? 200 : 50);
@@ -84,9 +85,9 @@ static double bench_cloth(bool stencil, uint32_t *constraints) {
   d.pins = pins;
   d.pin_count = 2;
   tress_handle_id h;
-  tress_sim_bind_cloth(sim, &d, &h);
+  tress_sim_bind_cloth(sim, &d, &h, NULL);
   if (!stencil) tress__particles_of(sim, h)->grid_w = 0; /* the generic adjacency loops */
-  *constraints = tress_rope_constraint_count(sim, h);
+  *constraints = tress_rope_get_constraint_count(sim, h);
   double per_step = time_steps(sim, 300);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
@@ -121,10 +122,10 @@ static void run_frames(tress_sim *sim, tress_scene *scene, const tress_id *parts
     tress_sim_step(sim, 1.0 / fps);
     double t1 = now_s();
     uint32_t n = 0;
-    for (int r = 0; r < ROPES; r++) tress_rope_points(sim, ropes[r], xyz, SEGMENTS + 1, &n);
+    for (int r = 0; r < ROPES; r++) tress_rope_get_points(sim, ropes[r], xyz, SEGMENTS + 1, &n);
     double t2 = now_s();
     if (!timed) continue;
-    int stepped = tress_sim_stats_get(sim).substeps > 0;
+    int stepped = tress_sim_get_stats(sim).substeps > 0;
     sum_us[stepped][0] += (t2 - t0) * 1e6;
     sum_us[stepped][1] += (t2 - t1) * 1e6;
     count[stepped]++;
@@ -149,7 +150,7 @@ static carry_result bench_carry(void) {
       d.length = 10.0f;
       d.start = (tress_rope_pin){.pinned = true, .instance = parts[r % 8], .position = {0.5f, 0, 0}};
       d.end = (tress_rope_pin){.pinned = false, .position = {0.5f, -10, 0}};
-      tress_sim_bind_rope(sim, &d, &ropes[r]);
+      tress_sim_bind_rope(sim, &d, &ropes[r], NULL);
     }
     double t = 0.0, sum_us[2][2];
     long count[2];

@@ -3,14 +3,16 @@
  * For 300 chains x 7 bones, 1000 x 10 and 10000 x 10: every chain is a part with one linear
  * bone chain held out sideways, so gravity swings it, and every part moves on its own fast
  * path each frame (root motion). The budget and cull distance admit every chain. Each 60 Hz
- * frame is one substep; the phases are timed apart through the internal API (sim_internal.h),
- * where they really run: tile by tile, each tile's prepare, substep and output back to back
- * (so prepare pays for bringing a tile's data into cache; the clock reads cost ~0.1%):
+ * frame is one substep; the phases come from the sim's public profile (enable_profile in the
+ * def, tress_sim_get_profile), which times them where they really run: tile by tile, each
+ * tile's prepare, substep and output back to back (so prepare pays for bringing a tile's data
+ * into cache; the clock reads cost ~0.1%):
  *   prepare   scene reads (animated inputs, part frames), animated world poses, snap checks
  *   substep   integrate, stiffness, inextensible link (ns per node-substep)
  *   output    shortest-arc poses against the parent's written pose, each level's local
  *             transforms scattered into the scene's bone transform slots while still in cache
- * then a whole tress_sim_step(1/60) is timed end to end (culling, wind, everything).
+ * then a whole tress_sim_step(1/60) is timed end to end (culling, wind, everything) on a second
+ * copy of the rig built without profiling, so the step figures pay for no clock reads.
  * The same three configurations run again with 4 sphere and 2 capsule colliders per chain
  * (attached to its part, strand radius 0.05): the "+6c" rows, beside the collider-free ones.
  * The "vrm" rows run the same six configurations with TRESS_SPRING_VRM (the VRMC_springBone
@@ -25,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../shared/sim/src/sim_internal.h"
+#include "tress/sim.h"
 
 typedef struct config {
   uint32_t chains, bones;
@@ -71,7 +73,7 @@ typedef struct rig {
   uint32_t chains;
 } rig;
 
-static void rig_build(rig *r, config cfg) {
+static void rig_build(rig *r, config cfg, bool profile) {
   r->scene = tress_scene_create();
   r->chains = cfg.chains;
   r->parts = calloc(cfg.chains, sizeof *r->parts);
@@ -98,6 +100,7 @@ static void rig_build(rig *r, config cfg) {
   def.max_chains = (int)cfg.chains;
   def.max_distance = 1e9f;
   def.ambient_wind[2] = 6.0f;
+  def.enable_profile = profile;
   r->sim = tress_sim_create(&def);
   float cam[3] = {0, 5, 0};
   tress_sim_set_camera(r->sim, cam);
@@ -122,15 +125,15 @@ static void rig_build(rig *r, config cfg) {
         memcpy(d.offset, spheres[k], 3 * sizeof(float));
         memcpy(d.tail, spheres[k], 3 * sizeof(float));
         d.radius = spheres[k][3];
-        tress_sim_add_collider(r->sim, &d, &s.colliders[s.collider_count++]);
+        tress_sim_create_collider(r->sim, &d, &s.colliders[s.collider_count++]);
       }
       const float neck[3] = {0.0f, -1.0f, 0.0f}, collar[3] = {0.0f, -1.3f, 0.0f};
       tress_collider_def d = tress_collider_capsule_y(r->parts[c], neck, 0.6f, 0.2f);
-      tress_sim_add_collider(r->sim, &d, &s.colliders[s.collider_count++]);
+      tress_sim_create_collider(r->sim, &d, &s.colliders[s.collider_count++]);
       d = tress_collider_capsule_y(r->parts[c], collar, 0.0f, 0.25f);
       d.offset[0] = -0.6f;
       d.tail[0] = 0.6f;
-      tress_sim_add_collider(r->sim, &d, &s.colliders[s.collider_count++]);
+      tress_sim_create_collider(r->sim, &d, &s.colliders[s.collider_count++]);
       s.radius = 0.05f;
     }
     tress_sim_bind(r->sim, r->parts[c], &s, NULL);
@@ -163,7 +166,7 @@ static result run(config cfg, double budget_node_frames, bool best) {
   res.cfg = cfg;
   rig r;
   double bind_start = now_ns();
-  rig_build(&r, cfg);
+  rig_build(&r, cfg, false);
   tress_sim_step(r.sim, 1.0 / 60.0); /* the layout rebuild after the binds */
   res.bind_us = (now_ns() - bind_start) / 1e3 / cfg.chains;
   double nodes = (double)cfg.chains * cfg.bones;
@@ -178,31 +181,8 @@ static result run(config cfg, double budget_node_frames, bool best) {
     move_roots(&r, t);
     tress_sim_step(r.sim, dt);
   }
-  tress_frame f;
-  memset(&f, 0, sizeof f);
-  f.substeps = 1;
-  f.dt = (float)dt;
-  f.gravity[1] = -30.0f;
-  f.wind[2] = 3.0f;
-  f.teleport_distance = 50.0f;
-  f.span = dt;
   double *tp = calloc(frames, sizeof *tp), *ts = calloc(frames, sizeof *ts), *to = calloc(frames, sizeof *to);
   double *tf = calloc(frames, sizeof *tf), *tall = calloc(frames, sizeof *tall), *tstep = calloc(frames, sizeof *tstep);
-  for (uint32_t i = 0; i < frames; i++) {
-    t += dt;
-    move_roots(&r, t);
-    f.time = t;
-    double phase[3] = {0, 0, 0};
-    double a = now_ns();
-    tress__chains_frame_timed(r.sim, &f, now_ns, phase);
-    double d = now_ns();
-    tp[i] = phase[0]; ts[i] = phase[1]; to[i] = phase[2]; tf[i] = phase[1] + phase[2]; tall[i] = d - a;
-  }
-  res.prepare_ns = median(tp, frames, best) / nodes;
-  res.substep_ns = median(ts, frames, best) / nodes;
-  res.output_ns = median(to, frames, best) / nodes;
-  res.frame_ns = median(tf, frames, best) / nodes;
-  res.frame_all_ns = median(tall, frames, best) / nodes;
   for (uint32_t i = 0; i < frames; i++) {
     t += dt;
     move_roots(&r, t);
@@ -213,7 +193,7 @@ static result run(config cfg, double budget_node_frames, bool best) {
   double step = median(tstep, frames, best);
   res.step_ns = step / nodes;
   res.frame_ms = step / 1e6;
-  uint32_t simulated = tress_sim_stats_get(r.sim).simulated; /* of the last 60 Hz step */
+  uint32_t simulated = tress_sim_get_stats(r.sim).simulated; /* of the last 60 Hz step */
   /* A 144 Hz game: most frames take no 60 Hz step, and each draws the chains carried with their
    * anchors; the mean over frames is what such a game pays per node per drawn frame. */
   const double dt144 = 1.0 / 144.0;
@@ -227,6 +207,28 @@ static result run(config cfg, double budget_node_frames, bool best) {
     sum144 += now_ns() - a;
   }
   res.step144_ns = sum144 / frames144 / nodes;
+  rig_free(&r);
+  /* The phases, from the profile of a rig that asks for it (a few clock reads per tile). */
+  rig_build(&r, cfg, true);
+  t = 0.0;
+  for (int i = 0; i < 31; i++) {
+    t += dt;
+    move_roots(&r, t);
+    tress_sim_step(r.sim, dt);
+  }
+  for (uint32_t i = 0; i < frames; i++) {
+    t += dt;
+    move_roots(&r, t);
+    tress_sim_step(r.sim, dt);
+    tress_sim_profile p = tress_sim_get_profile(r.sim);
+    tp[i] = p.chain_prepare * 1e6; ts[i] = p.chain_substep * 1e6; to[i] = p.chain_output * 1e6;
+    tf[i] = (p.chain_substep + p.chain_output) * 1e6; tall[i] = p.chains * 1e6;
+  }
+  res.prepare_ns = median(tp, frames, best) / nodes;
+  res.substep_ns = median(ts, frames, best) / nodes;
+  res.output_ns = median(to, frames, best) / nodes;
+  res.frame_ns = median(tf, frames, best) / nodes;
+  res.frame_all_ns = median(tall, frames, best) / nodes;
   free(tp); free(ts); free(to); free(tf); free(tall); free(tstep);
   if (simulated != cfg.chains) fprintf(stderr, "warning: %u of %u chains simulated\n", simulated, cfg.chains);
   rig_free(&r);

@@ -180,7 +180,7 @@ static void frame(bot *b, double dt, watched_character *pic) {
     /* The epsilon: 480 x (1/240) and 60 x (1/30) both reach 2 s despite rounding. */
     if (pic->tips_at > 0.0 && !pic->tips_taken && pic->bound_time >= pic->tips_at - 1e-6) take_tips(pic, c);
   }
-  tress_sim_stats s = tress_sim_stats_get(tress_client_sim(c));
+  tress_sim_stats s = tress_sim_get_stats(tress_client_sim(c));
   b->frames++;
   if (all_bound) {
     b->settled_frames++;

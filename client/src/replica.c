@@ -179,7 +179,7 @@ tress_client_result tress__replica_add(tress_client *c, const tress_msg_characte
 static void destroy_handles(tress_client *c, replica_character *ch) {
   tress__springs_release(c, ch);
   for (uint32_t i = 0; i < ch->handle_count; i++)
-    if (tress_handle_valid(c->sim, ch->handles[i])) tress_handle_destroy(c->sim, ch->handles[i]);
+    if (tress_handle_is_valid(c->sim, ch->handles[i])) tress_handle_destroy(c->sim, ch->handles[i]);
   ch->handle_count = 0;
   ch->bound = false;
 }
@@ -235,20 +235,24 @@ static bool match_accessory(void *user, const tress_scene *scene, tress_id acces
 static tress_client_result bind_now(tress_client *c, replica_character *ch) {
   bind_match bm = {ch, ch->bind.match_policy};
   uint32_t count = 0;
-  tress_result r = tress_sim_bind_character(c->sim, ch->model, &ch->bind.chain_settings, &ch->bind.accessory_settings,
-                                            match_accessory, &bm, ch->handles, ch->handle_cap, &count);
+  tress_character_def character = tress_default_character_def();
+  character.model = ch->model;
+  character.chains = ch->bind.chain_settings;
+  character.accessories = ch->bind.accessory_settings;
+  character.match = match_accessory;
+  character.match_user = &bm;
+  tress_result r = tress_sim_bind_character(c->sim, &character, ch->handles, ch->handle_cap, &count);
   if (r == TRESS_OK && count > ch->handle_cap) {
     tress_handle_id *n = realloc(ch->handles, count * sizeof *n);
     if (!n) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
     ch->handles = n;
     ch->handle_cap = count;
     /* Idempotent: the second call returns the handles the first one made. */
-    r = tress_sim_bind_character(c->sim, ch->model, &ch->bind.chain_settings, &ch->bind.accessory_settings,
-                                 match_accessory, &bm, ch->handles, ch->handle_cap, &count);
+    r = tress_sim_bind_character(c->sim, &character, ch->handles, ch->handle_cap, &count);
   }
   if (r != TRESS_OK) {
     tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: bind_character failed: %s", ch->id,
-                         tress_result_string(r));
+                         tress_result_name(r));
     return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
   }
   ch->handle_count = count;

@@ -33,7 +33,7 @@ static tress_rope_pin rope_pin(const replica_character *ch, const tress_wire_rop
 }
 
 static tress_result bind_rope(tress_client *c, const replica_character *ch, const tress_wire_rope *w,
-                              tress_handle_id *out) {
+                              tress_handle_id *out, tress_error *err) {
   tress_rope_def def = tress_default_rope_def();
   def.start = rope_pin(ch, &w->start);
   def.end = rope_pin(ch, &w->end);
@@ -46,7 +46,7 @@ static tress_result bind_rope(tress_client *c, const replica_character *ch, cons
   def.segments = w->segments;
   def.length = w->length;
   def.settings = particle_settings(def.settings, &w->settings);
-  return tress_sim_bind_rope(c->sim, &def, out);
+  return tress_sim_bind_rope(c->sim, &def, out, err);
 }
 
 static bool on_edge(const tress_wire_cloth *w, uint32_t row, uint32_t col) {
@@ -59,7 +59,7 @@ static bool on_edge(const tress_wire_cloth *w, uint32_t row, uint32_t col) {
 }
 
 static tress_result bind_cloth(tress_client *c, const replica_character *ch, const tress_wire_cloth *w,
-                               tress_handle_id *out) {
+                               tress_handle_id *out, tress_error *err) {
   tress_id part = part_named(ch, w->part);
   tress_xform frame = tress_instance_world(c->scene, part);
   tress_cloth_pin pins[2 * TRESS_WIRE_MAX_CLOTH_SIDE];
@@ -76,7 +76,7 @@ static tress_result bind_cloth(tress_client *c, const replica_character *ch, con
   def.pins = pins;
   def.pin_count = pin_count;
   def.settings = particle_settings(def.settings, &w->settings);
-  return tress_sim_bind_cloth(c->sim, &def, out);
+  return tress_sim_bind_cloth(c->sim, &def, out, err);
 }
 
 void tress__attachments_bind(tress_client *c, replica_character *ch) {
@@ -103,11 +103,12 @@ void tress__attachments_bind(tress_client *c, replica_character *ch) {
     replica_attachment *at = &ch->attachments[ch->attachment_count];
     bool rope = i < a->rope_count;
     const char *name = rope ? a->ropes[i].name : a->cloths[i - a->rope_count].name;
-    tress_result r = rope ? bind_rope(c, ch, &a->ropes[i], &at->handle)
-                          : bind_cloth(c, ch, &a->cloths[i - a->rope_count], &at->handle);
+    tress_error err;
+    tress_result r = rope ? bind_rope(c, ch, &a->ropes[i], &at->handle, &err)
+                          : bind_cloth(c, ch, &a->cloths[i - a->rope_count], &at->handle, &err);
     if (r != TRESS_OK) {
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: %s '%s' not bound: %s", ch->id,
-                           rope ? "rope" : "cloth", name, tress_rope_bind_error(c->sim));
+                           rope ? "rope" : "cloth", name, err.message);
       continue;
     }
     snprintf(at->name, sizeof at->name, "%s", name);
@@ -119,7 +120,7 @@ void tress__attachments_bind(tress_client *c, replica_character *ch) {
 
 void tress__attachments_release(tress_client *c, replica_character *ch) {
   for (uint32_t i = 0; i < ch->attachment_count; i++)
-    if (tress_handle_valid(c->sim, ch->attachments[i].handle)) tress_handle_destroy(c->sim, ch->attachments[i].handle);
+    if (tress_handle_is_valid(c->sim, ch->attachments[i].handle)) tress_handle_destroy(c->sim, ch->attachments[i].handle);
   free(ch->attachments);
   ch->attachments = NULL;
   ch->attachment_count = 0;
@@ -146,7 +147,7 @@ tress_client_result tress_client_attachment_points(const tress_client *c, uint32
   if (!ch) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
   for (uint32_t i = 0; name && i < ch->attachment_count; i++)
     if (strcmp(ch->attachments[i].name, name) == 0)
-      return tress_rope_points(c->sim, ch->attachments[i].handle, xyz, max_points, count) == TRESS_OK
+      return tress_rope_get_points(c->sim, ch->attachments[i].handle, xyz, max_points, count) == TRESS_OK
                  ? TRESS_CLIENT_OK
                  : TRESS_CLIENT_ERR_INVALID_ARGUMENT;
   return TRESS_CLIENT_ERR_INVALID_ARGUMENT;

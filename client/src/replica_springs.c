@@ -97,7 +97,7 @@ tress_chain_settings tress__springs_settings(const replica_character *ch, const 
 }
 
 static void remove_colliders(tress_client *c, replica_springs *sp) {
-  for (uint32_t i = 0; i < sp->collider_id_count; i++) tress_sim_remove_collider(c->sim, sp->collider_ids[i]);
+  for (uint32_t i = 0; i < sp->collider_id_count; i++) tress_collider_destroy(c->sim, sp->collider_ids[i]);
   sp->collider_id_count = 0;
 }
 
@@ -121,12 +121,12 @@ static bool add_colliders(tress_client *c, const replica_character *ch, replica_
                            ch->id, i, wc->attach);
       continue;
     }
-    tress_result r = tress_sim_add_collider(c->sim, &d, &sp->collider_ids[i]);
+    tress_result r = tress_sim_create_collider(c->sim, &d, &sp->collider_ids[i]);
     if (r != TRESS_OK) {
       remove_colliders(c, sp);
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING,
                            "character %u: springs %s: the sim refused collider %u of %u: %s", ch->id, what, i,
-                           w->collider_count, tress_result_string(r));
+                           w->collider_count, tress_result_name(r));
       return false;
     }
   }
@@ -160,13 +160,13 @@ static void bind_named_chains(tress_client *c, const replica_character *ch, repl
     if (r == TRESS_OK) sp->spring_handles[sp->spring_handle_count++] = h;
     else
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: spring chain '%s': %s", ch->id, e->root,
-                           tress_result_string(r));
+                           tress_result_name(r));
   }
 }
 
 static void release(tress_client *c, replica_springs *sp) {
   for (uint32_t i = 0; i < sp->spring_handle_count; i++)
-    if (tress_handle_valid(c->sim, sp->spring_handles[i])) tress_handle_destroy(c->sim, sp->spring_handles[i]);
+    if (tress_handle_is_valid(c->sim, sp->spring_handles[i])) tress_handle_destroy(c->sim, sp->spring_handles[i]);
   sp->spring_handle_count = 0;
   remove_colliders(c, sp);
 }
@@ -222,7 +222,8 @@ uint32_t tress_client_colliders(const tress_client *c, uint32_t character_id, tr
   for (uint32_t i = 0; i < sp->collider_id_count; i++) {
     tress_collider_def d;
     tress_collider_world w;
-    if (!tress_sim_collider_get(c->sim, sp->collider_ids[i], &d, &w)) continue;
+    if (tress_collider_get_def(c->sim, sp->collider_ids[i], &d) != TRESS_OK) continue;
+    if (tress_collider_get_world(c->sim, sp->collider_ids[i], &w) != TRESS_OK) continue;
     if (n < max) {
       if (defs) defs[n] = d;
       if (worlds) worlds[n] = w;
@@ -239,7 +240,7 @@ uint32_t tress_client_collider_ids(const tress_client *c, uint32_t character_id,
   const replica_springs *sp = ch->springs;
   uint32_t n = 0;
   for (uint32_t i = 0; i < sp->collider_id_count; i++) {
-    if (!tress_sim_collider_valid(c->sim, sp->collider_ids[i])) continue;
+    if (!tress_collider_is_valid(c->sim, sp->collider_ids[i])) continue;
     if (out && n < max) out[n] = sp->collider_ids[i];
     n++;
   }

@@ -131,7 +131,7 @@ static void test_corrupt_messages_are_reported_and_keep_characters(void **state)
   tress_id bones_before[16];
   assert_int_equal(tress_client_bones(f.client, CHARACTER_ID, bones_before, 16), 10);
   for (int i = 0; i < 10; i++) tress_client_step(f.client, 1.0 / 60.0);
-  tress_sim_stats sim_before = tress_sim_stats_get(tress_client_sim(f.client));
+  tress_sim_stats sim_before = tress_sim_get_stats(tress_client_sim(f.client));
   uint32_t instances_before = tress_scene_instance_count(tress_client_scene(f.client));
   assert_int_equal(f.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
 
@@ -175,7 +175,7 @@ static void test_corrupt_messages_are_reported_and_keep_characters(void **state)
   assert_int_equal(f.k.removed, 0);
   assert_int_equal(f.k.bound, 1);
   tress_client_step(f.client, 1.0 / 60.0);
-  tress_sim_stats sim_after = tress_sim_stats_get(tress_client_sim(f.client));
+  tress_sim_stats sim_after = tress_sim_get_stats(tress_client_sim(f.client));
   assert_int_equal(sim_after.bound, sim_before.bound);
   assert_true(sim_after.simulated > 0);
   teardown_fixture(&f);
@@ -232,7 +232,7 @@ static void test_rig_after_bind_rebinds_bones_once(void **state) {
   assert_int_equal(info.bone_count, 10);
   /* Bones on the hair handle + the hat pendulum; the hair's pendulum handle is gone. */
   assert_int_equal(info.handle_count, 2);
-  assert_int_equal(tress_sim_stats_get(tress_client_sim(f.client)).bound, 2);
+  assert_int_equal(tress_sim_get_stats(tress_client_sim(f.client)).bound, 2);
   tress_id bones[16];
   tress_client_bones(f.client, CHARACTER_ID, bones, 16);
   assert_true(tress_bone_simulated(tress_client_scene(f.client), bones[1]));
@@ -251,7 +251,7 @@ static void test_bind_waits_for_the_rigs_it_lists(void **state) {
   tress_client_character_info info;
   assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
   assert_false(info.bound);
-  assert_int_equal(tress_sim_stats_get(tress_client_sim(f.client)).bound, 0);
+  assert_int_equal(tress_sim_get_stats(tress_client_sim(f.client)).bound, 0);
   assert_true(fake_server_send(&f.server, &f.rig_msg));
   settle(&f, 200);
   assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
@@ -292,7 +292,7 @@ static void test_removed_character_releases_everything(void **state) {
   assert_true(fake_server_send(&f.server, &f.rig_msg));
   send_bind(&f, CHARACTER_ID);
   settle(&f, 200);
-  assert_int_equal(tress_sim_stats_get(tress_client_sim(f.client)).bound, 2);
+  assert_int_equal(tress_sim_get_stats(tress_client_sim(f.client)).bound, 2);
   for (int i = 0; i < 30; i++) {
     tress_client_set_root(f.client, CHARACTER_ID, tress_xform_from_pos(0.2f * (float)i, 0, 0));
     tress_client_step(f.client, 1.0 / 60.0);
@@ -304,7 +304,7 @@ static void test_removed_character_releases_everything(void **state) {
   settle(&f, 200);
   assert_int_equal(f.k.removed, 1);
   assert_int_equal(tress_client_character_count(f.client), 0);
-  assert_int_equal(tress_sim_stats_get(tress_client_sim(f.client)).bound, 0);
+  assert_int_equal(tress_sim_get_stats(tress_client_sim(f.client)).bound, 0);
   assert_int_equal(tress_scene_instance_count(tress_client_scene(f.client)), empty_scene);
   assert_int_equal(tress_client_bones(f.client, CHARACTER_ID, NULL, 0), 0);
   tress_client_step(f.client, 1.0 / 60.0);

@@ -331,7 +331,7 @@ static void test_server_restart_rebinds_without_duplicates(void **state) {
   uint32_t instances[2], handles[2];
   for (int i = 0; i < 2; i++) {
     instances[i] = tress_scene_instance_count(tress_client_scene(cs[i]));
-    handles[i] = tress_sim_stats_get(tress_client_sim(cs[i])).bound;
+    handles[i] = tress_sim_get_stats(tress_client_sim(cs[i])).bound;
     assert_int_equal(handles[i], 2); /* hair bones + hat pendulum */
   }
 
@@ -343,7 +343,7 @@ static void test_server_restart_rebinds_without_duplicates(void **state) {
   for (int i = 0; i < 2; i++) {
     assert_int_not_equal(tress_client_get_state(cs[i]), TRESS_CLIENT_READY);
     assert_int_equal(tress_client_character_count(cs[i]), 0);
-    assert_int_equal(tress_sim_stats_get(tress_client_sim(cs[i])).bound, 0);
+    assert_int_equal(tress_sim_get_stats(tress_client_sim(cs[i])).bound, 0);
   }
   char port_text[16];
   snprintf(port_text, sizeof port_text, "%u", port);
@@ -356,7 +356,7 @@ static void test_server_restart_rebinds_without_duplicates(void **state) {
     tress_client_stats st = tress_client_stats_get(cs[i]);
     printf("client %d after restart: %s, connects %u, characters %u, handles %u, bound callbacks %d, last error '%s'\n",
            i, tress_client_state_name(tress_client_get_state(cs[i])), st.connects,
-           tress_client_character_count(cs[i]), tress_sim_stats_get(tress_client_sim(cs[i])).bound,
+           tress_client_character_count(cs[i]), tress_sim_get_stats(tress_client_sim(cs[i])).bound,
            i ? kb.bound : ka.bound, tress_client_last_error(cs[i]));
   }
   assert_true(rebound);
@@ -364,7 +364,7 @@ static void test_server_restart_rebinds_without_duplicates(void **state) {
     tress_client_stats st = tress_client_stats_get(cs[i]);
     assert_int_equal(st.connects, 2);
     assert_int_equal(tress_client_character_count(cs[i]), 1);
-    assert_int_equal(tress_sim_stats_get(tress_client_sim(cs[i])).bound, handles[i]);
+    assert_int_equal(tress_sim_get_stats(tress_client_sim(cs[i])).bound, handles[i]);
     assert_int_equal(tress_scene_instance_count(tress_client_scene(cs[i])), instances[i]);
     tress_client_character_info info;
     assert_int_equal(tress_client_character_info_get(cs[i], bound_character(cs[i]), &info), TRESS_CLIENT_OK);
@@ -395,7 +395,7 @@ static void test_despawn_removes_the_character_everywhere(void **state) {
     pump(cs, 2, 10);
   for (int i = 0; i < 2; i++) {
     assert_int_equal(tress_client_character_count(cs[i]), 0);
-    assert_int_equal(tress_sim_stats_get(tress_client_sim(cs[i])).bound, 0);
+    assert_int_equal(tress_sim_get_stats(tress_client_sim(cs[i])).bound, 0);
   }
   assert_int_equal(ka.removed, 1);
   assert_int_equal(kb.removed, 1);

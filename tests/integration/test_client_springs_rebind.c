@@ -193,8 +193,8 @@ static uint32_t expect_colliders(peer *p, const tress_wire_springs *sp, tress_co
   for (uint32_t i = 0; i < n; i++) {
     const tress_wire_collider *w = &sp->colliders[i];
     tress_collider_def d;
-    assert_true(tress_sim_collider_valid(sim, ids[i]));
-    assert_true(tress_sim_collider_get(sim, ids[i], &d, NULL));
+    assert_true(tress_collider_is_valid(sim, ids[i]));
+    assert_int_equal(tress_collider_get_def(sim, ids[i], &d), TRESS_OK);
     assert_int_equal(d.shape, w->shape);
     assert_true(d.radius == w->radius);
     assert_memory_equal(d.offset, w->offset, sizeof d.offset);
@@ -251,7 +251,7 @@ static void test_second_bind_replaces_colliders(void **state) {
   send_bind(&x, &b);
   assert_int_equal(x.k.bound, 1); /* retuned, never re-bound */
   assert_int_equal(expect_colliders(&x, &b, ids_b), 3);
-  for (uint32_t i = 0; i < 2; i++) assert_false(tress_sim_collider_valid(tress_client_sim(x.client), ids_a[i]));
+  for (uint32_t i = 0; i < 2; i++) assert_false(tress_collider_is_valid(tress_client_sim(x.client), ids_a[i]));
   assert_int_equal(x.k.errors[TRESS_CLIENT_ERROR_WARNING] + x.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
 
   peer *all[3] = {&x, &y, &z};
@@ -274,7 +274,7 @@ static void test_second_bind_replaces_colliders(void **state) {
   send_bind(&y, NULL);
   assert_int_equal(tress_client_collider_ids(x.client, CHARACTER_ID, NULL, 0), 0);
   assert_int_equal(tress_client_colliders(x.client, CHARACTER_ID, NULL, NULL, 0), 0);
-  for (uint32_t i = 0; i < 3; i++) assert_false(tress_sim_collider_valid(tress_client_sim(x.client), ids_b[i]));
+  for (uint32_t i = 0; i < 3; i++) assert_false(tress_collider_is_valid(tress_client_sim(x.client), ids_b[i]));
   walk(all, 2, 120, 30);
   assert_true(bones_apart(&x, &y) < 1e-4f);
 
@@ -315,10 +315,10 @@ static void test_refused_replacement_keeps_the_previous_springs(void **state) {
   tress_collider_def far = tress_default_collider_def();
   far.offset[0] = 1e4f;
   far.radius = 0.1f;
-  while (filled < 70000 && tress_sim_add_collider(sim, &far, &filler[filled]) == TRESS_OK) filled++;
+  while (filled < 70000 && tress_sim_create_collider(sim, &far, &filler[filled]) == TRESS_OK) filled++;
   printf("sim full after %u extra colliders\n", filled);
   assert_true(filled > 1000 && filled < 70000);
-  tress_sim_remove_collider(sim, filler[--filled]);
+  tress_collider_destroy(sim, filler[--filled]);
 
   send_bind(&x, &b);
   printf("refused: %s\n", x.k.last);
@@ -327,7 +327,7 @@ static void test_refused_replacement_keeps_the_previous_springs(void **state) {
   assert_int_equal(expect_colliders(&x, &a, ids), 2);
   assert_memory_equal(ids, ids_a, 2 * sizeof *ids);
   /* B's first collider was added, then taken back: the freed slot is free again */
-  assert_int_equal(tress_sim_add_collider(sim, &far, &filler[filled]), TRESS_OK);
+  assert_int_equal(tress_sim_create_collider(sim, &far, &filler[filled]), TRESS_OK);
   filled++;
 
   /* a springs section that does not decode: reported, A stays */
@@ -337,7 +337,7 @@ static void test_refused_replacement_keeps_the_previous_springs(void **state) {
   assert_int_equal(expect_colliders(&x, &a, ids), 2);
   assert_memory_equal(ids, ids_a, 2 * sizeof *ids);
 
-  for (uint32_t i = 0; i < filled; i++) tress_sim_remove_collider(sim, filler[i]);
+  for (uint32_t i = 0; i < filled; i++) tress_collider_destroy(sim, filler[i]);
   /* x's hair still collides with A's set, exactly like z's */
   peer *both[2] = {&x, &z};
   walk(both, 2, 0, 60);
@@ -348,7 +348,7 @@ static void test_refused_replacement_keeps_the_previous_springs(void **state) {
   /* with room again, B replaces A */
   send_bind(&x, &b);
   assert_int_equal(expect_colliders(&x, &b, ids), 3);
-  for (uint32_t i = 0; i < 2; i++) assert_false(tress_sim_collider_valid(sim, ids_a[i]));
+  for (uint32_t i = 0; i < 2; i++) assert_false(tress_collider_is_valid(sim, ids_a[i]));
   assert_int_equal(x.k.errors[TRESS_CLIENT_ERROR_WARNING], 2);
   assert_int_equal(x.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
   peer_stop(&x);
@@ -380,7 +380,7 @@ static void test_named_chain_follows_the_new_section(void **state) {
   send_bind(&x, &a);
   tress_sim *sim = tress_client_sim(x.client);
   tress_scene *scene = tress_client_scene(x.client);
-  uint32_t bound_a = tress_sim_stats_get(sim).bound;
+  uint32_t bound_a = tress_sim_get_stats(sim).bound;
   tress_client_character_info info;
   assert_int_equal(tress_client_character_info_get(x.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
   tress_id head = (tress_id){0};
@@ -400,21 +400,21 @@ static void test_named_chain_follows_the_new_section(void **state) {
   send_bind(&x, &b);
   tress_collider_id ids[TRESS_WIRE_MAX_COLLIDERS], again[TRESS_WIRE_MAX_COLLIDERS];
   assert_int_equal(expect_colliders(&x, &b, ids), 3);
-  assert_int_equal(tress_sim_stats_get(sim).bound, bound_a + 1);
+  assert_int_equal(tress_sim_get_stats(sim).bound, bound_a + 1);
   assert_true(tress_bone_simulated(scene, tail[0]) && tress_bone_simulated(scene, tail[2]));
   send_bind(&x, &b); /* identical: the chain and the colliders stay */
   assert_int_equal(expect_colliders(&x, &b, again), 3);
   assert_memory_equal(again, ids, 3 * sizeof *ids);
-  assert_int_equal(tress_sim_stats_get(sim).bound, bound_a + 1);
+  assert_int_equal(tress_sim_get_stats(sim).bound, bound_a + 1);
   peer *one[1] = {&x};
   walk(one, 1, 0, 30);
-  assert_true(tress_sim_stats_get(sim).simulated >= bound_a + 1);
+  assert_true(tress_sim_get_stats(sim).simulated >= bound_a + 1);
 
   send_bind(&x, NULL);
-  assert_int_equal(tress_sim_stats_get(sim).bound, bound_a);
+  assert_int_equal(tress_sim_get_stats(sim).bound, bound_a);
   assert_false(tress_bone_simulated(scene, tail[0]));
   assert_int_equal(tress_client_collider_ids(x.client, CHARACTER_ID, NULL, 0), 0);
-  for (uint32_t i = 0; i < 3; i++) assert_false(tress_sim_collider_valid(sim, ids[i]));
+  for (uint32_t i = 0; i < 3; i++) assert_false(tress_collider_is_valid(sim, ids[i]));
   /* one warning: HairRoot skipped once (the identical B changed nothing) */
   assert_int_equal(x.k.errors[TRESS_CLIENT_ERROR_WARNING], 1);
   assert_non_null(strstr(x.k.last, "spring chain 'HairRoot' skipped"));

@@ -1,9 +1,24 @@
 /* test_character.c - bind_character: boned parts then matching accessories, the default match,
  * match predicates, layered clothing, idempotence over 100 calls, and release when the character
- * is destroyed or leaves the scene. Real scene, real sim. */
+ * is destroyed or leaves the scene. Real scene, real sim. White-box (sim_internal.h): it checks
+ * which kind of handle each root got and which character a handle remembers, which the public
+ * API does not expose. */
 #include "unit/accessory_fixture.h"
 
 #include "sim_internal.h"
+
+/* The def from the old positional form: NULL settings or match keep the defaults. */
+static tress_result bind_character(tress_sim *sim, tress_id model, const tress_chain_settings *chains,
+                                   const tress_accessory_settings *accessories, tress_accessory_match_fn match,
+                                   void *match_user, tress_handle_id *out, uint32_t max_out, uint32_t *count) {
+  tress_character_def def = tress_default_character_def();
+  def.model = model;
+  if (chains) def.chains = *chains;
+  if (accessories) def.accessories = *accessories;
+  def.match = match;
+  def.match_user = match_user;
+  return tress_sim_bind_character(sim, &def, out, max_out, count);
+}
 
 /* A character with one of everything bind_character must tell apart. */
 typedef struct full_character {
@@ -84,10 +99,10 @@ static void test_binds_boned_parts_then_matching_accessories(void **state) {
   tress_sim *sim = acc_sim(f.c.scene, NULL, NULL, 20, 1000);
   tress_handle_id out[16];
   uint32_t n = 0;
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, out, 16, &n), TRESS_OK);
+  assert_int_equal(bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, out, 16, &n), TRESS_OK);
   /* HairMesh and the boned handle (bones), then Hair, Hat, Cape, Scarf, Belt, Thing */
   assert_int_equal(n, 8);
-  assert_int_equal(tress_sim_stats_get(sim).bound, 8);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 8);
   assert_true(bones_bound(sim, f.hair_mesh));
   assert_true(bones_bound(sim, f.boned.handle));
   for (uint32_t i = 0; i < 2; i++) assert_int_equal(tress__handle_get(sim, out[i])->kind, TRESS_HANDLE_BONES);
@@ -108,10 +123,10 @@ static void test_binds_boned_parts_then_matching_accessories(void **state) {
   /* max_out smaller than the total: the first max_out handles, the full count */
   tress_handle_id few[3];
   uint32_t m = 0;
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, few, 3, &m), TRESS_OK);
+  assert_int_equal(bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, few, 3, &m), TRESS_OK);
   assert_int_equal(m, 8);
   for (int i = 0; i < 3; i++) assert_true(few[i].index1 == out[i].index1 && few[i].generation == out[i].generation);
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, NULL, 0, &m), TRESS_OK);
+  assert_int_equal(bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, NULL, 0, &m), TRESS_OK);
   assert_int_equal(m, 8);
   tress_sim_destroy(sim);
   tress_scene_destroy(f.c.scene);
@@ -139,7 +154,7 @@ static void test_100_calls_same_handles_and_no_rest_drift(void **state) {
   tress_accessory_settings as = tress_default_accessory_settings();
   tress_handle_id first[16], again[16];
   uint32_t n = 0, m = 0;
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, &cs, &as, NULL, NULL, first, 16, &n), TRESS_OK);
+  assert_int_equal(bind_character(sim, f.c.model, &cs, &as, NULL, NULL, first, 16, &n), TRESS_OK);
   assert_int_equal(n, 8);
   double t = 0;
   for (int call = 0; call < 100; call++) {
@@ -148,11 +163,11 @@ static void test_100_calls_same_handles_and_no_rest_drift(void **state) {
       tress_part_set_cframe(f.c.scene, f.c.head, acc_rot(0, 0, 1, (float)(40 * sin(2 * M_PI * 2 * t)), 0, 5, 0));
       assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
     }
-    assert_int_equal(tress_sim_bind_character(sim, f.c.model, &cs, &as, NULL, NULL, again, 16, &m), TRESS_OK);
+    assert_int_equal(bind_character(sim, f.c.model, &cs, &as, NULL, NULL, again, 16, &m), TRESS_OK);
     assert_int_equal(m, n);
     for (uint32_t i = 0; i < n; i++)
       assert_true(again[i].index1 == first[i].index1 && again[i].generation == first[i].generation);
-    assert_int_equal(tress_sim_stats_get(sim).bound, 8);
+    assert_int_equal(tress_sim_get_stats(sim).bound, 8);
   }
   /* they were swinging while rebound */
   tress_xform hair_now = tress_joint_get(f.c.scene, f.hair.joint)->c1;
@@ -205,7 +220,7 @@ static void test_match_predicate_replaces_the_default(void **state) {
   /* only Face items: the default's Hair/Hat/... stay rigid, the glasses swing */
   match_log log = {.accept = TRESS_ACCESSORY_FACE};
   uint32_t n = 0;
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, NULL, NULL, match_only, &log, NULL, 0, &n), TRESS_OK);
+  assert_int_equal(bind_character(sim, f.c.model, NULL, NULL, match_only, &log, NULL, 0, &n), TRESS_OK);
   assert_int_equal(n, 3); /* two bone chains + the glasses */
   assert_true(accessory_bound(sim, &f.face));
   assert_false(accessory_bound(sim, &f.hair));
@@ -222,7 +237,7 @@ static void test_match_predicate_replaces_the_default(void **state) {
    * layers still never do */
   sim = acc_sim(f.c.scene, NULL, NULL, 20, 1000);
   match_log all = {.accept_all = true};
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, NULL, NULL, match_only, &all, NULL, 0, &n), TRESS_OK);
+  assert_int_equal(bind_character(sim, f.c.model, NULL, NULL, match_only, &all, NULL, 0, &n), TRESS_OK);
   assert_int_equal(n, 10);
   assert_true(accessory_bound(sim, &f.shirt));
   assert_true(accessory_bound(sim, &f.face));
@@ -249,21 +264,21 @@ static void test_handles_release_when_the_character_leaves_the_scene(void **stat
   assert_int_equal(tress_sim_bind_accessory(sim, f.hair.accessory, NULL, &solo), TRESS_OK);
   uint32_t n = 0, m = 0;
   tress_handle_id out[16];
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, out, 16, &n), TRESS_OK);
-  assert_int_equal(tress_sim_bind_character(sim, other, NULL, NULL, NULL, NULL, NULL, 0, &m), TRESS_OK);
+  assert_int_equal(bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, out, 16, &n), TRESS_OK);
+  assert_int_equal(bind_character(sim, other, NULL, NULL, NULL, NULL, NULL, 0, &m), TRESS_OK);
   assert_int_equal(m, 1);
-  assert_int_equal(tress_sim_stats_get(sim).bound, 9);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 9);
   acc_run(sim, 1.0 / 60, 30);
   /* moving between folders inside the scene keeps everything */
   tress_id lobby = tress_instance_create(f.c.scene, TRESS_KIND_FOLDER, "Lobby", tress_scene_root(f.c.scene));
   assert_true(tress_instance_set_parent(f.c.scene, f.c.model, lobby));
-  assert_int_equal(tress_sim_stats_get(sim).bound, 9);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 9);
   acc_run(sim, 1.0 / 60, 5);
   /* detached from the root without being destroyed: released at once, joints restored */
   assert_true(tress_instance_set_parent(f.c.scene, f.c.model, (tress_id){0}));
-  assert_int_equal(tress_sim_stats_get(sim).bound, 1);
-  assert_false(tress_handle_valid(sim, solo));
-  for (uint32_t i = 0; i < n; i++) assert_false(tress_handle_valid(sim, out[i]));
+  assert_int_equal(tress_sim_get_stats(sim).bound, 1);
+  assert_false(tress_handle_is_valid(sim, solo));
+  for (uint32_t i = 0; i < n; i++) assert_false(tress_handle_is_valid(sim, out[i]));
   rest_record after;
   record_rest(&f, &after);
   for (int i = 0; i < 6; i++) {
@@ -275,15 +290,15 @@ static void test_handles_release_when_the_character_leaves_the_scene(void **stat
 
   /* the other character leaves with its ancestor folder: released too */
   assert_true(tress_instance_set_parent(f.c.scene, f.c.workspace, (tress_id){0}));
-  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 0);
 
   /* back in the scene, bound again, then destroyed: released */
   assert_true(tress_instance_set_parent(f.c.scene, f.c.model, lobby));
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, NULL, 0, &n), TRESS_OK);
-  assert_int_equal(tress_sim_stats_get(sim).bound, 8);
+  assert_int_equal(bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, NULL, 0, &n), TRESS_OK);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 8);
   acc_run(sim, 1.0 / 60, 5);
   tress_instance_destroy(f.c.scene, f.c.model);
-  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 0);
   acc_run(sim, 1.0 / 60, 2);
   tress_sim_destroy(sim);
   tress_scene_destroy(f.c.scene);
@@ -297,19 +312,19 @@ static void test_bad_input_binds_nothing(void **state) {
   uint32_t n = 99;
   tress_chain_settings cs = tress_default_chain_settings();
   cs.stiffness = NAN;
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, &cs, NULL, NULL, NULL, NULL, 0, &n), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bind_character(sim, f.c.model, &cs, NULL, NULL, NULL, NULL, 0, &n), TRESS_ERR_INVALID_ARGUMENT);
   assert_int_equal(n, 0);
   tress_accessory_settings as = tress_default_accessory_settings();
   as.max_swing_degrees = NAN;
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, NULL, &as, NULL, NULL, NULL, 0, &n), TRESS_ERR_INVALID_ARGUMENT);
-  assert_int_equal(tress_sim_bind_character(sim, f.c.head, NULL, NULL, NULL, NULL, NULL, 0, &n), TRESS_ERR_INVALID_ARGUMENT);
-  assert_int_equal(tress_sim_bind_character(NULL, f.c.model, NULL, NULL, NULL, NULL, NULL, 0, &n), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bind_character(sim, f.c.model, NULL, &as, NULL, NULL, NULL, 0, &n), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bind_character(sim, f.c.head, NULL, NULL, NULL, NULL, NULL, 0, &n), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bind_character(NULL, f.c.model, NULL, NULL, NULL, NULL, NULL, 0, &n), TRESS_ERR_INVALID_ARGUMENT);
   tress_handle_id out[2];
-  assert_int_equal(tress_sim_bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, NULL, 2, &n), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, NULL, 2, &n), TRESS_ERR_INVALID_ARGUMENT);
   tress_id gone = tress_instance_create(f.c.scene, TRESS_KIND_MODEL, "Gone", f.c.workspace);
   tress_instance_destroy(f.c.scene, gone);
-  assert_int_equal(tress_sim_bind_character(sim, gone, NULL, NULL, NULL, NULL, out, 2, &n), TRESS_ERR_STALE_ID);
-  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  assert_int_equal(bind_character(sim, gone, NULL, NULL, NULL, NULL, out, 2, &n), TRESS_ERR_STALE_ID);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 0);
   assert_int_equal(tress_scene_instance_count(f.c.scene), instances);
   assert_true(tress_joint_get(f.c.scene, f.back.joint)->enabled); /* no swap happened */
   tress_sim_destroy(sim);

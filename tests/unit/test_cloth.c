@@ -1,5 +1,6 @@
 /* test_cloth.c - cloth sheets: constraint counts, the parallel Jacobi path on real threads
- * (finite at 1..64 iterations, identical with 1 and 4 workers), pins on parts, cutting, bad input. */
+ * (finite at 1..64 iterations, identical with 1 and 4 workers), pins on parts, cutting, bad input.
+ * White-box (particles.h): it switches a sheet to the generic adjacency path to compare the two. */
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -170,7 +171,7 @@ static void run(world *w, double seconds) {
 
 static void read_points(world *w, tress_handle_id h, float *xyz) {
   uint32_t count = 0;
-  assert_int_equal(tress_rope_points(w->sim, h, xyz, N, &count), TRESS_OK);
+  assert_int_equal(tress_rope_get_points(w->sim, h, xyz, N, &count), TRESS_OK);
   assert_int_equal(count, N);
 }
 
@@ -181,14 +182,14 @@ static void test_cloth_constraint_counts(void **state) {
   world w = world_make(NULL);
   tress_cloth_def d = banner_def(2);
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_OK);
-  assert_int_equal(tress_rope_constraint_count(w.sim, h), 760 + 722);
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_OK);
+  assert_int_equal(tress_rope_get_constraint_count(w.sim, h), 760 + 722);
   d.width = 3;
   d.height = 2;
   d.pin_count = 0;
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_OK);
-  assert_int_equal(tress_rope_constraint_count(w.sim, h), 4 + 3 + 4);
-  assert_int_equal(tress_sim_stats_get(w.sim).bound, 2);
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_OK);
+  assert_int_equal(tress_rope_get_constraint_count(w.sim, h), 4 + 3 + 4);
+  assert_int_equal(tress_sim_get_stats(w.sim).bound, 2);
   world_free(&w);
 }
 
@@ -199,7 +200,7 @@ static void test_cloth_parallel_path_finite(void **state) {
     world w = world_make(NULL);
     tress_cloth_def d = banner_def(counts[c]);
     tress_handle_id h;
-    assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_OK);
+    assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_OK);
     run(&w, 20.0);
     float p[3 * N], lowest = 0.0f;
     read_points(&w, h, p);
@@ -209,7 +210,7 @@ static void test_cloth_parallel_path_finite(void **state) {
     }
     for (int i = 0; i < N; i++) lowest = fminf(lowest, p[3 * i + 1]);
     print_message("cloth, %2d iterations: lowest point y %.3f after 20 s\n", counts[c], lowest);
-    assert_null(tress_rope_fault(w.sim, h));
+    assert_null(tress_rope_get_fault(w.sim, h));
     /* The sheet hangs from its corners (20 units wide, 19 tall): it sags, it does not fall away. */
     assert_true(lowest < -10.0f && lowest > -40.0f);
     world_free(&w);
@@ -222,7 +223,7 @@ static void simulate_with_workers(int workers, float *out) {
   world w = world_make(&p);
   tress_cloth_def d = banner_def(8);
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, 3.0);
   read_points(&w, h, out);
   world_free(&w);
@@ -238,7 +239,7 @@ static void test_cloth_same_result_with_1_and_4_workers(void **state) {
   world w = world_make(NULL); /* no task callback: the serial default */
   tress_cloth_def d = banner_def(8);
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, 3.0);
   read_points(&w, h, serial);
   world_free(&w);
@@ -257,7 +258,7 @@ static void test_cloth_pins_follow_a_part(void **state) {
   d.pins = pins;
   d.pin_count = W;
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, 1.0);
   /* Move and turn the pole 90 degrees about Y: the top row follows with its bind offsets. */
   float axis[3] = {0, 1, 0};
@@ -276,8 +277,8 @@ static void test_cloth_pins_follow_a_part(void **state) {
   }
   /* Destroying the pole destroys the cloth handle. */
   tress_instance_destroy(w.scene, pole);
-  assert_false(tress_handle_valid(w.sim, h));
-  assert_int_equal(tress_sim_stats_get(w.sim).bound, 0);
+  assert_false(tress_handle_is_valid(w.sim, h));
+  assert_int_equal(tress_sim_get_stats(w.sim).bound, 0);
   world_free(&w);
 }
 
@@ -292,7 +293,7 @@ static void test_cloth_cut_tears_without_allocating(void **state) {
   world w = world_make(NULL);
   tress_cloth_def d = banner_def(4);
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, 3.0);
   float before[3 * N], after[3 * N];
   read_points(&w, h, before);
@@ -308,7 +309,7 @@ static void test_cloth_cut_tears_without_allocating(void **state) {
   }
   run(&w, 2.0);
   long allocs = alloc_count_stop();
-  assert_int_equal(tress_rope_constraint_count(w.sim, h), 1482 - 20 - 2 * 19);
+  assert_int_equal(tress_rope_get_constraint_count(w.sim, h), 1482 - 20 - 2 * 19);
   assert_int_equal(tress_cloth_cut(w.sim, h, 9 * W, 10 * W), TRESS_ERR_INVALID_ARGUMENT); /* already cut */
   assert_int_equal(tress_cloth_cut(w.sim, h, 0, 5), TRESS_ERR_INVALID_ARGUMENT);           /* never existed */
   read_points(&w, h, after);
@@ -325,25 +326,27 @@ static void test_cloth_bad_input(void **state) {
   tress_handle_id h;
   tress_cloth_def d = banner_def(2);
   d.width = 1;
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_ERR_INVALID_ARGUMENT);
-  assert_non_null(strstr(tress_rope_bind_error(w.sim), "2 x 2"));
+  tress_error err;
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, &err), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(err.code, TRESS_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "2 x 2"));
   d = banner_def(2);
   tress_cloth_pin outside = {N, {0, 0}};
   d.pins = &outside;
   d.pin_count = 1;
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_ERR_INVALID_ARGUMENT);
   tress_cloth_pin twice[2] = {{3, {0, 0}}, {3, {0, 0}}};
   d.pins = twice;
   d.pin_count = 2;
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_ERR_INVALID_ARGUMENT);
   d = banner_def(2);
   d.step_v[0] = 1.0f;
   d.step_v[1] = 0.0f; /* parallel to step_u */
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_ERR_INVALID_ARGUMENT);
   d = banner_def(2);
   d.origin[2] = NAN;
-  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h), TRESS_ERR_INVALID_ARGUMENT);
-  assert_int_equal(tress_sim_stats_get(w.sim).bound, 0);
+  assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_sim_get_stats(w.sim).bound, 0);
   assert_true(tress_handle_is_null(h));
   world_free(&w);
 }
@@ -360,7 +363,7 @@ static void run_sheet(uint32_t w, uint32_t h, bool adjacency, float *out) {
   d.pin_count = 2;
   d.settings.iterations = 3;
   tress_handle_id hd;
-  assert_int_equal(tress_sim_bind_cloth(s.sim, &d, &hd), TRESS_OK);
+  assert_int_equal(tress_sim_bind_cloth(s.sim, &d, &hd, NULL), TRESS_OK);
   tress_particles *ps = tress__particles_of(s.sim, hd);
   assert_non_null(ps);
   assert_int_equal(ps->grid_w, w); /* cloth runs the stencils by default */
@@ -373,7 +376,7 @@ static void run_sheet(uint32_t w, uint32_t h, bool adjacency, float *out) {
   assert_int_equal(tress_cloth_cut(s.sim, hd, w * h - 1, w * (h - 1) - 2), TRESS_OK);    /* last D1 shear */
   run(&s, 1.0);
   uint32_t count = 0;
-  assert_int_equal(tress_rope_points(s.sim, hd, out, w * h, &count), TRESS_OK);
+  assert_int_equal(tress_rope_get_points(s.sim, hd, out, w * h, &count), TRESS_OK);
   assert_int_equal(count, w * h);
   world_free(&s);
 }

@@ -1,5 +1,7 @@
 /* test_collider.c - sphere/capsule colliders: strands dropped onto a sphere and a capsule end
- * outside them by the strand radius with link lengths kept; batch == scalar; collider sets. */
+ * outside them by the strand radius with link lengths kept; batch == scalar; collider sets.
+ * White-box (collider_lanes.h): the push kernels are the solver's internals, tested here apart
+ * from a sim so batch and scalar can be compared bit for bit. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "collider_lanes.h"
 #include "tress/collider.h"
 #include "tress/scene.h"
 
@@ -41,7 +44,7 @@ static void strands_step(strands *s, const tress_collider_lanes *lanes, float dt
       s->z[l][j] = s->z[l - 1][j] + dz * k;
     }
     if (lanes)
-      tress_collider_push_level(s->x[l], s->y[l], s->z[l], s->x[l - 1], s->y[l - 1], s->z[l - 1], s->rest[l],
+      tress__collider_push_level(s->x[l], s->y[l], s->z[l], s->x[l - 1], s->y[l - 1], s->z[l - 1], s->rest[l],
                                 s->strand_radius, s->chains, lanes);
   }
 }
@@ -86,8 +89,8 @@ static void drop_onto(const tress_collider_world *col, const float root[3], floa
   tress_collider_set sets[MAX_CHAINS];
   for (uint32_t j = 0; j < chains; j++) sets[j] = set;
   tress_collider_lanes lanes;
-  assert_true(tress_collider_lanes_init(&lanes, 4, MAX_CHAINS));
-  tress_collider_lanes_gather(&lanes, col, 1, sets, chains, NULL, chains);
+  assert_true(tress__collider_lanes_init(&lanes, 4, MAX_CHAINS));
+  tress__collider_lanes_gather(&lanes, col, 1, sets, chains, NULL, chains);
   assert_int_equal(lanes.slots, 1);
 
   strands s;
@@ -118,7 +121,7 @@ static void drop_onto(const tress_collider_world *col, const float root[3], floa
       if (clear < min_free) min_free = clear;
     }
   assert_true(min_free < -0.1f);
-  tress_collider_lanes_free(&lanes);
+  tress__collider_lanes_free(&lanes);
 }
 
 static void test_strand_dropped_onto_sphere(void **state) {
@@ -140,8 +143,8 @@ static void test_strand_dropped_onto_capsule(void **state) {
   tress_bone_set_cframe(scene, bone, tress_xform_from_axis_angle(zaxis, 1.5707963f));
   float off[3] = {0.0f, 0.0f, 0.0f};
   tress_collider_def def = tress_collider_capsule_y(bone, off, 2.0f, 0.5f);
-  assert_true(tress_collider_def_valid(&def));
-  assert_float_equal(tress_collider_height(&def), 2.0f, 1e-6f);
+  assert_true(tress_collider_def_is_valid(&def));
+  assert_float_equal(tress_collider_def_get_height(&def), 2.0f, 1e-6f);
   tress_collider_world w = tress_collider_resolve(scene, &def);
   assert_float_equal(fabsf(w.ax - w.bx), 2.0f, 1e-5f);
   assert_float_equal(w.ay, w.by, 1e-5f);
@@ -185,12 +188,12 @@ static void test_batch_matches_scalar(void **state) {
     sr[j] = 0.05f;
   }
   tress_collider_lanes lanes;
-  assert_true(tress_collider_lanes_init(&lanes, 8, N));
-  tress_collider_lanes_gather(&lanes, world, C, sets, 3, set_of_node, N);
+  assert_true(tress__collider_lanes_init(&lanes, 8, N));
+  tress__collider_lanes_gather(&lanes, world, C, sets, 3, set_of_node, N);
   assert_int_equal(lanes.slots, C);
   float bx[N], by[N], bz[N];
   memcpy(bx, x, sizeof x); memcpy(by, y, sizeof y); memcpy(bz, z, sizeof z);
-  tress_collider_push_level(bx, by, bz, px, py, pz, rest, sr, N, &lanes);
+  tress__collider_push_level(bx, by, bz, px, py, pz, rest, sr, N, &lanes);
   int moved_with_set = 0;
   for (int j = 0; j < N; j++) {
     float p[3] = {x[j], y[j], z[j]};
@@ -199,7 +202,7 @@ static void test_batch_matches_scalar(void **state) {
     uint32_t n = 0;
     const tress_collider_set *s = &sets[set_of_node[j]];
     for (uint32_t k = 0; k < s->count; k++) mine[n++] = world[s->index[k]];
-    bool hit = tress_collider_push_point(p, parent, rest[j], sr[j], mine, n);
+    bool hit = tress__collider_push_point(p, parent, rest[j], sr[j], mine, n);
     assert_float_equal(bx[j], p[0], 1e-4f);
     assert_float_equal(by[j], p[1], 1e-4f);
     assert_float_equal(bz[j], p[2], 1e-4f);
@@ -207,33 +210,33 @@ static void test_batch_matches_scalar(void **state) {
     if (hit) moved_with_set++;
   }
   assert_true(moved_with_set > 0);
-  tress_collider_lanes_free(&lanes);
+  tress__collider_lanes_free(&lanes);
 
   /* through set lanes (one lane per set, nodes read it by index): the same positions */
   tress_collider_lanes set_lanes;
-  assert_true(tress_collider_lanes_init(&set_lanes, 8, 3));
-  tress_collider_lanes_gather(&set_lanes, world, C, sets, 3, NULL, 3);
+  assert_true(tress__collider_lanes_init(&set_lanes, 8, 3));
+  tress__collider_lanes_gather(&set_lanes, world, C, sets, 3, NULL, 3);
   float sx[N], sy[N], sz[N];
   memcpy(sx, x, sizeof x); memcpy(sy, y, sizeof y); memcpy(sz, z, sizeof z);
-  tress_collider_push_level_sets(sx, sy, sz, px, py, pz, rest, sr, N, &set_lanes, set_of_node);
+  tress__collider_push_level_sets(sx, sy, sz, px, py, pz, rest, sr, N, &set_lanes, set_of_node);
   for (int j = 0; j < N; j++) {
     assert_float_equal(sx[j], bx[j], 1e-6f);
     assert_float_equal(sy[j], by[j], 1e-6f);
     assert_float_equal(sz[j], bz[j], 1e-6f);
   }
-  tress_collider_lanes_free(&set_lanes);
+  tress__collider_lanes_free(&set_lanes);
 
   /* a view into a larger block reads the nodes from its first one on */
   tress_collider_lanes block;
   uint32_t set_of_two[2 * N];
   for (int j = 0; j < 2 * N; j++) set_of_two[j] = j < N ? 2u : set_of_node[j - N];
-  assert_true(tress_collider_lanes_init(&block, 8, 2 * N));
-  tress_collider_lanes_gather(&block, world, C, sets, 3, set_of_two, 2 * N);
-  tress_collider_lanes view = tress_collider_lanes_view(&block, N);
+  assert_true(tress__collider_lanes_init(&block, 8, 2 * N));
+  tress__collider_lanes_gather(&block, world, C, sets, 3, set_of_two, 2 * N);
+  tress_collider_lanes view = tress__collider_lanes_view(&block, N);
   memcpy(sx, x, sizeof x); memcpy(sy, y, sizeof y); memcpy(sz, z, sizeof z);
-  tress_collider_push_level(sx, sy, sz, px, py, pz, rest, sr, N, &view);
+  tress__collider_push_level(sx, sy, sz, px, py, pz, rest, sr, N, &view);
   for (int j = 0; j < N; j++) assert_float_equal(sx[j], bx[j], 1e-6f);
-  tress_collider_lanes_free(&block);
+  tress__collider_lanes_free(&block);
 }
 
 /* Hair tests the head, a tail in the same level does not: the set decides, not the level. */
@@ -245,13 +248,13 @@ static void test_collider_set_separates_chains(void **state) {
   tress_collider_set sets[2] = {{0}, {0}};
   tress_collider_set_add(&sets[0], 0); /* hair */
   tress_collider_lanes lanes;
-  assert_true(tress_collider_lanes_init(&lanes, 2, 2));
-  tress_collider_lanes_gather(&lanes, &w, 1, sets, 2, NULL, 2);
+  assert_true(tress__collider_lanes_init(&lanes, 2, 2));
+  tress__collider_lanes_gather(&lanes, &w, 1, sets, 2, NULL, 2);
   /* both nodes 0.5 inside the head, parents above */
   float x[2] = {0.5f, 0.5f}, y[2] = {0.0f, 0.0f}, z[2] = {0.0f, 0.0f};
   float px[2] = {0.5f, 0.5f}, py[2] = {2.0f, 2.0f}, pz[2] = {0.0f, 0.0f};
   float rest[2] = {2.0f, 2.0f}, sr[2] = {0.0f, 0.0f}; /* the link holds while the push moves it */
-  tress_collider_push_level(x, y, z, px, py, pz, rest, sr, 2, &lanes);
+  tress__collider_push_level(x, y, z, px, py, pz, rest, sr, 2, &lanes);
   float d0 = sqrtf(x[0] * x[0] + y[0] * y[0] + z[0] * z[0]);
   float d1 = sqrtf(x[1] * x[1] + y[1] * y[1] + z[1] * z[1]);
   assert_true(d0 > 0.99f);
@@ -260,7 +263,7 @@ static void test_collider_set_separates_chains(void **state) {
   assert_false(tress_collider_set_add(&sets[0], 0));
   for (uint16_t i = 1; i < TRESS_COLLIDER_SET_MAX; i++) assert_true(tress_collider_set_add(&sets[0], i));
   assert_false(tress_collider_set_add(&sets[0], 99));
-  tress_collider_lanes_free(&lanes);
+  tress__collider_lanes_free(&lanes);
 }
 
 /* A node at a collider's centre has no normal: it still gets out, with its link kept when the
@@ -270,15 +273,15 @@ static void test_point_on_axis_gets_out(void **state) {
   (void)state;
   tress_collider_world c = {0, 0, 0, 0, 0, 0, 1.0f};
   float p[3] = {0.0f, 0.0f, 0.0f}, parent[3] = {0.0f, 3.0f, 0.0f};
-  assert_true(tress_collider_push_point(p, parent, 3.0f, 0.25f, &c, 1));
+  assert_true(tress__collider_push_point(p, parent, 3.0f, 0.25f, &c, 1));
   assert_float_equal(sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]), 1.25f, 1e-4f);
   float dy = p[1] - 3.0f;
   assert_float_equal(sqrtf(p[0] * p[0] + dy * dy + p[2] * p[2]), 3.0f, 1e-4f);
   float again[3] = {0.0f, 0.0f, 0.0f};
-  tress_collider_push_point(again, parent, 3.0f, 0.25f, &c, 1);
+  tress__collider_push_point(again, parent, 3.0f, 0.25f, &c, 1);
   assert_memory_equal(p, again, sizeof p);
   float q[3] = {0.0f, 0.0f, 0.0f};
-  assert_true(tress_collider_push_point(q, parent, 1.0f, 0.25f, &c, 1));
+  assert_true(tress__collider_push_point(q, parent, 1.0f, 0.25f, &c, 1));
   assert_float_equal(q[0], 0.0f, 1e-6f);
   assert_float_equal(q[1], 2.0f, 1e-5f);
 }
@@ -319,16 +322,16 @@ static void test_def_validation(void **state) {
   tress_collider_def d = tress_default_collider_def();
   assert_int_equal(d.shape, TRESS_COLLIDER_SPHERE);
   assert_float_equal(d.radius, 10.0f, 0.0f);
-  assert_true(tress_collider_def_valid(&d));
+  assert_true(tress_collider_def_is_valid(&d));
   d.radius = -1.0f;
-  assert_false(tress_collider_def_valid(&d));
+  assert_false(tress_collider_def_is_valid(&d));
   d.radius = NAN;
-  assert_false(tress_collider_def_valid(&d));
+  assert_false(tress_collider_def_is_valid(&d));
   float off[3] = {0.0f, 1.0f, 0.0f};
   tress_collider_def cap = tress_collider_capsule_y((tress_id){0}, off, 0.0f, 1.0f);
-  assert_false(tress_collider_def_valid(&cap)); /* a capsule with no length */
+  assert_false(tress_collider_def_is_valid(&cap)); /* a capsule with no length */
   cap = tress_collider_capsule_y((tress_id){0}, off, 4.0f, 1.0f);
-  assert_true(tress_collider_def_valid(&cap));
+  assert_true(tress_collider_def_is_valid(&cap));
   assert_float_equal(cap.offset[1], -1.0f, 1e-6f);
   assert_float_equal(cap.tail[1], 3.0f, 1e-6f);
 }

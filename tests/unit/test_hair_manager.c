@@ -134,10 +134,10 @@ static void test_two_managers_rig_once_and_bind_once(void **state) {
   assert_int_equal(a.binds, 1);
   assert_int_equal(b.binds, 1);
   /* Hair bones and a hat pendulum: two handles, not a pendulum on the hair as well. */
-  assert_int_equal(tress_sim_stats_get(w.sim).bound, 2);
+  assert_int_equal(tress_sim_get_stats(w.sim).bound, 2);
   assert_true(bones_under(&w, hair) >= 2);
   tress_sim_step(w.sim, 1.0 / 60.0);
-  assert_true(tress_sim_stats_get(w.sim).simulated >= 2);
+  assert_true(tress_sim_get_stats(w.sim).simulated >= 2);
   tress_hair_manager_destroy(ms[0]);
   tress_hair_manager_destroy(ms[1]);
   world_free(&w);
@@ -170,7 +170,7 @@ static void test_deadline_rearms_after_the_last_accessory(void **state) {
   assert_int_equal(s.rigs_applied, 2);
   assert_int_equal(s.binds, 1);
   assert_int_equal(w.rigged, 2);
-  assert_int_equal(tress_sim_stats_get(w.sim).bound, 3); /* two boned hairs + the hat pendulum */
+  assert_int_equal(tress_sim_get_stats(w.sim).bound, 3); /* two boned hairs + the hat pendulum */
   tress_hair_manager_destroy(m);
   world_free(&w);
 }
@@ -201,7 +201,7 @@ static void test_failed_rigs_swing_as_pendulums(void **state) {
   assert_int_equal(s.binds, 1);
   assert_int_equal(w.rigged, 0);
   assert_int_equal(count_bones(w.scene, w.model), 0);
-  assert_int_equal(tress_sim_stats_get(w.sim).bound, 2); /* both as pendulums */
+  assert_int_equal(tress_sim_get_stats(w.sim).bound, 2); /* both as pendulums */
   tress_hair_manager_destroy(m);
   world_free(&w);
 }
@@ -223,7 +223,7 @@ static void test_character_destroyed_mid_rig_drops_the_result(void **state) {
   assert_int_equal(s.rigs_applied, 0);
   assert_int_equal(s.binds, 0);
   assert_int_equal(w.rigged, 0);
-  assert_int_equal(tress_sim_stats_get(w.sim).bound, 0);
+  assert_int_equal(tress_sim_get_stats(w.sim).bound, 0);
   tress_hair_manager_destroy(m);
   world_free(&w);
 }

@@ -285,7 +285,7 @@ static void test_host_jobs_rig_like_the_pthread_worker(void **state) {
   assert_int_equal(inlined.rigged, N);
   assert_same_rig(&own, &pooled);
   assert_same_rig(&own, &inlined);
-  assert_int_equal(tress_sim_stats_get(pooled.sim).bound, tress_sim_stats_get(own.sim).bound);
+  assert_int_equal(tress_sim_get_stats(pooled.sim).bound, tress_sim_get_stats(own.sim).bound);
   world_free(&own);
   world_free(&pooled);
   world_free(&inlined);

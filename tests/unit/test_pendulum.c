@@ -3,7 +3,6 @@
  * joints destroyed mid-sim, and the budget/culling rules. Real scene, real sim. */
 #include "unit/accessory_fixture.h"
 
-#include "sim_internal.h"
 
 typedef struct kind_case {
   tress_joint_kind kind;
@@ -70,8 +69,8 @@ static void test_each_joint_kind_sways_and_destroy_restores(void **state) {
     /* the handle part follows the joint: it moved away from its worn pose */
     assert_true(tress_xform_distance(tress_part_cframe(c.scene, w.handle), before.handle_cframe) > 1e-3f);
     tress_handle_destroy(sim, h);
-    assert_false(tress_handle_valid(sim, h));
-    assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+    assert_false(tress_handle_is_valid(sim, h));
+    assert_int_equal(tress_sim_get_stats(sim).bound, 0);
     acc_scene_state after = acc_state(c.scene, &w);
     if (w.kind == TRESS_JOINT_WELD_CONSTRAINT) {
       /* the swap weld is gone and the constraint holds the worn pose again */
@@ -190,7 +189,7 @@ static void test_rebind_returns_the_handle_and_never_recaptures_rest(void **stat
     assert_true(swing_deg(&c, &w, before.joint.c1) > 3.0f); /* swung when rebinding */
     assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, &b), TRESS_OK);
     assert_true(a.index1 == b.index1 && a.generation == b.generation);
-    assert_int_equal(tress_sim_stats_get(sim).bound, 1);
+    assert_int_equal(tress_sim_get_stats(sim).bound, 1);
   }
   tress_handle_destroy(sim, a);
   acc_scene_state after = acc_state(c.scene, &w);
@@ -317,7 +316,7 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
   assert_int_equal(tress_sim_bind_accessory(sim, stale.accessory, NULL, &h), TRESS_ERR_STALE_ID);
   st2 = acc_state(c.scene, &stale);
   acc_assert_state_equal(&st, &st2);
-  assert_string_not_equal(tress_result_string(TRESS_ERR_STALE_ID), "");
+  assert_string_not_equal(tress_result_name(TRESS_ERR_STALE_ID), "");
 
   /* a RigidConstraint whose body attachment is gone */
   acc_worn rigid = acc_wear(&c, "Rigid", TRESS_ACCESSORY_HAT, TRESS_JOINT_RIGID_CONSTRAINT, false, false);
@@ -374,7 +373,7 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
   assert_int_equal(tress_sim_bind_accessory(sim, gone, NULL, &h), TRESS_ERR_STALE_ID);
   st2 = acc_state(c.scene, &good);
   acc_assert_state_equal(&st, &st2);
-  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 0);
 
   /* out-of-range settings clamp instead: a 500-degree swing is a 180-degree one */
   s = tress_default_accessory_settings();
@@ -435,10 +434,10 @@ static void test_joint_destroyed_mid_sim_releases_the_handle(void **state) {
       if (what == 2) tress_instance_destroy(c.scene, w.accessory);
       if (what == 3) tress_instance_destroy(c.scene, weld);
       /* a destroyed joint is heard at once (listener); destroyed parts are found by the next frame */
-      if (what != 1) assert_false(tress_handle_valid(sim, h));
+      if (what != 1) assert_false(tress_handle_is_valid(sim, h));
       acc_run(sim, 1.0 / 60, 2);
-      assert_false(tress_handle_valid(sim, h));
-      assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+      assert_false(tress_handle_is_valid(sim, h));
+      assert_int_equal(tress_sim_get_stats(sim).bound, 0);
       if (w.kind == TRESS_JOINT_WELD_CONSTRAINT) {
         /* whatever went, the swap weld went with the handle */
         assert_false(tress_instance_valid(c.scene, weld));
@@ -470,19 +469,19 @@ static void test_pendulums_skip_the_budget_but_distance_cull(void **state) {
   assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, &ha), TRESS_OK);
   assert_int_equal(tress_sim_bind_accessory(sim, w2.accessory, NULL, &hb), TRESS_OK);
   assert_int_equal(tress_sim_bind(sim, cape, NULL, &hc), TRESS_OK);
-  assert_int_equal(tress_sim_stats_get(sim).bound, 3);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 3);
   tress_xform orig = acc_handle_offset(c.scene, w.joint, (tress_id){0}, false);
   assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
-  tress_sim_stats st = tress_sim_stats_get(sim);
+  tress_sim_stats st = tress_sim_get_stats(sim);
   assert_int_equal(st.substeps, 1);
   assert_int_equal(st.simulated, 2); /* two pendulums, one substep each; the chain is over budget */
-  assert_true(tress_handle_awake(sim, ha) && tress_handle_awake(sim, hb));
-  assert_false(tress_handle_awake(sim, hc));
+  assert_true(tress_handle_is_awake(sim, ha) && tress_handle_is_awake(sim, hb));
+  assert_false(tress_handle_is_awake(sim, hc));
   acc_run(sim, 1.0 / 60, 30);
   assert_true(swing_deg(&c, &w, orig) > 3.0f);
   /* a hitch: three substeps each */
   assert_int_equal(tress_sim_step(sim, 0.5), TRESS_OK);
-  st = tress_sim_stats_get(sim);
+  st = tress_sim_get_stats(sim);
   assert_int_equal(st.substeps, 3);
   assert_int_equal(st.simulated, 6);
   /* camera far away: culled, frozen where they were, no writes */
@@ -492,15 +491,15 @@ static void test_pendulums_skip_the_budget_but_distance_cull(void **state) {
   tress_xform frozen_handle = tress_part_cframe(c.scene, w.handle);
   for (int f = 0; f < 20; f++) {
     assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
-    assert_int_equal(tress_sim_stats_get(sim).simulated, 0);
+    assert_int_equal(tress_sim_get_stats(sim).simulated, 0);
   }
-  assert_false(tress_handle_awake(sim, ha));
+  assert_false(tress_handle_is_awake(sim, ha));
   assert_true(acc_xform_bits_equal(acc_handle_offset(c.scene, w.joint, (tress_id){0}, false), frozen));
   assert_true(acc_xform_bits_equal(tress_part_cframe(c.scene, w.handle), frozen_handle));
   /* back in range: awake again */
   tress_sim_set_camera(sim, near);
   assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
-  assert_int_equal(tress_sim_stats_get(sim).simulated, 2);
+  assert_int_equal(tress_sim_get_stats(sim).simulated, 2);
   tress_sim_destroy(sim);
   tress_scene_destroy(c.scene);
 }
@@ -566,7 +565,7 @@ static void test_sim_destroy_restores_every_accessory(void **state) {
   tress_sim *sim = acc_sim(c.scene, acc_wind, wind, 20, 1000);
   for (size_t i = 0; i < KIND_CASE_COUNT; i++)
     assert_int_equal(tress_sim_bind_accessory(sim, w[i].accessory, NULL, NULL), TRESS_OK);
-  assert_int_equal(tress_sim_stats_get(sim).bound, KIND_CASE_COUNT);
+  assert_int_equal(tress_sim_get_stats(sim).bound, KIND_CASE_COUNT);
   acc_run(sim, 1.0 / 60, 60);
   tress_sim_destroy(sim);
   for (size_t i = 0; i < KIND_CASE_COUNT; i++) {

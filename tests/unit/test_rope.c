@@ -1,5 +1,6 @@
 /* test_rope.c - ropes in the sim: catenary, hanging chain, frame-rate and LOD invariance, swept
- * collision on a thin slab, cutting without allocation, pins, part output and bad input. */
+ * collision on a thin slab, cutting without allocation, pins, part output and bad input.
+ * White-box (particles.h): it checks which internal path (grouped lanes or not) a rope runs. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,7 +59,7 @@ static void run(world *w, double host_hz, double seconds) {
 
 static void points(world *w, tress_handle_id h, float *xyz, uint32_t expect) {
   uint32_t count = 0;
-  assert_int_equal(tress_rope_points(w->sim, h, xyz, expect, &count), TRESS_OK);
+  assert_int_equal(tress_rope_get_points(w->sim, h, xyz, expect, &count), TRESS_OK);
   assert_int_equal(count, expect);
 }
 
@@ -102,7 +103,7 @@ static void test_catenary_settles(void **state) {
   world w = world_make();
   tress_rope_def d = catenary_def();
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, 60.0, 10.0);
   float p[3 * NPTS], q[3 * NPTS];
   points(&w, h, p, NPTS);
@@ -136,7 +137,7 @@ static void test_hanging_chain_strain(void **state) {
   /* Laid out horizontally so it swings down and has to hold the whole fall. */
   d.end = (tress_rope_pin){.pinned = false, .position = {20, 0, 0}};
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   float p[3 * NPTS], worst = 0.0f;
   for (int s = 0; s < 600; s++) {
     tress_sim_step(w.sim, 1.0 / 60.0);
@@ -153,7 +154,7 @@ static float settled_sag_at(double host_hz) {
   world w = world_make();
   tress_rope_def d = catenary_def();
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, host_hz, 10.0);
   float sag = mid_sag(&w, h);
   world_free(&w);
@@ -173,11 +174,11 @@ static void test_lod_switch_keeps_sag(void **state) {
   world w = world_make();
   tress_rope_def d = catenary_def();
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   float near[3] = {8, 0, 10}, far[3] = {8, 0, 300}, farther[3] = {8, 0, 1000};
   tress_sim_set_camera(w.sim, near);
   run(&w, 60.0, 10.0);
-  assert_int_equal(tress_rope_lod_get(w.sim, h), TRESS_ROPE_FULL);
+  assert_int_equal(tress_rope_get_lod(w.sim, h), TRESS_ROPE_FULL);
   float full = mid_sag(&w, h);
   tress_sim_set_camera(w.sim, far);
   /* Across the switch and after: the sag never pops more than 2%. */
@@ -185,10 +186,10 @@ static void test_lod_switch_keeps_sag(void **state) {
   float worst = 0.0f;
   for (int s = 0; s < 600; s++) {
     tress_sim_step(w.sim, 1.0 / 60.0);
-    ticks += tress_sim_stats_get(w.sim).simulated;
+    ticks += tress_sim_get_stats(w.sim).simulated;
     worst = fmaxf(worst, fabsf(mid_sag(&w, h) - full) / full);
   }
-  assert_int_equal(tress_rope_lod_get(w.sim, h), TRESS_ROPE_REDUCED);
+  assert_int_equal(tress_rope_get_lod(w.sim, h), TRESS_ROPE_REDUCED);
   print_message("LOD: full sag %.5f, reduced %.5f, worst %.3f%%, %u ticks in 600 steps\n", full, mid_sag(&w, h),
                 worst * 100.0f, ticks);
   assert_true(worst <= 0.02f);
@@ -200,13 +201,13 @@ static void test_lod_switch_keeps_sag(void **state) {
   points(&w, h, a, NPTS);
   run(&w, 60.0, 0.5);
   points(&w, h, b, NPTS);
-  assert_int_equal(tress_rope_lod_get(w.sim, h), TRESS_ROPE_FROZEN);
-  assert_int_equal(tress_sim_stats_get(w.sim).simulated, 0);
+  assert_int_equal(tress_rope_get_lod(w.sim, h), TRESS_ROPE_FROZEN);
+  assert_int_equal(tress_sim_get_stats(w.sim).simulated, 0);
   assert_memory_equal(a, b, sizeof a);
   /* Back near: full rate again. */
   tress_sim_set_camera(w.sim, near);
   run(&w, 60.0, 2.0);
-  assert_int_equal(tress_rope_lod_get(w.sim, h), TRESS_ROPE_FULL);
+  assert_int_equal(tress_rope_get_lod(w.sim, h), TRESS_ROPE_FULL);
   assert_true(fabsf(mid_sag(&w, h) - full) <= 0.02f * full);
   world_free(&w);
 }
@@ -268,7 +269,7 @@ static void test_rope_rests_on_thin_slab(void **state) {
   d.settings.raycast = slab_raycast;
   d.settings.raycast_user = &s;
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   float p[3 * NPTS], lowest = 1e9f;
   for (int step = 0; step < 300; step++) {
     tress_sim_step(w.sim, 1.0 / 60.0);
@@ -278,7 +279,7 @@ static void test_rope_rests_on_thin_slab(void **state) {
   print_message("slab: lowest y %.5f over 5 s, %ld raycasts\n", lowest, s.casts);
   assert_true(lowest >= 0.0f);
   for (int i = 0; i < NPTS; i++) assert_true(p[3 * i + 1] < 0.05f); /* resting on it, not floating */
-  assert_null(tress_rope_fault(w.sim, h));
+  assert_null(tress_rope_get_fault(w.sim, h));
   world_free(&w);
 }
 
@@ -295,11 +296,11 @@ static void test_cut_settled_catenary(void **state) {
   world w = world_make();
   tress_rope_def d = catenary_def();
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, 60.0, 10.0);
-  assert_int_equal(tress_rope_constraint_count(w.sim, h), 20);
+  assert_int_equal(tress_rope_get_constraint_count(w.sim, h), 20);
   assert_int_equal(tress_rope_cut(w.sim, h, 10), TRESS_OK);
-  assert_int_equal(tress_rope_constraint_count(w.sim, h), 19);
+  assert_int_equal(tress_rope_get_constraint_count(w.sim, h), 19);
   assert_int_equal(tress_rope_cut(w.sim, h, 10), TRESS_ERR_INVALID_ARGUMENT); /* already cut */
   assert_int_equal(tress_rope_cut(w.sim, h, 20), TRESS_ERR_INVALID_ARGUMENT); /* out of range */
   alloc_count_start();
@@ -321,15 +322,15 @@ static void test_stats_count_rope_steps(void **state) {
   world w = world_make();
   tress_rope_def d = catenary_def();
   tress_handle_id a, b;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &a), TRESS_OK);
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &b), TRESS_OK);
-  assert_int_equal(tress_sim_stats_get(w.sim).bound, 2);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &a, NULL), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &b, NULL), TRESS_OK);
+  assert_int_equal(tress_sim_get_stats(w.sim).bound, 2);
   tress_sim_step(w.sim, 1.0 / 60.0);
-  assert_int_equal(tress_sim_stats_get(w.sim).simulated, 2);
+  assert_int_equal(tress_sim_get_stats(w.sim).simulated, 2);
   tress_sim_step(w.sim, 2.0 / 60.0); /* two fixed steps each */
-  assert_int_equal(tress_sim_stats_get(w.sim).simulated, 4);
+  assert_int_equal(tress_sim_get_stats(w.sim).simulated, 4);
   tress_handle_destroy(w.sim, a);
-  assert_int_equal(tress_sim_stats_get(w.sim).bound, 1);
+  assert_int_equal(tress_sim_get_stats(w.sim).bound, 1);
   world_free(&w);
 }
 
@@ -351,7 +352,7 @@ static void test_pins_follow_parts_and_write_parts(void **state) {
   d.output_parts = links;
   d.output_part_count = SEGMENTS;
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, 60.0, 2.0);
   tress_part_set_cframe(w.scene, right, tress_xform_from_pos(16, 4, 3));
   run(&w, 60.0, 1.0);
@@ -378,33 +379,37 @@ static void test_bad_input(void **state) {
   (void)state;
   world w = world_make();
   tress_handle_id h;
+  tress_error err;
   tress_rope_def d = catenary_def();
   d.segments = 0;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, &err), TRESS_ERR_INVALID_ARGUMENT);
   assert_true(tress_handle_is_null(h));
-  assert_non_null(strstr(tress_rope_bind_error(w.sim), "segment"));
+  assert_int_equal(err.code, TRESS_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "segment"));
   float lengths[] = {0.0f, -3.0f, NAN, INFINITY};
   for (int i = 0; i < 4; i++) {
     d = catenary_def();
     d.length = lengths[i];
-    assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(tress_rope_bind_error(w.sim), "length"));
+    assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, &err), TRESS_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "length"));
   }
   d = catenary_def();
   d.end.position[1] = NAN;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, &err), TRESS_ERR_INVALID_ARGUMENT);
   tress_id gone = make_part(w.scene, 0, 0, 0);
   tress_instance_destroy(w.scene, gone);
   d = catenary_def();
   d.start.instance = gone;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_ERR_INVALID_ARGUMENT);
-  assert_non_null(strstr(tress_rope_bind_error(w.sim), "stale"));
-  assert_int_equal(tress_sim_stats_get(w.sim).bound, 0);
-  assert_int_equal(tress_sim_bind_rope(w.sim, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
-  /* A good bind clears the message. */
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, &err), TRESS_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "stale"));
+  assert_int_equal(tress_sim_get_stats(w.sim).bound, 0);
+  assert_int_equal(tress_sim_bind_rope(w.sim, NULL, &h, NULL), TRESS_ERR_INVALID_ARGUMENT);
+  /* NULL err is fine on a refusal; a good bind empties err. */
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_ERR_INVALID_ARGUMENT);
   d = catenary_def();
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
-  assert_string_equal(tress_rope_bind_error(w.sim), "");
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, &err), TRESS_OK);
+  assert_int_equal(err.code, TRESS_OK);
+  assert_string_equal(err.message, "");
   world_free(&w);
 }
 
@@ -419,14 +424,14 @@ static void test_pins_destroyed_while_bound(void **state) {
     d.start = (tress_rope_pin){.pinned = true, .instance = left};
     d.end = (tress_rope_pin){.pinned = true, .instance = right};
     tress_handle_id h;
-    assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+    assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
     run(&w, 60.0, 0.5);
     tress_instance_destroy(w.scene, which ? right : left);
-    assert_false(tress_handle_valid(w.sim, h));
-    assert_int_equal(tress_sim_stats_get(w.sim).bound, 0);
+    assert_false(tress_handle_is_valid(w.sim, h));
+    assert_int_equal(tress_sim_get_stats(w.sim).bound, 0);
     float p[3];
     uint32_t count = 7;
-    assert_int_equal(tress_rope_points(w.sim, h, p, 1, &count), TRESS_ERR_STALE_ID);
+    assert_int_equal(tress_rope_get_points(w.sim, h, p, 1, &count), TRESS_ERR_STALE_ID);
     assert_int_equal(count, 0);
     assert_int_equal(tress_rope_cut(w.sim, h, 3), TRESS_ERR_STALE_ID);
     run(&w, 60.0, 0.5); /* stepping afterwards is fine */
@@ -455,13 +460,13 @@ static void test_raycast_returning_nan_stops_collision(void **state) {
   d.settings.raycast = nan_raycast;
   d.settings.raycast_user = &calls;
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, 60.0, 10.0);
   float p[3 * NPTS];
   points(&w, h, p, NPTS);
   assert_true(all_finite(p, NPTS));
   assert_int_equal(calls, 1); /* the first bad answer turns collision off for the handle */
-  const char *fault = tress_rope_fault(w.sim, h);
+  const char *fault = tress_rope_get_fault(w.sim, h);
   assert_non_null(fault);
   assert_non_null(strstr(fault, "raycast"));
   /* The rope keeps simulating without collision: it still settles into the catenary. */
@@ -504,7 +509,7 @@ static void bind_rope_mix(world *w, tress_id post, tress_handle_id *h, long *cas
       d.settings.raycast = never_hits;
       d.settings.raycast_user = casts;
     }
-    assert_int_equal(tress_sim_bind_rope(w->sim, &d, &h[r]), TRESS_OK);
+    assert_int_equal(tress_sim_bind_rope(w->sim, &d, &h[r], NULL), TRESS_OK);
     assert_int_equal(tress__particles_of(w->sim, h[r])->group != NULL, casts == NULL);
   }
 }
@@ -542,12 +547,12 @@ static void test_interleaved_ropes_match_per_rope_path(void **state) {
   for (int r = 0; r < MIX; r++) {
     float pa[3 * NPTS], pb[3 * NPTS];
     uint32_t ca = 0, cb = 0;
-    assert_int_equal(tress_rope_points(a.sim, ha[r], pa, NPTS, &ca), TRESS_OK);
-    assert_int_equal(tress_rope_points(b.sim, hb[r], pb, NPTS, &cb), TRESS_OK);
+    assert_int_equal(tress_rope_get_points(a.sim, ha[r], pa, NPTS, &ca), TRESS_OK);
+    assert_int_equal(tress_rope_get_points(b.sim, hb[r], pb, NPTS, &cb), TRESS_OK);
     assert_int_equal(ca, cb);
     assert_true(all_finite(pa, ca));
     assert_memory_equal(pa, pb, 3 * ca * sizeof(float));
-    reduced += tress_rope_lod_get(a.sim, ha[r]) == TRESS_ROPE_REDUCED;
+    reduced += tress_rope_get_lod(a.sim, ha[r]) == TRESS_ROPE_REDUCED;
   }
   assert_true(reduced > 0 && reduced < MIX); /* some lanes ran 15 Hz ticks while others ran full */
   world_free(&a);
@@ -568,7 +573,7 @@ static void test_reset_moves_the_rope_with_its_pin(void **state) {
     d.start = (tress_rope_pin){.pinned = true, .instance = post, .position = {0, 0, 0}};
     d.end = (tress_rope_pin){.pinned = false};
     tress_handle_id h;
-    assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+    assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
     run(&w, 60, 4.0);
     float before[3 * NPTS], after[3 * NPTS];
     points(&w, h, before, NPTS);

@@ -1,9 +1,10 @@
 /* test_rope_display.c - what a game draws of ropes and cloth between fixed steps. The sim steps at
  * 60 Hz; a game drawing at 144 or 100 Hz gets frames with no step, or with time left after the
- * last one, while the parts the pins follow have moved on. What tress_rope_points returns (and the
+ * last one, while the parts the pins follow have moved on. What tress_rope_get_points returns (and the
  * output parts) must still be attached to where the pins are now: carried with the pins since the
  * last tick, never trailing them and snapping back at the next step. The simulation itself must
- * not change: aligned (60 fps) frames read the particle state bit for bit. */
+ * not change: aligned (60 fps) frames read the particle state bit for bit. White-box (particles.h,
+ * sim_internal.h): it compares the drawn points with the simulated particles and the accumulator. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,7 +69,7 @@ static float dist3(const float *a, const float *b) {
 
 static uint32_t read_points(const world *w, tress_handle_id h, float *xyz) {
   uint32_t count = 0;
-  assert_int_equal(tress_rope_points(w->sim, h, xyz, MAXP, &count), TRESS_OK);
+  assert_int_equal(tress_rope_get_points(w->sim, h, xyz, MAXP, &count), TRESS_OK);
   assert_true(count <= MAXP);
   return count;
 }
@@ -122,7 +123,7 @@ static void scene_bind(scene_run *s, int which) {
     d.start = (tress_rope_pin){.pinned = true, .instance = s->part[0], .position = {0.5f, 0, 0}};
     d.end = (tress_rope_pin){.pinned = false, .position = {0.5f, 5, 0}};
     if (which == ROPE_TWO_PARTS) d.end = (tress_rope_pin){.pinned = true, .instance = s->part[1], .position = {0, 0, 0.5f}};
-    assert_int_equal(tress_sim_bind_rope(s->w.sim, &d, &s->h), TRESS_OK);
+    assert_int_equal(tress_sim_bind_rope(s->w.sim, &d, &s->h, NULL), TRESS_OK);
     s->pin_count = which == ROPE_TWO_PARTS ? 2 : 1;
     s->pinned[0] = 0;
     memcpy(s->pin_local[0], d.start.position, sizeof d.start.position);
@@ -161,7 +162,7 @@ static void scene_bind(scene_run *s, int which) {
   }
   d.pins = pins;
   d.pin_count = which == CLOTH_TWO_PARTS ? 2 : CW;
-  assert_int_equal(tress_sim_bind_cloth(s->w.sim, &d, &s->h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_cloth(s->w.sim, &d, &s->h, NULL), TRESS_OK);
   s->pin_count = d.pin_count;
   s->probe = CW;
   for (uint32_t r = 0; r < CH; r++)
@@ -218,8 +219,8 @@ static uint64_t fnv(uint64_t h, const void *data, size_t size) {
 }
 
 typedef struct display_run {
-  display_figures drawn; /* tress_rope_points */
-  display_figures state; /* the particle state: what tress_rope_points returned before the carry */
+  display_figures drawn; /* tress_rope_get_points */
+  display_figures state; /* the particle state: what tress_rope_get_points returned before the carry */
   uint64_t state_hash;   /* FNV-1a of the state after every frame: the carry never changes it */
   bool drawn_is_state;   /* every frame, bit for bit */
   float carry_strain;    /* worst change of a constraint's length by the carry (drawn vs state) */
@@ -327,13 +328,13 @@ static void test_output_parts_are_carried_and_left_alone_when_still(void **state
   d.output_parts = links;
   d.output_part_count = SEGS;
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   int no_step_frames = 0;
   float worst_half = 0.0f;
   for (int i = 1; i <= 144; i++) {
     tress_part_set_cframe(w.scene, head, head_at(i / 144.0, 0.0, 0.0f));
     assert_int_equal(tress_sim_step(w.sim, 1.0 / 144), TRESS_OK);
-    no_step_frames += tress_sim_stats_get(w.sim).substeps == 0;
+    no_step_frames += tress_sim_get_stats(w.sim).substeps == 0;
     float p[3 * MAXP];
     read_points(&w, h, p);
     for (int sgm = 0; sgm < SEGS; sgm++) {
@@ -357,7 +358,7 @@ static void test_output_parts_are_carried_and_left_alone_when_still(void **state
   tress_xform sentinel = tress_xform_from_pos(-100, -100, -100);
   tress_part_set_cframe(w.scene, links[0], sentinel);
   assert_int_equal(tress_sim_step(w.sim, 1.0 / 144), TRESS_OK);
-  assert_int_equal(tress_sim_stats_get(w.sim).substeps, 0);
+  assert_int_equal(tress_sim_get_stats(w.sim).substeps, 0);
   read_points(&w, h, after);
   assert_memory_equal(before, after, sizeof(float) * 3 * (SEGS + 1));
   assert_float_equal(tress_part_cframe(w.scene, links[0]).p[0], -100.0f, 0.0f);
@@ -378,7 +379,7 @@ static void test_cut_pieces_follow_their_own_pin(void **state) {
   d.start = (tress_rope_pin){.pinned = true, .instance = a};
   d.end = (tress_rope_pin){.pinned = true, .instance = b, .position = {0, 0, 0.5f}};
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   assert_int_equal(tress_rope_cut(w.sim, h, 4), TRESS_OK);
   float worst_gap = 0.0f;
   int carried_frames = 0;
@@ -413,7 +414,7 @@ static void test_reduced_rate_rope_is_drawn_on_its_pin(void **state) {
   d.start = (tress_rope_pin){.pinned = true, .instance = head, .position = {0.5f, 0, 0}};
   d.end = (tress_rope_pin){.pinned = false, .position = {0.5f, 5, 0}};
   tress_handle_id h;
-  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h), TRESS_OK);
+  assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   float camera[3] = {0, 0, 250};
   tress_sim_set_camera(w.sim, camera);
   float worst_state = 0.0f, worst_drawn = 0.0f;
@@ -427,7 +428,7 @@ static void test_reduced_rate_rope_is_drawn_on_its_pin(void **state) {
     worst_state = fmaxf(worst_state, dist3(p, now));
     worst_drawn = fmaxf(worst_drawn, dist3(q, now));
   }
-  assert_int_equal(tress_rope_lod_get(w.sim, h), TRESS_ROPE_REDUCED);
+  assert_int_equal(tress_rope_get_lod(w.sim, h), TRESS_ROPE_REDUCED);
   print_message("15 Hz rope at 60 fps: worst pin gap state %.2e, drawn %.2e\n", (double)worst_state,
                 (double)worst_drawn);
   assert_true(worst_state > 0.1f);
@@ -454,7 +455,7 @@ static void test_carried_frames_allocate_nothing(void **state) {
   d.length = 5.0f;
   d.start = (tress_rope_pin){.pinned = true, .instance = s->part[0], .position = {0.5f, 0, 0}};
   d.end = (tress_rope_pin){.pinned = false, .position = {0.5f, 5, 0}};
-  for (int r = 0; r < ROPES; r++) assert_int_equal(tress_sim_bind_rope(s->w.sim, &d, &ropes[r]), TRESS_OK);
+  for (int r = 0; r < ROPES; r++) assert_int_equal(tress_sim_bind_rope(s->w.sim, &d, &ropes[r], NULL), TRESS_OK);
   tress__rope_ungroup(s->w.sim, ropes[2]);
   assert_non_null(tress__particles_of(s->w.sim, ropes[0])->group);
   assert_null(tress__particles_of(s->w.sim, ropes[2])->group);

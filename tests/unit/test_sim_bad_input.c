@@ -4,7 +4,6 @@
  * definitions (fixed_hz, max_substeps, units_per_stud, NaN gravity/wind) are clamped. */
 #include "unit/sim_fixture.h"
 
-#include "sim_internal.h"
 
 static void test_bad_dt_is_rejected_and_changes_nothing(void **state) {
   (void)state;
@@ -18,12 +17,12 @@ static void test_bad_dt_is_rejected_and_changes_nothing(void **state) {
   const double bad[] = {NAN, INFINITY, -INFINITY, -1.0 / 60.0};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     assert_int_equal(tress_sim_step(sim, bad[i]), TRESS_ERR_INVALID_ARGUMENT);
-    assert_int_equal(tress_sim_stats_get(sim).substeps, 0);
+    assert_int_equal(tress_sim_get_stats(sim).substeps, 0);
   }
   for (int b = 0; b < 4; b++) assert_true(fix_xform_equal(tress_bone_transform(scene, c.bones[b]), before[b]));
   /* the accumulator was not poisoned: the next good frame runs exactly one substep */
   assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
-  assert_int_equal(tress_sim_stats_get(sim).substeps, 1);
+  assert_int_equal(tress_sim_get_stats(sim).substeps, 1);
   fix_assert_finite(scene, &c);
   assert_int_equal(tress_sim_step(NULL, 1.0 / 60.0), TRESS_ERR_INVALID_ARGUMENT);
   tress_sim_destroy(sim);
@@ -117,20 +116,20 @@ static void test_destroyed_root_destroys_the_handle(void **state) {
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_OK);
   assert_int_equal(tress_sim_bind(sim, other.part, NULL, &ho), TRESS_OK);
   fix_run(sim, 1.0 / 60.0, 10);
-  assert_int_equal(tress_sim_stats_get(sim).bound, 2);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 2);
   tress_id dead = c.part;
   tress_instance_destroy(scene, dead);
-  assert_false(tress_handle_valid(sim, h));
-  assert_int_equal(tress_sim_stats_get(sim).bound, 1);
+  assert_false(tress_handle_is_valid(sim, h));
+  assert_int_equal(tress_sim_get_stats(sim).bound, 1);
   fix_run(sim, 1.0 / 60.0, 10); /* the survivor keeps stepping */
-  assert_int_equal(tress_sim_stats_get(sim).simulated, 1);
+  assert_int_equal(tress_sim_get_stats(sim).simulated, 1);
   fix_assert_finite(scene, &other);
   /* the stale id is refused, the stale handle is harmless */
   assert_int_equal(tress_sim_bind(sim, dead, NULL, &h), TRESS_ERR_STALE_ID);
   assert_true(tress_handle_is_null(h));
   tress_handle_destroy(sim, h);
   assert_int_equal(tress_handle_set_chain_settings(sim, h, NULL), TRESS_ERR_STALE_ID);
-  assert_int_equal(tress_sim_stats_get(sim).bound, 1);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 1);
   /* a bone destroyed under a live chain: no crash, the rest keeps its rest lengths */
   tress_instance_destroy(scene, other.bones[3]);
   fix_run(sim, 1.0 / 60.0, 10);
@@ -246,7 +245,7 @@ static void test_non_finite_settings_are_rejected(void **state) {
       assert_true(tress_handle_is_null(h));
     }
   }
-  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 0);
   tress_handle_id h;
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_OK);
   tress_chain_settings s = tress_default_chain_settings();
@@ -268,7 +267,7 @@ static void test_non_finite_bone_rest_is_rejected(void **state) {
   tress_handle_id h;
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
   assert_true(tress_handle_is_null(h));
-  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 0);
   assert_false(tress_bone_simulated(scene, c.bones[0]));
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);

@@ -2,7 +2,6 @@
  * animation, animated input kept apart from the output slot, destroy giving the skeleton back. */
 #include "unit/sim_fixture.h"
 
-#include "sim_internal.h"
 
 static void test_defaults_match_the_seed(void **state) {
   (void)state;
@@ -71,7 +70,7 @@ static void test_destroy_restores_identity_and_world_poses(void **state) {
   /* simulated: the chain moved away from its rest pose */
   assert_true(fix_swung(scene, c.bones[1]));
   tress_handle_destroy(sim, h);
-  assert_false(tress_handle_valid(sim, h));
+  assert_false(tress_handle_is_valid(sim, h));
   for (int b = 0; b < c.count; b++) {
     assert_true(fix_xform_is_identity(tress_bone_transform(scene, c.bones[b])));
     assert_false(tress_bone_simulated(scene, c.bones[b]));
@@ -159,7 +158,7 @@ static void test_links_keep_rest_length_under_gravity_wind_and_whip(void **state
     whip(scene, part, t);
     whip(scene, lin.part, t + 0.5);
     assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
-    assert_int_equal(tress_sim_stats_get(sim).substeps, 1);
+    assert_int_equal(tress_sim_get_stats(sim).substeps, 1);
     assert_links_keep_rest_length(scene, bones, parent, rest, 7);
     assert_links_keep_rest_length(scene, lin.bones, lin_parent, lin_rest, 8);
   }
@@ -189,14 +188,14 @@ static void test_hitch_runs_at_most_max_substeps(void **state) {
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, NULL), TRESS_OK);
   fix_run(sim, 1.0 / 60.0, 10);
   assert_int_equal(tress_sim_step(sim, 5.0), TRESS_OK);
-  tress_sim_stats st = tress_sim_stats_get(sim);
+  tress_sim_stats st = tress_sim_get_stats(sim);
   assert_int_equal(st.substeps, 3);
   assert_int_equal(st.simulated, 3);
   assert_int_equal(st.bound, 1);
   /* the accumulator was clamped too: the next ordinary frame runs one substep, not a backlog */
   assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
-  assert_int_equal(tress_sim_stats_get(sim).substeps, 1);
-  assert_int_equal(tress_sim_stats_get(sim).simulated, 1);
+  assert_int_equal(tress_sim_get_stats(sim).substeps, 1);
+  assert_int_equal(tress_sim_get_stats(sim).simulated, 1);
   /* max_substeps is the sim's setting, not a constant */
   tress_sim_def def = tress_default_sim_def();
   def.scene = scene;
@@ -207,8 +206,8 @@ static void test_hitch_runs_at_most_max_substeps(void **state) {
   fix_chain c2 = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   assert_int_equal(tress_sim_bind(sim5, c2.part, NULL, NULL), TRESS_OK);
   assert_int_equal(tress_sim_step(sim5, 5.0), TRESS_OK);
-  assert_int_equal(tress_sim_stats_get(sim5).substeps, 5);
-  assert_int_equal(tress_sim_stats_get(sim5).simulated, 5);
+  assert_int_equal(tress_sim_get_stats(sim5).substeps, 5);
+  assert_int_equal(tress_sim_get_stats(sim5).simulated, 5);
   tress_sim_destroy(sim5);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
@@ -224,14 +223,14 @@ static void test_bind_twice_returns_the_same_handle(void **state) {
   fix_run(sim, 1.0 / 60.0, 5);
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, &b), TRESS_OK);
   assert_true(a.index1 == b.index1 && a.generation == b.generation);
-  assert_int_equal(tress_sim_stats_get(sim).bound, 1);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 1);
   fix_run(sim, 1.0 / 60.0, 1);
-  assert_int_equal(tress_sim_stats_get(sim).simulated, 1);
+  assert_int_equal(tress_sim_get_stats(sim).simulated, 1);
   /* a part with no bones binds nothing */
   tress_id bare = tress_instance_create(scene, TRESS_KIND_PART, "Bare", tress_scene_root(scene));
   assert_int_equal(tress_sim_bind(sim, bare, NULL, &b), TRESS_ERR_NOTHING_TO_BIND);
   assert_true(tress_handle_is_null(b));
-  assert_int_equal(tress_sim_stats_get(sim).bound, 1);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 1);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -376,7 +375,7 @@ static void test_wind_callback_is_sampled_once_per_step(void **state) {
   s.stiffness = 0.0f;
   assert_int_equal(tress_sim_bind(sim, c.part, &s, NULL), TRESS_OK);
   assert_int_equal(tress_sim_step(sim, 3.0 / 60.0), TRESS_OK); /* three substeps, one sample */
-  assert_int_equal(tress_sim_stats_get(sim).substeps, 3);
+  assert_int_equal(tress_sim_get_stats(sim).substeps, 3);
   assert_int_equal(wc.calls, 1);
   assert_int_equal(tress_sim_step(sim, 1.0 / 240.0), TRESS_OK); /* no substep, still one call */
   assert_int_equal(wc.calls, 2);
@@ -489,7 +488,7 @@ static void test_many_chains_match_a_lone_chain(void **state) {
   tress_sim *sim = fix_sim(scene, N, 1e6f);
   for (int k = 0; k < N; k++) assert_int_equal(tress_sim_bind(sim, c[k].part, NULL, NULL), TRESS_OK);
   run_relative(scene, sim, c, N, (const float(*)[3])base, 90);
-  assert_int_equal(tress_sim_stats_get(sim).simulated, N);
+  assert_int_equal(tress_sim_get_stats(sim).simulated, N);
   /* the lone references, one per length */
   for (int len = 0; len < LENGTHS; len++) {
     tress_scene *rs = tress_scene_create();

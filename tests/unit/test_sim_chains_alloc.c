@@ -20,7 +20,7 @@ static void test_steady_frames_allocate_nothing(void **state) {
       d.attach = c[k].part;
       d.offset[1] = -0.6f;
       d.radius = 0.3f;
-      assert_int_equal(tress_sim_add_collider(sim, &d, &sphere), TRESS_OK);
+      assert_int_equal(tress_sim_create_collider(sim, &d, &sphere), TRESS_OK);
       s.colliders[s.collider_count++] = sphere;
     }
     if (k % 5 == 0) s.weight = 0.5f;

@@ -45,7 +45,7 @@ static void make(tress_scene *scene, tress_sim *sim, slot *s, uint32_t *rng, int
   memcpy(d.offset, ball_offset, sizeof d.offset);
   memcpy(d.tail, ball_offset, sizeof d.tail);
   d.radius = BALL_RADIUS;
-  assert_int_equal(tress_sim_add_collider(sim, &d, &s->ball), TRESS_OK);
+  assert_int_equal(tress_sim_create_collider(sim, &d, &s->ball), TRESS_OK);
 }
 
 static void test_churn_keeps_every_chain_finite_and_linked(void **state) {
@@ -64,7 +64,7 @@ static void test_churn_keeps_every_chain_finite_and_linked(void **state) {
       slot *x = &s[k];
       uint32_t what = next_u32(&rng) % 10;
       if (!x->alive) {
-        tress_sim_remove_collider(sim, x->ball);
+        tress_collider_destroy(sim, x->ball);
         make(scene, sim, x, &rng, k);
       } else if (what < 4 && !x->bound) {
         tress_chain_settings st = tress_default_chain_settings();
@@ -114,7 +114,7 @@ static void test_churn_keeps_every_chain_finite_and_linked(void **state) {
     }
     nan_frames += poison;
     assert_int_equal(tress_sim_step(sim, rates[next_u32(&rng) % 6]), TRESS_OK);
-    bool substepped = tress_sim_stats_get(sim).substeps > 0;
+    bool substepped = tress_sim_get_stats(sim).substeps > 0;
     for (int k = 0; k < POOL; k++) {
       if (!s[k].alive || !s[k].bound) continue;
       fix_assert_finite(scene, &s[k].chain);

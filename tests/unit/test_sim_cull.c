@@ -1,5 +1,6 @@
 /* test_sim_cull.c - who simulates: camera distance, the should_simulate override, the max_chains
- * budget (nearest win), sleep without writes, wake and teleport snaps, device budgets. */
+ * budget (nearest win), sleep without writes, wake and teleport snaps, device budgets.
+ * White-box (sim_internal.h): it reads the budget and cull distance a role and device resolve to. */
 #include "unit/sim_fixture.h"
 
 #include "sim_internal.h"
@@ -16,24 +17,24 @@ static void test_distance_cull(void **state) {
   assert_int_equal(tress_sim_bind(sim, near.part, NULL, &hn), TRESS_OK);
   assert_int_equal(tress_sim_bind(sim, far.part, NULL, &hf), TRESS_OK);
   fix_run(sim, 1.0 / 60.0, 30);
-  assert_true(tress_handle_awake(sim, hn));
-  assert_false(tress_handle_awake(sim, hf));
-  assert_int_equal(tress_sim_stats_get(sim).simulated, 1);
+  assert_true(tress_handle_is_awake(sim, hn));
+  assert_false(tress_handle_is_awake(sim, hf));
+  assert_int_equal(tress_sim_get_stats(sim).simulated, 1);
   assert_true(fix_swung(scene, near.bones[1]));
   assert_true(fix_xform_is_identity(tress_bone_transform(scene, far.bones[1])));
   /* the camera walks over: the far chain wakes, the near one (now 50 away) sleeps */
   cam[0] = 55.0f;
   tress_sim_set_camera(sim, cam);
   fix_run(sim, 1.0 / 60.0, 30);
-  assert_false(tress_handle_awake(sim, hn));
-  assert_true(tress_handle_awake(sim, hf));
+  assert_false(tress_handle_is_awake(sim, hn));
+  assert_true(tress_handle_is_awake(sim, hf));
   assert_true(fix_swung(scene, far.bones[1]));
   /* exactly at the boundary still simulates */
   cam[0] = 10.0f + 40.0f;
   cam[1] = 5.5f;
   tress_sim_set_camera(sim, cam);
   fix_run(sim, 1.0 / 60.0, 1);
-  assert_true(tress_handle_awake(sim, hn));
+  assert_true(tress_handle_is_awake(sim, hn));
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -70,16 +71,16 @@ static void test_should_simulate_replaces_the_distance_check(void **state) {
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_OK);
   /* 500 away, far past max_distance, yet it simulates: the override owns the decision */
   fix_run(sim, 1.0 / 60.0, 5);
-  assert_true(tress_handle_awake(sim, h));
-  assert_int_equal(tress_sim_stats_get(sim).simulated, 1);
+  assert_true(tress_handle_is_awake(sim, h));
+  assert_int_equal(tress_sim_get_stats(sim).simulated, 1);
   assert_int_equal(g.calls, 5); /* once per frame */
   assert_true(tress_id_equal(g.last_root, c.part));
   /* next to the camera, but the override says no */
   tress_part_set_cframe(scene, c.part, tress_xform_from_pos(0, 0, 0));
   g.answer = false;
   fix_run(sim, 1.0 / 60.0, 5);
-  assert_false(tress_handle_awake(sim, h));
-  assert_int_equal(tress_sim_stats_get(sim).simulated, 0);
+  assert_false(tress_handle_is_awake(sim, h));
+  assert_int_equal(tress_sim_get_stats(sim).simulated, 0);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -115,13 +116,13 @@ static void test_budget_keeps_the_nearest(void **state) {
         float p[3];
         fix_world_pos(scene, c[i].bones[0], p);
         dist[i] = fix_dist(p, cam);
-        awake += tress_handle_awake(sim, h[i]);
+        awake += tress_handle_is_awake(sim, h[i]);
       }
       assert_int_equal(awake, keep);
-      assert_int_equal(tress_sim_stats_get(sim).simulated, keep);
+      assert_int_equal(tress_sim_get_stats(sim).simulated, keep);
       for (int i = 0; i < N; i++)
         for (int j = 0; j < N; j++)
-          if (tress_handle_awake(sim, h[i]) && !tress_handle_awake(sim, h[j])) assert_true(dist[i] <= dist[j]);
+          if (tress_handle_is_awake(sim, h[i]) && !tress_handle_is_awake(sim, h[j])) assert_true(dist[i] <= dist[j]);
     }
     tress_sim_destroy(sim);
   }
@@ -145,8 +146,8 @@ static void test_sleeping_chain_writes_nothing(void **state) {
   for (int b = 0; b < c.count; b++) tress_bone_set_transform(scene, c.bones[b], sentinel);
   tress_part_set_cframe(scene, c.part, tress_xform_from_pos(1, 5, 0)); /* the root moves meanwhile */
   fix_run(sim, 1.0 / 60.0, 30);
-  assert_false(tress_handle_awake(sim, h));
-  assert_int_equal(tress_sim_stats_get(sim).simulated, 0);
+  assert_false(tress_handle_is_awake(sim, h));
+  assert_int_equal(tress_sim_get_stats(sim).simulated, 0);
   for (int b = 0; b < c.count; b++) assert_true(fix_xform_equal(tress_bone_transform(scene, c.bones[b]), sentinel));
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
@@ -165,14 +166,14 @@ static void test_wake_snaps_to_the_animated_pose(void **state) {
   cam[0] = -100.0f;
   tress_sim_set_camera(sim, cam);
   fix_run(sim, 1.0 / 60.0, 5);
-  assert_false(tress_handle_awake(sim, h));
+  assert_false(tress_handle_is_awake(sim, h));
   /* while asleep the root crosses 30 units (under the teleport distance), then the camera follows */
   tress_part_set_cframe(scene, c.part, tress_xform_from_pos(30, 5, 0));
   fix_run(sim, 1.0 / 60.0, 5);
   cam[0] = 30.0f;
   tress_sim_set_camera(sim, cam);
   fix_run(sim, 1.0 / 60.0, 1);
-  assert_true(tress_handle_awake(sim, h));
+  assert_true(tress_handle_is_awake(sim, h));
   for (int b = 0; b < c.count; b++) {
     float p[3];
     fix_world_pos(scene, c.bones[b], p);
@@ -233,16 +234,16 @@ static void test_teleport_snaps_past_50_units(void **state) {
 
 static void test_device_budget_formulas(void **state) {
   (void)state;
-  assert_int_equal(tress_device_max_chains(0.25f), 3);
-  assert_int_equal(tress_device_max_chains(1.0f), 10);
-  assert_int_equal(tress_device_max_chains(4.0f), 40);
-  assert_int_equal(tress_device_max_chains(1.26f), 13);
-  assert_int_equal(tress_device_max_chains(0.01f), 1);
-  assert_true(tress_device_max_distance(0.25f) == 20.0f);
-  assert_true(tress_device_max_distance(1.0f) == 80.0f);
-  assert_true(tress_device_max_distance(4.0f) == 320.0f);
-  assert_true(tress_device_max_distance(1.26f) == 101.0f);
-  float c = tress_device_compute();
+  assert_int_equal(tress_device_get_max_chains(0.25f), 3);
+  assert_int_equal(tress_device_get_max_chains(1.0f), 10);
+  assert_int_equal(tress_device_get_max_chains(4.0f), 40);
+  assert_int_equal(tress_device_get_max_chains(1.26f), 13);
+  assert_int_equal(tress_device_get_max_chains(0.01f), 1);
+  assert_true(tress_device_get_max_distance(0.25f) == 20.0f);
+  assert_true(tress_device_get_max_distance(1.0f) == 80.0f);
+  assert_true(tress_device_get_max_distance(4.0f) == 320.0f);
+  assert_true(tress_device_get_max_distance(1.26f) == 101.0f);
+  float c = tress_device_measure_compute();
   assert_true(c >= 0.25f && c <= 4.0f);
 }
 
@@ -274,7 +275,7 @@ static void test_role_defaults(void **state) {
   sim = tress_sim_create(&def);
   const tress_sim_def *got = tress_sim_get_def(sim);
   assert_true(got->device_compute >= 0.25f && got->device_compute <= 4.0f);
-  assert_int_equal(sim->max_chains, tress_device_max_chains(got->device_compute));
+  assert_int_equal(sim->max_chains, tress_device_get_max_chains(got->device_compute));
   tress_sim_destroy(sim);
   /* explicit values win over the profile; lengths scale with units_per_stud */
   def.device_compute = 1.0f;
@@ -311,8 +312,8 @@ static void test_disabled_chain_takes_no_budget(void **state) {
       tress_bone_set_animated(scene, near.bones[b], a);
     }
     fix_run(sim, 1.0 / 60.0, 1);
-    assert_true(tress_handle_awake(sim, hf));
-    assert_int_equal(tress_sim_stats_get(sim).simulated, tress_sim_stats_get(sim).substeps);
+    assert_true(tress_handle_is_awake(sim, hf));
+    assert_int_equal(tress_sim_get_stats(sim).simulated, tress_sim_get_stats(sim).substeps);
     for (int b = 0; b < near.count; b++)
       assert_true(fix_xform_equal(tress_bone_transform(scene, near.bones[b]), tress_bone_animated(scene, near.bones[b])));
   }
@@ -324,8 +325,8 @@ static void test_disabled_chain_takes_no_budget(void **state) {
   tress_chain_settings on = tress_default_chain_settings();
   assert_int_equal(tress_handle_set_chain_settings(sim, hn, &on), TRESS_OK);
   fix_run(sim, 1.0 / 60.0, 2);
-  assert_true(tress_handle_awake(sim, hn));
-  assert_false(tress_handle_awake(sim, hf));
+  assert_true(tress_handle_is_awake(sim, hn));
+  assert_false(tress_handle_is_awake(sim, hf));
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }

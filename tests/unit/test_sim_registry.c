@@ -21,12 +21,12 @@ static void test_one_part_roots_several_handle_kinds(void **state) {
   /* the bones handle is found among the handles on the same root */
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, &again), TRESS_OK);
   assert_true(handle_equal(again, bones));
-  assert_int_equal(tress_sim_stats_get(sim).bound, 2);
+  assert_int_equal(tress_sim_get_stats(sim).bound, 2);
   /* the root goes: every handle on it goes */
   tress_instance_destroy(scene, c.part);
-  assert_false(tress_handle_valid(sim, bones));
-  assert_false(tress_handle_valid(sim, parts));
-  assert_int_equal(tress_sim_stats_get(sim).bound, 0);
+  assert_false(tress_handle_is_valid(sim, bones));
+  assert_false(tress_handle_is_valid(sim, parts));
+  assert_int_equal(tress_sim_get_stats(sim).bound, 0);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -42,23 +42,23 @@ static void test_lookups_stay_right_through_binds_and_destroys(void **state) {
   for (int k = 0; k < N; k++) assert_int_equal(tress_sim_bind(sim, c[k].part, NULL, &h[k]), TRESS_OK);
   /* every third handle destroyed (its entry is reused by later binds) */
   for (int k = 0; k < N; k += 3) tress_handle_destroy(sim, h[k]);
-  assert_int_equal(tress_sim_stats_get(sim).bound, N - N / 3);
+  assert_int_equal(tress_sim_get_stats(sim).bound, N - N / 3);
   for (int k = N - 1; k >= 0; k--) {
     tress_handle_id got;
     assert_int_equal(tress_sim_bind(sim, c[k].part, NULL, &got), TRESS_OK);
     if (k % 3 == 0) {
       assert_false(handle_equal(got, h[k])); /* a new handle, the old one stays dead */
-      assert_false(tress_handle_valid(sim, h[k]));
+      assert_false(tress_handle_is_valid(sim, h[k]));
       h[k] = got;
     } else {
       assert_true(handle_equal(got, h[k]));
     }
   }
-  assert_int_equal(tress_sim_stats_get(sim).bound, N);
+  assert_int_equal(tress_sim_get_stats(sim).bound, N);
   /* destroying the parts of every other chain drops exactly their handles */
   for (int k = 0; k < N; k += 2) tress_instance_destroy(scene, c[k].part);
-  for (int k = 0; k < N; k++) assert_int_equal(tress_handle_valid(sim, h[k]), k % 2 == 1);
-  assert_int_equal(tress_sim_stats_get(sim).bound, N / 2);
+  for (int k = 0; k < N; k++) assert_int_equal(tress_handle_is_valid(sim, h[k]), k % 2 == 1);
+  assert_int_equal(tress_sim_get_stats(sim).bound, N / 2);
   fix_run(sim, 1.0 / 60.0, 3);
   for (int k = 1; k < N; k += 2) fix_assert_finite(scene, &c[k]);
   tress_sim_destroy(sim);

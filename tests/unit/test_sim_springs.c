@@ -78,7 +78,7 @@ static void drop_strand(const tress_collider_def *def, float strand_radius, floa
   tress_collider_def shape = *def;
   if (def->shape == TRESS_COLLIDER_SPHERE) memcpy(shape.tail, shape.offset, sizeof shape.tail);
   tress_collider_id id;
-  assert_int_equal(tress_sim_add_collider(sim, def, &id), TRESS_OK);
+  assert_int_equal(tress_sim_create_collider(sim, def, &id), TRESS_OK);
   if (strand_radius >= 0.0f) {
     s.collider_count = 1;
     s.colliders[0] = id;
@@ -148,7 +148,7 @@ static void test_collider_sets_are_per_chain(void **state) {
   head.offset[1] = -2.0f; /* (0, 8, 0) in the world */
   memcpy(head.tail, head.offset, sizeof head.tail);
   tress_collider_id id;
-  assert_int_equal(tress_sim_add_collider(sim, &head, &id), TRESS_OK);
+  assert_int_equal(tress_sim_create_collider(sim, &head, &id), TRESS_OK);
   tress_chain_settings hs = tress_default_chain_settings(), ts = tress_default_chain_settings();
   hs.stiffness = ts.stiffness = 0.0f;
   hs.collider_count = 1;
@@ -174,15 +174,15 @@ static void test_collider_sets_are_per_chain(void **state) {
   /* back under the hair, then removed: the hair goes through where the head was */
   tress_part_set_cframe(scene, body, tress_xform_from_pos(0, 10, 0));
   fix_run(sim, 1.0 / 60.0, 5);
-  tress_sim_remove_collider(sim, id);
-  assert_false(tress_sim_collider_valid(sim, id));
+  tress_collider_destroy(sim, id);
+  assert_false(tress_collider_is_valid(sim, id));
   fix_run(sim, 1.0 / 60.0, 240);
   assert_true(closest_to_segment(scene, &hair, centre, centre) < 0.9f);
   /* a stale collider id is refused at bind */
   assert_int_equal(tress_handle_set_chain_settings(sim, hh, &hs), TRESS_ERR_STALE_ID);
   tress_collider_def bad = tress_default_collider_def();
   bad.radius = -1.0f;
-  assert_int_equal(tress_sim_add_collider(sim, &bad, NULL), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_sim_create_collider(sim, &bad, NULL), TRESS_ERR_INVALID_ARGUMENT);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }

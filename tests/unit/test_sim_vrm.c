@@ -172,7 +172,7 @@ static void test_frame_rate_independent(void **state) {
     for (int i = 1; i <= frames; i++) {
       tress_part_set_cframe(scene, c.part, head_at((double)i / rates[r]));
       assert_int_equal(tress_sim_step(sim, 1.0 / rates[r]), TRESS_OK);
-      substeps += (int)tress_sim_stats_get(sim).substeps;
+      substeps += (int)tress_sim_get_stats(sim).substeps;
       int check = i * 2 == rates[r] * 2 ? 0 : i * 2 == rates[r] * 3 ? 1 : i == frames ? 2 : -1;
       if (check >= 0)
         for (int b = 0; b < 5; b++) fix_world_pos(scene, c.bones[b], pose[r][check][b]);
@@ -322,7 +322,7 @@ static ref_run run_against_reference(bool sphere_on) {
     cd.offset[0] = (float)ref.sphere[0];
     cd.radius = (float)ref.sphere_radius;
     tress_collider_id sphere;
-    assert_int_equal(tress_sim_add_collider(sim, &cd, &sphere), TRESS_OK);
+    assert_int_equal(tress_sim_create_collider(sim, &cd, &sphere), TRESS_OK);
     s.colliders[s.collider_count++] = sphere;
   } else {
     ref.sphere_radius = -1.0; /* never reached */
@@ -406,7 +406,7 @@ static void test_vrm_frames_allocate_nothing(void **state) {
       d.offset[1] = -0.6f;
       d.radius = 0.3f;
       tress_collider_id sphere;
-      assert_int_equal(tress_sim_add_collider(sim, &d, &sphere), TRESS_OK);
+      assert_int_equal(tress_sim_create_collider(sim, &d, &sphere), TRESS_OK);
       s.colliders[s.collider_count++] = sphere;
     }
     if (k % 5 == 0) s.weight = 0.5f;

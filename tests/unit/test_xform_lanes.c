@@ -1,5 +1,6 @@
 /* test_xform_lanes.c - the solver's scene I/O copies: the eight-wide (AVX2) path and the scalar
- * path move exactly the same bits, for any count, through pointers in any order. */
+ * path move exactly the same bits, for any count, through pointers in any order.
+ * White-box (xform_lanes.h): the copies are solver internals with no public entry point. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -127,7 +127,7 @@ int main(int argc, char **argv) {
   sim = tress_sim_create(&sd);
   tress_result r = sim ? tress_spring_bind(sim, imp, &ss, &bind) : TRESS_ERR_OUT_OF_MEMORY;
   if (r != TRESS_OK) {
-    fprintf(stderr, "%s: bind: %s\n", argv[1], tress_result_string(r));
+    fprintf(stderr, "%s: bind: %s\n", argv[1], tress_result_name(r));
     goto done;
   }
   if (drive.node < 0 || (uint32_t)drive.node >= ss.node_count || tress_id_is_null(ss.node_bones[drive.node])) {

@@ -225,7 +225,7 @@ uint32_t tress_client_bones(const tress_client *c, uint32_t character_id, tress_
  * with their attach ids in this client's scene, and world poses now). Returns the count. */
 uint32_t tress_client_colliders(const tress_client *c, uint32_t character_id, tress_collider_def *defs,
                                 tress_collider_world *worlds, uint32_t max);
-/* Their ids in tress_client_sim(c), same order (for tress_sim_collider_get / _valid). A later
+/* Their ids in tress_client_sim(c), same order (for tress_collider_get_def / _get_world / _is_valid). A later
  * BIND whose springs section differs replaces them; an identical one keeps them. */
 uint32_t tress_client_collider_ids(const tress_client *c, uint32_t character_id, tress_collider_id *out,
                                    uint32_t max);
@@ -239,7 +239,7 @@ typedef struct tress_client_attachment {
 /* Writes up to max attachments (manifest order, ropes first); returns how many are bound. */
 uint32_t tress_client_attachments(const tress_client *c, uint32_t character_id, tress_client_attachment *out,
                                   uint32_t max);
-/* The drawn points of the attachment called name (tress_rope_points: a rope's segments + 1, a
+/* The drawn points of the attachment called name (tress_rope_get_points: a rope's segments + 1, a
  * sheet's particles row-major). */
 tress_client_result tress_client_attachment_points(const tress_client *c, uint32_t character_id, const char *name,
                                                    float *xyz, uint32_t max_points, uint32_t *count);

@@ -454,9 +454,11 @@ static bool any_marked(const tress_hair_manager *m, const watched *w) {
 static void bind_once(tress_hair_manager *m, watched *w) {
   tress_handle_id handles[64];
   uint32_t count = 0;
-  tress_sim_bind_character(m->def.sim, w->model, m->def.has_settings ? &m->def.settings : NULL,
-                           m->def.has_accessory_settings ? &m->def.accessory_settings : NULL, NULL, NULL, handles, 64,
-                           &count);
+  tress_character_def character = tress_default_character_def();
+  character.model = w->model;
+  if (m->def.has_settings) character.chains = m->def.settings;
+  if (m->def.has_accessory_settings) character.accessories = m->def.accessory_settings;
+  tress_sim_bind_character(m->def.sim, &character, handles, 64, &count);
   m->stats.binds++;
   w->bind_pending = false;
   w->bound = true;

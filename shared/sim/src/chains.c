@@ -32,8 +32,8 @@ void tress__chains_destroy(struct tress_chains *c) {
   free(c->slots);
   free(c->sets);
   free(c->own_sets);
-  tress_collider_lanes_free(&c->lanes);
-  tress_collider_lanes_free(&c->tile_lanes);
+  tress__collider_lanes_free(&c->lanes);
+  tress__collider_lanes_free(&c->tile_lanes);
   free(c->tile_flags);
   tress__chain_nodes_free(&c->nodes);
 #define FREE_TILE_FIELD(name) free(c->tile.name);
@@ -124,15 +124,18 @@ static bool settings_valid(const tress_chain_settings *s) {
 }
 
 /* The settings' collider ids as a set of indices; false when one is stale. */
-static bool settings_set(const tress_sim *sim, const tress_chain_settings *s, tress_collider_set *out) {
+/* The settings' collider ids as this sim's collider indices: TRESS_ERR_STALE_ID for a destroyed
+ * collider, TRESS_ERR_WRONG_OWNER for another sim's. */
+static tress_result settings_set(const tress_sim *sim, const tress_chain_settings *s, tress_collider_set *out) {
   memset(out, 0, sizeof *out);
-  if (!s) return true;
+  if (!s) return TRESS_OK;
   for (uint32_t k = 0; k < s->collider_count; k++) {
-    int32_t i = tress__collider_index(sim, s->colliders[k]);
-    if (i < 0) return false;
+    uint32_t i;
+    tress_result r = tress__collider_lookup(sim, s->colliders[k], &i);
+    if (r != TRESS_OK) return r;
     tress_collider_set_add(out, (uint16_t)i);
   }
-  return true;
+  return TRESS_OK;
 }
 
 /* What the lanes gather reads for a slot: its set while awake, nothing while asleep or disabled. */
@@ -340,7 +343,8 @@ static void set_bones_simulated(tress_scene *scene, const chain_slot *s, bool on
 static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bone, tress_id handle_root,
                                const tress_chain_settings *settings, tress_handle_id *out) {
   tress_collider_set set;
-  if (!settings_set(sim, settings, &set)) return TRESS_ERR_STALE_ID;
+  tress_result set_result = settings_set(sim, settings, &set);
+  if (set_result != TRESS_OK) return set_result;
   struct tress_chains *c = sim->chains;
   uint32_t si = slot_new(c);
   if (si == UINT32_MAX) return TRESS_ERR_OUT_OF_MEMORY;
@@ -411,7 +415,8 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   /* the VRM model and rotations_only write bone rotations only: a part chain has none */
   if (settings && (settings->model != TRESS_SPRING_POSE || settings->rotations_only)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_collider_set set;
-  if (!settings_set(sim, settings, &set)) return TRESS_ERR_STALE_ID;
+  tress_result set_result = settings_set(sim, settings, &set);
+  if (set_result != TRESS_OK) return set_result;
   for (uint32_t i = 0; i < count; i++) {
     if (!tress_instance_valid(sim->scene, parts[i])) return TRESS_ERR_STALE_ID;
     if (tress_instance_kind(sim->scene, parts[i]) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
@@ -541,14 +546,16 @@ tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id id,
 }
 
 tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id, const tress_chain_settings *in) {
-  tress_handle *h = tress__handle_get(sim, id);
-  if (!h) return TRESS_ERR_STALE_ID;
+  tress_handle *h;
+  tress_result found = tress__handle_lookup(sim, id, &h);
+  if (found != TRESS_OK) return found;
   if (h->kind != TRESS_HANDLE_BONES && h->kind != TRESS_HANDLE_PARTS) return TRESS_ERR_INVALID_ARGUMENT;
   if (!in || !settings_valid(in)) return TRESS_ERR_INVALID_ARGUMENT;
   if (h->kind == TRESS_HANDLE_PARTS && (in->model != TRESS_SPRING_POSE || in->rotations_only))
     return TRESS_ERR_INVALID_ARGUMENT;
   tress_collider_set set;
-  if (!settings_set(sim, in, &set)) return TRESS_ERR_STALE_ID;
+  tress_result set_result = settings_set(sim, in, &set);
+  if (set_result != TRESS_OK) return set_result;
   struct tress_chains *c = sim->chains;
   chain_slot *s = &c->slots[h->slot];
   tress_chain_settings next = sanitize(in);

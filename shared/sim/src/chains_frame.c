@@ -41,7 +41,7 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     float act = 0.0f;
-    tress_handle *h = tress__handle_get(sim, s->handle);
+    tress_handle *h = tress__handle_own(sim, s->handle);
     /* a frame without substeps still rewrites poses of a chain that is awake */
     if (h && h->eligible && (f->substeps > 0 || h->was_awake)) act = 1.0f;
     if (act != s->act_last) {
@@ -191,7 +191,7 @@ static void snap_slot(struct tress_chains *c, chain_slot *s) {
 }
 
 static tress_handle *slot_handle(tress_sim *sim, uint32_t si) {
-  return tress__handle_get(sim, sim->chains->slots[si].handle);
+  return tress__handle_own(sim, sim->chains->slots[si].handle);
 }
 
 static void swap_arrays(float **a, float **b) {
@@ -210,31 +210,31 @@ static void gather_colliders(tress_sim *sim, struct tress_chains *c) {
   if (widest > c->lanes.slot_cap || c->slot_count > c->lanes.stride || !c->lanes.ax) {
     tress_collider_lanes grown;
     uint32_t slots = widest > c->lanes.slot_cap ? widest : c->lanes.slot_cap;
-    if (!tress_collider_lanes_init(&grown, slots, c->slot_cap)) {
+    if (!tress__collider_lanes_init(&grown, slots, c->slot_cap)) {
       c->lanes.slots = 0;
       return;
     }
-    tress_collider_lanes_free(&c->lanes);
+    tress__collider_lanes_free(&c->lanes);
     c->lanes = grown;
   }
   if (c->lanes.slot_cap > c->tile_lanes.slot_cap || c->root_width > c->tile_lanes.stride || !c->tile_lanes.ax) {
     tress_collider_lanes grown;
-    if (!tress_collider_lanes_init(&grown, c->lanes.slot_cap, c->root_width ? c->root_width : 1)) {
+    if (!tress__collider_lanes_init(&grown, c->lanes.slot_cap, c->root_width ? c->root_width : 1)) {
       c->lanes.slots = 0;
       return;
     }
-    tress_collider_lanes_free(&c->tile_lanes);
+    tress__collider_lanes_free(&c->tile_lanes);
     c->tile_lanes = grown;
   }
   tress__colliders_resolve(sim);
-  tress_collider_lanes_gather(&c->lanes, sim->colliders->world, sim->colliders->count, c->sets, c->slot_count, NULL,
+  tress__collider_lanes_gather(&c->lanes, sim->colliders->world, sim->colliders->count, c->sets, c->slot_count, NULL,
                               c->slot_count);
 }
 
 /* A colliding tile's lanes by level-0 position, once per frame (per chain, not per node). */
 static void gather_tile_colliders(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
-  tress_collider_lanes_gather(&c->tile_lanes, sim->colliders->world, sim->colliders->count, c->sets, c->slot_count,
+  tress__collider_lanes_gather(&c->tile_lanes, sim->colliders->world, sim->colliders->count, c->sets, c->slot_count,
                               c->node_slot + lo, hi - lo);
 }
 
@@ -405,10 +405,10 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
                   par[2], &k);
     /* then out of the chain's colliders, the link kept (parents are final: previous level) */
     if (collides && c->aligned[TILE_LEVEL(c, t, l)])
-      tress_collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+      tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
                                 n->radius + lo, hi - lo, &c->tile_lanes);
     else if (collides)
-      tress_collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+      tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
                                      n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo);
   }
 }
@@ -708,27 +708,29 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
 }
 
 /* A frame, tile by tile: every phase runs on a tile while its data is in cache (and the tile
- * scratch holds that tile). With a clock, each phase's time is added to phase_ns. */
-static void run_frame(tress_sim *sim, const tress_frame *f, double (*clock)(void), double phase_ns[3]) {
+ * scratch holds that tile). With a profile, each phase's time is added to it; the two callers
+ * pass NULL or the sim's profile as a constant, so the untimed frame compiles without the
+ * clock branches. */
+static void run_frame(tress_sim *sim, const tress_frame *f, tress_sim_profile *profile) {
   struct tress_chains *c = sim->chains;
   if (!frame_begin(sim, c, f)) return;
   for (uint32_t t = 0; t < c->tile_count; t++) {
-    double t0 = clock ? clock() : 0.0;
+    double t0 = profile ? tress__clock_ms() : 0.0;
     prepare_tile(sim, c, f, t);
-    double t1 = clock ? clock() : 0.0;
+    double t1 = profile ? tress__clock_ms() : 0.0;
     bool vrm = c->tile_kind[t] & TILE_KIND_VRM;
     for (int k = 0; k < f->substeps; k++) {
       if (vrm) tress__vrm_substep_tile(c, f, tress__frame_alpha(f, k), t);
       else substep_tile(c, f, tress__frame_alpha(f, k), t);
     }
-    double t2 = clock ? clock() : 0.0;
+    double t2 = profile ? tress__clock_ms() : 0.0;
     if (carry_tile(c, f, t)) c->tile_flags[t] |= TILE_CARRIED;
     output_tile(sim, c, t);
-    if (clock) {
-      double t3 = clock();
-      phase_ns[0] += t1 - t0;
-      phase_ns[1] += t2 - t1;
-      phase_ns[2] += t3 - t2;
+    if (profile) {
+      double t3 = tress__clock_ms();
+      profile->chain_prepare += t1 - t0;
+      profile->chain_substep += t2 - t1;
+      profile->chain_output += t3 - t2;
     }
   }
   /* handle-steps: every awake, enabled chain counts once per substep */
@@ -738,8 +740,7 @@ static void run_frame(tress_sim *sim, const tress_frame *f, double (*clock)(void
   tress__count_simulated(sim, awake * (uint32_t)f->substeps);
 }
 
-void tress__chains_frame(tress_sim *sim, const tress_frame *f) { run_frame(sim, f, NULL, NULL); }
-
-void tress__chains_frame_timed(tress_sim *sim, const tress_frame *f, double (*clock)(void), double phase_ns[3]) {
-  run_frame(sim, f, clock, phase_ns);
+void tress__chains_frame(tress_sim *sim, const tress_frame *f) {
+  if (sim->profiling) run_frame(sim, f, &sim->profile);
+  else run_frame(sim, f, NULL);
 }

@@ -75,6 +75,7 @@
 #ifndef TRESS_CHAINS_INTERNAL_H
 #define TRESS_CHAINS_INTERNAL_H
 
+#include "collider_lanes.h"
 #include "sim_internal.h"
 
 /* The hot level loops are compiled for AVX-512, AVX2 and baseline x86-64 and picked at load

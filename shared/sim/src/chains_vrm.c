@@ -172,10 +172,10 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
                   n->vg_y + lo, n->vg_z + lo, n->damping + lo, n->stiffness + lo, n->rest_len + lo, n->stepping + lo,
                   f->dt, c->g[13], c->g[14], c->g[15]);
     if (collides && c->aligned[tl])
-      tress_collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+      tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
                                 n->radius + lo, hi - lo, &c->tile_lanes);
     else if (collides)
-      tress_collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+      tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
                                      n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo);
     if (l + 1 == c->level_count) break; /* no level below reads this one's A */
     /* the parent's aim: its first child, which in a linear chain is the node itself (whose rest

@@ -40,7 +40,7 @@ static void on_character_event(tress_scene *scene, tress_id model, tress_event e
   tress_sim *sim = user;
   for (uint32_t i = 0; i < sim->handle_count; i++) {
     tress_handle *h = &sim->handles[i];
-    if (h->alive && tress_id_equal(h->character, model)) tress_handle_destroy(sim, (tress_handle_id){i + 1, h->generation});
+    if (h->alive && tress_id_equal(h->character, model)) tress_handle_destroy(sim, tress__handle_id(sim, h));
   }
 }
 
@@ -104,33 +104,32 @@ static bool visit_accessory(tress_scene *scene, tress_id id, void *user) {
 }
 
 static bool chain_settings_finite(const tress_chain_settings *s) {
-  return !s || (isfinite(s->damping) && isfinite(s->stiffness) && isfinite(s->gravity_scale) && isfinite(s->wind_scale));
+  return (isfinite(s->damping) && isfinite(s->stiffness) && isfinite(s->gravity_scale) && isfinite(s->wind_scale));
 }
 
 static bool accessory_settings_finite(const tress_accessory_settings *s) {
-  return !s || (isfinite(s->damping) && isfinite(s->stiffness) && isfinite(s->gravity_scale) &&
+  return (isfinite(s->damping) && isfinite(s->stiffness) && isfinite(s->gravity_scale) &&
                 isfinite(s->wind_scale) && isfinite(s->max_swing_degrees));
 }
 
-tress_result tress_sim_bind_character(tress_sim *sim, tress_id model, const tress_chain_settings *settings,
-                                      const tress_accessory_settings *accessory_settings,
-                                      tress_accessory_match_fn match, void *match_user, tress_handle_id *out,
+tress_result tress_sim_bind_character(tress_sim *sim, const tress_character_def *def, tress_handle_id *out,
                                       uint32_t max_out, uint32_t *count) {
   if (count) *count = 0;
-  if (!sim || (!out && max_out)) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!sim || !def || (!out && max_out)) return TRESS_ERR_INVALID_ARGUMENT;
+  tress_id model = def->model;
   if (!tress_instance_valid(sim->scene, model)) return TRESS_ERR_STALE_ID;
   if (tress_instance_kind(sim->scene, model) != TRESS_KIND_MODEL) return TRESS_ERR_INVALID_ARGUMENT;
   /* Refuse bad settings before anything binds, so a refusal changes nothing. */
-  if (!chain_settings_finite(settings) || !accessory_settings_finite(accessory_settings))
+  if (!chain_settings_finite(&def->chains) || !accessory_settings_finite(&def->accessories))
     return TRESS_ERR_INVALID_ARGUMENT;
   character_scan scan;
   memset(&scan, 0, sizeof scan);
   scan.sim = sim;
   scan.model = model;
-  scan.settings = settings;
-  scan.accessory_settings = accessory_settings;
-  scan.match = match ? match : tress_default_accessory_match;
-  scan.match_user = match ? match_user : NULL;
+  scan.settings = &def->chains;
+  scan.accessory_settings = &def->accessories;
+  scan.match = def->match ? def->match : tress_default_accessory_match;
+  scan.match_user = def->match ? def->match_user : NULL;
   scan.out = out;
   scan.max_out = max_out;
   tress_instance_visit_descendants(sim->scene, model, visit_boned_part, &scan);

@@ -63,30 +63,30 @@ bool tress__cloth_carry_weights(tress_particles *ps) {
   return true;
 }
 
-tress_result tress_sim_bind_cloth(tress_sim *sim, const tress_cloth_def *def, tress_handle_id *out) {
+static tress_result bind_cloth(tress_sim *sim, const tress_cloth_def *def, tress_handle_id *out, tress_error *err) {
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
   if (out) *out = (tress_handle_id){0};
-  if (!def || !out) return tress__ropes_fail(sim, "bind_cloth needs a def and an out handle");
+  if (!def || !out) return tress__ropes_fail(err, "bind_cloth needs a def and an out handle");
   uint32_t w = def->width, hgt = def->height;
-  if (w < 2 || hgt < 2) return tress__ropes_fail(sim, "a cloth grid needs at least 2 x 2 particles");
-  if ((uint64_t)w * hgt > MAX_CLOTH_PARTICLES) return tress__ropes_fail(sim, "a cloth grid has at most 2^20 particles");
+  if (w < 2 || hgt < 2) return tress__ropes_fail(err, "a cloth grid needs at least 2 x 2 particles");
+  if ((uint64_t)w * hgt > MAX_CLOTH_PARTICLES) return tress__ropes_fail(err, "a cloth grid has at most 2^20 particles");
   if (!tress_vec3_is_finite(def->origin) || !tress_vec3_is_finite(def->step_u) || !tress_vec3_is_finite(def->step_v))
-    return tress__ropes_fail(sim, "cloth origin and steps must be finite");
+    return tress__ropes_fail(err, "cloth origin and steps must be finite");
   float cu[3], lu, lv;
   glm_vec3_cross((float *)def->step_u, (float *)def->step_v, cu);
   lu = glm_vec3_norm((float *)def->step_u);
   lv = glm_vec3_norm((float *)def->step_v);
   if (lu <= 1e-6f || lv <= 1e-6f || glm_vec3_norm(cu) <= 1e-6f * lu * lv)
-    return tress__ropes_fail(sim, "cloth steps must be non-zero and not parallel");
+    return tress__ropes_fail(err, "cloth steps must be non-zero and not parallel");
   uint32_t n = w * hgt;
-  if (def->pin_count && !def->pins) return tress__ropes_fail(sim, "pin_count without pins");
+  if (def->pin_count && !def->pins) return tress__ropes_fail(err, "pin_count without pins");
   for (uint32_t p = 0; p < def->pin_count; p++) {
     const tress_cloth_pin *pin = &def->pins[p];
-    if (pin->particle >= n) return tress__ropes_fail(sim, "a cloth pin's particle is outside the grid");
+    if (pin->particle >= n) return tress__ropes_fail(err, "a cloth pin's particle is outside the grid");
     if (!tress_id_is_null(pin->instance) && !tress__pin_instance_ok(sim->scene, pin->instance))
-      return tress__ropes_fail(sim, "a cloth pin instance is stale or not a part or bone");
+      return tress__ropes_fail(err, "a cloth pin instance is stale or not a part or bone");
     for (uint32_t q = 0; q < p; q++)
-      if (def->pins[q].particle == pin->particle) return tress__ropes_fail(sim, "a cloth particle is pinned twice");
+      if (def->pins[q].particle == pin->particle) return tress__ropes_fail(err, "a cloth particle is pinned twice");
   }
 
   uint32_t m = (w - 1) * hgt + w * (hgt - 1) + 2 * (w - 1) * (hgt - 1);
@@ -138,4 +138,9 @@ tress_result tress_sim_bind_cloth(tress_sim *sim, const tress_cloth_def *def, tr
   tress__particles_rebuild(ps);
   tress__particles_update_center(ps);
   return tress__ropes_register(sim, ps, out);
+}
+
+tress_result tress_sim_bind_cloth(tress_sim *sim, const tress_cloth_def *def, tress_handle_id *out, tress_error *err) {
+  tress_error_clear(err);
+  return tress__ropes_finish_bind(bind_cloth(sim, def, out, err), err);
 }

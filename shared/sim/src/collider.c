@@ -9,7 +9,7 @@
  * on a collider without sinking in under gravity. A point exactly on a collider's axis has no
  * normal; it is pushed along +Y, a choice that is arbitrary but deterministic.
  */
-#include "tress/collider.h"
+#include "collider_lanes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,19 +37,19 @@ tress_collider_def tress_collider_capsule_y(tress_id attach, const float offset[
   return d;
 }
 
-float tress_collider_height(const tress_collider_def *def) {
+float tress_collider_def_get_height(const tress_collider_def *def) {
   if (!def || def->shape != TRESS_COLLIDER_CAPSULE) return 0.0f;
   float dx = def->tail[0] - def->offset[0], dy = def->tail[1] - def->offset[1], dz = def->tail[2] - def->offset[2];
   return sqrtf(dx * dx + dy * dy + dz * dz);
 }
 
-bool tress_collider_def_valid(const tress_collider_def *def) {
+bool tress_collider_def_is_valid(const tress_collider_def *def) {
   if (!def) return false;
   if (!isfinite(def->radius) || def->radius < 0.0f) return false;
   if (!tress_vec3_is_finite(def->offset)) return false;
   if (def->shape == TRESS_COLLIDER_CAPSULE) {
     if (!tress_vec3_is_finite(def->tail)) return false;
-    if (!(tress_collider_height(def) > 0.0f)) return false;
+    if (!(tress_collider_def_get_height(def) > 0.0f)) return false;
   } else if (def->shape != TRESS_COLLIDER_SPHERE) {
     return false;
   }
@@ -168,7 +168,7 @@ static inline bool inside(float x, float y, float z, const tress_collider_world 
   return dx * dx + dy * dy + dz * dz < r * r;
 }
 
-bool tress_collider_push_point(float p[3], const float parent[3], float rest_len, float strand_radius,
+bool tress__collider_push_point(float p[3], const float parent[3], float rest_len, float strand_radius,
                                const tress_collider_world *colliders, uint32_t n) {
   bool hit = false;
   for (uint32_t k = 0; k < n; k++) {
@@ -183,7 +183,7 @@ bool tress_collider_push_point(float p[3], const float parent[3], float rest_len
 
 /* ---- lanes ---- */
 
-bool tress_collider_lanes_init(tress_collider_lanes *lanes, uint32_t slots, uint32_t capacity) {
+bool tress__collider_lanes_init(tress_collider_lanes *lanes, uint32_t slots, uint32_t capacity) {
   memset(lanes, 0, sizeof *lanes);
   size_t per = (size_t)(slots ? slots : 1) * (capacity ? capacity : 1);
   float *block = malloc(per * 7 * sizeof(float));
@@ -200,13 +200,13 @@ bool tress_collider_lanes_init(tress_collider_lanes *lanes, uint32_t slots, uint
   return true;
 }
 
-void tress_collider_lanes_free(tress_collider_lanes *lanes) {
+void tress__collider_lanes_free(tress_collider_lanes *lanes) {
   if (!lanes) return;
   free(lanes->ax); /* the block's start */
   memset(lanes, 0, sizeof *lanes);
 }
 
-void tress_collider_lanes_gather(tress_collider_lanes *lanes, const tress_collider_world *world, uint32_t world_count,
+void tress__collider_lanes_gather(tress_collider_lanes *lanes, const tress_collider_world *world, uint32_t world_count,
                                  const tress_collider_set *sets, uint32_t set_count, const uint32_t *set_of_node,
                                  uint32_t count) {
   if (count > lanes->stride) count = lanes->stride;
@@ -239,7 +239,7 @@ void tress_collider_lanes_gather(tress_collider_lanes *lanes, const tress_collid
   lanes->slots = widest;
 }
 
-tress_collider_lanes tress_collider_lanes_view(const tress_collider_lanes *lanes, uint32_t first) {
+tress_collider_lanes tress__collider_lanes_view(const tress_collider_lanes *lanes, uint32_t first) {
   tress_collider_lanes v = *lanes;
   if (first > lanes->stride) first = lanes->stride;
   v.ax += first; v.ay += first; v.az += first;
@@ -306,7 +306,7 @@ __attribute__((noinline)) static void restore_links(float *restrict x, float *re
   }
 }
 
-void tress_collider_push_level(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
+void tress__collider_push_level(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
                                const float *restrict py, const float *restrict pz, const float *restrict rest,
                                const float *restrict strand_radius, uint32_t count,
                                const tress_collider_lanes *lanes) {
@@ -366,7 +366,7 @@ __attribute__((noinline)) static void block_push_sets(float *restrict x, float *
   }
 }
 
-void tress_collider_push_level_sets(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
+void tress__collider_push_level_sets(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
                                     const float *restrict py, const float *restrict pz, const float *restrict rest,
                                     const float *restrict strand_radius, uint32_t count,
                                     const tress_collider_lanes *set_lanes, const uint32_t *restrict set_of_node) {

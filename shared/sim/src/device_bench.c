@@ -17,7 +17,7 @@ static double now_ns(void) {
   return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-float tress_device_compute(void) {
+float tress_device_measure_compute(void) {
   float p[BENCH_NODES * 3], o[BENCH_NODES * 3];
   for (int i = 0; i < BENCH_NODES * 3; i++) p[i] = o[i] = (float)(i % 7) * 0.1f;
   double best = 1e30;

@@ -236,8 +236,10 @@ bool tress__cloth_carry_weights(tress_particles *ps);
 tress_particle_settings tress__particle_settings_resolve(const tress_particle_settings *in, float units_per_stud);
 /* A part or bone that exists; pins accept nothing else. */
 bool tress__pin_instance_ok(const tress_scene *scene, tress_id id);
-/* Records why a bind failed and returns TRESS_ERR_INVALID_ARGUMENT. */
-tress_result tress__ropes_fail(tress_sim *sim, const char *why);
+/* A refused def: err (may be NULL) gets TRESS_ERR_INVALID_ARGUMENT and why. */
+tress_result tress__ropes_fail(tress_error *err, const char *why);
+/* A bind's result, with err filled from the code when the failure left no message (out of memory). */
+tress_result tress__ropes_finish_bind(tress_result r, tress_error *err);
 /* Takes ownership of ps (freed on failure): stores it, allocates its handle, listens on its pins. */
 tress_result tress__ropes_register(tress_sim *sim, tress_particles *ps, tress_handle_id *out);
 

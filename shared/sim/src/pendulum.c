@@ -472,8 +472,9 @@ void tress__pendulums_unbind(tress_sim *sim, tress_handle *h) {
 }
 
 tress_result tress_handle_set_accessory_settings(tress_sim *sim, tress_handle_id id, const tress_accessory_settings *s) {
-  tress_handle *h = tress__handle_get(sim, id);
-  if (!h) return TRESS_ERR_STALE_ID;
+  tress_handle *h;
+  tress_result found = tress__handle_lookup(sim, id, &h);
+  if (found != TRESS_OK) return found;
   if (h->kind != TRESS_HANDLE_ACCESSORY || !s || !settings_valid(s)) return TRESS_ERR_INVALID_ARGUMENT;
   apply_settings(&sim->pendulums->items[h->slot], s);
   return TRESS_OK;

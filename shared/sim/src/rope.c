@@ -15,7 +15,7 @@
  *
  * Display carry: a game drawing at 144 Hz gets frames with no fixed step, or with time left after
  * the last one, while the pinned parts have moved on. Left alone the drawn rope would trail its
- * pins and snap back at the next step. So what tress_rope_points returns (and the output parts)
+ * pins and snap back at the next step. So what tress_rope_get_points returns (and the output parts)
  * is the particle state carried with the pins from where the last tick left them to where they
  * are now: per source (the distinct instances the pins follow) a rigid motion, rotation from the
  * instance's rotation change and translation that lands its reference pin exactly on its point.
@@ -42,7 +42,6 @@ struct tress_ropes {
   tress_particles **slots;
   uint32_t slot_count, slot_cap;
   rope_groups groups; /* interleaved ropes (rope_lanes.c) */
-  char bind_error[192];
 };
 
 #define LOD_HZ 15.0f
@@ -137,12 +136,14 @@ bool tress__pin_instance_ok(const tress_scene *scene, tress_id id) {
   return k == TRESS_KIND_PART || k == TRESS_KIND_BONE;
 }
 
-tress_result tress__ropes_fail(tress_sim *sim, const char *why) {
-  snprintf(sim->ropes->bind_error, sizeof sim->ropes->bind_error, "%s", why);
-  return TRESS_ERR_INVALID_ARGUMENT;
+tress_result tress__ropes_fail(tress_error *err, const char *why) {
+  return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "%s", why);
 }
 
-const char *tress_rope_bind_error(const tress_sim *sim) { return sim ? sim->ropes->bind_error : "no sim"; }
+tress_result tress__ropes_finish_bind(tress_result r, tress_error *err) {
+  if (r != TRESS_OK && err && err->code == TRESS_OK) tress_error_set(err, r, "%s", tress_result_name(r));
+  return r;
+}
 
 static void pin_world(const tress_scene *scene, const particle_pin *pin, float out[3]) {
   if (tress_id_is_null(pin->instance)) {
@@ -378,12 +379,23 @@ void tress__ropes_reset(tress_sim *sim, const tress_handle *h) {
 
 /* ---- registry ---- */
 
-static tress_particles *particles_get(const tress_sim *sim, tress_handle_id id, tress_handle **out) {
-  tress_handle *h = tress__handle_get(sim, id);
-  if (!h || (h->kind != TRESS_HANDLE_ROPE && h->kind != TRESS_HANDLE_CLOTH)) return NULL;
+/* The particles of a rope or cloth handle, or NULL with *why saying what the id is instead. */
+static tress_particles *particles_lookup(const tress_sim *sim, tress_handle_id id, tress_handle **out,
+                                         tress_result *why) {
+  tress_handle *h;
+  *why = tress__handle_lookup(sim, id, &h);
+  if (*why != TRESS_OK) return NULL;
+  *why = TRESS_ERR_STALE_ID; /* a live handle of another kind: no rope by that id */
+  if (h->kind != TRESS_HANDLE_ROPE && h->kind != TRESS_HANDLE_CLOTH) return NULL;
   if (h->slot >= sim->ropes->slot_count) return NULL;
   if (out) *out = h;
+  *why = TRESS_OK;
   return sim->ropes->slots[h->slot];
+}
+
+static tress_particles *particles_get(const tress_sim *sim, tress_handle_id id, tress_handle **out) {
+  tress_result why;
+  return particles_lookup(sim, id, out, &why);
 }
 
 static void on_pin_destroying(tress_scene *scene, tress_id instance, tress_event event, void *user) {
@@ -443,7 +455,6 @@ tress_result tress__ropes_register(tress_sim *sim, tress_particles *ps, tress_ha
     for (uint32_t q = 0; q < p; q++) seen = seen || tress_id_equal(ps->pins[q].instance, inst);
     if (!seen) ps->pins[p].on_destroy = tress_instance_connect(sim->scene, inst, on_pin_destroying, sim);
   }
-  r->bind_error[0] = '\0';
   *out = id;
   return TRESS_OK;
 }
@@ -479,21 +490,21 @@ static bool pin_def_ok(tress_sim *sim, const tress_rope_pin *pin, const char **w
   return true;
 }
 
-tress_result tress_sim_bind_rope(tress_sim *sim, const tress_rope_def *def, tress_handle_id *out) {
+static tress_result bind_rope(tress_sim *sim, const tress_rope_def *def, tress_handle_id *out, tress_error *err) {
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
   if (out) *out = (tress_handle_id){0};
-  if (!def || !out) return tress__ropes_fail(sim, "bind_rope needs a def and an out handle");
-  if (def->segments == 0) return tress__ropes_fail(sim, "a rope needs at least one segment");
-  if (def->segments > 65536) return tress__ropes_fail(sim, "a rope has at most 65536 segments");
-  if (!isfinite(def->length) || def->length <= 0.0f) return tress__ropes_fail(sim, "a rope length must be finite and > 0");
+  if (!def || !out) return tress__ropes_fail(err, "bind_rope needs a def and an out handle");
+  if (def->segments == 0) return tress__ropes_fail(err, "a rope needs at least one segment");
+  if (def->segments > 65536) return tress__ropes_fail(err, "a rope has at most 65536 segments");
+  if (!isfinite(def->length) || def->length <= 0.0f) return tress__ropes_fail(err, "a rope length must be finite and > 0");
   const char *why = NULL;
-  if (!pin_def_ok(sim, &def->start, &why) || !pin_def_ok(sim, &def->end, &why)) return tress__ropes_fail(sim, why);
+  if (!pin_def_ok(sim, &def->start, &why) || !pin_def_ok(sim, &def->end, &why)) return tress__ropes_fail(err, why);
   if (def->output_part_count && (def->output_part_count != def->segments || !def->output_parts))
-    return tress__ropes_fail(sim, "output_parts needs exactly one part per segment");
+    return tress__ropes_fail(err, "output_parts needs exactly one part per segment");
   for (uint32_t i = 0; i < def->output_part_count; i++)
     if (tress_instance_kind(sim->scene, def->output_parts[i]) != TRESS_KIND_PART ||
         !tress_instance_valid(sim->scene, def->output_parts[i]))
-      return tress__ropes_fail(sim, "an output part is stale or not a part");
+      return tress__ropes_fail(err, "an output part is stale or not a part");
 
   uint32_t segs = def->segments, n = segs + 1;
   uint32_t pin_count = (def->start.pinned ? 1u : 0u) + (def->end.pinned ? 1u : 0u);
@@ -564,14 +575,20 @@ tress_result tress_sim_bind_rope(tress_sim *sim, const tress_rope_def *def, tres
   return rc;
 }
 
+tress_result tress_sim_bind_rope(tress_sim *sim, const tress_rope_def *def, tress_handle_id *out, tress_error *err) {
+  tress_error_clear(err);
+  return tress__ropes_finish_bind(bind_rope(sim, def, out, err), err);
+}
+
 /* ---- run-time queries and edits ---- */
 
-tress_result tress_rope_points(const tress_sim *sim, tress_handle_id h, float *xyz, uint32_t max_points,
+tress_result tress_rope_get_points(const tress_sim *sim, tress_handle_id h, float *xyz, uint32_t max_points,
                                uint32_t *count) {
   if (count) *count = 0;
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
-  tress_particles *ps = particles_get(sim, h, NULL);
-  if (!ps) return TRESS_ERR_STALE_ID;
+  tress_result why;
+  tress_particles *ps = particles_lookup(sim, h, NULL, &why);
+  if (!ps) return why;
   if (max_points && !xyz) return TRESS_ERR_INVALID_ARGUMENT;
   uint32_t k = max_points < ps->n ? max_points : ps->n;
   if (ps->carried && ps->carry_whole)
@@ -587,8 +604,9 @@ tress_result tress_rope_points(const tress_sim *sim, tress_handle_id h, float *x
 tress_result tress_rope_cut(tress_sim *sim, tress_handle_id h, uint32_t segment) {
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
   tress_handle *hd;
-  tress_particles *ps = particles_get(sim, h, &hd);
-  if (!ps) return TRESS_ERR_STALE_ID;
+  tress_result why;
+  tress_particles *ps = particles_lookup(sim, h, &hd, &why);
+  if (!ps) return why;
   if (hd->kind != TRESS_HANDLE_ROPE) return TRESS_ERR_INVALID_ARGUMENT;
   for (uint32_t k = 0; k < ps->m; k++) {
     if (ps->ca[k] == segment) {
@@ -606,8 +624,9 @@ tress_result tress_rope_cut(tress_sim *sim, tress_handle_id h, uint32_t segment)
 
 tress_result tress_cloth_cut(tress_sim *sim, tress_handle_id h, uint32_t a, uint32_t b) {
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
-  tress_particles *ps = particles_get(sim, h, NULL);
-  if (!ps) return TRESS_ERR_STALE_ID;
+  tress_result why;
+  tress_particles *ps = particles_lookup(sim, h, NULL, &why);
+  if (!ps) return why;
   for (uint32_t k = 0; k < ps->m; k++) {
     if ((ps->ca[k] == a && ps->cb[k] == b) || (ps->ca[k] == b && ps->cb[k] == a)) {
       tress__particles_remove_constraint(ps, k);
@@ -617,12 +636,12 @@ tress_result tress_cloth_cut(tress_sim *sim, tress_handle_id h, uint32_t a, uint
   return TRESS_ERR_INVALID_ARGUMENT;
 }
 
-uint32_t tress_rope_constraint_count(const tress_sim *sim, tress_handle_id h) {
+uint32_t tress_rope_get_constraint_count(const tress_sim *sim, tress_handle_id h) {
   tress_particles *ps = sim ? particles_get(sim, h, NULL) : NULL;
   return ps ? ps->m : 0;
 }
 
-const char *tress_rope_fault(const tress_sim *sim, tress_handle_id h) {
+const char *tress_rope_get_fault(const tress_sim *sim, tress_handle_id h) {
   tress_particles *ps = sim ? particles_get(sim, h, NULL) : NULL;
   return ps ? ps->fault : NULL;
 }
@@ -636,7 +655,16 @@ void tress__rope_ungroup(tress_sim *sim, tress_handle_id h) {
   if (ps) tress__rope_groups_leave(&sim->ropes->groups, ps);
 }
 
-tress_rope_lod tress_rope_lod_get(const tress_sim *sim, tress_handle_id h) {
+const char *tress_rope_lod_name(tress_rope_lod lod) {
+  switch (lod) {
+  case TRESS_ROPE_FULL: return "full";
+  case TRESS_ROPE_REDUCED: return "reduced";
+  case TRESS_ROPE_FROZEN: return "frozen";
+  }
+  return "unknown";
+}
+
+tress_rope_lod tress_rope_get_lod(const tress_sim *sim, tress_handle_id h) {
   tress_particles *ps = sim ? particles_get(sim, h, NULL) : NULL;
   return ps ? ps->lod : TRESS_ROPE_FROZEN;
 }

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sim_internal.h"
 
@@ -22,16 +23,29 @@
 #define SERVER_MAX_DISTANCE 100.0f
 #define SERVER_MAX_CHAINS 20
 
-const char *tress_result_string(tress_result r) {
-  switch (r) {
-  case TRESS_OK: return "ok";
-  case TRESS_ERR_INVALID_ARGUMENT: return "invalid argument";
-  case TRESS_ERR_STALE_ID: return "the instance or handle no longer exists";
-  case TRESS_ERR_NOTHING_TO_BIND: return "nothing to bind";
-  case TRESS_ERR_TOO_FEW_PARTS: return "a part chain needs a pin and at least one link";
-  case TRESS_ERR_OUT_OF_MEMORY: return "out of memory";
-  }
-  return "unknown error";
+/* The owner tag of a new sim, with no global counter: the sim's address mixed (splitmix64's
+ * finalizer) with the monotonic clock at creation, folded to 32 bits, never 0. What it
+ * guarantees: nothing absolute (32 bits of a hash), but two sims alive together share a tag only
+ * with probability 2^-32 per pair, and a sim created later at a freed sim's address gets a fresh
+ * tag (the clock moved), so a kept id of a destroyed sim is refused by its successor too. Ids are
+ * still checked for index and generation, so a tag collision never names a freed slot. */
+static uint32_t owner_tag(const tress_sim *sim) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  uint64_t x = (uint64_t)(uintptr_t)sim ^ ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) * 0x9e3779b97f4a7c15u;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9u;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebu;
+  x ^= x >> 31;
+  uint32_t tag = (uint32_t)(x ^ (x >> 32));
+  return tag ? tag : 1u;
+}
+
+double tress__clock_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 tress_sim_def tress_default_sim_def(void) {
@@ -66,12 +80,20 @@ tress_accessory_settings tress_default_accessory_settings(void) {
       .damping = 0.9f, .stiffness = 0.08f, .gravity_scale = 0.4f, .wind_scale = 1.0f, .max_swing_degrees = 25.0f};
 }
 
-int tress_device_max_chains(float compute) {
+tress_character_def tress_default_character_def(void) {
+  tress_character_def d;
+  memset(&d, 0, sizeof d);
+  d.chains = tress_default_chain_settings();
+  d.accessories = tress_default_accessory_settings();
+  return d;
+}
+
+int tress_device_get_max_chains(float compute) {
   int n = (int)lroundf(10.0f * compute);
   return n < 1 ? 1 : n;
 }
 
-float tress_device_max_distance(float compute) { return roundf(80.0f * compute); }
+float tress_device_get_max_distance(float compute) { return roundf(80.0f * compute); }
 
 static float finite_or(float v, float fallback) { return isfinite(v) ? v : fallback; }
 
@@ -81,6 +103,8 @@ tress_sim *tress_sim_create(const tress_sim_def *def) {
   if (!sim) return NULL;
   sim->def = *def;
   sim->scene = def->scene;
+  sim->owner = owner_tag(sim);
+  sim->profiling = def->enable_profile;
   tress_sim_def *d = &sim->def;
   d->units_per_stud = finite_or(d->units_per_stud, 1.0f);
   if (d->units_per_stud <= 0.0f) d->units_per_stud = 1.0f;
@@ -98,12 +122,12 @@ tress_sim *tress_sim_create(const tress_sim_def *def) {
     sim->max_distance = SERVER_MAX_DISTANCE * ups;
     sim->max_chains = SERVER_MAX_CHAINS;
   } else if (d->max_distance < 0.0f || d->max_chains < 0) {
-    float c = d->device_compute > 0.0f ? d->device_compute : tress_device_compute();
+    float c = d->device_compute > 0.0f ? d->device_compute : tress_device_measure_compute();
     if (c < 0.25f) c = 0.25f;
     if (c > 4.0f) c = 4.0f;
     d->device_compute = c;
-    sim->max_distance = tress_device_max_distance(c) * ups;
-    sim->max_chains = tress_device_max_chains(c);
+    sim->max_distance = tress_device_get_max_distance(c) * ups;
+    sim->max_chains = tress_device_get_max_chains(c);
   }
   if (d->max_distance >= 0.0f && isfinite(d->max_distance)) sim->max_distance = d->max_distance;
   if (d->max_chains >= 0) sim->max_chains = d->max_chains;
@@ -137,7 +161,7 @@ void tress_sim_destroy(tress_sim *sim) {
   if (!sim) return;
   for (uint32_t i = 0; i < sim->handle_count; i++) {
     tress_handle *h = &sim->handles[i];
-    if (h->alive) tress_handle_destroy(sim, (tress_handle_id){i + 1, h->generation});
+    if (h->alive) tress_handle_destroy(sim, tress__handle_id(sim, h));
   }
   if (sim->loop_running && sim->loop_fn) sim->loop_fn(sim->loop_user, sim, false);
   if (sim->loop_release) sim->loop_release(sim->loop_user);
@@ -155,8 +179,22 @@ void tress_sim_destroy(tress_sim *sim) {
 
 static void on_root_event(tress_scene *scene, tress_id instance, tress_event event, void *user);
 
+tress_result tress__handle_lookup(const tress_sim *sim, tress_handle_id h, tress_handle **out) {
+  *out = NULL;
+  if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
+  if (h.index1 == 0) return TRESS_ERR_STALE_ID; /* names nothing that exists */
+  if (h.owner != sim->owner) return TRESS_ERR_WRONG_OWNER;
+  if (h.index1 > sim->handle_count) return TRESS_ERR_STALE_ID;
+  tress_handle *handle = &sim->handles[h.index1 - 1];
+  if (!handle->alive || handle->generation != h.generation) return TRESS_ERR_STALE_ID;
+  *out = handle;
+  return TRESS_OK;
+}
+
+/* The same checks as tress__handle_lookup without telling them apart: the writers call this
+ * per chain per frame, so it stays one flat test. */
 tress_handle *tress__handle_get(const tress_sim *sim, tress_handle_id h) {
-  if (!sim || h.index1 == 0 || h.index1 > sim->handle_count) return NULL;
+  if (!sim || h.index1 == 0 || h.index1 > sim->handle_count || h.owner != sim->owner) return NULL;
   tress_handle *handle = &sim->handles[h.index1 - 1];
   return (handle->alive && handle->generation == h.generation) ? handle : NULL;
 }
@@ -173,7 +211,7 @@ void tress__sim_reset_writers(tress_sim *sim, tress_id root) {
 
 tress_handle_id tress__handle_id(const tress_sim *sim, const tress_handle *handle) {
   uint32_t i = (uint32_t)(handle - sim->handles);
-  return (tress_handle_id){i + 1, handle->generation};
+  return (tress_handle_id){i + 1, handle->generation, sim->owner};
 }
 
 /* First live handle on this root's scene slot (0: none); the list is walked through
@@ -211,7 +249,7 @@ static void unlink_root(tress_sim *sim, uint32_t i) {
 tress_handle_id tress__handle_find(const tress_sim *sim, tress_handle_kind kind, tress_id root) {
   for (uint32_t i = first_on_root(sim, root); i; i = sim->handles[i - 1].next_same_root) {
     const tress_handle *h = &sim->handles[i - 1];
-    if (h->alive && h->kind == kind && tress_id_equal(h->root, root)) return (tress_handle_id){i, h->generation};
+    if (h->alive && h->kind == kind && tress_id_equal(h->root, root)) return tress__handle_id(sim, h);
   }
   return (tress_handle_id){0};
 }
@@ -255,7 +293,7 @@ tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tres
     sim->loop_running = true;
     sim->loop_fn(sim->loop_user, sim, true);
   }
-  return (tress_handle_id){i, h->generation};
+  return tress__handle_id(sim, h);
 }
 
 static void on_root_event(tress_scene *scene, tress_id instance, tress_event event, void *user) {
@@ -266,7 +304,7 @@ static void on_root_event(tress_scene *scene, tress_id instance, tress_event eve
   for (uint32_t i = first_on_root(sim, instance); i;) {
     tress_handle *h = &sim->handles[i - 1];
     if (h->alive && tress_id_equal(h->root, instance)) {
-      tress_handle_destroy(sim, (tress_handle_id){i, h->generation});
+      tress_handle_destroy(sim, tress__handle_id(sim, h));
       i = first_on_root(sim, instance);
     } else {
       i = h->next_same_root;
@@ -274,7 +312,7 @@ static void on_root_event(tress_scene *scene, tress_id instance, tress_event eve
   }
 }
 
-bool tress_handle_valid(const tress_sim *sim, tress_handle_id h) { return tress__handle_get(sim, h) != NULL; }
+bool tress_handle_is_valid(const tress_sim *sim, tress_handle_id h) { return tress__handle_get(sim, h) != NULL; }
 
 void tress_handle_destroy(tress_sim *sim, tress_handle_id id) {
   tress_handle *h = tress__handle_get(sim, id);
@@ -304,7 +342,7 @@ void tress_handle_destroy(tress_sim *sim, tress_handle_id id) {
   }
 }
 
-bool tress_handle_awake(const tress_sim *sim, tress_handle_id id) {
+bool tress_handle_is_awake(const tress_sim *sim, tress_handle_id id) {
   tress_handle *h = tress__handle_get(sim, id);
   return h && h->was_awake;
 }
@@ -319,12 +357,17 @@ void tress_sim_set_camera(tress_sim *sim, const float position[3]) {
   memcpy(sim->camera, position, sizeof sim->camera);
 }
 
-tress_sim_stats tress_sim_stats_get(const tress_sim *sim) {
+tress_sim_stats tress_sim_get_stats(const tress_sim *sim) {
   tress_sim_stats s = {0};
   if (!sim) return s;
   s = sim->stats;
   s.bound = sim->live_handles;
   return s;
+}
+
+tress_sim_profile tress_sim_get_profile(const tress_sim *sim) {
+  tress_sim_profile p = {0};
+  return sim ? sim->profile : p;
 }
 
 /* ---- culling ---- */
@@ -421,8 +464,33 @@ static void sample_wind(tress_sim *sim, float out[3]) {
 
 /* ---- step ---- */
 
+/* The frame's culling and writers, each timed into the profile (the chains time their own
+ * phases inside). */
+static void run_writers_profiled(tress_sim *sim, const tress_frame *frame, double t_start) {
+  tress_sim_profile *p = &sim->profile;
+  double t0 = tress__clock_ms();
+  compute_eligibility(sim);
+  double t1 = tress__clock_ms();
+  tress__chains_frame(sim, frame);
+  double t2 = tress__clock_ms();
+  tress__pendulums_frame(sim, frame);
+  double t3 = tress__clock_ms();
+  tress__ropes_frame(sim, frame);
+  double t4 = tress__clock_ms();
+  p->cull = t1 - t0;
+  p->chains = t2 - t1;
+  p->pendulums = t3 - t2;
+  p->ropes = t4 - t3;
+  p->step = t4 - t_start;
+}
+
 tress_result tress_sim_step(tress_sim *sim, double dt) {
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
+  double t_start = 0.0;
+  if (sim->profiling) {
+    memset(&sim->profile, 0, sizeof sim->profile);
+    t_start = tress__clock_ms();
+  }
   sim->stats.simulated = 0;
   sim->stats.substeps = 0;
   if (!isfinite(dt) || dt < 0.0) return TRESS_ERR_INVALID_ARGUMENT;
@@ -457,6 +525,10 @@ tress_result tress_sim_step(tress_sim *sim, double dt) {
   frame.time = sim->time;
   sim->stats.substeps = (uint32_t)substeps;
 
+  if (sim->profiling) {
+    run_writers_profiled(sim, &frame, t_start);
+    return TRESS_OK;
+  }
   compute_eligibility(sim);
   tress__chains_frame(sim, &frame);
   tress__pendulums_frame(sim, &frame);

@@ -1,13 +1,15 @@
 /* sim_colliders.c - the colliders a sim owns: add, remove, validity, and the once-per-frame
  * resolve to world space that the chains' push reads.
  *
- * Ids are one-based index plus generation, like handles, so a removed collider's id is stale
- * and never names the collider that reuses its index. Chains keep indices (tress_collider_set,
+ * Ids are one-based index plus generation plus the sim's owner tag, like handles, so a removed
+ * collider's id is stale and never names the collider that reuses its index, and another sim's id
+ * is refused. Chains keep indices (tress_collider_set,
  * 16-bit), so there are at most 65535 colliders, and removing one drops it from every set first.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "collider_lanes.h"
 #include "sim_internal.h"
 
 #define MAX_COLLIDERS 65535u
@@ -38,9 +40,9 @@ static bool grow(tress_sim_colliders *c) {
   return true;
 }
 
-tress_result tress_sim_add_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out) {
+tress_result tress_sim_create_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out) {
   if (out) *out = (tress_collider_id){0};
-  if (!sim || !def || !tress_collider_def_valid(def)) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!sim || !def || !tress_collider_def_is_valid(def)) return TRESS_ERR_INVALID_ARGUMENT;
   if (!tress_id_is_null(def->attach) && !tress_instance_valid(sim->scene, def->attach)) return TRESS_ERR_STALE_ID;
   tress_sim_colliders *c = sim->colliders;
   uint32_t i = c->free_hint;
@@ -55,29 +57,47 @@ tress_result tress_sim_add_collider(tress_sim *sim, const tress_collider_def *de
   c->alive[i] = true;
   c->generation[i] = c->generation[i] + 1 ? c->generation[i] + 1 : 1;
   c->world[i] = tress_collider_resolve(sim->scene, def);
-  if (out) *out = (tress_collider_id){i + 1, c->generation[i]};
+  if (out) *out = (tress_collider_id){i + 1, c->generation[i], sim->owner};
+  return TRESS_OK;
+}
+
+tress_result tress__collider_lookup(const tress_sim *sim, tress_collider_id id, uint32_t *index) {
+  if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
+  if (id.index1 == 0) return TRESS_ERR_STALE_ID; /* names nothing that exists */
+  if (id.owner != sim->owner) return TRESS_ERR_WRONG_OWNER;
+  const tress_sim_colliders *c = sim->colliders;
+  uint32_t i = id.index1 - 1;
+  if (id.index1 > c->count || !c->alive[i] || c->generation[i] != id.generation) return TRESS_ERR_STALE_ID;
+  *index = i;
   return TRESS_OK;
 }
 
 int32_t tress__collider_index(const tress_sim *sim, tress_collider_id id) {
-  if (!sim || id.index1 == 0 || id.index1 > sim->colliders->count) return -1;
-  uint32_t i = id.index1 - 1;
-  const tress_sim_colliders *c = sim->colliders;
-  return c->alive[i] && c->generation[i] == id.generation ? (int32_t)i : -1;
+  uint32_t i;
+  return tress__collider_lookup(sim, id, &i) == TRESS_OK ? (int32_t)i : -1;
 }
 
-bool tress_sim_collider_valid(const tress_sim *sim, tress_collider_id id) { return tress__collider_index(sim, id) >= 0; }
+bool tress_collider_is_valid(const tress_sim *sim, tress_collider_id id) { return tress__collider_index(sim, id) >= 0; }
 
-bool tress_sim_collider_get(const tress_sim *sim, tress_collider_id id, tress_collider_def *def,
-                            tress_collider_world *world) {
-  int32_t i = tress__collider_index(sim, id);
-  if (i < 0) return false;
-  if (def) *def = sim->colliders->defs[i];
-  if (world) *world = tress_collider_resolve(sim->scene, &sim->colliders->defs[i]);
-  return true;
+tress_result tress_collider_get_def(const tress_sim *sim, tress_collider_id id, tress_collider_def *out) {
+  uint32_t i;
+  tress_result r = tress__collider_lookup(sim, id, &i);
+  if (r != TRESS_OK) return r;
+  if (!out) return TRESS_ERR_INVALID_ARGUMENT;
+  *out = sim->colliders->defs[i];
+  return TRESS_OK;
 }
 
-void tress_sim_remove_collider(tress_sim *sim, tress_collider_id id) {
+tress_result tress_collider_get_world(const tress_sim *sim, tress_collider_id id, tress_collider_world *out) {
+  uint32_t i;
+  tress_result r = tress__collider_lookup(sim, id, &i);
+  if (r != TRESS_OK) return r;
+  if (!out) return TRESS_ERR_INVALID_ARGUMENT;
+  *out = tress_collider_resolve(sim->scene, &sim->colliders->defs[i]);
+  return TRESS_OK;
+}
+
+void tress_collider_destroy(tress_sim *sim, tress_collider_id id) {
   int32_t i = tress__collider_index(sim, id);
   if (i < 0) return;
   tress__chains_forget_collider(sim, (uint32_t)i);

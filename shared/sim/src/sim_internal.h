@@ -60,6 +60,9 @@ typedef struct tress_sim_colliders {
 } tress_sim_colliders;
 
 void tress__colliders_free(tress_sim_colliders *colliders);
+/* The zero-based index of a live collider id of this sim: TRESS_ERR_INVALID_ARGUMENT for a NULL
+ * sim, TRESS_ERR_WRONG_OWNER for another sim's id, TRESS_ERR_STALE_ID for a null or destroyed one. O(1). */
+tress_result tress__collider_lookup(const tress_sim *sim, tress_collider_id id, uint32_t *index);
 /* Index (zero-based) of a live collider id, or -1. */
 int32_t tress__collider_index(const tress_sim *sim, tress_collider_id id);
 /* world[i] for every index; removed colliders never push (unused radius). */
@@ -82,6 +85,9 @@ struct tress_ropes;
 
 struct tress_sim {
   tress_sim_colliders *colliders;
+  uint32_t owner;     /* the tag every id this sim hands out carries (tress__sim_owner_tag) */
+  bool profiling;     /* def.enable_profile: step times its phases into profile */
+  tress_sim_profile profile;
   tress_sim_def def;
   tress_scene *scene;
   float max_distance; /* resolved from the role */
@@ -113,7 +119,17 @@ struct tress_sim {
 /* Registry (sim.c). alloc connects a DESTROYING listener on root that destroys the handle. */
 tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tress_id root, uint32_t slot);
 tress_handle *tress__handle_get(const tress_sim *sim, tress_handle_id h);
+/* The live handle an id names in this sim: TRESS_ERR_INVALID_ARGUMENT for a NULL sim,
+ * TRESS_ERR_WRONG_OWNER for another sim's id, TRESS_ERR_STALE_ID for a null or destroyed one. O(1). */
+tress_result tress__handle_lookup(const tress_sim *sim, tress_handle_id h, tress_handle **out);
 tress_handle_id tress__handle_id(const tress_sim *sim, const tress_handle *handle);
+/* A writer's own stored handle (made by this sim, so the owner tag needs no check): the live
+ * handle, or NULL once it is gone. Inline because the chains look theirs up every frame. */
+static inline tress_handle *tress__handle_own(const tress_sim *sim, tress_handle_id h) {
+  if (h.index1 == 0 || h.index1 > sim->handle_count) return NULL;
+  tress_handle *handle = &sim->handles[h.index1 - 1];
+  return (handle->alive && handle->generation == h.generation) ? handle : NULL;
+}
 /* The live handle of this kind bound to root, or null (dedupe for bind and bind_accessory). */
 tress_handle_id tress__handle_find(const tress_sim *sim, tress_handle_kind kind, tress_id root);
 
@@ -123,12 +139,11 @@ tress_handle_id tress__handle_find(const tress_sim *sim, tress_handle_kind kind,
 struct tress_chains *tress__chains_create(void);
 void tress__chains_destroy(struct tress_chains *c);
 void tress__chains_unbind(tress_sim *sim, tress_handle *h); /* restore poses, free the slot */
+/* With sim->profiling, adds each phase's time (tile by tile) to sim->profile's chain_prepare,
+ * chain_substep and chain_output. */
 void tress__chains_frame(tress_sim *sim, const tress_frame *frame);
-/* The same frame, timed phase by phase where it really runs (tile by tile) so bench/solver can
- * report them: clock() is read around each phase of each tile, and phase_ns gets the sums for
- * prepare (scene reads, animated world poses, snaps), the substeps, and output (poses written
- * to the scene). */
-void tress__chains_frame_timed(tress_sim *sim, const tress_frame *frame, double (*clock)(void), double phase_ns[3]);
+/* Monotonic clock in milliseconds, for the profile. */
+double tress__clock_ms(void);
 /* false for a chain whose settings have enabled off: it takes no max_chains budget slot. */
 bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h);
 /* World position of the chain's pin, for culling. */

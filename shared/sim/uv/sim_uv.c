@@ -57,18 +57,18 @@ static void release(void *user) {
   free(a);
 }
 
-int tress_sim_attach_loop(tress_sim *sim, uv_loop_t *loop, unsigned interval_ms) {
-  if (!sim || !loop) return UV_EINVAL;
+tress_result tress_sim_attach_loop(tress_sim *sim, uv_loop_t *loop, unsigned interval_ms) {
+  if (!sim || !loop) return TRESS_ERR_INVALID_ARGUMENT;
   tress_sim_detach_loop(sim);
   sim_uv *a = calloc(1, sizeof *a);
-  if (!a) return UV_ENOMEM;
+  if (!a) return TRESS_ERR_OUT_OF_MEMORY;
   a->loop = loop;
   a->sim = sim;
   a->interval_ms = interval_ms ? interval_ms : (unsigned)(1000.0f / sim->def.fixed_hz);
   if (a->interval_ms == 0) a->interval_ms = 1;
   tress_sim_set_loop_hook(sim, on_needed, a);
   sim->loop_release = release;
-  return 0;
+  return TRESS_OK;
 }
 
 void tress_sim_detach_loop(tress_sim *sim) {
@@ -79,7 +79,7 @@ void tress_sim_detach_loop(tress_sim *sim) {
   free(a);
 }
 
-bool tress_sim_loop_active(const tress_sim *sim) {
+bool tress_sim_is_loop_active(const tress_sim *sim) {
   if (!sim || sim->loop_fn != on_needed) return false;
   const sim_uv *a = sim->loop_user;
   return a->timer != NULL;

@@ -59,7 +59,7 @@ tress_result tress_spring_bind(tress_sim *sim, const tress_spring_import *imp, c
   out->chain_count = imp->chain_count;
   tress_result first = TRESS_OK;
   for (uint32_t i = 0; i < scene->collider_count; i++) {
-    tress_result r = tress_sim_add_collider(sim, &scene->colliders[i], &out->colliders[i]);
+    tress_result r = tress_sim_create_collider(sim, &scene->colliders[i], &out->colliders[i]);
     if (r != TRESS_OK && first == TRESS_OK) first = r;
   }
   const float *g = tress_sim_get_def(sim)->gravity;

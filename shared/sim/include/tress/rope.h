@@ -14,7 +14,7 @@ extern "C" {
 
 /* The host's world query: the first hit on the segment from -> to. Return false for no hit.
  * A non-finite hit or normal is treated as a broken callback: collision stops for that handle
- * and tress_rope_fault() says why (the rope keeps simulating without it). */
+ * and tress_rope_get_fault() says why (the rope keeps simulating without it). */
 typedef bool (*tress_raycast_fn)(void *user, const float from[3], const float to[3], float hit[3],
                                  float normal[3]);
 
@@ -62,8 +62,8 @@ typedef struct tress_rope_def {
   float length;               /* 20 units (scaled by units_per_stud) */
   tress_particle_settings settings;
   /* Optional: one part per segment, placed at the segment midpoint with its +Y axis along the
-   * segment of the drawn points (see tress_rope_points), written on frames where they moved.
-   * NULL for render-only ropes (read tress_rope_points). */
+   * segment of the drawn points (see tress_rope_get_points), written on frames where they moved.
+   * NULL for render-only ropes (read tress_rope_get_points). */
   const tress_id *output_parts;
   uint32_t output_part_count; /* 0 or segments */
 } tress_rope_def;
@@ -88,14 +88,14 @@ typedef struct tress_cloth_def {
 tress_rope_def tress_default_rope_def(void);
 tress_cloth_def tress_default_cloth_def(void);
 
-/* Errors: TRESS_ERR_INVALID_ARGUMENT (0 segments, length <= 0 or not finite, a pin on a stale or
- * non-part/bone instance, bad grid), with the reason in tress_rope_bind_error(). The handle
- * destroys itself when any instance it is pinned to is destroyed (like every sim handle whose
- * root goes): its points are gone with it and tress_handle_valid() turns false. */
-tress_result tress_sim_bind_rope(tress_sim *sim, const tress_rope_def *def, tress_handle_id *out);
-tress_result tress_sim_bind_cloth(tress_sim *sim, const tress_cloth_def *def, tress_handle_id *out);
-/* Why the last bind on this sim failed ("" after a success). */
-const char *tress_rope_bind_error(const tress_sim *sim);
+/* Ropes and cloth are sim handles: tress_handle_destroy and tress_handle_is_valid apply.
+ * Errors: TRESS_ERR_INVALID_ARGUMENT (0 segments, length <= 0 or not finite, a pin on a stale or
+ * non-part/bone instance, bad grid) with the reason in *err (which may be NULL); err is emptied
+ * on success. The handle destroys itself when any instance it is pinned to is destroyed (like
+ * every sim handle whose root goes): its points are gone with it and tress_handle_is_valid()
+ * turns false. */
+tress_result tress_sim_bind_rope(tress_sim *sim, const tress_rope_def *def, tress_handle_id *out, tress_error *err);
+tress_result tress_sim_bind_cloth(tress_sim *sim, const tress_cloth_def *def, tress_handle_id *out, tress_error *err);
 
 /* Particle positions as drawn this frame (x y z per point, rope: segments + 1, cloth: row-major).
  * Writes up to max_points and returns the total count in *count. Works for ropes and cloth.
@@ -109,7 +109,7 @@ const char *tress_rope_bind_error(const tress_sim *sim);
  * only: the simulation never sees it, and on a frame whose last step ended at the frame's end
  * (a 60 Hz game) the points are the particle state bit for bit. Output parts follow the same
  * points and are rewritten only on frames where they moved. */
-tress_result tress_rope_points(const tress_sim *sim, tress_handle_id h, float *xyz, uint32_t max_points,
+tress_result tress_rope_get_points(const tress_sim *sim, tress_handle_id h, float *xyz, uint32_t max_points,
                                uint32_t *count);
 /* Removes segment [0, segments) without reallocating; tethers are rebuilt from the pins, so a
  * piece no pin holds falls freely. Cutting an already cut segment is TRESS_ERR_INVALID_ARGUMENT. */
@@ -117,16 +117,18 @@ tress_result tress_rope_cut(tress_sim *sim, tress_handle_id h, uint32_t segment)
 /* Removes the cloth constraint between particles a and b (any order), without reallocating. */
 tress_result tress_cloth_cut(tress_sim *sim, tress_handle_id h, uint32_t a, uint32_t b);
 /* Live distance constraints (structural + shear for cloth, segments for a rope). */
-uint32_t tress_rope_constraint_count(const tress_sim *sim, tress_handle_id h);
+uint32_t tress_rope_get_constraint_count(const tress_sim *sim, tress_handle_id h);
 /* A safe stop that happened at run time (a raycast returning NaN, a non-finite state), or NULL. */
-const char *tress_rope_fault(const tress_sim *sim, tress_handle_id h);
+const char *tress_rope_get_fault(const tress_sim *sim, tress_handle_id h);
 
 typedef enum tress_rope_lod {
   TRESS_ROPE_FULL = 0,  /* every fixed step */
   TRESS_ROPE_REDUCED,   /* 15 Hz with lod_substeps */
   TRESS_ROPE_FROZEN,
 } tress_rope_lod;
-tress_rope_lod tress_rope_lod_get(const tress_sim *sim, tress_handle_id h);
+/* "full", "reduced", "frozen"; "unknown" for a value not listed. */
+const char *tress_rope_lod_name(tress_rope_lod lod);
+tress_rope_lod tress_rope_get_lod(const tress_sim *sim, tress_handle_id h);
 
 #ifdef __cplusplus
 }

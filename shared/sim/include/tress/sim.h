@@ -8,6 +8,7 @@
 
 #include "tress/collider.h"
 #include "tress/math.h"
+#include "tress/result.h"
 #include "tress/scene.h"
 
 #ifdef __cplusplus
@@ -16,24 +17,17 @@ extern "C" {
 
 typedef struct tress_sim tress_sim;
 
-/* Handles are ids, like instances: one-based index plus generation. */
+/* Ids of things inside a sim (handles, colliders), as in Box2D v3: a one-based index1 (a zeroed
+ * id is null: `tress_handle_id h = {0};`), a generation that catches reuse of a slot, and the
+ * owner tag of the sim that made it, so an id from another sim is refused with
+ * TRESS_ERR_WRONG_OWNER (or false from an _is_ question) instead of naming something else. */
 typedef struct tress_handle_id {
   uint32_t index1;
   uint32_t generation;
+  uint32_t owner;
 } tress_handle_id;
 
 static inline bool tress_handle_is_null(tress_handle_id h) { return h.index1 == 0; }
-
-typedef enum tress_result {
-  TRESS_OK = 0,
-  TRESS_ERR_INVALID_ARGUMENT, /* NULL, NaN, out of range */
-  TRESS_ERR_STALE_ID,         /* an instance or handle id that no longer exists */
-  TRESS_ERR_NOTHING_TO_BIND,  /* a part with no bones, an accessory with no handle or joint */
-  TRESS_ERR_TOO_FEW_PARTS,    /* bind_parts needs a pin and at least one link */
-  TRESS_ERR_OUT_OF_MEMORY,
-} tress_result;
-
-const char *tress_result_string(tress_result r);
 
 /* Who the sim runs for: client defaults come from the device budget, server ones are static. */
 typedef enum tress_sim_role {
@@ -74,15 +68,19 @@ typedef struct tress_sim_def {
   tress_enqueue_task_fn enqueue_task; /* NULL: parallel relaxation (cloth) runs serially */
   tress_finish_task_fn finish_task;
   void *task_user;
+  bool enable_profile;   /* false: tress_sim_get_profile reads zeros and step reads no clock */
 } tress_sim_def;
 
-/* A collider the sim owns (tress_sim_add_collider): one-based index plus generation. */
+/* A collider the sim owns (tress_sim_create_collider); the same id grammar as tress_handle_id. */
 typedef struct tress_collider_id {
   uint32_t index1;
   uint32_t generation;
+  uint32_t owner;
 } tress_collider_id;
 
-#define TRESS_CHAIN_COLLIDERS_MAX TRESS_COLLIDER_SET_MAX
+static inline bool tress_collider_is_null(tress_collider_id c) { return c.index1 == 0; }
+
+#define TRESS_CHAIN_COLLIDERS_MAX 32
 
 /*
  * Chain settings. The first four are the seed's; the rest are the spring-bone additions (issue
@@ -171,13 +169,38 @@ typedef struct tress_sim_stats {
   uint32_t substeps;  /* substeps run in the last frame */
 } tress_sim_stats;
 
+/* Where the last tress_sim_step spent its time, in milliseconds (as Box2D's b2Profile). Filled
+ * only when the def's enable_profile is set; otherwise all zero. The chain phases are timed
+ * where they really run, tile by tile (each tile's prepare, substeps and output back to back, so
+ * prepare pays for bringing the tile into cache), and summed over the tiles. */
+typedef struct tress_sim_profile {
+  double step;          /* the whole call */
+  double cull;          /* eligibility: distance or should_simulate, then the max_chains budget */
+  double chains;        /* bone and part chains, every phase plus the per-frame set-up */
+  double chain_prepare; /* scene reads (animated inputs, part frames), animated world poses, snaps */
+  double chain_substep; /* integrate, stiffness, link constraint, collider push, every substep */
+  double chain_output;  /* the display carry, poses, bone transforms and part frames written */
+  double pendulums;     /* accessory pendulums */
+  double ropes;         /* ropes and cloth */
+} tress_sim_profile;
+
 /* Decides which accessories bind_character swings. */
 typedef bool (*tress_accessory_match_fn)(void *user, const tress_scene *scene, tress_id accessory);
+
+/* A whole character: its boned parts as bone chains and its matching accessories as pendulums. */
+typedef struct tress_character_def {
+  tress_id model;                        /* a Model in the sim's scene */
+  tress_chain_settings chains;           /* for every boned part: tress_default_chain_settings() */
+  tress_accessory_settings accessories;  /* for every accessory: tress_default_accessory_settings() */
+  tress_accessory_match_fn match;        /* NULL: tress_default_accessory_match */
+  void *match_user;
+} tress_character_def;
 
 tress_sim_def tress_default_sim_def(void);
 tress_chain_settings tress_default_chain_settings(void);
 tress_accessory_settings tress_default_accessory_settings(void);
 tress_joint_settings tress_default_joint_settings(void);
+tress_character_def tress_default_character_def(void);
 /* The default bindCharacter match: Hair, Hat, Neck, Shoulder, Front, Back, Waist, Unknown. */
 bool tress_default_accessory_match(void *user, const tress_scene *scene, tress_id accessory);
 
@@ -196,11 +219,10 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
 /* A boneless accessory as a swing-clamped pendulum steering the joint that holds it on. */
 tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const tress_accessory_settings *settings,
                                       tress_handle_id *out);
-/* Every boned descendant part, then every remaining accessory match accepts (NULL: the default
- * match). Idempotent. Writes up to max_out handles and the total count to *count. */
-tress_result tress_sim_bind_character(tress_sim *sim, tress_id model, const tress_chain_settings *settings,
-                                      const tress_accessory_settings *accessory_settings,
-                                      tress_accessory_match_fn match, void *match_user, tress_handle_id *out,
+/* Every boned descendant part of def->model, then every remaining accessory def->match accepts.
+ * Idempotent (an already bound part or accessory returns its handle and keeps its settings).
+ * Writes up to max_out handles and the total count to *count. */
+tress_result tress_sim_bind_character(tress_sim *sim, const tress_character_def *def, tress_handle_id *out,
                                       uint32_t max_out, uint32_t *count);
 
 /* A bone hierarchy from one root bone down: root_bone is held (pinned to its animated pose,
@@ -210,15 +232,16 @@ tress_result tress_sim_bind_character(tress_sim *sim, tress_id model, const tres
 tress_result tress_sim_bind_bone_chain(tress_sim *sim, tress_id root_bone, const tress_chain_settings *settings,
                                        tress_handle_id *out);
 
-/* Colliders, owned by the sim: def is copied (tress_collider_def_valid must accept it); it
- * follows def.attach. Chains list the ids they test in their settings. Removing a collider
- * drops it from every chain's set. */
-tress_result tress_sim_add_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out);
-void tress_sim_remove_collider(tress_sim *sim, tress_collider_id id);
-bool tress_sim_collider_valid(const tress_sim *sim, tress_collider_id id);
-/* A live collider's definition and its world pose now (either may be NULL); false when stale. */
-bool tress_sim_collider_get(const tress_sim *sim, tress_collider_id id, tress_collider_def *def,
-                            tress_collider_world *world);
+/* Colliders, owned by the sim: def is copied (tress_collider_def_is_valid must accept it); it
+ * follows def.attach. Chains list the ids they test in their settings. Destroying a collider
+ * drops it from every chain's set. A stale id is TRESS_ERR_STALE_ID, another sim's
+ * TRESS_ERR_WRONG_OWNER; destroy ignores both. */
+tress_result tress_sim_create_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out);
+void tress_collider_destroy(tress_sim *sim, tress_collider_id id);
+bool tress_collider_is_valid(const tress_sim *sim, tress_collider_id id);
+/* A live collider's definition, and its world pose through its attach instance's drawn pose now. */
+tress_result tress_collider_get_def(const tress_sim *sim, tress_collider_id id, tress_collider_def *out);
+tress_result tress_collider_get_world(const tress_sim *sim, tress_collider_id id, tress_collider_world *out);
 
 /*
  * Resets. A chain snaps back to its animated pose (no whip, no velocity) on the next frame when:
@@ -246,13 +269,17 @@ tress_result tress_sim_reset(tress_sim *sim, tress_id root);
  * character; the simulated state itself only changes at substeps. */
 tress_result tress_sim_step(tress_sim *sim, double dt);
 void tress_sim_set_camera(tress_sim *sim, const float position[3]);
-tress_sim_stats tress_sim_stats_get(const tress_sim *sim);
+tress_sim_stats tress_sim_get_stats(const tress_sim *sim);
+/* The last step's profile (zeros unless the def's enable_profile is set). */
+tress_sim_profile tress_sim_get_profile(const tress_sim *sim);
 
-bool tress_handle_valid(const tress_sim *sim, tress_handle_id h);
+/* False for a null, stale or another sim's handle. */
+bool tress_handle_is_valid(const tress_sim *sim, tress_handle_id h);
 /* Unbinds: bones get their animated value back (identity when unanimated), part chains keep
  * their last frames, accessories get their joint offsets restored exactly. */
 void tress_handle_destroy(tress_sim *sim, tress_handle_id h);
-/* Retunes a bound handle live (bone and part chains). */
+/* Retunes a bound handle live (bone and part chains; accessories). TRESS_ERR_STALE_ID for a
+ * handle that is gone, TRESS_ERR_WRONG_OWNER for another sim's. */
 tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id h, const tress_chain_settings *s);
 /* One bone's joint settings on a bound bone chain (see tress_joint_settings); NULL gives the
  * joint back to the chain's settings. TRESS_ERR_INVALID_ARGUMENT when the bone is not one of
@@ -262,15 +289,15 @@ tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id h, 
 tress_result tress_handle_set_accessory_settings(tress_sim *sim, tress_handle_id h,
                                                  const tress_accessory_settings *s);
 /* Whether the handle stepped in the last frame (false while culled or asleep). */
-bool tress_handle_awake(const tress_sim *sim, tress_handle_id h);
+bool tress_handle_is_awake(const tress_sim *sim, tress_handle_id h);
 
 /* The loop adapter (tress_uv) registers here; see tress/sim_uv.h. */
 void tress_sim_set_loop_hook(tress_sim *sim, tress_loop_fn fn, void *user);
 
 /* Device budget: a short one-time micro-benchmark, Compute in [0.25, 4]. */
-float tress_device_compute(void);
-int tress_device_max_chains(float compute);      /* max(round(10 * C), 1) */
-float tress_device_max_distance(float compute);  /* round(80 * C) studs */
+float tress_device_measure_compute(void);
+int tress_device_get_max_chains(float compute);      /* max(round(10 * C), 1) */
+float tress_device_get_max_distance(float compute);  /* round(80 * C) studs */
 
 #ifdef __cplusplus
 }

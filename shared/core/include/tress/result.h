@@ -1,0 +1,42 @@
+/* tress/result.h - the one error shape of every tress component: a tress_result code, and where
+ * the reason needs words, a tress_error the caller passes (or NULL) that gets the code and a message. */
+#ifndef TRESS_RESULT_H
+#define TRESS_RESULT_H
+
+#include <stdbool.h>
+
+/* Values are stable: new codes are appended, never renumbered. */
+typedef enum tress_result {
+  TRESS_OK = 0,
+  TRESS_ERR_INVALID_ARGUMENT, /* NULL, NaN, out of range, a def that is refused */
+  TRESS_ERR_STALE_ID,         /* an instance, handle or collider id that no longer exists */
+  TRESS_ERR_NOTHING_TO_BIND,  /* a part with no bones, an accessory with no handle or joint */
+  TRESS_ERR_TOO_FEW_PARTS,    /* bind_parts needs a pin and at least one link */
+  TRESS_ERR_OUT_OF_MEMORY,
+  TRESS_ERR_WRONG_OWNER,      /* an id made by another sim (or scene): refused, never acted on */
+} tress_result;
+
+/* "ok", "invalid_argument", "stale_id", ...: a static string; "unknown" for a value not listed. */
+const char *tress_result_name(tress_result result);
+/* The code whose name is text; false (and *out untouched) when none is. */
+bool tress_result_from_name(const char *text, tress_result *out);
+
+#define TRESS_ERROR_MESSAGE_MAX 160
+/* Filled on failure by functions that take a trailing tress_error *err (which may be NULL). The
+ * message is a copy in the caller's struct, so it is safe to keep, print or send. */
+typedef struct tress_error {
+  tress_result code;
+  char message[TRESS_ERROR_MESSAGE_MAX]; /* "" when code is TRESS_OK */
+} tress_error;
+
+/* For implementations (and hosts' callbacks): when err is not NULL, sets its code and the
+ * printf-formatted message (truncated to fit). Returns code, so a failing path can
+ * `return tress_error_set(err, TRESS_ERR_..., "...", ...);`. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+tress_result tress_error_set(tress_error *err, tress_result code, const char *format, ...);
+/* Empties err (code TRESS_OK, message ""); NULL is fine. */
+void tress_error_clear(tress_error *err);
+
+#endif
