@@ -244,8 +244,10 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
 
   for (uint32_t i = 0; i < mf->accessory_count; i++) {
     const tress_wire_accessory *a = &mf->accessories[i];
-    /* Handles that already carry bones, or have no mesh, are left for the clients' sim. */
-    if (hair_match(a) && a->mesh_asset_id[0] && !a->handle_has_bones) {
+    /* Hair is rigged; a pre-skinned mesh (has_bones) has its own skin read and relayed the same
+     * way; a handle without a mesh, or layered, is left for the clients' sim as it is. */
+    bool rigged = hair_match(a) && !a->handle_has_bones, pre_skinned = a->handle_has_bones && !a->layered;
+    if (a->mesh_asset_id[0] && (rigged || pre_skinned)) {
       c->acc[i].state = TRESS_ACC_PENDING;
       c->pending++;
     }
