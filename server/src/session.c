@@ -5,7 +5,7 @@
  *   "hair" in its name) whose handle is a mesh without bones: a rig on the thread pool (or a
  *   cache hit) -> RIG_RESULT or RIG_FAILED to the room -> once no accessory is pending, one BIND.
  *   A pre-skinned accessory (has_bones, a mesh) takes the same road with its file's own skin
- *   read instead of a rig (rig_jobs.c, preskinned.c). */
+ *   read instead of a rig (rig_jobs.c, preskinned.c).
  * A failed rig leaves the accessory untouched (clients sway it as a pendulum); the server never
  * binds or simulates anything itself, and after BIND it sends nothing for this character
  * unless someone changes it (settings update, despawn, disconnect).
