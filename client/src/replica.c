@@ -106,7 +106,8 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
     break;
   }
   tress_joint_set(s, ra->joint, &j); /* a WeldConstraint captures the spawn offset here */
-  bool rigged_by_server = wa->mesh_asset_id[0] && !wa->handle_has_bones && !wa->layered && wire_hair_match(wa);
+  /* hair is rigged by the server; a pre-skinned mesh (has_bones) gets its own skin relayed */
+  bool rigged_by_server = wa->mesh_asset_id[0] && !wa->layered && (wa->handle_has_bones || wire_hair_match(wa));
   ra->rig_state = rigged_by_server ? TRESS_RIG_PENDING : TRESS_RIG_NONE;
   return true;
 }

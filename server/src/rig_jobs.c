@@ -13,12 +13,20 @@
  * The worker touches only its own job and atomics; everything else (cache insert, store hash
  * table, sessions, the network) happens in the after-work callback on the loop thread.
  * Shutdown cancels jobs that have not started (uv_cancel) and lets running ones finish, so a
- * cache file is always either written whole (atomic rename) or not at all. */
+ * cache file is always either written whole (atomic rename) or not at all.
+ *
+ * A pre-skinned accessory (manifest has_bones with a mesh) takes the same road with the file's
+ * own skin in place of the rigger (preskinned.c): checked and laid out on the worker, then the
+ * same entry, memory cache and RIG_RESULT. Its key is the skin digest (geometry hash + bones +
+ * weights, so a re-weighted file is a new key), learned per asset id under skin_store_id(); it
+ * skips the disk cache, which would save only a quantize and a zstd of a file the worker has
+ * to read and hash anyway. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "preskinned.h"
 #include "server.h"
 #include "tress/mesh_hash.h"
 #include "tress/rig.h"
@@ -30,6 +38,8 @@ struct tress_rig_job {
   uint32_t creator_slot, creator_peer_id; /* whose spawn started it (per-peer rig limit) */
   char asset_id[TRESS_WIRE_TEXT_CAP];
   tress_wire_rig_options options;
+  bool pre_skinned; /* the file's own skin, not a rig */
+  uint8_t skin_digest[TRESS_PRESKINNED_DIGEST_BYTES];
   tress_asset_file_id seen; /* the loop thread's stat when the job was queued (for joining it) */
   /* inputs the worker reads (copied, so the worker never touches server state) */
   char store_root[PATH_MAX];
@@ -59,6 +69,37 @@ static bool options_equal(const tress_wire_rig_options *a, const tress_wire_rig_
          (!a->has_root || memcmp(a->root, b->root, sizeof a->root) == 0);
 }
 
+/* Where the store remembers an asset's skin digest: a name no asset id can have ('#' is not an
+ * id character); false when the id is too long to take the suffix untruncated. */
+static bool skin_store_id(const char *asset_id, char out[TRESS_WIRE_TEXT_CAP]) {
+  return (size_t)snprintf(out, TRESS_WIRE_TEXT_CAP, "%s#pre-skinned", asset_id) < TRESS_WIRE_TEXT_CAP;
+}
+
+/* A pre-skinned entry's cache key: the digest stands in for the mesh hash, with the default
+ * options (the digest already covers everything the entry depends on). */
+static void skin_cache_key(const uint8_t digest[TRESS_PRESKINNED_DIGEST_BYTES], uint8_t key[TRESS_RIG_KEY_BYTES]) {
+  tress_wire_rig_options none = tress_default_wire_rig_options();
+  tress_rig_cache_key(digest, &none, key);
+}
+
+/* Worker: the file's own skin, checked, as an entry (no rigger, no disk cache). */
+static void preskinned_work(tress_rig_job *j, const tress_mesh *mesh) {
+  tress_rig_output out;
+  uint8_t influences = 1;
+  if (!tress_preskinned_read(mesh, &out, &influences, j->skin_digest, j->reason)) {
+    j->fail_code = TRESS_CODE_RIG_FAILED;
+    return;
+  }
+  /* what RIG_RESULT says it "rigged with": the defaults, with the slots the file's skin needs
+   * (j->options stays as queued: the loop thread reads it to join jobs) */
+  tress_wire_rig_options used = tress_default_wire_rig_options();
+  used.max_influences = influences;
+  j->entry = tress_rig_entry_from_output(&out, j->mesh_hash, &used, j->reason);
+  if (j->entry) skin_cache_key(j->skin_digest, j->entry->key);
+  else j->fail_code = TRESS_CODE_RIG_FAILED;
+  tress_rig_output_free(&out);
+}
+
 static bool add_waiter(tress_rig_job *j, uint32_t character_id, uint8_t idx) {
   if (j->waiter_count == j->waiter_cap) {
     uint32_t cap = j->waiter_cap ? j->waiter_cap * 2 : 4;
@@ -82,6 +123,10 @@ static void work_cb(uv_work_t *req) {
     j->fail_code = TRESS_CODE_RIG_FAILED;
     snprintf(j->reason, sizeof j->reason, "asset content does not match the store manifest's mesh_hash");
     j->hashed = false;
+    goto done;
+  }
+  if (j->pre_skinned) {
+    preskinned_work(j, mesh);
     goto done;
   }
   uint8_t key[TRESS_RIG_KEY_BYTES];
@@ -158,6 +203,9 @@ static void after_work_cb(uv_work_t *req, int status) {
                     tress_log_quote(j->asset_id, q, sizeof q), j->waiter_count);
   } else {
     if (j->hashed) tress_asset_store_learn_hash(&s->store, j->asset_id, j->mesh_hash, &j->file);
+    char skin_id[TRESS_WIRE_TEXT_CAP];
+    if (j->pre_skinned && j->entry && skin_store_id(j->asset_id, skin_id))
+      tress_asset_store_learn_hash(&s->store, skin_id, j->skin_digest, &j->file);
     if (j->corrupt)
       tress_log_event(&s->log, TRESS_LOG_WARN, "cache_corrupt", "asset=%s reason=%s action=rebuild",
                       tress_log_quote(j->asset_id, q, sizeof q), j->corrupt_reason);
@@ -174,7 +222,7 @@ static void after_work_cb(uv_work_t *req, int status) {
         atomic_fetch_add(&s->metrics.rigs_done, 1);
         tress_metrics_observe_rig(&s->metrics, seconds);
       }
-      tress_log_event(&s->log, TRESS_LOG_INFO, j->rigged ? "rig_done" : "cache_hit_disk",
+      tress_log_event(&s->log, TRESS_LOG_INFO, j->pre_skinned ? "skin_verified" : j->rigged ? "rig_done" : "cache_hit_disk",
                       "asset=%s bones=%u vertices=%u seconds=%.4f waiters=%u", tress_log_quote(j->asset_id, q, sizeof q),
                       j->entry->bone_count, j->entry->vertex_count, seconds,
                       j->waiter_count);
@@ -203,6 +251,7 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   const tress_wire_accessory *a = &mf->accessories[idx];
   tress_wire_rig_options opts = mf->has_rig_options ? mf->rig_options : tress_default_wire_rig_options();
   uint32_t character_id = c->id;
+  bool pre_skinned = a->handle_has_bones; /* PROTOCOL.md 6.1: the file carries its own skin */
 
   tress_wire_code code = tress_asset_store_has(&s->store, a->mesh_asset_id);
   if (code != TRESS_CODE_NONE) {
@@ -221,11 +270,16 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   uint8_t hash[TRESS_MESH_HASH_BYTES], key[TRESS_RIG_KEY_BYTES];
   bool changed = false;
   bool known = tress_asset_store_known_hash(&s->store, a->mesh_asset_id, &file, hash, &changed);
+  char skin_id[TRESS_WIRE_TEXT_CAP];
+  if (pre_skinned) /* the fast path needs the skin digest, not just the geometry's hash */
+    known = known && skin_store_id(a->mesh_asset_id, skin_id) &&
+            tress_asset_store_known_hash(&s->store, skin_id, &file, hash, NULL);
   if (changed)
     tress_log_event(&s->log, TRESS_LOG_INFO, "asset_changed", "asset=%s size=%lld action=reread",
                     tress_log_quote(a->mesh_asset_id, q, sizeof q), (long long)file.size);
   if (known) {
-    tress_rig_cache_key(hash, &opts, key);
+    if (pre_skinned) skin_cache_key(hash, key);
+    else tress_rig_cache_key(hash, &opts, key);
     tress_rig_entry *e = tress_rig_cache_get(&s->cache, key);
     if (e) {
       atomic_fetch_add(&s->metrics.cache_hits_memory, 1);
@@ -235,7 +289,8 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
     }
   }
   for (tress_rig_job *j = s->jobs.head; j; j = j->next) {
-    if (strcmp(j->asset_id, a->mesh_asset_id) == 0 && options_equal(&j->options, &opts) &&
+    if (strcmp(j->asset_id, a->mesh_asset_id) == 0 && j->pre_skinned == pre_skinned &&
+        (pre_skinned || options_equal(&j->options, &opts)) &&
         tress_asset_file_id_equal(&j->seen, &file)) {
       if (!add_waiter(j, character_id, idx))
         tress_session_rig_settled(s, character_id, idx, NULL, TRESS_CODE_OUT_OF_MEMORY, "no memory");
@@ -256,6 +311,7 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   j->work.data = j;
   snprintf(j->asset_id, sizeof j->asset_id, "%s", a->mesh_asset_id);
   j->options = opts;
+  j->pre_skinned = pre_skinned;
   j->seen = file;
   snprintf(j->store_root, sizeof j->store_root, "%s", s->store.root);
   snprintf(j->cache_dir, sizeof j->cache_dir, "%s", s->cache.dir);

@@ -4,6 +4,8 @@
  *   SPAWN -> CHARACTER_ADDED to the room -> for each accessory the match accepts (Hair type or
  *   "hair" in its name) whose handle is a mesh without bones: a rig on the thread pool (or a
  *   cache hit) -> RIG_RESULT or RIG_FAILED to the room -> once no accessory is pending, one BIND.
+ *   A pre-skinned accessory (has_bones, a mesh) takes the same road with its file's own skin
+ *   read instead of a rig (rig_jobs.c, preskinned.c).
  * A failed rig leaves the accessory untouched (clients sway it as a pendulum); the server never
  * binds or simulates anything itself, and after BIND it sends nothing for this character
  * unless someone changes it (settings update, despawn, disconnect).
@@ -249,8 +251,11 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
 
   for (uint32_t i = 0; i < mf->accessory_count; i++) {
     const tress_wire_accessory *a = &mf->accessories[i];
-    /* Handles that already carry bones, or have no mesh, are left for the clients' sim. */
-    if (tress_accessory_is_hair((tress_accessory_type)a->type, a->name) && a->mesh_asset_id[0] && !a->handle_has_bones) {
+    /* Hair is rigged; a pre-skinned mesh (has_bones) has its own skin read and relayed the same
+     * way; a handle without a mesh, or layered, is left for the clients' sim as it is. */
+    bool rigged = tress_accessory_is_hair((tress_accessory_type)a->type, a->name) && !a->handle_has_bones;
+    bool pre_skinned = a->handle_has_bones && !a->layered;
+    if (a->mesh_asset_id[0] && (rigged || pre_skinned)) {
       c->acc[i].state = TRESS_ACC_PENDING;
       c->pending++;
     }

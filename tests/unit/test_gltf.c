@@ -204,8 +204,9 @@ static void test_glb_passes_khronos_validator(void **state) {
     tress_mesh_release(cases[i].mesh);
   }
   /* The committed samples too. */
-  const char *assets[] = {"assets/meshes/hair_bob.glb", "assets/meshes/hair_ponytail.glb", "assets/meshes/hair_long.glb"};
-  for (int i = 0; i < 3; i++) assert_int_equal(validate(prefix, assets[i]), 0);
+  const char *assets[] = {"assets/meshes/hair_bob.glb", "assets/meshes/hair_ponytail.glb", "assets/meshes/hair_long.glb",
+                          "assets/meshes/cape_skinned.glb"};
+  for (int i = 0; i < 4; i++) assert_int_equal(validate(prefix, assets[i]), 0);
 }
 
 /* --- GLB surgery helpers: split into JSON + BIN, edit, pack again --- */

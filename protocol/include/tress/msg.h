@@ -158,7 +158,7 @@ typedef struct tress_wire_accessory {
   tress_xform c0, c1;
   uint8_t worn_on;                     /* index into the manifest's parts */
   bool layered;                        /* the handle carries a wrap layer: never swings */
-  bool handle_has_bones;               /* already boned: the server does not rig it */
+  bool handle_has_bones;               /* pre-skinned: the mesh's own skin is relayed, not rigged (PROTOCOL.md 4.10.1) */
 } tress_wire_accessory;
 
 typedef struct tress_wire_manifest {

@@ -648,7 +648,10 @@ static bool read_skin(reader *r, uint64_t skin_index, tress_mesh *m) {
       for (int c = 0; c < 4; c++)
         for (int k = 0; k < 4; k++) inv[c][k] = read_float(&ibm, (uint64_t)j, 4 * c + k);
       glm_mat4_inv(inv, world);
-      for (int k = 0; k < 3; k++) m->bones[j].bind_pos[k] = isfinite(world[3][k]) ? world[3][k] : 0.0f;
+      /* a singular matrix inverts to infinities: there is no bind pose to read */
+      for (int k = 0; k < 3 && ok; k++)
+        if (!isfinite(world[3][k])) ok = failf(r, "inverse bind matrix of joint %d is not invertible", j);
+      for (int k = 0; k < 3 && ok; k++) m->bones[j].bind_pos[k] = world[3][k];
     } else {
       /* No inverse bind matrices: sum node translations up the joint hierarchy. */
       int guard = 0;
