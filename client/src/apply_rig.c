@@ -58,7 +58,7 @@ bool tress__client_local_hash(tress_client *c, const char *asset_id, uint8_t out
   for (uint32_t i = 0; i < c->mesh_count; i++) {
     mesh_cache_entry *e = &c->meshes[i];
     if (strcmp(e->asset_id, asset_id) != 0) continue;
-    if (!e->hashed) e->hashed = tress_mesh_content_hash(e->mesh, e->hash) == 0;
+    if (!e->hashed) e->hashed = tress_mesh_get_content_hash(e->mesh, e->hash) == 0;
     memcpy(out, e->hash, TRESS_MESH_HASH_BYTES);
     return e->hashed;
   }
@@ -105,7 +105,7 @@ static tress_mesh *bake_local(const tress_mesh *local, const tress_msg_rig_resul
     return NULL;
   }
   float mn[3], mx[3], center[3], unscale[3];
-  tress_mesh_bounds(local, mn, mx);
+  tress_mesh_get_bounds(local, mn, mx);
   for (int k = 0; k < 3; k++) {
     center[k] = 0.5f * (mn[k] + mx[k]);
     float mesh_size = mx[k] - mn[k];
@@ -178,8 +178,8 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
   tress__client_local_hash(c, wa->mesh_asset_id, hash);
   if (memcmp(hash, m->mesh_hash, sizeof hash) != 0) {
     char mine[2 * TRESS_MESH_HASH_BYTES + 1], theirs[2 * TRESS_MESH_HASH_BYTES + 1];
-    tress_mesh_hash_hex(hash, mine);
-    tress_mesh_hash_hex(m->mesh_hash, theirs);
+    tress_mesh_hash_to_hex(hash, mine);
+    tress_mesh_hash_to_hex(m->mesh_hash, theirs);
     tress__client_report(c, TRESS_CLIENT_ERROR_WARNING,
                          "character %u accessory %u: mesh hash mismatch for '%s' (local %.16s, server %.16s); "
                          "swinging it as a pendulum",
@@ -197,7 +197,7 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
     return;
   }
   float size[3];
-  tress_part_size(c->scene, ra->handle, size);
+  tress_part_get_size(c->scene, ra->handle, size);
   uint32_t n = m->bone_count;
   char(*names)[TRESS_NAME_MAX] = calloc(n, sizeof *names);
   int32_t *parents = calloc(n, sizeof *parents);

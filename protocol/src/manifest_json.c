@@ -316,7 +316,7 @@ int tress_manifest_json_parse(const char *text, size_t len, tress_wire_manifest 
     msg.type = TRESS_MSG_SPAWN_CHARACTER;
     msg.spawn_character.manifest = *out;
     tress_wire_error werr;
-    size_t cap = tress_msg_encode_bound(&msg);
+    size_t cap = tress_msg_get_encode_bound(&msg);
     uint8_t *buf = cap ? malloc(cap) : NULL;
     size_t n = 0;
     if (!buf) rc = fail(err, "the manifest breaks a wire rule");

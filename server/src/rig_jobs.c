@@ -76,7 +76,7 @@ static void work_cb(uv_work_t *req) {
   tress_mesh *mesh = tress_asset_store_load(j->store_root, j->asset_id, j->max_asset_bytes, &j->file, &j->fail_code,
                                             j->reason);
   if (!mesh) goto done;
-  tress_mesh_content_hash(mesh, j->mesh_hash);
+  tress_mesh_get_content_hash(mesh, j->mesh_hash);
   j->hashed = true;
   if (j->has_expected_hash && memcmp(j->mesh_hash, j->expected_hash, TRESS_MESH_HASH_BYTES) != 0) {
     j->fail_code = TRESS_CODE_RIG_FAILED;

@@ -38,11 +38,11 @@ bool fake_server_send_raw(fake_server *s, const uint8_t *bytes, size_t len, uint
 }
 
 bool fake_server_send(fake_server *s, const tress_msg *m) {
-  size_t cap = tress_msg_encode_bound(m), len = 0;
+  size_t cap = tress_msg_get_encode_bound(m), len = 0;
   uint8_t *buf = malloc(cap ? cap : 1);
   tress_wire_error err;
   bool ok = buf && tress_msg_encode(m, buf, cap, &len, &err) == TRESS_WIRE_OK &&
-            fake_server_send_raw(s, buf, len, (uint8_t)tress_msg_channel(m->type));
+            fake_server_send_raw(s, buf, len, (uint8_t)tress_msg_type_get_channel(m->type));
   free(buf);
   return ok;
 }
@@ -134,7 +134,7 @@ bool fake_rig_make(const char *mesh_path, const float handle_size[3], uint32_t c
   tress_msg_rig_result *m = &out->rig_result;
   m->character_id = character_id;
   m->accessory_index = accessory_index;
-  tress_mesh_content_hash(r->source, m->mesh_hash);
+  tress_mesh_get_content_hash(r->source, m->mesh_hash);
   m->options = tress_default_wire_rig_options();
   m->bone_count = nb;
   m->bones = r->bones;

@@ -507,7 +507,7 @@ static void test_committed_samples(void **state) {
     assert_memory_equal(file->indices, made->indices, 4 * (size_t)made->index_count);
     /* y up, scalp near the top: the top of the bounds is the crown of a 0.6-radius head. */
     float mn[3], mx[3];
-    tress_mesh_bounds(file, mn, mx);
+    tress_mesh_get_bounds(file, mn, mx);
     assert_true(mx[1] > 1.0f && mx[1] < 1.3f);
     assert_true(mn[1] < mx[1] - 0.8f);
     tress_mesh_release(file);

@@ -442,7 +442,7 @@ static void test_trs_parent_and_child(void **state) {
   assert_int_equal(check_instance(m, &o, 0, 0, chain, 2), 0);
   /* In centimetres-to-metres range: the stored mesh is ~2 units tall, the world one ~0.04. */
   float mn[3], mx[3];
-  tress_mesh_bounds(m, mn, mx);
+  tress_mesh_get_bounds(m, mn, mx);
   assert_true(mx[0] - mn[0] < 0.1f && mx[1] - mn[1] < 0.1f && mx[2] - mn[2] < 0.1f);
   tress_mesh_release(m);
   builder_free(&b);

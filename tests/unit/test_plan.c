@@ -48,7 +48,7 @@ static void test_seed_worked_example(void **state) {
   assert_int_equal(n, 13);
   tress_plan_opts o = seed_opts();
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.bone_count, 7);
   /* The seed's table, 1-based parents mapped to 0-based (-1 = none). */
   const char *names[7] = {"HairRoot", "Hair_S1_B1", "Hair_S1_B2", "Hair_S1_B3", "Hair_S2_B1", "Hair_S2_B2", "Hair_S2_B3"};
@@ -84,7 +84,7 @@ static void test_seed_worked_example(void **state) {
     assert_non_null(strstr(p.bones[p.joints[2 * i]].name, "_B3"));
     assert_true(p.weights[2 * i] > 0.5f);
   }
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
   assert_null(p.bones);
 }
 
@@ -134,7 +134,7 @@ static void test_weights_sum_sorted_and_bounded(void **state) {
     o.has_root = true;
     o.max_influences = mi;
     tress_plan_result p;
-    assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+    assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_OK);
     uint32_t clamped = mi < 1 ? 1 : mi > 4 ? 4 : mi;
     assert_int_equal(p.max_influences, clamped);
     check_weights(&p, clamped);
@@ -145,7 +145,7 @@ static void test_weights_sum_sorted_and_bounded(void **state) {
         assert_int_equal(p.joints[clamped * i], 0);
         assert_true(p.weights[clamped * i] == 1.0f);
       }
-    tress_plan_free(&p);
+    tress_plan_result_free(&p);
   }
   assert_true(saw_two);
   free(v);
@@ -160,7 +160,7 @@ static void test_blend_values(void **state) {
   o.has_root = true;
   o.sectors = 1;
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, 3, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, 3, &o, &p), TRESS_PLAN_OK);
   /* v0: band 1, fraction .25, leans up but B1 has no chain bone above: B1 alone. */
   assert_int_equal(p.influence_count[0], 1);
   assert_int_equal(p.joints[0], 1);
@@ -173,7 +173,7 @@ static void test_blend_values(void **state) {
   /* Band 1 (B1) holds only v0, band 3 only v2: centroids sit on them. */
   assert_float_equal(p.bones[1].position[1], -0.25f, 1e-5f);
   assert_float_equal(p.bones[3].position[1], -3.0f, 1e-5f);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
 }
 
 /* Vertices above the root never pull centroids. */
@@ -184,14 +184,14 @@ static void test_above_root_does_not_pull(void **state) {
   o.has_root = true;
   o.sectors = 1;
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, 5, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, 5, &o, &p), TRESS_PLAN_OK);
   for (uint32_t b = 1; b < p.bone_count; b++) {
     assert_float_equal(p.bones[b].position[0], 1.0f, 1e-5f);
     assert_float_equal(p.bones[b].position[2], 0.0f, 1e-5f);
   }
   assert_int_equal(p.joints[2 * 3], 0);
   assert_int_equal(p.joints[2 * 4], 0);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
 }
 
 /* Empty bands and empty sectors still get bones, every chain the same length. */
@@ -204,7 +204,7 @@ static void test_empty_bands_interpolated(void **state) {
   o.sectors = 3;
   o.segments = 6;
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, 3, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, 3, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.bone_count, 19);
   /* Sector 1 bands 2..5 are between the two filled bands, strictly descending. */
   for (int b = 1; b < 6; b++) assert_true(p.bones[1 + b].position[1] < p.bones[b].position[1]);
@@ -218,7 +218,7 @@ static void test_empty_bands_interpolated(void **state) {
       assert_true(isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]));
       if (b > 0) assert_true(q[1] < p.bones[6 * s + b].position[1]);
     }
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
 }
 
 static void test_sector_reference(void **state) {
@@ -232,10 +232,10 @@ static void test_sector_reference(void **state) {
   o.segments = 1;
   o.max_influences = 1;
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, 4, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, 4, &o, &p), TRESS_PLAN_OK);
   for (int i = 0; i < 4; i++) assert_int_equal(p.joints[i], 1 + i);
   assert_float_equal(p.reference[0], 1.0f, 1e-6f);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
 }
 
 static void test_bad_input(void **state) {
@@ -244,50 +244,50 @@ static void test_bad_input(void **state) {
   tress_plan_opts o = seed_opts();
   float v[13 * 3];
   uint32_t n = seed_cloud(v);
-  assert_int_equal(tress_plan(v, 0, &o, &p), TRESS_PLAN_ERR_EMPTY);
+  assert_int_equal(tress_plan_build(v, 0, &o, &p), TRESS_PLAN_ERR_EMPTY);
   assert_null(p.bones);
-  assert_int_equal(tress_plan(NULL, 5, &o, &p), TRESS_PLAN_ERR_EMPTY);
+  assert_int_equal(tress_plan_build(NULL, 5, &o, &p), TRESS_PLAN_ERR_EMPTY);
   /* All vertices at or above the root plane. */
   o.root[1] = 10.0f;
   float above[] = {0, 10, 0, 1, 11, 0, -3, 12, 2};
-  assert_int_equal(tress_plan(above, 3, &o, &p), TRESS_PLAN_ERR_ABOVE_ROOT);
+  assert_int_equal(tress_plan_build(above, 3, &o, &p), TRESS_PLAN_ERR_ABOVE_ROOT);
   /* NaN and infinity anywhere. */
   float bad[13 * 3];
   for (int k = 0; k < 3; k++) {
     memcpy(bad, v, sizeof v);
     bad[3 * 7 + k] = NAN;
-    assert_int_equal(tress_plan(bad, n, &o, &p), TRESS_PLAN_ERR_NOT_FINITE);
+    assert_int_equal(tress_plan_build(bad, n, &o, &p), TRESS_PLAN_ERR_NOT_FINITE);
     bad[3 * 7 + k] = INFINITY;
-    assert_int_equal(tress_plan(bad, n, &o, &p), TRESS_PLAN_ERR_NOT_FINITE);
+    assert_int_equal(tress_plan_build(bad, n, &o, &p), TRESS_PLAN_ERR_NOT_FINITE);
   }
   /* Sectors / segments 0 or absurd; zero or NaN axis; no root. */
   uint32_t counts[] = {0, TRESS_PLAN_MAX_SECTORS + 1, 1000000, UINT32_MAX};
   for (int i = 0; i < 4; i++) {
     o = seed_opts();
     o.sectors = counts[i];
-    assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
+    assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
     o = seed_opts();
     o.segments = counts[i];
-    assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
+    assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
   }
   o = seed_opts();
   o.axis[1] = 0.0f;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
   o.axis[1] = NAN;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
   o = seed_opts();
   o.has_root = false;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_ERR_NO_ROOT);
-  assert_string_equal(tress_plan_status_message(TRESS_PLAN_ERR_ABOVE_ROOT), "every vertex is at or above the root plane");
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_NO_ROOT);
+  assert_string_equal(tress_plan_status_name(TRESS_PLAN_ERR_ABOVE_ROOT), "every vertex is at or above the root plane");
   /* The caps themselves are allowed. */
   o = seed_opts();
   o.sectors = TRESS_PLAN_MAX_SECTORS;
   o.segments = TRESS_PLAN_MAX_SEGMENTS;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.bone_count, 1 + 64 * 64);
   assert_string_equal(p.bones[p.bone_count - 1].name, "Hair_S64_B64");
   check_weights(&p, 2);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
 }
 
 static void test_one_vertex(void **state) {
@@ -296,16 +296,16 @@ static void test_one_vertex(void **state) {
   tress_plan_opts o = tress_default_plan_opts();
   o.has_root = true;
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, 1, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, 1, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.bone_count, 10);
   assert_int_equal(p.influence_count[0], 1);
   assert_true(p.weights[0] == 1.0f);
   for (uint32_t b = 0; b < p.bone_count; b++)
     for (int k = 0; k < 3; k++) assert_true(isfinite(p.bones[b].position[k]));
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
   /* The single vertex at the root: nothing below the root plane. */
   float at_root[] = {0, 0, 0};
-  assert_int_equal(tress_plan(at_root, 1, &o, &p), TRESS_PLAN_ERR_ABOVE_ROOT);
+  assert_int_equal(tress_plan_build(at_root, 1, &o, &p), TRESS_PLAN_ERR_ABOVE_ROOT);
 }
 
 /* Any axis works: a sideways axis along +X is planned like a down axis turned. */
@@ -317,7 +317,7 @@ static void test_other_axis(void **state) {
   o.has_root = true;
   o.root[1] = 1.0f;
   tress_plan_result down;
-  assert_int_equal(tress_plan(v, n, &o, &down), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, n, &o, &down), TRESS_PLAN_OK);
   /* Rotate the cloud so down becomes +X: (x, y, z) -> (-y, x, z)... and the root with it. */
   float *r = malloc(3 * sizeof(float) * n);
   for (uint32_t i = 0; i < n; i++) {
@@ -328,11 +328,11 @@ static void test_other_axis(void **state) {
   o.root[0] = -1.0f; o.root[1] = 0.0f;
   o.axis[0] = 1.0f; o.axis[1] = 0.0f;
   tress_plan_result side;
-  assert_int_equal(tress_plan(r, n, &o, &side), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(r, n, &o, &side), TRESS_PLAN_OK);
   assert_float_equal(side.depth, down.depth, 1e-4f);
   check_weights(&side, 2);
-  tress_plan_free(&down);
-  tress_plan_free(&side);
+  tress_plan_result_free(&down);
+  tress_plan_result_free(&side);
   free(v);
   free(r);
 }

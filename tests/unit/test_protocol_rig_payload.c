@@ -36,7 +36,7 @@ static void test_rig_output_to_wire_and_back(void **state) {
   tress_rig_output out;
   assert_int_equal(tress_rig_mesh(mesh, &opts, &out), TRESS_RIG_OK);
   uint8_t hash[32];
-  assert_int_equal(tress_mesh_content_hash(mesh, hash), 0);
+  assert_int_equal(tress_mesh_get_content_hash(mesh, hash), 0);
   tress_wire_rig_options used = tress_default_wire_rig_options();
   float handle[3] = {out.mesh_size[0] * 2.0f, out.mesh_size[1] * 0.5f, out.mesh_size[2]};
   for (int fmt = TRESS_WEIGHTS_U8; fmt <= TRESS_WEIGHTS_U16; fmt++) {
@@ -44,7 +44,7 @@ static void test_rig_output_to_wire_and_back(void **state) {
     assert_int_equal(tress_rig_payload_build(&out, handle, 9, 2, hash, &used, (tress_weight_format)fmt,
                                              TRESS_COMPRESSION_ZSTD, &msg),
                      TRESS_WIRE_OK);
-    size_t bound = tress_msg_encode_bound(&msg), len;
+    size_t bound = tress_msg_get_encode_bound(&msg), len;
     uint8_t *buf = malloc(bound);
     assert_int_equal(tress_msg_encode(&msg, buf, bound, &len, NULL), TRESS_WIRE_OK);
     tress_msg back;

@@ -33,7 +33,7 @@ static const float ball_offset[3] = {0.55f, 0.4f, 0.0f};
 
 static void make(tress_scene *scene, tress_sim *sim, slot *s, uint32_t *rng, int k) {
   s->chain = fix_chain_make(scene, (float)(k % 16) * 2.0f, 5, (float)(k / 16) * 2.0f, 1 + (int)(next_u32(rng) % 9), 0.25f);
-  s->branch = TRESS_NULL_ID;
+  s->branch = (tress_id){0};
   if (next_u32(rng) % 3 == 0) {
     s->branch = tress_instance_create(scene, TRESS_KIND_BONE, "Sector", s->chain.bones[0]);
     tress_bone_set_cframe(scene, s->branch, tress_xform_from_pos(0, 0, 0.25f));
@@ -119,7 +119,7 @@ static void test_churn_keeps_every_chain_finite_and_linked(void **state) {
       if (!s[k].alive || !s[k].bound) continue;
       fix_assert_finite(scene, &s[k].chain);
       if (s[k].blended) continue;
-      tress_xform part = tress_part_cframe(scene, s[k].chain.part), center = tress_xform_mul(part, tress_xform_from_pos(ball_offset[0], ball_offset[1], ball_offset[2]));
+      tress_xform part = tress_part_get_cframe(scene, s[k].chain.part), center = tress_xform_mul(part, tress_xform_from_pos(ball_offset[0], ball_offset[1], ball_offset[2]));
       s[k].stepped = s[k].stepped || substepped;
       for (int b = 1; s[k].collides && s[k].stepped && b < s[k].chain.count; b++) {
         float p[3];

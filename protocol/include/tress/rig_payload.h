@@ -8,7 +8,7 @@
 #include "tress/rig.h"
 
 /* Fills msg (type RIG_RESULT) from a successful tress_rig_mesh output. Bone rests are scaled by
- * handle_size / mesh_size exactly as tress_rig() scales its Bone instances, so a client builds
+ * handle_size / mesh_size exactly as tress_rig_part() scales its Bone instances, so a client builds
  * bones from the message without knowing the mesh bounds. The bone and skin arrays live in
  * msg->arena: release with tress_msg_free. `used` is what the server rigged with; its
  * max_influences sets the slots per vertex. Returns INVALID_MESSAGE for more bones or vertices

@@ -71,7 +71,7 @@ bool tress_mesh_is_skinned(const tress_mesh *m) {
   return m && m->bone_count > 0 && m->joints && m->weights;
 }
 
-bool tress_mesh_bounds(const tress_mesh *m, float mn[3], float mx[3]) {
+bool tress_mesh_get_bounds(const tress_mesh *m, float mn[3], float mx[3]) {
   if (!m || m->vertex_count == 0) return false;
   for (int k = 0; k < 3; k++) mn[k] = mx[k] = m->positions[k];
   for (uint32_t i = 1; i < m->vertex_count; i++) {
@@ -84,7 +84,7 @@ bool tress_mesh_bounds(const tress_mesh *m, float mn[3], float mx[3]) {
   return true;
 }
 
-uint64_t tress_mesh_bytes(const tress_mesh *m) {
+uint64_t tress_mesh_get_bytes(const tress_mesh *m) {
   if (!m) return 0;
   uint64_t n = m->vertex_count;
   uint64_t b = sizeof *m + 12 * n + m->index_count * 4ull;

@@ -97,7 +97,7 @@ int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_
 
   /* POSITION with the min/max glTF requires. */
   float mn[3], mx[3];
-  tress_mesh_bounds(m, mn, mx);
+  tress_mesh_get_bounds(m, mn, mx);
   int pos = add_accessor(root, &bin, m->positions, 12, n, 5126, "VEC3", 34962, false);
   cJSON *pos_acc = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "accessors"), pos);
   cJSON_AddItemToObject(pos_acc, "min", float_array(mn, 3));

@@ -1,7 +1,7 @@
 /* rig.c - the seed's rig(): skin, bake, swap in place, Bone instances.
  *
  * tress_rig_mesh() is the scene-free core (plan -> new skinned mesh -> bone rest transforms); it
- * touches nothing shared, so the server runs it on worker threads. tress_rig() wraps it with the
+ * touches nothing shared, so the server runs it on worker threads. tress_rig_part() wraps it with the
  * seed's gates in the seed's order and applies the result to a part:
  *   1. the part has a mesh            else "the MeshPart has no mesh" (before anything else)
  *   2. the asset store owns the asset else "no permission to load asset"
@@ -34,12 +34,12 @@ static uint64_t mesh_geometry_bytes(const tress_mesh *m) {
   return b;
 }
 
-uint64_t tress_rig_bake_bytes(const tress_mesh *in, uint32_t bone_count) {
+uint64_t tress_rig_get_bake_bytes(const tress_mesh *in, uint32_t bone_count) {
   if (!in) return 0;
   return mesh_geometry_bytes(in) + (uint64_t)bone_count * sizeof(tress_mesh_bone) + (uint64_t)in->vertex_count * (8 + 16);
 }
 
-bool tress_rig_verify_bake(const tress_mesh *m, uint32_t bone_count) {
+bool tress_rig_is_bake_valid(const tress_mesh *m, uint32_t bone_count) {
   if (!tress_mesh_is_skinned(m) || m->bone_count != bone_count) return false;
   for (uint32_t v = 0; v < m->vertex_count; v++) {
     float sum = 0.0f;
@@ -100,15 +100,15 @@ tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts
     return TRESS_RIG_ERR_NO_MESH;
   }
   float mn[3], mx[3];
-  tress_mesh_bounds(in, mn, mx);
+  tress_mesh_get_bounds(in, mn, mx);
   if (!opts.plan.has_root) {
     top_centre(mn, mx, opts.plan.axis, opts.plan.root);
     opts.plan.has_root = true;
   }
   tress_plan_result plan;
-  tress_plan_status ps = tress_plan(in->positions, in->vertex_count, &opts.plan, &plan);
+  tress_plan_status ps = tress_plan_build(in->positions, in->vertex_count, &opts.plan, &plan);
   if (ps != TRESS_PLAN_OK) {
-    snprintf(out->reason, sizeof out->reason, "plan failed: %s", tress_plan_status_message(ps));
+    snprintf(out->reason, sizeof out->reason, "plan failed: %s", tress_plan_status_name(ps));
     return ps == TRESS_PLAN_ERR_NO_MEMORY ? TRESS_RIG_ERR_NO_MEMORY : TRESS_RIG_ERR_PLAN;
   }
   tress_mesh *baked = bake_from_plan(in, &plan);
@@ -116,14 +116,14 @@ tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts
   if (!baked || !bones) {
     tress_mesh_release(baked);
     free(bones);
-    tress_plan_free(&plan);
+    tress_plan_result_free(&plan);
     snprintf(out->reason, sizeof out->reason, "out of memory");
     return TRESS_RIG_ERR_NO_MEMORY;
   }
-  if (!tress_rig_verify_bake(baked, plan.bone_count)) {
+  if (!tress_rig_is_bake_valid(baked, plan.bone_count)) {
     tress_mesh_release(baked);
     free(bones);
-    tress_plan_free(&plan);
+    tress_plan_result_free(&plan);
     snprintf(out->reason, sizeof out->reason, "the bake lost its skinning");
     return TRESS_RIG_ERR_BAKE;
   }
@@ -144,7 +144,7 @@ tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts
   out->mesh = baked;
   out->bones = bones;
   out->bone_count = plan.bone_count;
-  tress_plan_free(&plan);
+  tress_plan_result_free(&plan);
   return TRESS_RIG_OK;
 }
 
@@ -165,26 +165,27 @@ static bool fail(tress_rig_result *r, tress_rig_status status, const char *reaso
 static void refund_budget(tress_scene *scene, tress_id part, tress_event event, void *user) {
   if (event != TRESS_EVENT_DESTROYING) return;
   tress_rig_budget *budget = user;
-  const tress_mesh *m = tress_part_mesh(scene, part);
+  const tress_mesh *m = tress_part_get_mesh(scene, part);
   if (!tress_mesh_is_skinned(m)) return;
-  uint64_t bytes = tress_rig_bake_bytes(m, m->bone_count);
+  uint64_t bytes = tress_rig_get_bake_bytes(m, m->bone_count);
   budget->used = budget->used > bytes ? budget->used - bytes : 0;
 }
 
-bool tress_rig(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in, tress_rig_result *r) {
+bool tress_rig_part(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in, tress_rig_result *r) {
   memset(r, 0, sizeof *r);
   tress_rig_opts opts = opts_in ? *opts_in : tress_default_rig_opts();
-  if (!scene || tress_instance_kind(scene, part) != TRESS_KIND_PART || !tress_instance_valid(scene, part))
+  if (!scene || tress_instance_get_kind(scene, part) != TRESS_KIND_PART || !tress_instance_is_valid(scene, part))
     return fail(r, TRESS_RIG_ERR_BAD_PART, "not a MeshPart");
-  const tress_mesh *source = tress_part_mesh(scene, part);
+  const tress_mesh *source = tress_part_get_mesh(scene, part);
   if (!source || source->vertex_count == 0) return fail(r, TRESS_RIG_ERR_NO_MESH, "the MeshPart has no mesh");
-  const char *asset_id = tress_part_asset_id(scene, part);
+  char asset_id[TRESS_ASSET_ID_MAX];
+  tress_part_get_asset_id(scene, part, asset_id);
   if (opts.owns_asset && !opts.owns_asset(opts.owns_asset_user, asset_id))
     return fail(r, TRESS_RIG_ERR_NO_PERMISSION, "no permission to load asset");
 
   uint32_t sectors = opts.plan.sectors, segments = opts.plan.segments;
   uint32_t bone_count = 1 + (sectors <= TRESS_PLAN_MAX_SECTORS ? sectors : 0) * (segments <= TRESS_PLAN_MAX_SEGMENTS ? segments : 0);
-  uint64_t cost = tress_rig_bake_bytes(source, bone_count);
+  uint64_t cost = tress_rig_get_bake_bytes(source, bone_count);
   if (opts.budget && (opts.budget->used > opts.budget->limit || cost > opts.budget->limit - opts.budget->used)) {
     char why[TRESS_RIG_REASON_MAX];
     snprintf(why, sizeof why, "the baked mesh memory budget is spent (%llu of %llu bytes used, bake needs %llu)",
@@ -206,7 +207,7 @@ bool tress_rig(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in,
 
   /* Bone instances scaled by size / mesh size per axis (an axis the mesh is flat on keeps 1). */
   float size[3], scale[3];
-  tress_part_size(scene, part, size);
+  tress_part_get_size(scene, part, size);
   for (int k = 0; k < 3; k++) scale[k] = baked.mesh_size[k] > 1e-12f ? size[k] / baked.mesh_size[k] : 1.0f;
   for (uint32_t b = 0; b < baked.bone_count; b++) {
     const tress_rig_bone *rb = &baked.bones[b];
@@ -230,7 +231,7 @@ bool tress_rig(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in,
   tress_part_set_mesh(scene, part, baked.mesh);
   tress_part_set_size(scene, part, size);
   if (opts.budget) {
-    opts.budget->used += tress_rig_bake_bytes(baked.mesh, baked.bone_count);
+    opts.budget->used += tress_rig_get_bake_bytes(baked.mesh, baked.bone_count);
     tress_instance_connect(scene, part, refund_budget, opts.budget);
   }
   tress_rig_output_free(&baked);
@@ -252,7 +253,7 @@ bool tress_rig_build_bones(tress_scene *scene, tress_id part, uint32_t bone_coun
   }
   if (baked) {
     float size[3];
-    tress_part_size(scene, part, size);
+    tress_part_get_size(scene, part, size);
     tress_part_set_mesh(scene, part, baked);
     tress_part_set_size(scene, part, size);
   }

@@ -197,9 +197,9 @@ static void walk_visit(bone_walk *w, tress_id bone, int32_t parent_local, uint32
 
 /* Pre-order over the bone hierarchies under a part or bone: parents always come first. */
 static void walk_bones(bone_walk *w, tress_id parent, int32_t parent_local, uint32_t depth) {
-  for (tress_id c = tress_instance_first_child(w->scene, parent); !tress_id_is_null(c);
-       c = tress_instance_next_sibling(w->scene, c)) {
-    if (tress_instance_kind(w->scene, c) != TRESS_KIND_BONE) continue;
+  for (tress_id c = tress_instance_get_first_child(w->scene, parent); !tress_id_is_null(c);
+       c = tress_instance_get_next_sibling(w->scene, c)) {
+    if (tress_instance_get_kind(w->scene, c) != TRESS_KIND_BONE) continue;
     walk_visit(w, c, parent_local, depth);
   }
 }
@@ -210,7 +210,7 @@ static void walk_visit(bone_walk *w, tress_id bone, int32_t parent_local, uint32
     w->slot->ids[me] = bone;
     w->slot->local_parent[me] = parent_local;
     w->slot->depth[me] = depth;
-    w->slot->rest[me] = tress_bone_cframe(w->scene, bone);
+    w->slot->rest[me] = tress_bone_get_cframe(w->scene, bone);
   }
   if (depth < 255) walk_bones(w, bone, (int32_t)me, depth + 1);
 }
@@ -254,7 +254,7 @@ static tress_result slot_build_bones(tress_sim *sim, chain_slot *s) {
           for (int k = 0; k < 3; k++) dir[k] = d[k] / len;
       }
       uint32_t t = s->node_count++;
-      s->ids[t] = TRESS_NULL_ID;
+      s->ids[t] = (tress_id){0};
       s->local_parent[t] = (int32_t)i;
       s->depth[t] = s->depth[i] + 1;
       s->rest[t] = tress_xform_from_pos(dir[0] * tip, dir[1] * tip, dir[2] * tip);
@@ -330,26 +330,26 @@ tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chai
                             tress_handle_id *out) {
   if (out) *out = TRESS_NULL_HANDLE;
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
-  if (!tress_instance_valid(sim->scene, root_part)) return TRESS_ERR_STALE_ID;
-  if (tress_instance_kind(sim->scene, root_part) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!tress_instance_is_valid(sim->scene, root_part)) return TRESS_ERR_STALE_ID;
+  if (tress_instance_get_kind(sim->scene, root_part) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
   if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_handle_id existing = tress__handle_find(sim, TRESS_HANDLE_BONES, root_part);
   if (!tress_handle_is_null(existing)) {
     if (out) *out = existing;
     return TRESS_OK;
   }
-  return bind_bones(sim, root_part, TRESS_NULL_ID, root_part, settings, out);
+  return bind_bones(sim, root_part, (tress_id){0}, root_part, settings, out);
 }
 
 tress_result tress_sim_bind_bone_chain(tress_sim *sim, tress_id root_bone, const tress_chain_settings *settings,
                                        tress_handle_id *out) {
   if (out) *out = TRESS_NULL_HANDLE;
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
-  if (!tress_instance_valid(sim->scene, root_bone)) return TRESS_ERR_STALE_ID;
-  if (tress_instance_kind(sim->scene, root_bone) != TRESS_KIND_BONE) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!tress_instance_is_valid(sim->scene, root_bone)) return TRESS_ERR_STALE_ID;
+  if (tress_instance_get_kind(sim->scene, root_bone) != TRESS_KIND_BONE) return TRESS_ERR_INVALID_ARGUMENT;
   if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
-  tress_id anchor = tress_instance_parent(sim->scene, root_bone);
-  tress_kind ak = tress_instance_kind(sim->scene, anchor);
+  tress_id anchor = tress_instance_get_parent(sim->scene, root_bone);
+  tress_kind ak = tress_instance_get_kind(sim->scene, anchor);
   if (ak != TRESS_KIND_PART && ak != TRESS_KIND_BONE) return TRESS_ERR_INVALID_ARGUMENT;
   tress_handle_id existing = tress__handle_find(sim, TRESS_HANDLE_BONES, root_bone);
   if (!tress_handle_is_null(existing)) {
@@ -368,9 +368,9 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   tress_collider_set set;
   if (!settings_set(sim, settings, &set)) return TRESS_ERR_STALE_ID;
   for (uint32_t i = 0; i < count; i++) {
-    if (!tress_instance_valid(sim->scene, parts[i])) return TRESS_ERR_STALE_ID;
-    if (tress_instance_kind(sim->scene, parts[i]) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
-    if (!tress_xform_is_finite(tress_part_cframe(sim->scene, parts[i]))) return TRESS_ERR_INVALID_ARGUMENT;
+    if (!tress_instance_is_valid(sim->scene, parts[i])) return TRESS_ERR_STALE_ID;
+    if (tress_instance_get_kind(sim->scene, parts[i]) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
+    if (!tress_xform_is_finite(tress_part_get_cframe(sim->scene, parts[i]))) return TRESS_ERR_INVALID_ARGUMENT;
   }
   struct tress_chains *c = sim->chains;
   uint32_t si = slot_new(c);
@@ -393,8 +393,8 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
     s->local_parent[i] = (int32_t)i - 1;
     s->depth[i] = i;
     s->rest[i] = i == 0 ? tress_xform_identity()
-                        : tress_xform_inv_mul(tress_part_cframe(sim->scene, parts[i - 1]),
-                                              tress_part_cframe(sim->scene, parts[i]));
+                        : tress_xform_inv_mul(tress_part_get_cframe(sim->scene, parts[i - 1]),
+                                              tress_part_get_cframe(sim->scene, parts[i]));
   }
   slot_measure(s);
   tress_handle_id h = tress__handle_alloc(sim, TRESS_HANDLE_PARTS, parts[0], si);
@@ -420,7 +420,7 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
     for (uint32_t i = 0; i < s->node_count; i++) {
       if (tress_id_is_null(s->ids[i])) continue; /* an end tip */
       tress_bone_set_simulated(sim->scene, s->ids[i], false);
-      tress_bone_set_transform(sim->scene, s->ids[i], tress_bone_animated(sim->scene, s->ids[i]));
+      tress_bone_set_transform(sim->scene, s->ids[i], tress_bone_get_animated(sim->scene, s->ids[i]));
     }
   }
   s->used = false;
@@ -506,14 +506,14 @@ bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, fl
 
 tress_result tress_sim_reset(tress_sim *sim, tress_id root) {
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
-  if (!tress_instance_valid(sim->scene, root)) return TRESS_ERR_STALE_ID;
+  if (!tress_instance_is_valid(sim->scene, root)) return TRESS_ERR_STALE_ID;
   struct tress_chains *c = sim->chains;
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     tress_handle *h = tress__handle_get(sim, s->handle);
     if (!h) continue;
-    if (tress_id_equal(h->root, root) || tress_instance_is_descendant_of(sim->scene, h->root, root)) s->reset = true;
+    if (tress_id_is_equal(h->root, root) || tress_instance_is_descendant_of(sim->scene, h->root, root)) s->reset = true;
   }
   tress__sim_reset_writers(sim, root); /* pendulums, ropes and cloth under root snap too */
   return TRESS_OK;

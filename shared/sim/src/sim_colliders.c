@@ -41,7 +41,7 @@ static bool grow(tress_sim_colliders *c) {
 tress_result tress_sim_add_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out) {
   if (out) *out = TRESS_NULL_COLLIDER;
   if (!sim || !def || !tress_collider_def_valid(def)) return TRESS_ERR_INVALID_ARGUMENT;
-  if (!tress_id_is_null(def->attach) && !tress_instance_valid(sim->scene, def->attach)) return TRESS_ERR_STALE_ID;
+  if (!tress_id_is_null(def->attach) && !tress_instance_is_valid(sim->scene, def->attach)) return TRESS_ERR_STALE_ID;
   tress_sim_colliders *c = sim->colliders;
   uint32_t i = c->free_hint;
   while (i < c->count && c->alive[i]) i++;
@@ -88,20 +88,20 @@ void tress_sim_remove_collider(tress_sim *sim, tress_collider_id id) {
 void tress__colliders_resolve(tress_sim *sim) {
   tress_sim_colliders *c = sim->colliders;
   /* colliders of one body part are usually added together: their attach frame is walked once */
-  tress_id last = TRESS_NULL_ID;
+  tress_id last = (tress_id){0};
   tress_xform frame = tress_xform_identity();
   bool have = false;
   for (uint32_t i = 0; i < c->count; i++) {
     /* a collider whose body is gone stops pushing (it would otherwise sit at the origin) */
     const tress_collider_def *d = &c->defs[i];
     bool world_space = tress_id_is_null(d->attach);
-    if (c->alive[i] && (world_space || tress_instance_valid(sim->scene, d->attach))) {
+    if (c->alive[i] && (world_space || tress_instance_is_valid(sim->scene, d->attach))) {
       if (world_space) {
         c->world[i] = tress_collider_resolve_in(tress_xform_identity(), d);
         continue;
       }
-      if (!have || !tress_id_equal(last, d->attach)) {
-        frame = tress_instance_world(sim->scene, d->attach);
+      if (!have || !tress_id_is_equal(last, d->attach)) {
+        frame = tress_instance_get_world(sim->scene, d->attach);
         if (!tress_xform_is_finite(frame)) frame = tress_xform_identity();
         last = d->attach;
         have = true;

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-tress_chain_settings tress_spring_chain_sim_settings(const tress_spring_chain *chain, const float sim_gravity[3],
+tress_chain_settings tress_spring_chain_get_sim_settings(const tress_spring_chain *chain, const float sim_gravity[3],
                                                      const tress_collider_id *colliders, uint32_t collider_count) {
-  tress_chain_settings s = tress_spring_chain_settings(chain, sim_gravity);
+  tress_chain_settings s = tress_spring_chain_get_settings(chain, sim_gravity);
   if (!chain) return s;
   s.radius = chain->radius;
   s.end_length = chain->end_length;
@@ -51,7 +51,7 @@ tress_result tress_spring_bind(tress_sim *sim, const tress_spring_import *imp, c
       if (first == TRESS_OK) first = TRESS_ERR_NOTHING_TO_BIND;
       continue;
     }
-    tress_chain_settings s = tress_spring_chain_sim_settings(ch, gravity, out->colliders, out->collider_count);
+    tress_chain_settings s = tress_spring_chain_get_sim_settings(ch, gravity, out->colliders, out->collider_count);
     tress_result r = tress_sim_bind_bone_chain(sim, scene->node_bones[ch->root], &s, &out->handles[c]);
     if (r == TRESS_OK) out->bound++;
     else if (first == TRESS_OK) first = r;

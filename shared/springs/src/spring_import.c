@@ -56,7 +56,7 @@ static const region_preset PRESETS[] = {
     {"Crest", 0.25f, 0.5f},   {"Crown", 0.2f, 0.5f},     {"Ponytail", 0.04f, 0.3f},
 };
 
-bool tress_spring_region_preset(const char *region, float *stiffness, float *drag) {
+bool tress_spring_region_get_preset(const char *region, float *stiffness, float *drag) {
   for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++) {
     if (region && strcmp(region, PRESETS[i].region) == 0) {
       if (stiffness) *stiffness = PRESETS[i].stiffness;
@@ -718,7 +718,7 @@ static void read_extras(builder *b, const cJSON *root, bool *all_colliders) {
         warn(b, "extras.tress.springCollider on \"%s\": capsule with no length: skipped", nm);
       } else {
         float so[3] = {off[0] * b->scale, off[1] * b->scale, off[2] * b->scale};
-        tress_collider_def d = capsule ? tress_collider_capsule_y(TRESS_NULL_ID, so, height * b->scale, radius * b->scale)
+        tress_collider_def d = capsule ? tress_collider_capsule_y((tress_id){0}, so, height * b->scale, radius * b->scale)
                                        : tress_default_collider_def();
         if (!capsule) {
           memcpy(d.offset, so, sizeof so);
@@ -882,7 +882,7 @@ static void read_names(builder *b, bool *all_colliders) {
     if (!c) break;
     float zero[3] = {0, 0, 0};
     float r = r_cm * 0.01f * b->scale, h = h_cm * 0.01f * b->scale;
-    tress_collider_def d = capsule ? tress_collider_capsule_y(TRESS_NULL_ID, zero, h, r) : tress_default_collider_def();
+    tress_collider_def d = capsule ? tress_collider_capsule_y((tress_id){0}, zero, h, r) : tress_default_collider_def();
     c->shape = capsule ? TRESS_COLLIDER_CAPSULE : TRESS_COLLIDER_SPHERE;
     c->node = (int32_t)i;
     if (capsule) {
@@ -910,7 +910,7 @@ static void read_names(builder *b, bool *all_colliders) {
       if (c) {
         c->source = TRESS_SPRING_FROM_NAME;
         snprintf(c->region, sizeof c->region, "%s", region);
-        if (!tress_spring_region_preset(region, &c->stiffness, &c->drag))
+        if (!tress_spring_region_get_preset(region, &c->stiffness, &c->drag))
           warn(b, "\"%s\": region \"%s\" has no preset: stiffness %.2f, drag %.2f", nm, region, (double)c->stiffness,
                (double)c->drag);
         c->damping = 1.0f - c->drag;
@@ -952,7 +952,7 @@ static const uint8_t *glb_json(const uint8_t *data, size_t size, size_t *json_si
   return data + 20;
 }
 
-int tress_spring_import_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
+int tress_spring_import_read_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
                                tress_spring_import **out, char err[TRESS_SPRING_ERROR_MAX]) {
   char scratch[TRESS_SPRING_ERROR_MAX];
   if (!err) err = scratch;
@@ -1046,7 +1046,7 @@ int tress_spring_import_load(const char *path, const tress_spring_import_def *de
   size_t size = 0;
   uint8_t *data = tress_file_read(path, TRESS_SPRING_MAX_FILE_BYTES, &size, err, TRESS_SPRING_ERROR_MAX);
   if (!data) return -1;
-  int rc = tress_spring_import_memory(data, size, def, out, err);
+  int rc = tress_spring_import_read_memory(data, size, def, out, err);
   free(data);
   return rc;
 }
@@ -1068,7 +1068,7 @@ int32_t tress_spring_import_find_node(const tress_spring_import *imp, const char
   return -1;
 }
 
-tress_chain_settings tress_spring_chain_settings(const tress_spring_chain *chain, const float sim_gravity[3]) {
+tress_chain_settings tress_spring_chain_get_settings(const tress_spring_chain *chain, const float sim_gravity[3]) {
   tress_chain_settings s = tress_default_chain_settings();
   if (!chain) return s;
   s.damping = chain->damping;
@@ -1094,7 +1094,9 @@ typedef struct find_bone {
 
 static bool find_bone_visit(tress_scene *scene, tress_id id, void *user) {
   find_bone *f = user;
-  if (tress_instance_kind(scene, id) == TRESS_KIND_BONE && strcmp(tress_instance_name(scene, id), f->name) == 0) {
+  char name[TRESS_NAME_MAX];
+  tress_instance_get_name(scene, id, name);
+  if (tress_instance_get_kind(scene, id) == TRESS_KIND_BONE && strcmp(name, f->name) == 0) {
     f->found = id;
     return false;
   }
@@ -1103,7 +1105,7 @@ static bool find_bone_visit(tress_scene *scene, tress_id id, void *user) {
 
 static bool any_bone_visit(tress_scene *scene, tress_id id, void *user) {
   find_bone *f = user;
-  if (tress_instance_kind(scene, id) != TRESS_KIND_BONE) return true;
+  if (tress_instance_get_kind(scene, id) != TRESS_KIND_BONE) return true;
   f->found = id;
   return false;
 }
@@ -1114,7 +1116,7 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
   if (!err) err = scratch;
   if (!out) return -1;
   memset(out, 0, sizeof *out);
-  if (!imp || !scene || !tress_instance_valid(scene, part) || tress_instance_kind(scene, part) != TRESS_KIND_PART) {
+  if (!imp || !scene || !tress_instance_is_valid(scene, part) || tress_instance_get_kind(scene, part) != TRESS_KIND_PART) {
     snprintf(err, TRESS_SPRING_ERROR_MAX, "an import and a valid part are needed");
     return -1;
   }
@@ -1140,7 +1142,7 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
     for (int32_t p = imp->nodes[i].parent; p >= 0 && steps <= n; p = imp->nodes[p].parent, steps++) need[p] = true;
   }
   /* a part with no bones yet (the usual case) needs no name lookups */
-  find_bone any = {NULL, TRESS_NULL_ID};
+  find_bone any = {NULL, (tress_id){0}};
   tress_instance_visit_descendants(scene, part, any_bone_visit, &any);
   bool has_bones = !tress_id_is_null(any.found);
   /* parents before children: from each needed node walk up to the nearest ancestor that has
@@ -1163,7 +1165,7 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
     tress_id parent_id = p >= 0 ? out->node_bones[p] : part;
     while (depth > 0) {
       int32_t k = path[--depth];
-      find_bone f = {imp->nodes[k].name, TRESS_NULL_ID};
+      find_bone f = {imp->nodes[k].name, (tress_id){0}};
       if (has_bones) tress_instance_visit_descendants(scene, part, find_bone_visit, &f);
       tress_id bone = f.found;
       if (tress_id_is_null(bone)) {

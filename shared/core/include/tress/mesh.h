@@ -40,8 +40,8 @@ void tress_mesh_retain(tress_mesh *mesh);
 void tress_mesh_release(tress_mesh *mesh);
 bool tress_mesh_is_skinned(const tress_mesh *mesh);
 /* Axis-aligned bounds; false for an empty mesh. */
-bool tress_mesh_bounds(const tress_mesh *mesh, float min[3], float max[3]);
+bool tress_mesh_get_bounds(const tress_mesh *mesh, float min[3], float max[3]);
 /* Bytes the mesh holds on the heap (for memory budgets). */
-uint64_t tress_mesh_bytes(const tress_mesh *mesh);
+uint64_t tress_mesh_get_bytes(const tress_mesh *mesh);
 
 #endif

@@ -62,16 +62,16 @@ typedef struct tress_plan_result {
 
 tress_plan_opts tress_default_plan_opts(void);
 
-/* Plans a skeleton for n xyz vertices. On success fills *out (free with tress_plan_free).
- * On failure returns the status and leaves *out zeroed; tress_plan_status_message explains.
+/* Plans a skeleton for n xyz vertices. On success fills *out (free with tress_plan_result_free).
+ * On failure returns the status and leaves *out zeroed; tress_plan_status_name explains.
  *
  * Sectors: the angle of a vertex around the axis is measured from opts' reference direction
  * (world +X projected off the axis, or world +Z when the axis is within ~25 degrees of X),
  * turning toward axis x reference. Sector s (1-based) is centred on angle (s-1) * 360/sectors,
  * so with the default downward axis Hair_S1 hangs on the +X side and with 2 sectors Hair_S2 on
  * -X. A vertex exactly on the axis goes to sector 1. Bands split [0, depth] into equal slices. */
-tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan_opts *opts, tress_plan_result *out);
-void tress_plan_free(tress_plan_result *plan);
-const char *tress_plan_status_message(tress_plan_status status);
+tress_plan_status tress_plan_build(const float *vertices, uint32_t n, const tress_plan_opts *opts, tress_plan_result *out);
+void tress_plan_result_free(tress_plan_result *plan);
+const char *tress_plan_status_name(tress_plan_status status);
 
 #endif

@@ -72,10 +72,10 @@ void tress_rig_output_free(tress_rig_output *out);
 
 /* True when a bake kept its skinning: skin arrays present, bone_count bones, every joint in
  * range and every vertex's weights summing to 1. rig() fails a bake for which this is false. */
-bool tress_rig_verify_bake(const tress_mesh *baked, uint32_t bone_count);
+bool tress_rig_is_bake_valid(const tress_mesh *baked, uint32_t bone_count);
 
 /* Bytes a bake of `in` with bone_count bones will hold (what the budget is charged). */
-uint64_t tress_rig_bake_bytes(const tress_mesh *in, uint32_t bone_count);
+uint64_t tress_rig_get_bake_bytes(const tress_mesh *in, uint32_t bone_count);
 
 typedef struct tress_rig_result {
   tress_rig_status status;
@@ -88,7 +88,7 @@ typedef struct tress_rig_result {
 /* Rigs a part in place. Order as the seed: no mesh, permission gate, budget, plan, skin, bake,
  * swap (size kept), Bone instances. Returns true with bone names, or false with a reason and the
  * scene exactly as it was. Free the result with tress_rig_result_free either way. */
-bool tress_rig(tress_scene *scene, tress_id mesh_part, const tress_rig_opts *opts, tress_rig_result *out);
+bool tress_rig_part(tress_scene *scene, tress_id mesh_part, const tress_rig_opts *opts, tress_rig_result *out);
 void tress_rig_result_free(tress_rig_result *result);
 
 /* Builds bones under part (rests already at worn scale, parents before children) and swaps in

@@ -17,10 +17,10 @@ typedef struct tress_spring_binding {
   uint32_t bound; /* chains that bound */
 } tress_spring_binding;
 
-/* The full sim settings of an imported chain: tress_spring_chain_settings plus strand radius,
+/* The full sim settings of an imported chain: tress_spring_chain_get_settings plus strand radius,
  * end length, and its collider set mapped through `colliders` (the sim ids of the import's
  * colliders; NULL leaves the set empty). */
-tress_chain_settings tress_spring_chain_sim_settings(const tress_spring_chain *chain, const float sim_gravity[3],
+tress_chain_settings tress_spring_chain_get_sim_settings(const tress_spring_chain *chain, const float sim_gravity[3],
                                                      const tress_collider_id *colliders, uint32_t collider_count);
 
 /* Adds scene->colliders to the sim, then binds every chain of imp whose root has a bone in

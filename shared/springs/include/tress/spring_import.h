@@ -33,7 +33,7 @@
  *     below it is a chain of it and everything below it; `SBC_Sphere_<name>_r<cm>` a sphere
  *     collider, `SBC_Capsule_<name>_r<cm>_h<cm>` a capsule along the node's local +Y (radius,
  *     distance between end centres, centimetres). The region picks a preset (see
- *     tress_spring_region_preset). Chains made from extras or names are kept out of every
+ *     tress_spring_region_get_preset). Chains made from extras or names are kept out of every
  *     collider the model has; VRM chains keep their groups.
  *
  * Units. Lengths in the file are metres; they are multiplied by def.units_per_metre (default
@@ -134,12 +134,12 @@ tress_spring_import_def tress_default_spring_import_def(void);
 
 /* Starting values a name's region picks (stiffness, drag). Unknown regions get the seed's
  * defaults (0.1, 0.5) and false. */
-bool tress_spring_region_preset(const char *region, float *stiffness, float *drag);
+bool tress_spring_region_get_preset(const char *region, float *stiffness, float *drag);
 
 /* Parses a .glb (12-byte header, JSON chunk, BIN chunk; detected by its magic) or a .gltf
  * (JSON text). Returns 0 and *out (free with tress_spring_import_free), with warnings for the
  * parts that were skipped; -1 and err when the file is not glTF at all or memory ran out. */
-int tress_spring_import_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
+int tress_spring_import_read_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
                                tress_spring_import **out, char err[TRESS_SPRING_ERROR_MAX]);
 int tress_spring_import_load(const char *path, const tress_spring_import_def *def, tress_spring_import **out,
                              char err[TRESS_SPRING_ERROR_MAX]);
@@ -151,7 +151,7 @@ int32_t tress_spring_import_find_node(const tress_spring_import *imp, const char
 /* The sim's settings for an imported chain: damping and stiffness as they are, wind scale 1,
  * and the chain's gravity as a scale of the sim's gravity (its component along the sim's
  * gravity direction: the sim has one gravity direction, so a sideways part is dropped). */
-tress_chain_settings tress_spring_chain_settings(const tress_spring_chain *chain, const float sim_gravity[3]);
+tress_chain_settings tress_spring_chain_get_settings(const tress_spring_chain *chain, const float sim_gravity[3]);
 
 /*
  * Applying an import to a scene: every node a chain or collider needs (joints, collider nodes
