@@ -167,11 +167,12 @@ int main(void) {
     while ((e = readdir(d))) {
       size_t l = strlen(e->d_name);
       if (l < 5 || strcmp(e->d_name + l - 4, ".glb")) continue;
-      char path[2048], err[TRESS_GLTF_ERROR_MAX];
+      char path[2048];
+      tress_error err = {0};
       snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      tress_mesh *m = tress_gltf_load(path, err);
+      tress_mesh *m = tress_gltf_load(path, &err);
       if (!m) {
-        printf("%s: %s\n", path, err);
+        printf("%s: %s\n", path, err.message);
         continue;
       }
       size_t b = rig_and_measure(e->d_name, m, NULL);

@@ -32,8 +32,7 @@ static tress_mesh *load_from_root(tress_client *c, const char *asset_id) {
   if (!asset_id_safe(asset_id)) return NULL;
   char path[1400];
   snprintf(path, sizeof path, "%s/%s", c->asset_root, asset_id);
-  char err[TRESS_MESH_FILE_ERROR_MAX] = "";
-  return tress_mesh_file_load(path, err);
+  return tress_mesh_file_load(path, NULL);
 }
 
 tress_mesh *tress__client_local_mesh(tress_client *c, const char *asset_id) {

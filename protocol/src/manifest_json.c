@@ -13,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_set.h"
 #include "tress/codec.h"
 #include "tress/wire_springs.h"
+
+#define TRESS_MANIFEST_JSON_ERROR_MAX 256 /* the readers' message buffers */
 
 static int fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(char *err, const char *fmt, ...) {
@@ -302,8 +305,7 @@ void tress_manifest_json_free(tress_wire_manifest *m) {
   memset(m, 0, sizeof *m);
 }
 
-int tress_manifest_json_parse(const char *text, size_t len, tress_wire_manifest *out,
-                              char err[TRESS_MANIFEST_JSON_ERROR_MAX]) {
+static int json_parse(const char *text, size_t len, tress_wire_manifest *out, char *err) {
   memset(out, 0, sizeof *out);
   cJSON *root = cJSON_ParseWithLength(text, len);
   if (!root) return fail(err, "not valid JSON");
@@ -327,7 +329,7 @@ int tress_manifest_json_parse(const char *text, size_t len, tress_wire_manifest 
   return rc;
 }
 
-int tress_manifest_json_load(const char *path, tress_wire_manifest *out, char err[TRESS_MANIFEST_JSON_ERROR_MAX]) {
+static int json_load(const char *path, tress_wire_manifest *out, char *err) {
   memset(out, 0, sizeof *out);
   FILE *f = fopen(path, "rb");
   if (!f) return fail(err, "%.200s: %s", path, strerror(errno));
@@ -354,7 +356,7 @@ int tress_manifest_json_load(const char *path, tress_wire_manifest *out, char er
     if (r == 0) break;
   }
   fclose(f);
-  int rc = tress_manifest_json_parse(text ? text : "", len, out, err);
+  int rc = json_parse(text ? text : "", len, out, err);
   free(text);
   return rc;
 }
@@ -482,7 +484,7 @@ char *tress_manifest_json_print(const tress_wire_manifest *m) {
   return s;
 }
 
-int tress_manifest_json_save(const char *path, const tress_wire_manifest *m, char err[TRESS_MANIFEST_JSON_ERROR_MAX]) {
+static int json_save(const char *path, const tress_wire_manifest *m, char *err) {
   char *s = tress_manifest_json_print(m);
   if (!s) return fail(err, "out of memory");
   FILE *f = fopen(path, "wb");
@@ -495,4 +497,27 @@ int tress_manifest_json_save(const char *path, const tress_wire_manifest *m, cha
   if (fclose(f) != 0) rc = -1;
   free(s);
   return rc ? fail(err, "%.200s: write failed", path) : 0;
+}
+
+/* The readers above write one message into a char buffer; the public entry points turn it into
+ * the caller's tress_error. */
+static int to_error(int rc, const char *message, tress_error *err) {
+  if (rc == 0) return 0;
+  int code = strcmp(message, "out of memory") == 0 ? TRESS__ERR_OUT_OF_MEMORY : TRESS__ERR_INVALID_ARGUMENT;
+  return tress__error_set(err, code, "%s", message);
+}
+
+int tress_manifest_json_parse(const char *text, size_t len, tress_wire_manifest *out, tress_error *err) {
+  char message[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+  return to_error(json_parse(text, len, out, message), message, err);
+}
+
+int tress_manifest_json_load(const char *path, tress_wire_manifest *out, tress_error *err) {
+  char message[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+  return to_error(json_load(path, out, message), message, err);
+}
+
+int tress_manifest_json_save(const char *path, const tress_wire_manifest *m, tress_error *err) {
+  char message[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+  return to_error(json_save(path, m, message), message, err);
 }

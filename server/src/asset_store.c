@@ -268,11 +268,11 @@ tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t ma
     return NULL;
   }
   close(fd);
-  char err[TRESS_MESH_FILE_ERROR_MAX] = "";
-  tress_mesh *mesh = tress_mesh_file_load(resolved, err);
+  tress_error err = {0};
+  tress_mesh *mesh = tress_mesh_file_load(resolved, &err);
   if (!mesh) {
     *code = TRESS_CODE_RIG_FAILED;
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.60s\" does not load: %.150s", id, err);
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.60s\" does not load: %.150s", id, err.message);
     return NULL;
   }
   *code = TRESS_CODE_NONE;

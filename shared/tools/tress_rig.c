@@ -93,9 +93,9 @@ static bool has_ext(const char *path, const char *ext) {
 }
 
 static int write_mesh(const tress_mesh *m, const char *path) {
-  char err[TRESS_GLTF_ERROR_MAX];
-  int rc = has_ext(path, ".obj") ? tress_obj_write(m, path, err) : tress_gltf_write_glb(m, path, err);
-  if (rc != 0) fprintf(stderr, "tress-rig: %s\n", err);
+  tress_error err = {0};
+  int rc = has_ext(path, ".obj") ? tress_obj_write(m, path, &err) : tress_gltf_write_glb(m, path, &err);
+  if (rc != 0) fprintf(stderr, "tress-rig: %s\n", err.message);
   return rc;
 }
 
@@ -150,10 +150,10 @@ static void print_rig(const args *a, const tress_rig_output *out, double load_ms
 }
 
 static int cmd_rig(const args *a) {
-  char err[TRESS_MESH_FILE_ERROR_MAX];
+  tress_error err = {0};
   double t0 = now_ms();
-  tress_mesh *in = tress_mesh_file_load(a->input, err);
-  if (!in) { fprintf(stderr, "tress-rig: %s: %s\n", a->input, err); return 1; }
+  tress_mesh *in = tress_mesh_file_load(a->input, &err);
+  if (!in) { fprintf(stderr, "tress-rig: %s: %s\n", a->input, err.message); return 1; }
   double t1 = now_ms();
   tress_rig_output out;
   tress_rig_status st = tress_rig_mesh(in, &a->rig, &out);

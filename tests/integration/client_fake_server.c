@@ -110,8 +110,8 @@ bool fake_rig_make(const char *mesh_path, const float handle_size[3], uint32_t c
                    fake_rig *r, tress_msg *out) {
   memset(r, 0, sizeof *r);
   memset(out, 0, sizeof *out);
-  char err[TRESS_MESH_FILE_ERROR_MAX];
-  r->source = tress_mesh_file_load(mesh_path, err);
+  tress_error err = {0};
+  r->source = tress_mesh_file_load(mesh_path, &err);
   if (!r->source) return false;
   tress_rig_opts opts = tress_default_rig_opts();
   if (tress_rig_mesh(r->source, &opts, &r->output) != TRESS_RIG_OK) return false;

@@ -324,12 +324,13 @@ void th_client_close(th_client *c) {
 
 int th_spawn_load(tress_msg *spawn, const char *character_file, uint32_t request_id) {
   memset(spawn, 0, sizeof *spawn);
-  char path[512], err[TRESS_MANIFEST_JSON_ERROR_MAX];
+  char path[512];
+  tress_error err = {0};
   snprintf(path, sizeof path, "%s/assets/characters/%s", th_source_dir(), character_file);
   spawn->type = TRESS_MSG_SPAWN_CHARACTER;
   spawn->spawn_character.request_id = request_id;
-  if (tress_manifest_json_load(path, &spawn->spawn_character.manifest, err) != 0) {
-    fprintf(stderr, "%s: %s\n", path, err);
+  if (tress_manifest_json_load(path, &spawn->spawn_character.manifest, &err) != 0) {
+    fprintf(stderr, "%s: %s\n", path, err.message);
     return -1;
   }
   return 0;

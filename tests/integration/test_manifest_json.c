@@ -24,12 +24,12 @@ static void test_samples_load_and_round_trip(void **state) {
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    char err[TRESS_MANIFEST_JSON_ERROR_MAX];
-    assert_int_equal(tress_manifest_json_save(path, &a.spawn_character.manifest, err), 0);
+    tress_error err = {0};
+    assert_int_equal(tress_manifest_json_save(path, &a.spawn_character.manifest, &err), 0);
     memset(&b, 0, sizeof b);
     b.type = TRESS_MSG_SPAWN_CHARACTER;
     b.spawn_character.request_id = 1;
-    assert_int_equal(tress_manifest_json_load(path, &b.spawn_character.manifest, err), 0);
+    assert_int_equal(tress_manifest_json_load(path, &b.spawn_character.manifest, &err), 0);
     assert_true(tress_msg_is_equal(&a, &b));
     unlink(path);
     th_spawn_free(&a);
@@ -62,9 +62,13 @@ static void test_bad_manifests_refused(void **state) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tress_wire_manifest m;
-    char err[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
-    assert_int_equal(tress_manifest_json_parse(bad[i], strlen(bad[i]), &m, err), -1);
-    assert_true(err[0] != '\0');
+    tress_error err = {0};
+    { /* fails with a code, and err carries the same one */
+      int rc = tress_manifest_json_parse(bad[i], strlen(bad[i]), &m, &err);
+      assert_int_not_equal(rc, 0);
+      assert_int_equal(rc, err.code);
+    }
+    assert_true(err.message[0] != '\0');
     assert_null(m.parts);
   }
 }
@@ -76,8 +80,8 @@ static const char *KIT_SPRINGS_HEAD =
 static void test_springs_section_round_trip(void **state) {
   (void)state;
   tress_wire_manifest m;
-  char err[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
-  assert_int_equal(tress_manifest_json_load("assets/characters/kit.json", &m, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_manifest_json_load("assets/characters/kit.json", &m, &err), 0);
   assert_int_equal(m.section_count, 1);
   assert_int_equal(m.sections[0].tag, TRESS_SECTION_SPRINGS);
   tress_wire_springs *s = malloc(sizeof *s), *t = malloc(sizeof *t);
@@ -116,7 +120,7 @@ static void test_springs_section_round_trip(void **state) {
   char *text = tress_manifest_json_print(&edited);
   assert_non_null(text);
   tress_wire_manifest back;
-  assert_int_equal(tress_manifest_json_parse(text, strlen(text), &back, err), 0);
+  assert_int_equal(tress_manifest_json_parse(text, strlen(text), &back, &err), 0);
   free(text);
   assert_int_equal(back.section_count, 1);
   assert_int_equal(tress_wire_springs_decode(back.sections[0].bytes, back.sections[0].length, t, &werr), TRESS_WIRE_OK);
@@ -152,9 +156,13 @@ static void test_bad_springs_refused(void **state) {
     char text[512];
     snprintf(text, sizeof text, "%s%s}", KIT_SPRINGS_HEAD, bad[i].springs);
     tress_wire_manifest m;
-    char err[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
-    assert_int_equal(tress_manifest_json_parse(text, strlen(text), &m, err), -1);
-    if (!strstr(err, bad[i].reason)) fail_msg("case %zu: \"%s\" does not say \"%s\"", i, err, bad[i].reason);
+    tress_error err = {0};
+    { /* fails with a code, and err carries the same one */
+      int rc = tress_manifest_json_parse(text, strlen(text), &m, &err);
+      assert_int_not_equal(rc, 0);
+      assert_int_equal(rc, err.code);
+    }
+    if (!strstr(err.message, bad[i].reason)) fail_msg("case %zu: \"%s\" does not say \"%s\"", i, err.message, bad[i].reason);
     assert_null(m.sections);
     assert_int_equal(m.section_count, 0);
   }
@@ -163,8 +171,8 @@ static void test_bad_springs_refused(void **state) {
   snprintf(text, sizeof text, "%s%s}", KIT_SPRINGS_HEAD,
            "{\"colliders\": [{\"shape\": \"sphere\", \"radius\": 1}], \"chains\": [{\"colliders\": [0]}]}");
   tress_wire_manifest m;
-  char err[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
-  assert_int_equal(tress_manifest_json_parse(text, strlen(text), &m, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_manifest_json_parse(text, strlen(text), &m, &err), 0);
   assert_int_equal(m.section_count, 1);
   tress_manifest_json_free(&m);
 }

@@ -14,8 +14,8 @@
 #include "tress/mesh_hash.h"
 
 static void hash_hex(const char *path, char hex[65]) {
-  char err[TRESS_MESH_FILE_ERROR_MAX];
-  tress_mesh *m = tress_mesh_file_load(path, err);
+  tress_error err = {0};
+  tress_mesh *m = tress_mesh_file_load(path, &err);
   assert_non_null(m);
   uint8_t h[TRESS_MESH_HASH_BYTES];
   assert_int_equal(tress_mesh_get_content_hash(m, h), 0);

@@ -34,8 +34,8 @@ static void world_init(world *w) {
   w->model = tress_instance_create(w->scene, TRESS_KIND_MODEL, "Alice", w->workspace);
   w->head = tress_instance_create(w->scene, TRESS_KIND_PART, "Head", w->model);
   tress_part_set_cframe(w->scene, w->head, tress_xform_from_pos(0, 4.6f, 0));
-  char err[TRESS_MESH_FILE_ERROR_MAX];
-  w->hair = tress_mesh_file_load("assets/meshes/hair_bob.glb", err);
+  tress_error err = {0};
+  w->hair = tress_mesh_file_load("assets/meshes/hair_bob.glb", &err);
   assert_non_null(w->hair);
 }
 

@@ -651,15 +651,15 @@ static float vrm_hair_closest(const char *path, bool with_colliders, float *tail
   tress_spring_import_def def = tress_default_spring_import_def();
   def.units_per_metre = 1.0f;
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX] = "";
-  assert_int_equal(tress_spring_import_load(path, &def, &imp, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_spring_import_load(path, &def, &imp, &err), 0);
   assert_int_equal(imp->chain_count, 2);
   assert_int_equal(imp->collider_count, 1);
   tress_scene *scene = tress_scene_create();
   tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0, 5, 0));
   tress_spring_scene ss;
-  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
   tress_sim *sim = make_sim(scene);
   tress_spring_binding b;
   if (with_colliders) {

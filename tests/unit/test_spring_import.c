@@ -99,9 +99,9 @@ static tress_spring_import *load(const char *path, float units_per_metre) {
   tress_spring_import_def def = tress_default_spring_import_def();
   if (units_per_metre > 0.0f) def.units_per_metre = units_per_metre;
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX] = "";
-  int rc = tress_spring_import_load(path, &def, &imp, err);
-  if (rc != 0) fprintf(stderr, "import failed: %s\n", err);
+  tress_error err = {0};
+  int rc = tress_spring_import_load(path, &def, &imp, &err);
+  if (rc != 0) fprintf(stderr, "import failed: %s\n", err.message);
   assert_int_equal(rc, 0);
   assert_non_null(imp);
   return imp;
@@ -488,34 +488,54 @@ static void test_bad_node_tree_keeps_good_parts(void **state) {
 static void test_not_gltf_or_lying_container(void **state) {
   (void)state;
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX];
+  tress_error err = {0};
   const char *junk = "this is not json";
-  assert_int_equal(tress_spring_import_read_memory((const uint8_t *)junk, strlen(junk), NULL, &imp, err), -1);
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_read_memory((const uint8_t *)junk, strlen(junk), NULL, &imp, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
   assert_null(imp);
-  assert_non_null(strstr(err, "not glTF"));
+  assert_non_null(strstr(err.message, "not glTF"));
   /* a GLB whose header claims more bytes than there are */
   uint8_t glb[40] = {'g', 'l', 'T', 'F', 2, 0, 0, 0, 200, 0, 0, 0, 8, 0, 0, 0, 'J', 'S', 'O', 'N', '{', '}', ' ', ' '};
-  assert_int_equal(tress_spring_import_read_memory(glb, 24, NULL, &imp, err), -1);
-  assert_non_null(strstr(err, "header says"));
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_read_memory(glb, 24, NULL, &imp, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
+  assert_non_null(strstr(err.message, "header says"));
   /* a JSON chunk longer than the file */
   glb[8] = 24;
   glb[12] = 100;
-  assert_int_equal(tress_spring_import_read_memory(glb, 24, NULL, &imp, err), -1);
-  assert_non_null(strstr(err, "overruns"));
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_read_memory(glb, 24, NULL, &imp, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
+  assert_non_null(strstr(err.message, "overruns"));
   /* version 1 */
   glb[4] = 1;
   glb[12] = 4;
-  assert_int_equal(tress_spring_import_read_memory(glb, 24, NULL, &imp, err), -1);
-  assert_non_null(strstr(err, "version"));
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_read_memory(glb, 24, NULL, &imp, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
+  assert_non_null(strstr(err.message, "version"));
   /* a minimal valid one: no nodes, nothing imported, no error */
   glb[4] = 2;
-  assert_int_equal(tress_spring_import_read_memory(glb, 24, NULL, &imp, err), 0);
+  assert_int_equal(tress_spring_import_read_memory(glb, 24, NULL, &imp, &err), 0);
   assert_int_equal(imp->chain_count, 0);
   tress_spring_import_free(imp);
   /* a missing file */
   char path[600];
   path_in_dir(path, sizeof path, "missing.vrm");
-  assert_int_equal(tress_spring_import_load(path, NULL, &imp, err), -1);
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_load(path, NULL, &imp, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
   assert_null(imp);
 }
 
@@ -606,8 +626,8 @@ static void test_apply_builds_bones_and_colliders(void **state) {
   tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "HairPart", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0.0f, 10.0f, 0.0f));
   tress_spring_scene ss;
-  char err[TRESS_SPRING_ERROR_MAX];
-  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
   const tress_spring_chain *fringe = chain_rooted(imp, "Hair_Fringe_A_00");
   tress_id b0 = ss.node_bones[fringe->joints[0]], b1 = ss.node_bones[fringe->joints[1]];
   assert_false(tress_id_is_null(b0));
@@ -633,14 +653,18 @@ static void test_apply_builds_bones_and_colliders(void **state) {
   tress_instance_visit_descendants(scene, part, count_bones, &before);
   tress_spring_scene_free(&ss);
   /* applying again maps onto the bones by name instead of building new ones */
-  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
   counter after = {0};
   tress_instance_visit_descendants(scene, part, count_bones, &after);
   assert_int_equal(before.bones, after.bones);
   assert_true(tress_id_is_equal(ss.node_bones[fringe->joints[1]], b1));
   tress_spring_scene_free(&ss);
   /* a bone is not a part */
-  assert_int_equal(tress_spring_import_apply(imp, scene, b0, &ss, err), -1);
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_apply(imp, scene, b0, &ss, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
   tress_scene_destroy(scene);
   tress_spring_import_free(imp);
 }
@@ -728,16 +752,16 @@ static void test_our_glb_writer_output(void **state) {
   }
   uint8_t *glb = NULL;
   size_t glb_size = 0;
-  char gerr[TRESS_GLTF_ERROR_MAX];
-  assert_int_equal(tress_gltf_write_glb_memory(mesh, &glb, &glb_size, gerr), 0);
+  tress_error gerr = {0};
+  assert_int_equal(tress_gltf_write_glb_memory(mesh, &glb, &glb_size, &gerr), 0);
   tress_mesh_release(mesh);
 
   /* names only, straight from the writer */
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX];
+  tress_error err = {0};
   tress_spring_import_def def = tress_default_spring_import_def();
   def.units_per_metre = 1.0f;
-  assert_int_equal(tress_spring_import_read_memory(glb, glb_size, &def, &imp, err), 0);
+  assert_int_equal(tress_spring_import_read_memory(glb, glb_size, &def, &imp, &err), 0);
   const tress_spring_chain *fringe = chain_rooted(imp, "Hair_Fringe_A_00");
   assert_non_null(fringe);
   assert_int_equal(fringe->joint_count, 3);
@@ -840,9 +864,9 @@ static void test_mutated_models_hold_together(void **state) {
     char *text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
     tress_spring_import *imp = NULL;
-    char err[TRESS_SPRING_ERROR_MAX];
+    tress_error err = {0};
     tress_spring_import_def def = tress_default_spring_import_def();
-    assert_int_equal(tress_spring_import_read_memory((const uint8_t *)text, strlen(text), &def, &imp, err), 0);
+    assert_int_equal(tress_spring_import_read_memory((const uint8_t *)text, strlen(text), &def, &imp, &err), 0);
     cJSON_free(text);
     for (uint32_t i = 0; i < imp->chain_count; i++) {
       const tress_spring_chain *ch = &imp->chains[i];
@@ -869,7 +893,7 @@ static void test_mutated_models_hold_together(void **state) {
     tress_scene *scene = tress_scene_create();
     tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
     tress_spring_scene ss;
-    assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+    assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
     for (uint32_t i = 0; i < imp->chain_count; i++)
       for (uint32_t k = 0; k < imp->chains[i].joint_count; k++)
         assert_false(tress_id_is_null(ss.node_bones[imp->chains[i].joints[k]]));
@@ -910,8 +934,8 @@ static void test_deep_node_tree(void **state) {
   char *text = cJSON_PrintUnformatted(doc);
   cJSON_Delete(doc);
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX];
-  assert_int_equal(tress_spring_import_read_memory((const uint8_t *)text, strlen(text), NULL, &imp, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_spring_import_read_memory((const uint8_t *)text, strlen(text), NULL, &imp, &err), 0);
   cJSON_free(text);
   assert_int_equal(imp->chain_count, 1);
   assert_int_equal(imp->chains[0].joint_count, DEEP);
@@ -922,7 +946,7 @@ static void test_deep_node_tree(void **state) {
   tress_scene *scene = tress_scene_create();
   tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
   tress_spring_scene ss;
-  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
   assert_true(tress_id_is_equal(tress_instance_get_parent(scene, ss.node_bones[DEEP - 1]), ss.node_bones[DEEP - 2]));
   assert_true(tress_id_is_null(ss.node_bones[loop0]));
   counter bones = {0};

@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, char *err, size_t err_size) {
+#include "error_set.h"
+
+uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, tress_error *err) {
   *size = 0;
   FILE *f = fopen(path, "rb");
   if (!f) {
-    snprintf(err, err_size, "cannot open %s: %s", path, strerror(errno));
+    tress__error_set(err, TRESS__ERR_INVALID_ARGUMENT, "cannot open %s: %s", path, strerror(errno));
     return NULL;
   }
   size_t cap = 1 << 16, len = 0;
@@ -19,14 +21,14 @@ uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, char 
     size_t got = fread(buf + len, 1, cap - len, f);
     len += got;
     if (len > max_bytes) {
-      snprintf(err, err_size, "%s is larger than %zu bytes", path, max_bytes);
+      tress__error_set(err, TRESS__ERR_INVALID_ARGUMENT, "%s is larger than %zu bytes", path, max_bytes);
       free(buf);
       fclose(f);
       return NULL;
     }
     if (got == 0 || len < cap) {
       if (ferror(f)) {
-        snprintf(err, err_size, "cannot read %s", path);
+        tress__error_set(err, TRESS__ERR_INVALID_ARGUMENT, "cannot read %s", path);
         free(buf);
         fclose(f);
         return NULL;
@@ -41,7 +43,7 @@ uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, char 
   }
   fclose(f);
   if (!buf) {
-    snprintf(err, err_size, "out of memory reading %s", path);
+    tress__error_set(err, TRESS__ERR_OUT_OF_MEMORY, "out of memory reading %s", path);
     return NULL;
   }
   buf[len] = 0;

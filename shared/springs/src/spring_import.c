@@ -22,7 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_set.h"
 #include "tress/file_read.h"
+
+#define TRESS_SPRING_ERROR_MAX 200 /* the parsers' message buffers */
 
 #define STEP_DT (1.0f / 60.0f)
 #define EARTH_G 9.81f
@@ -952,10 +955,16 @@ static const uint8_t *glb_json(const uint8_t *data, size_t size, size_t *json_si
   return data + 20;
 }
 
-int tress_spring_import_read_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
-                               tress_spring_import **out, char err[TRESS_SPRING_ERROR_MAX]) {
-  char scratch[TRESS_SPRING_ERROR_MAX];
-  if (!err) err = scratch;
+/* The parsers below write one message into a char buffer; the public entry points turn it into
+ * the caller's tress_error. */
+static int to_error(int rc, const char *message, tress_error *err) {
+  if (rc == 0) return 0;
+  int code = strcmp(message, "out of memory") == 0 ? TRESS__ERR_OUT_OF_MEMORY : TRESS__ERR_INVALID_ARGUMENT;
+  return tress__error_set(err, code, "%s", message);
+}
+
+static int import_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
+                         tress_spring_import **out, char err[TRESS_SPRING_ERROR_MAX]) {
   err[0] = '\0';
   if (out) *out = NULL;
   if (!data || !out) {
@@ -1034,18 +1043,19 @@ int tress_spring_import_read_memory(const uint8_t *data, size_t size, const tres
   return 0;
 }
 
+int tress_spring_import_read_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
+                                    tress_spring_import **out, tress_error *err) {
+  char message[TRESS_SPRING_ERROR_MAX];
+  return to_error(import_memory(data, size, def, out, message), message, err);
+}
+
 int tress_spring_import_load(const char *path, const tress_spring_import_def *def, tress_spring_import **out,
-                             char err[TRESS_SPRING_ERROR_MAX]) {
-  char scratch[TRESS_SPRING_ERROR_MAX];
-  if (!err) err = scratch;
+                             tress_error *err) {
   if (out) *out = NULL;
-  if (!path) {
-    snprintf(err, TRESS_SPRING_ERROR_MAX, "no path");
-    return -1;
-  }
+  if (!path) return tress__error_set(err, TRESS__ERR_INVALID_ARGUMENT, "no path");
   size_t size = 0;
-  uint8_t *data = tress_file_read(path, TRESS_SPRING_MAX_FILE_BYTES, &size, err, TRESS_SPRING_ERROR_MAX);
-  if (!data) return -1;
+  uint8_t *data = tress_file_read(path, TRESS_SPRING_MAX_FILE_BYTES, &size, err);
+  if (!data) return err ? err->code : TRESS__ERR_INVALID_ARGUMENT;
   int rc = tress_spring_import_read_memory(data, size, def, out, err);
   free(data);
   return rc;
@@ -1110,11 +1120,13 @@ static bool any_bone_visit(tress_scene *scene, tress_id id, void *user) {
   return false;
 }
 
-int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part,
-                              tress_spring_scene *out, char err[TRESS_SPRING_ERROR_MAX]) {
-  char scratch[TRESS_SPRING_ERROR_MAX];
-  if (!err) err = scratch;
-  if (!out) return -1;
+static int import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part, tress_spring_scene *out,
+                        char err[TRESS_SPRING_ERROR_MAX]) {
+  err[0] = '\0';
+  if (!out) {
+    snprintf(err, TRESS_SPRING_ERROR_MAX, "no output");
+    return -1;
+  }
   memset(out, 0, sizeof *out);
   if (!imp || !scene || !tress_instance_is_valid(scene, part) || tress_instance_get_kind(scene, part) != TRESS_KIND_PART) {
     snprintf(err, TRESS_SPRING_ERROR_MAX, "an import and a valid part are needed");
@@ -1203,4 +1215,10 @@ void tress_spring_scene_free(tress_spring_scene *s) {
   free(s->node_bones);
   free(s->colliders);
   memset(s, 0, sizeof *s);
+}
+
+int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part,
+                              tress_spring_scene *out, tress_error *err) {
+  char message[TRESS_SPRING_ERROR_MAX];
+  return to_error(import_apply(imp, scene, part, out, message), message, err);
 }

@@ -6,8 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Returns a malloc'd buffer (NUL-terminated one past size, for text parsers) or NULL with a
- * message in err. */
-uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, char *err, size_t err_size);
+#include "tress/error.h"
+
+/* Returns a malloc'd buffer (NUL-terminated one past size, for text parsers), or NULL with err
+ * (may be NULL) naming the file and the problem. */
+uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, tress_error *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tress/collider.h"
+#include "tress/error.h"
 #include "tress/math.h"
 #include "tress/scene.h"
 #include "tress/sim.h"
@@ -65,7 +66,6 @@
  * with nothing below them: each is a warning and that part is skipped.
  */
 
-#define TRESS_SPRING_ERROR_MAX 200
 #define TRESS_SPRING_WARNING_MAX 200
 /* Files larger than this are refused before parsing. */
 #define TRESS_SPRING_MAX_FILE_BYTES (512u * 1024u * 1024u)
@@ -138,11 +138,12 @@ bool tress_spring_region_get_preset(const char *region, float *stiffness, float 
 
 /* Parses a .glb (12-byte header, JSON chunk, BIN chunk; detected by its magic) or a .gltf
  * (JSON text). Returns 0 and *out (free with tress_spring_import_free), with warnings for the
- * parts that were skipped; -1 and err when the file is not glTF at all or memory ran out. */
+ * parts that were skipped; the error code and err (may be NULL) when the file is not glTF at all
+ * or memory ran out. */
 int tress_spring_import_read_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
-                               tress_spring_import **out, char err[TRESS_SPRING_ERROR_MAX]);
+                                    tress_spring_import **out, tress_error *err);
 int tress_spring_import_load(const char *path, const tress_spring_import_def *def, tress_spring_import **out,
-                             char err[TRESS_SPRING_ERROR_MAX]);
+                             tress_error *err);
 void tress_spring_import_free(tress_spring_import *imp);
 
 /* Index of the first node with this name, or -1. */
@@ -167,8 +168,9 @@ typedef struct tress_spring_scene {
   tress_collider_def *colliders;
 } tress_spring_scene;
 
+/* Returns 0, or the error code and err (may be NULL); a failure leaves the scene as it was. */
 int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part,
-                              tress_spring_scene *out, char err[TRESS_SPRING_ERROR_MAX]);
+                              tress_spring_scene *out, tress_error *err);
 void tress_spring_scene_free(tress_spring_scene *s);
 
 #endif
