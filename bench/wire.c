@@ -109,8 +109,9 @@ static tress_mesh *synthetic_hair(uint32_t strands, uint32_t per) {
 static size_t rig_and_measure(const char *label, const tress_mesh *mesh, tress_msg *keep) {
   tress_rig_opts opts = tress_default_rig_opts();
   tress_rig_output out;
-  if (tress_rig_mesh(mesh, &opts, &out) != TRESS_RIG_OK) {
-    printf("%s: rig failed: %s\n", label, out.reason);
+  tress_error err = {0};
+  if (tress_rig_mesh(mesh, &opts, &out, &err) != TRESS_RIG_OK) {
+    printf("%s: rig failed: %s\n", label, err.message);
     return 0;
   }
   uint8_t hash[32];

@@ -108,10 +108,11 @@ static void work_cb(uv_work_t *req) {
   if (j->options.has_root) memcpy(ro.plan.root, j->options.root, sizeof ro.plan.root);
   tress_rig_output out;
   memset(&out, 0, sizeof out);
-  tress_rig_status st = tress_rig_mesh(mesh, &ro, &out);
+  tress_error rig_err = {0};
+  tress_rig_status st = tress_rig_mesh(mesh, &ro, &out, &rig_err);
   if (st != TRESS_RIG_OK) {
     j->fail_code = st == TRESS_RIG_ERR_NO_MEMORY ? TRESS_CODE_OUT_OF_MEMORY : TRESS_CODE_RIG_FAILED;
-    snprintf(j->reason, sizeof j->reason, "%s", out.reason[0] ? out.reason : "the rigger refused the mesh");
+    snprintf(j->reason, sizeof j->reason, "%s", rig_err.message[0] ? rig_err.message : "the rigger refused the mesh");
   } else {
     j->entry = tress_rig_entry_from_output(&out, j->mesh_hash, &j->options, j->reason);
     if (!j->entry) j->fail_code = TRESS_CODE_RIG_FAILED;

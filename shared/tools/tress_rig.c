@@ -156,10 +156,11 @@ static int cmd_rig(const args *a) {
   if (!in) { fprintf(stderr, "tress-rig: %s: %s\n", a->input, err.message); return 1; }
   double t1 = now_ms();
   tress_rig_output out;
-  tress_rig_status st = tress_rig_mesh(in, &a->rig, &out);
+  tress_error rig_err = {0};
+  tress_rig_status st = tress_rig_mesh(in, &a->rig, &out, &rig_err);
   double t2 = now_ms();
   tress_mesh_release(in);
-  if (st != TRESS_RIG_OK) { fprintf(stderr, "tress-rig: rig failed: %s\n", out.reason); return 1; }
+  if (st != TRESS_RIG_OK) { fprintf(stderr, "tress-rig: rig failed: %s\n", rig_err.message); return 1; }
   int rc = write_mesh(out.mesh, a->output);
   double t3 = now_ms();
   if (rc == 0) print_rig(a, &out, t1 - t0, t2 - t1, t3 - t2);

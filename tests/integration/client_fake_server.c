@@ -114,7 +114,7 @@ bool fake_rig_make(const char *mesh_path, const float handle_size[3], uint32_t c
   r->source = tress_mesh_file_load(mesh_path, &err);
   if (!r->source) return false;
   tress_rig_opts opts = tress_default_rig_opts();
-  if (tress_rig_mesh(r->source, &opts, &r->output) != TRESS_RIG_OK) return false;
+  if (tress_rig_mesh(r->source, &opts, &r->output, NULL) != TRESS_RIG_OK) return false;
   uint32_t nb = r->output.bone_count, nv = r->source->vertex_count;
   r->bones = calloc(nb, sizeof *r->bones);
   r->joints = calloc(4 * (size_t)nv, 1);

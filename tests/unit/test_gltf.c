@@ -46,7 +46,7 @@ static tress_mesh *rigged(tress_sample_hair_style style, uint32_t sectors, uint3
   opts.plan.segments = segments;
   opts.plan.max_influences = max_inf;
   tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(m, &opts, &out), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(m, &opts, &out, NULL), TRESS_RIG_OK);
   tress_mesh *baked = out.mesh;
   tress_mesh_retain(baked);
   tress_rig_output_free(&out);
@@ -78,7 +78,7 @@ static tress_mesh *small_rigged(void) {
   tress_rig_opts opts = tress_default_rig_opts();
   opts.plan.sectors = 2;
   tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(m, &opts, &out), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(m, &opts, &out, NULL), TRESS_RIG_OK);
   tress_mesh *baked = out.mesh;
   tress_mesh_retain(baked);
   tress_rig_output_free(&out);

@@ -32,8 +32,8 @@ static void test_sample_obj_matches_glb(void **state) {
   assert_non_null(obj->uvs);
   /* And it rigs like the glb does. */
   tress_rig_output a, b;
-  assert_int_equal(tress_rig_mesh(obj, NULL, &a), TRESS_RIG_OK);
-  assert_int_equal(tress_rig_mesh(glb, NULL, &b), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(obj, NULL, &a, NULL), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(glb, NULL, &b, NULL), TRESS_RIG_OK);
   for (uint32_t j = 0; j < a.bone_count; j++) {
     assert_string_equal(a.bones[j].name, b.bones[j].name);
     for (int k = 0; k < 3; k++) assert_float_equal(a.bones[j].bind_pos[k], b.bones[j].bind_pos[k], 1e-4f);

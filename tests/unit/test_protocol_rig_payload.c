@@ -34,7 +34,7 @@ static void test_rig_output_to_wire_and_back(void **state) {
   tress_mesh *mesh = strand_cloud();
   tress_rig_opts opts = tress_default_rig_opts();
   tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(mesh, &opts, &out), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(mesh, &opts, &out, NULL), TRESS_RIG_OK);
   uint8_t hash[32];
   assert_int_equal(tress_mesh_get_content_hash(mesh, hash), 0);
   tress_wire_rig_options used = tress_default_wire_rig_options();

@@ -84,6 +84,7 @@ static void assert_unchanged(const snapshot *a, const snapshot *b) {
 
 static void test_rig_builds_bones_and_swaps_in_place(void **state) {
   (void)state;
+  tress_error err = {0};
   fixture f;
   make_fixture(&f, tress_sample_hair_create(TRESS_SAMPLE_HAIR_BOB));
   float size_before[3], mesh_size[3];
@@ -91,9 +92,9 @@ static void test_rig_builds_bones_and_swaps_in_place(void **state) {
   tress_part_get_mesh_size(f.scene, f.part, mesh_size);
   tress_rig_opts opts = tress_default_rig_opts();
   tress_rig_result r;
-  assert_true(tress_rig_part(f.scene, f.part, &opts, &r));
+  assert_int_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_OK);
-  assert_string_equal(r.reason, "");
+  assert_string_equal(err.message, "");
   assert_int_equal(r.bone_count, 10);
 
   /* The part now holds a new, skinned mesh; the source is untouched and only ours again. */
@@ -156,6 +157,7 @@ static bool owns_only(void *user, const char *asset_id) {
 
 static void test_no_mesh_first(void **state) {
   (void)state;
+  tress_error err = {0};
   fixture f;
   make_fixture(&f, NULL);
   tress_part_set_asset_id(f.scene, f.part, "not-owned");
@@ -167,9 +169,10 @@ static void test_no_mesh_first(void **state) {
   opts.budget = &budget;
   snapshot before = take(&f, &budget);
   tress_rig_result r;
-  assert_false(tress_rig_part(f.scene, f.part, &opts, &r));
+  assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_NO_MESH);
-  assert_string_equal(r.reason, "the MeshPart has no mesh");
+  assert_int_equal(err.code, TRESS_RIG_ERR_NO_MESH); /* the caller's error carries the status */
+  assert_string_equal(err.message, "the MeshPart has no mesh");
   assert_int_equal(calls, 0); /* rejected before the permission gate is asked */
   snapshot after = take(&f, &budget);
   assert_unchanged(&before, &after);
@@ -178,8 +181,8 @@ static void test_no_mesh_first(void **state) {
   tress_mesh *empty = tress_mesh_create(0, 0, false, false);
   tress_part_set_mesh(f.scene, f.part, empty);
   before = take(&f, &budget);
-  assert_false(tress_rig_part(f.scene, f.part, &opts, &r));
-  assert_string_equal(r.reason, "the MeshPart has no mesh");
+  assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
+  assert_string_equal(err.message, "the MeshPart has no mesh");
   after = take(&f, &budget);
   assert_unchanged(&before, &after);
   tress_rig_result_free(&r);
@@ -187,13 +190,14 @@ static void test_no_mesh_first(void **state) {
   /* A stale id is refused too. */
   tress_id stale = f.part;
   tress_instance_destroy(f.scene, f.part);
-  assert_false(tress_rig_part(f.scene, stale, &opts, &r));
+  assert_int_not_equal(tress_rig_part(f.scene, stale, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_BAD_PART);
   free_fixture(&f);
 }
 
 static void test_permission_gate(void **state) {
   (void)state;
+  tress_error err = {0};
   fixture f;
   make_fixture(&f, tress_sample_hair_create(TRESS_SAMPLE_HAIR_PONYTAIL));
   int calls = 0;
@@ -204,9 +208,9 @@ static void test_permission_gate(void **state) {
   opts.budget = &budget;
   snapshot before = take(&f, &budget);
   tress_rig_result r;
-  assert_false(tress_rig_part(f.scene, f.part, &opts, &r));
+  assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_NO_PERMISSION);
-  assert_string_equal(r.reason, "no permission to load asset");
+  assert_string_equal(err.message, "no permission to load asset");
   assert_int_equal(calls, 1);
   snapshot after = take(&f, &budget);
   assert_unchanged(&before, &after);
@@ -214,7 +218,7 @@ static void test_permission_gate(void **state) {
   /* The same part with an owned asset and room in the budget rigs. */
   tress_part_set_asset_id(f.scene, f.part, "hair-owned");
   budget.limit = 64u << 20;
-  assert_true(tress_rig_part(f.scene, f.part, &opts, &r));
+  assert_int_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(calls, 2);
   tress_rig_result_free(&r);
   free_fixture(&f);
@@ -222,6 +226,7 @@ static void test_permission_gate(void **state) {
 
 static void test_budget(void **state) {
   (void)state;
+  tress_error err = {0};
   fixture f;
   make_fixture(&f, tress_sample_hair_create(TRESS_SAMPLE_HAIR_LONG));
   tress_rig_opts opts = tress_default_rig_opts();
@@ -230,34 +235,35 @@ static void test_budget(void **state) {
   opts.budget = &budget;
   snapshot before = take(&f, &budget);
   tress_rig_result r;
-  assert_false(tress_rig_part(f.scene, f.part, &opts, &r));
+  assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_BUDGET);
-  assert_non_null(strstr(r.reason, "budget is spent"));
+  assert_non_null(strstr(err.message, "budget is spent"));
   snapshot after = take(&f, &budget);
   assert_unchanged(&before, &after);
   tress_rig_result_free(&r);
   /* Not cached: once there is room, the same rig succeeds and is charged exactly its cost. */
   budget.limit = cost;
-  assert_true(tress_rig_part(f.scene, f.part, &opts, &r));
+  assert_int_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(budget.used, cost);
   assert_int_equal(tress_rig_get_bake_bytes(tress_part_get_mesh(f.scene, f.part), 10), cost);
   tress_rig_result_free(&r);
   /* A second part does not fit any more. */
   tress_id other = tress_instance_create(f.scene, TRESS_KIND_PART, "Handle2", f.accessory);
   tress_part_set_mesh(f.scene, other, f.mesh);
-  assert_false(tress_rig_part(f.scene, other, &opts, &r));
+  assert_int_not_equal(tress_rig_part(f.scene, other, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_BUDGET);
   tress_rig_result_free(&r);
   /* Destroying the rigged part gives its bytes back, and then the other part fits. */
   tress_instance_destroy(f.scene, f.part);
   assert_int_equal(budget.used, 0);
-  assert_true(tress_rig_part(f.scene, other, &opts, &r));
+  assert_int_equal(tress_rig_part(f.scene, other, &opts, &r, &err), TRESS_RIG_OK);
   tress_rig_result_free(&r);
   free_fixture(&f);
 }
 
 static void test_plan_failures_leave_scene_unchanged(void **state) {
   (void)state;
+  tress_error err = {0};
   /* A 1-vertex mesh: the default root (top centre of bounds) is the vertex itself. */
   tress_mesh *one = tress_mesh_create(1, 0, false, false);
   one->positions[0] = 0.2f; one->positions[1] = 1.0f; one->positions[2] = 0.3f;
@@ -266,16 +272,16 @@ static void test_plan_failures_leave_scene_unchanged(void **state) {
   tress_rig_opts opts = tress_default_rig_opts();
   snapshot before = take(&f, NULL);
   tress_rig_result r;
-  assert_false(tress_rig_part(f.scene, f.part, &opts, &r));
+  assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_PLAN);
-  assert_non_null(strstr(r.reason, "at or above the root plane"));
+  assert_non_null(strstr(err.message, "at or above the root plane"));
   snapshot after = take(&f, NULL);
   assert_unchanged(&before, &after);
   tress_rig_result_free(&r);
   /* With a root above it, the 1-vertex mesh rigs. */
   opts.plan.has_root = true;
   opts.plan.root[1] = 2.0f;
-  assert_true(tress_rig_part(f.scene, f.part, &opts, &r));
+  assert_int_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.bone_count, 10);
   tress_rig_result_free(&r);
   free_fixture(&f);
@@ -286,17 +292,17 @@ static void test_plan_failures_leave_scene_unchanged(void **state) {
   make_fixture(&f, bob);
   opts = tress_default_rig_opts();
   before = take(&f, NULL);
-  assert_false(tress_rig_part(f.scene, f.part, &opts, &r));
-  assert_non_null(strstr(r.reason, "NaN"));
+  assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
+  assert_non_null(strstr(err.message, "NaN"));
   tress_rig_result_free(&r);
   bob->positions[3 * 100 + 1] = 0.5f;
   opts.plan.segments = 100000;
-  assert_false(tress_rig_part(f.scene, f.part, &opts, &r));
+  assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_PLAN);
-  assert_non_null(strstr(r.reason, "sectors and segments"));
+  assert_non_null(strstr(err.message, "sectors and segments"));
   tress_rig_result_free(&r);
   opts.plan.segments = 0;
-  assert_false(tress_rig_part(f.scene, f.part, &opts, &r));
+  assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   tress_rig_result_free(&r);
   after = take(&f, NULL);
   assert_unchanged(&before, &after);
@@ -308,7 +314,7 @@ static void test_verify_bake(void **state) {
   tress_mesh *m = tress_sample_hair_create(TRESS_SAMPLE_HAIR_BOB);
   assert_false(tress_rig_is_bake_valid(m, 10)); /* a bake with no skin lost its skinning */
   tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(m, NULL, &out), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(m, NULL, &out, NULL), TRESS_RIG_OK);
   assert_true(tress_rig_is_bake_valid(out.mesh, 10));
   assert_false(tress_rig_is_bake_valid(out.mesh, 11));
   out.mesh->joints[4 * 7] = 10; /* a joint past the skeleton */
@@ -331,7 +337,7 @@ static void *run_job(void *p) {
   job *j = p;
   tress_rig_opts opts = tress_default_rig_opts();
   opts.plan.sectors = 4;
-  j->status = tress_rig_mesh(j->mesh, &opts, &j->out);
+  j->status = tress_rig_mesh(j->mesh, &opts, &j->out, NULL);
   return NULL;
 }
 
@@ -384,7 +390,7 @@ static void test_content_hash(void **state) {
   /* Normals and skins are not content; positions and indices are. */
   b->normals[0] = -b->normals[0];
   tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(a, NULL, &out), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(a, NULL, &out, NULL), TRESS_RIG_OK);
   assert_int_equal(tress_mesh_get_content_hash(out.mesh, hb), 0);
   assert_memory_equal(ha, hb, 32);
   tress_rig_output_free(&out);

@@ -157,7 +157,7 @@ static void run_job(void *arg) {
   job->state = JOB_RUNNING;
   h->running++;
   pthread_mutex_unlock(&h->lock);
-  job->status = tress_rig_mesh(job->mesh, &job->opts, &job->out);
+  job->status = tress_rig_mesh(job->mesh, &job->opts, &job->out, NULL);
   pthread_mutex_lock(&h->lock);
   job->state = JOB_DONE;
   job->next = h->done;

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_set.h"
+
 tress_rig_opts tress_default_rig_opts(void) {
   tress_rig_opts o;
   memset(&o, 0, sizeof o);
@@ -92,12 +94,18 @@ static void top_centre(const float mn[3], const float mx[3], const float axis_in
   for (int k = 0; k < 3; k++) root[k] = 0.5f * (mn[k] + mx[k]) - axis[k] * reach;
 }
 
-tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts_in, tress_rig_output *out) {
+/* Fills the caller's error with the status as its code and returns the status. */
+static tress_rig_status rig_error(tress_error *err, tress_rig_status status, const char *reason) {
+  tress__error_set(err, (int)status, "%s", reason);
+  return status;
+}
+
+tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts_in, tress_rig_output *out,
+                                tress_error *err) {
   memset(out, 0, sizeof *out);
   tress_rig_opts opts = opts_in ? *opts_in : tress_default_rig_opts();
   if (!in || in->vertex_count == 0 || !in->positions) {
-    snprintf(out->reason, sizeof out->reason, "the MeshPart has no mesh");
-    return TRESS_RIG_ERR_NO_MESH;
+    return rig_error(err, TRESS_RIG_ERR_NO_MESH, "the MeshPart has no mesh");
   }
   float mn[3], mx[3];
   tress_mesh_get_bounds(in, mn, mx);
@@ -108,8 +116,9 @@ tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts
   tress_plan_result plan;
   tress_plan_status ps = tress_plan_build(in->positions, in->vertex_count, &opts.plan, &plan);
   if (ps != TRESS_PLAN_OK) {
-    snprintf(out->reason, sizeof out->reason, "plan failed: %s", tress_plan_status_name(ps));
-    return ps == TRESS_PLAN_ERR_NO_MEMORY ? TRESS_RIG_ERR_NO_MEMORY : TRESS_RIG_ERR_PLAN;
+    char why[TRESS_RIG_REASON_MAX];
+    snprintf(why, sizeof why, "plan failed: %s", tress_plan_status_name(ps));
+    return rig_error(err, ps == TRESS_PLAN_ERR_NO_MEMORY ? TRESS_RIG_ERR_NO_MEMORY : TRESS_RIG_ERR_PLAN, why);
   }
   tress_mesh *baked = bake_from_plan(in, &plan);
   tress_rig_bone *bones = calloc(plan.bone_count, sizeof *bones);
@@ -117,15 +126,13 @@ tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts
     tress_mesh_release(baked);
     free(bones);
     tress_plan_result_free(&plan);
-    snprintf(out->reason, sizeof out->reason, "out of memory");
-    return TRESS_RIG_ERR_NO_MEMORY;
+    return rig_error(err, TRESS_RIG_ERR_NO_MEMORY, "out of memory");
   }
   if (!tress_rig_is_bake_valid(baked, plan.bone_count)) {
     tress_mesh_release(baked);
     free(bones);
     tress_plan_result_free(&plan);
-    snprintf(out->reason, sizeof out->reason, "the bake lost its skinning");
-    return TRESS_RIG_ERR_BAKE;
+    return rig_error(err, TRESS_RIG_ERR_BAKE, "the bake lost its skinning");
   }
   for (int k = 0; k < 3; k++) {
     out->bounds_center[k] = 0.5f * (mn[k] + mx[k]);
@@ -155,10 +162,9 @@ void tress_rig_output_free(tress_rig_output *out) {
   memset(out, 0, sizeof *out);
 }
 
-static bool fail(tress_rig_result *r, tress_rig_status status, const char *reason) {
+static tress_rig_status fail(tress_rig_result *r, tress_error *err, tress_rig_status status, const char *reason) {
   r->status = status;
-  snprintf(r->reason, sizeof r->reason, "%s", reason);
-  return false;
+  return rig_error(err, status, reason);
 }
 
 /* Gives a destroyed part's bake back to the budget it was charged to. */
@@ -171,17 +177,18 @@ static void refund_budget(tress_scene *scene, tress_id part, tress_event event, 
   budget->used = budget->used > bytes ? budget->used - bytes : 0;
 }
 
-bool tress_rig_part(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in, tress_rig_result *r) {
+tress_rig_status tress_rig_part(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in, tress_rig_result *r,
+                                tress_error *err) {
   memset(r, 0, sizeof *r);
   tress_rig_opts opts = opts_in ? *opts_in : tress_default_rig_opts();
   if (!scene || tress_instance_get_kind(scene, part) != TRESS_KIND_PART || !tress_instance_is_valid(scene, part))
-    return fail(r, TRESS_RIG_ERR_BAD_PART, "not a MeshPart");
+    return fail(r, err, TRESS_RIG_ERR_BAD_PART, "not a MeshPart");
   const tress_mesh *source = tress_part_get_mesh(scene, part);
-  if (!source || source->vertex_count == 0) return fail(r, TRESS_RIG_ERR_NO_MESH, "the MeshPart has no mesh");
+  if (!source || source->vertex_count == 0) return fail(r, err, TRESS_RIG_ERR_NO_MESH, "the MeshPart has no mesh");
   char asset_id[TRESS_ASSET_ID_MAX];
   tress_part_get_asset_id(scene, part, asset_id);
   if (opts.owns_asset && !opts.owns_asset(opts.owns_asset_user, asset_id))
-    return fail(r, TRESS_RIG_ERR_NO_PERMISSION, "no permission to load asset");
+    return fail(r, err, TRESS_RIG_ERR_NO_PERMISSION, "no permission to load asset");
 
   uint32_t sectors = opts.plan.sectors, segments = opts.plan.segments;
   uint32_t bone_count = 1 + (sectors <= TRESS_PLAN_MAX_SECTORS ? sectors : 0) * (segments <= TRESS_PLAN_MAX_SEGMENTS ? segments : 0);
@@ -190,19 +197,22 @@ bool tress_rig_part(tress_scene *scene, tress_id part, const tress_rig_opts *opt
     char why[TRESS_RIG_REASON_MAX];
     snprintf(why, sizeof why, "the baked mesh memory budget is spent (%llu of %llu bytes used, bake needs %llu)",
              (unsigned long long)opts.budget->used, (unsigned long long)opts.budget->limit, (unsigned long long)cost);
-    return fail(r, TRESS_RIG_ERR_BUDGET, why);
+    return fail(r, err, TRESS_RIG_ERR_BUDGET, why);
   }
 
   tress_rig_output baked;
-  tress_rig_status st = tress_rig_mesh(source, &opts, &baked);
-  if (st != TRESS_RIG_OK) return fail(r, st, baked.reason);
+  tress_rig_status st = tress_rig_mesh(source, &opts, &baked, err);
+  if (st != TRESS_RIG_OK) {
+    r->status = st;
+    return st;
+  }
 
   r->bone_names = calloc(baked.bone_count, sizeof *r->bone_names);
   r->bone_ids = calloc(baked.bone_count, sizeof *r->bone_ids);
   if (!r->bone_names || !r->bone_ids) {
     tress_rig_output_free(&baked);
     tress_rig_result_free(r);
-    return fail(r, TRESS_RIG_ERR_NO_MEMORY, "out of memory");
+    return fail(r, err, TRESS_RIG_ERR_NO_MEMORY, "out of memory");
   }
 
   /* Bone instances scaled by size / mesh size per axis (an axis the mesh is flat on keeps 1). */
@@ -217,7 +227,7 @@ bool tress_rig_part(tress_scene *scene, tress_id part, const tress_rig_opts *opt
       if (b > 0) tress_instance_destroy(scene, r->bone_ids[0]);
       tress_rig_output_free(&baked);
       tress_rig_result_free(r);
-      return fail(r, TRESS_RIG_ERR_NO_MEMORY, "out of memory creating bones");
+      return fail(r, err, TRESS_RIG_ERR_NO_MEMORY, "out of memory creating bones");
     }
     tress_xform rest = rb->rest;
     for (int k = 0; k < 3; k++) rest.p[k] *= scale[k];
@@ -236,7 +246,7 @@ bool tress_rig_part(tress_scene *scene, tress_id part, const tress_rig_opts *opt
   }
   tress_rig_output_free(&baked);
   r->status = TRESS_RIG_OK;
-  return true;
+  return TRESS_RIG_OK;
 }
 
 bool tress_rig_build_bones(tress_scene *scene, tress_id part, uint32_t bone_count, const char (*names)[TRESS_NAME_MAX],
