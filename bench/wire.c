@@ -88,7 +88,7 @@ static void table(const char *label, tress_msg *msg) {
 /* A scalp of strands: 625 strands x 16 vertices hanging from a cap, slightly curled, in strand
  * order as a strip mesh stores them. */
 static tress_mesh *synthetic_hair(uint32_t strands, uint32_t per) {
-  tress_mesh *m = tress_mesh_create(strands * per, 0, false, false);
+  tress_mesh *m = tress_mesh_create(&(tress_mesh_def){.vertex_count = strands * per});
   uint32_t seed = 99;
   for (uint32_t s = 0; s < strands; s++) {
     seed = seed * 1664525u + 1013904223u;

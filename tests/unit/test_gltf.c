@@ -57,7 +57,8 @@ static tress_mesh *rigged(tress_sample_hair_style style, uint32_t sectors, uint3
 /* A small skinned mesh (two ribbon strands) for the byte-level corruption sweeps. */
 static tress_mesh *small_rigged(void) {
   uint32_t rows = 6, n = 2 * 2 * rows;
-  tress_mesh *m = tress_mesh_create(n, 2 * 6 * (rows - 1), true, false);
+  tress_mesh_def mesh_def = {.vertex_count = n, .index_count = 2 * 6 * (rows - 1), .has_normals = true};
+  tress_mesh *m = tress_mesh_create(&mesh_def);
   uint32_t v = 0, ix = 0;
   for (int s = 0; s < 2; s++) {
     uint32_t first = v;

@@ -110,7 +110,7 @@ static void test_bad_obj(void **state) {
   assert_int_not_equal(err.code, 0);
   assert_null(tress_obj_load("assets/meshes/does_not_exist.obj", NULL));
   /* a failed write returns the code it puts in err */
-  tress_mesh *empty = tress_mesh_create(0, 0, false, false);
+  tress_mesh *empty = tress_mesh_create(&(tress_mesh_def){0});
   tress_error werr = {0};
   int rc = tress_obj_write(empty, "/nonexistent-dir/x.obj", &werr);
   assert_int_not_equal(rc, 0);

@@ -17,7 +17,7 @@
 
 /* 40 strands of 12 vertices hanging from a ring at y = 1. */
 static tress_mesh *strand_cloud(void) {
-  tress_mesh *m = tress_mesh_create(40 * 12, 0, false, false);
+  tress_mesh *m = tress_mesh_create(&(tress_mesh_def){.vertex_count = 40 * 12});
   for (uint32_t s = 0; s < 40; s++)
     for (uint32_t k = 0; k < 12; k++) {
       float *p = m->positions + 3 * (size_t)(s * 12 + k);

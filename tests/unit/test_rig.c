@@ -178,7 +178,7 @@ static void test_no_mesh_first(void **state) {
   assert_unchanged(&before, &after);
   tress_rig_result_free(&r);
   /* An empty mesh is no mesh either. */
-  tress_mesh *empty = tress_mesh_create(0, 0, false, false);
+  tress_mesh *empty = tress_mesh_create(&(tress_mesh_def){0});
   tress_part_set_mesh(f.scene, f.part, empty);
   before = take(&f, &budget);
   assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
@@ -265,7 +265,7 @@ static void test_plan_failures_leave_scene_unchanged(void **state) {
   (void)state;
   tress_error err = {0};
   /* A 1-vertex mesh: the default root (top centre of bounds) is the vertex itself. */
-  tress_mesh *one = tress_mesh_create(1, 0, false, false);
+  tress_mesh *one = tress_mesh_create(&(tress_mesh_def){.vertex_count = 1});
   one->positions[0] = 0.2f; one->positions[1] = 1.0f; one->positions[2] = 0.3f;
   fixture f;
   make_fixture(&f, one);

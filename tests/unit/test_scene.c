@@ -243,7 +243,13 @@ static void test_part_owns_its_mesh(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
   tress_id part = tress_instance_create(s, TRESS_KIND_PART, "P", tress_scene_get_root(s));
-  tress_mesh *m = tress_mesh_create(2, 0, false, false);
+  assert_null(tress_mesh_create(NULL));
+  tress_mesh_def def = tress_default_mesh_def();
+  def.vertex_count = 2;
+  tress_mesh *m = tress_mesh_create(&def);
+  assert_int_equal(m->vertex_count, 2);
+  assert_null(m->normals); /* the defaults ask for positions only */
+  assert_null(m->indices);
   m->positions[3] = 2.0f; m->positions[4] = 4.0f; m->positions[5] = 6.0f;
   tress_part_set_mesh(s, part, m);
   assert_int_equal(m->refcount, 2);

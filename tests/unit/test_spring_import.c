@@ -735,7 +735,7 @@ static void test_our_glb_writer_output(void **state) {
   const char *names[] = {"HairRoot", "Hair_Fringe_A_00", "Hair_Fringe_A_01", "Hair_Fringe_A_02", "SBC_Sphere_Head_r9"};
   const int32_t parents[] = {-1, 0, 1, 2, 0};
   const float binds[][3] = {{0, 1.6f, 0}, {0, 1.6f, 0.1f}, {0, 1.5f, 0.1f}, {0, 1.4f, 0.1f}, {0, 1.5f, 0}};
-  tress_mesh *mesh = tress_mesh_create(3, 3, false, false);
+  tress_mesh *mesh = tress_mesh_create(&(tress_mesh_def){.vertex_count = 3, .index_count = 3});
   assert_non_null(mesh);
   const float pos[9] = {0, 1.6f, 0.1f, 0.05f, 1.4f, 0.1f, -0.05f, 1.4f, 0.1f};
   memcpy(mesh->positions, pos, sizeof pos);

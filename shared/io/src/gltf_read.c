@@ -829,7 +829,10 @@ static tress_mesh *read_document(reader *r) {
       goto done;
     }
   }
-  m = tress_mesh_create((uint32_t)vertices, any_idx || prim_instances > 1 ? (uint32_t)indices : 0, all_nrm, all_uv);
+  tress_mesh_def mesh_def = {.vertex_count = (uint32_t)vertices,
+                             .index_count = any_idx || prim_instances > 1 ? (uint32_t)indices : 0,
+                             .has_normals = all_nrm, .has_uvs = all_uv};
+  m = tress_mesh_create(&mesh_def);
   if (!m) { failf(r, "out of memory"); goto done; }
   if (inst[0].skin >= 0 && all_skin && !read_skin(r, (uint64_t)inst[0].skin, m)) goto fail;
   uint32_t vbase = 0, ibase = 0;

@@ -182,7 +182,9 @@ static tress_mesh *build(obj_state *s) {
     has_nrm &= s->corners[i].vn != UINT32_MAX;
     has_uv &= s->corners[i].vt != UINT32_MAX;
   }
-  tress_mesh *m = tress_mesh_create((uint32_t)s->corner_len, (uint32_t)s->tri_len, has_nrm, has_uv);
+  tress_mesh_def mesh_def = {.vertex_count = (uint32_t)s->corner_len, .index_count = (uint32_t)s->tri_len,
+                             .has_normals = has_nrm, .has_uvs = has_uv};
+  tress_mesh *m = tress_mesh_create(&mesh_def);
   if (!m) { failf(s, "out of memory"); return NULL; }
   for (size_t i = 0; i < s->corner_len; i++) {
     corner c = s->corners[i];

@@ -57,7 +57,9 @@ bool tress_rig_is_bake_valid(const tress_mesh *m, uint32_t bone_count) {
 
 /* A copy of the geometry (no skin) with room for the plan's skin. */
 static tress_mesh *bake_from_plan(const tress_mesh *in, const tress_plan_result *plan) {
-  tress_mesh *m = tress_mesh_create(in->vertex_count, in->index_count, in->normals != NULL, in->uvs != NULL);
+  tress_mesh_def mesh_def = {.vertex_count = in->vertex_count, .index_count = in->index_count,
+                             .has_normals = in->normals != NULL, .has_uvs = in->uvs != NULL};
+  tress_mesh *m = tress_mesh_create(&mesh_def);
   if (!m) return NULL;
   size_t n = in->vertex_count;
   memcpy(m->positions, in->positions, 12 * n);
