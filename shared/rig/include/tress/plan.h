@@ -41,7 +41,7 @@ typedef struct tress_plan_bone {
   int32_t parent;
 } tress_plan_bone;
 
-/* The plan's result (the type is not called tress_plan: that name is the function). */
+/* The plan's result (tress_plan_build fills it, tress_plan_result_free empties it). */
 typedef struct tress_plan_result {
   uint32_t bone_count;
   uint32_t sectors, segments, max_influences; /* as used, after clamping */
