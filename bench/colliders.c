@@ -67,7 +67,7 @@ static void add_body(rig *r, uint32_t j, tress_chain_settings *s) {
 static void rig_build(rig *r, bool with_colliders) {
   r->with_colliders = with_colliders;
   r->scene = tress_scene_create();
-  tress_id root = tress_scene_root(r->scene);
+  tress_id root = tress_scene_get_root(r->scene);
   for (uint32_t j = 0; j < CHAINS; j++) {
     r->parts[j] = tress_instance_create(r->scene, TRESS_KIND_PART, "Body", root);
     tress_part_set_cframe(r->scene, r->parts[j], tress_xform_from_pos(base_x(j), 0.0f, base_z(j)));
@@ -138,7 +138,7 @@ static double inside_fraction(const rig *r, const rig *bodies) {
     tress_collider_world w[COLLIDERS];
     for (uint32_t k = 0; k < COLLIDERS; k++) tress_collider_get_world(bodies->sim, bodies->colliders[j][k], &w[k]);
     for (uint32_t l = 1; l < NODES; l++) {
-      tress_xform x = tress_instance_world(r->scene, r->bones[j][l]);
+      tress_xform x = tress_instance_get_world(r->scene, r->bones[j][l]);
       for (uint32_t k = 0; k < COLLIDERS; k++) {
         if (inside_collider(x.p, &w[k], 0.05f)) {
           inside++;

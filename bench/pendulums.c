@@ -27,7 +27,7 @@ static void wear(tress_scene *s, tress_id model, tress_id head, tress_joint_kind
   tress_accessory_set_type(s, acc, TRESS_ACCESSORY_HAIR);
   tress_id handle = tress_instance_create(s, TRESS_KIND_PART, "Handle", acc);
   tress_xform body_side = tress_xform_from_pos(0, 0.5f, 0), handle_side = tress_xform_from_pos(0, 0.8f, 0.1f);
-  tress_part_set_cframe(s, handle, tress_xform_mul(tress_xform_mul(tress_part_cframe(s, head), body_side),
+  tress_part_set_cframe(s, handle, tress_xform_mul(tress_xform_mul(tress_part_get_cframe(s, head), body_side),
                                                    tress_xform_inverse(handle_side)));
   tress_joint def;
   memset(&def, 0, sizeof def);
@@ -51,7 +51,7 @@ static void wear(tress_scene *s, tress_id model, tress_id head, tress_joint_kind
       tress_attachment_set_cframe(s, ha, handle_side);
     }
   }
-  tress_joint_set(s, joint, &def);
+  tress_joint_set_def(s, joint, &def);
 }
 
 int main(int argc, char **argv) {
@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
   int frames = argc > 2 ? atoi(argv[2]) : 300;
   if (characters < 1) characters = 1;
   tress_scene *s = tress_scene_create();
-  tress_id ws = tress_instance_create(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_root(s));
+  tress_id ws = tress_instance_create(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(s));
   tress_id *models = calloc((size_t)characters, sizeof *models);
   tress_id *heads = calloc((size_t)characters, sizeof *heads);
   for (int i = 0; i < characters; i++) {

@@ -53,9 +53,9 @@ static void measure(const tress_plan_opts *opts, bool locks, const uint32_t *siz
     for (uint32_t r = 0; r < reps; r++) {
       tress_plan_result p;
       double t0 = cpu_s(), w0 = wall_s();
-      if (tress_plan(v, n, opts, &p) != TRESS_PLAN_OK) exit(1);
+      if (tress_plan_build(v, n, opts, &p) != TRESS_PLAN_OK) exit(1);
       double dt = cpu_s() - t0, dw = wall_s() - w0;
-      tress_plan_free(&p);
+      tress_plan_result_free(&p);
       if (dt < best) best = dt;
       if (dw < best_wall) best_wall = dw;
     }

@@ -26,7 +26,7 @@ static double now(void) {
 int main(int argc, char **argv) {
   int frames = argc > 1 ? atoi(argv[1]) : 20000;
   tress_scene *scene = tress_scene_create();
-  tress_id model = tress_instance_create(scene, TRESS_KIND_MODEL, "Character", tress_scene_root(scene));
+  tress_id model = tress_instance_create(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));
   tress_id torso = tress_instance_create(scene, TRESS_KIND_PART, "Torso", model);
   tress_instance_create(scene, TRESS_KIND_PART, "Head", model);
   static char names[ENTRIES][32];

@@ -230,13 +230,13 @@ int main(int argc, char **argv) {
   ENetAddress addr;
   enet_address_set_host_ip(&addr, "127.0.0.1");
   addr.port = (enet_uint16)udp;
-  char err[TRESS_MANIFEST_JSON_ERROR_MAX];
+  tress_error err = {0};
   tress_msg spawn;
   memset(&spawn, 0, sizeof spawn);
   spawn.type = TRESS_MSG_SPAWN_CHARACTER;
   spawn.spawn_character.request_id = 1;
-  if (tress_manifest_json_load(manifest_path, &spawn.spawn_character.manifest, err) != 0) {
-    fprintf(stderr, "%s: %s\n", manifest_path, err);
+  if (tress_manifest_json_load(manifest_path, &spawn.spawn_character.manifest, &err) != 0) {
+    fprintf(stderr, "%s: %s\n", manifest_path, err.message);
     kill(pid, SIGKILL);
     return 1;
   }

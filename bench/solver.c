@@ -78,7 +78,7 @@ static void rig_build(rig *r, config cfg, bool profile) {
   r->chains = cfg.chains;
   r->parts = calloc(cfg.chains, sizeof *r->parts);
   r->base = calloc(cfg.chains * 3, sizeof *r->base);
-  tress_id root = tress_scene_root(r->scene);
+  tress_id root = tress_scene_get_root(r->scene);
   uint32_t side = (uint32_t)ceil(sqrt((double)cfg.chains));
   for (uint32_t c = 0; c < cfg.chains; c++) {
     tress_id part = tress_instance_create(r->scene, TRESS_KIND_PART, "Head", root);

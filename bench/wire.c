@@ -23,7 +23,7 @@ static double now_s(void) {
 
 /* Encodes msg; returns its size and the seconds one encode and one decode take. */
 static size_t measure(const tress_msg *msg, double *enc_s, double *dec_s) {
-  size_t bound = tress_msg_encode_bound(msg), len = 0;
+  size_t bound = tress_msg_get_encode_bound(msg), len = 0;
   uint8_t *buf = malloc(bound);
   tress_wire_error err;
   double t0 = now_s();
@@ -54,7 +54,7 @@ static size_t skin_bytes(tress_msg *msg, size_t total) {
   tress_wire_skin keep = msg->rig_result.skin;
   msg->rig_result.skin.vertex_count = 0;
   msg->rig_result.skin.compression = TRESS_COMPRESSION_NONE;
-  size_t without = tress_msg_encoded_size(msg);
+  size_t without = tress_msg_get_encoded_size(msg);
   msg->rig_result.skin = keep;
   return total - without;
 }
@@ -88,7 +88,7 @@ static void table(const char *label, tress_msg *msg) {
 /* A scalp of strands: 625 strands x 16 vertices hanging from a cap, slightly curled, in strand
  * order as a strip mesh stores them. */
 static tress_mesh *synthetic_hair(uint32_t strands, uint32_t per) {
-  tress_mesh *m = tress_mesh_create(strands * per, 0, false, false);
+  tress_mesh *m = tress_mesh_create(&(tress_mesh_def){.vertex_count = strands * per});
   uint32_t seed = 99;
   for (uint32_t s = 0; s < strands; s++) {
     seed = seed * 1664525u + 1013904223u;
@@ -109,12 +109,13 @@ static tress_mesh *synthetic_hair(uint32_t strands, uint32_t per) {
 static size_t rig_and_measure(const char *label, const tress_mesh *mesh, tress_msg *keep) {
   tress_rig_opts opts = tress_default_rig_opts();
   tress_rig_output out;
-  if (tress_rig_mesh(mesh, &opts, &out) != TRESS_RIG_OK) {
-    printf("%s: rig failed: %s\n", label, out.reason);
+  tress_error err = {0};
+  if (tress_rig_mesh(mesh, &opts, &out, &err) != TRESS_RIG_OK) {
+    printf("%s: rig failed: %s\n", label, err.message);
     return 0;
   }
   uint8_t hash[32];
-  tress_mesh_content_hash(mesh, hash);
+  tress_mesh_get_content_hash(mesh, hash);
   tress_wire_rig_options used = tress_default_wire_rig_options();
   tress_msg msg;
   if (tress_rig_payload_build(&out, 1, 0, hash, &used, TRESS_WEIGHTS_U8, TRESS_COMPRESSION_ZSTD, &msg)) {
@@ -124,7 +125,7 @@ static size_t rig_and_measure(const char *label, const tress_mesh *mesh, tress_m
   }
   table(label, &msg);
   msg.rig_result.skin.compression = TRESS_COMPRESSION_ZSTD;
-  size_t sent = tress_msg_encoded_size(&msg);
+  size_t sent = tress_msg_get_encoded_size(&msg);
   tress_rig_output_free(&out);
   if (keep) *keep = msg;
   else tress_msg_free(&msg);
@@ -166,11 +167,12 @@ int main(void) {
     while ((e = readdir(d))) {
       size_t l = strlen(e->d_name);
       if (l < 5 || strcmp(e->d_name + l - 4, ".glb")) continue;
-      char path[2048], err[TRESS_GLTF_ERROR_MAX];
+      char path[2048];
+      tress_error err = {0};
       snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      tress_mesh *m = tress_gltf_load(path, err);
+      tress_mesh *m = tress_gltf_load(path, &err);
       if (!m) {
-        printf("%s: %s\n", path, err);
+        printf("%s: %s\n", path, err.message);
         continue;
       }
       size_t b = rig_and_measure(e->d_name, m, NULL);
@@ -202,13 +204,13 @@ int main(void) {
   added.character_added.manifest.part_count = 15;
   added.character_added.manifest.accessories = accs;
   added.character_added.manifest.accessory_count = 3;
-  size_t added_bytes = tress_msg_encoded_size(&added);
+  size_t added_bytes = tress_msg_get_encoded_size(&added);
   tress_msg bind;
   sample_message(TRESS_MSG_BIND, SAMPLE_MIN, &bind, &st, 0);
   uint8_t rigged_hair = 0;
   bind.bind.rigged_count = 1;
   bind.bind.rigged_indices = &rigged_hair;
-  size_t bind_bytes = tress_msg_encoded_size(&bind);
+  size_t bind_bytes = tress_msg_get_encoded_size(&bind);
   size_t rig = asset_rig_bytes ? asset_rig_bytes : rig_bytes;
   printf("CHARACTER_ADDED (15 parts, 3 accessories)   %6zu bytes\n", added_bytes);
   printf("RIG_RESULT (hair, u8 + zstd, %s)   %6zu bytes\n", asset_rig_bytes ? "largest sample mesh" : "synthetic 10k", rig);

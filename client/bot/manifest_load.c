@@ -8,9 +8,9 @@
 
 int bot_manifest_load(const char *path, bot_manifest_file *out, char *err, size_t err_cap) {
   memset(out, 0, sizeof *out);
-  char why[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
-  if (tress_manifest_json_load(path, &out->manifest, why) != 0) {
-    snprintf(err, err_cap, "%s", why);
+  tress_error why = {0};
+  if (tress_manifest_json_load(path, &out->manifest, &why) != 0) {
+    snprintf(err, err_cap, "%s", why.message);
     return -1;
   }
   out->loaded = true;

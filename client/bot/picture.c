@@ -59,30 +59,30 @@ static void to_side(tress_xform root, tress_xform world, float out[2]) {
 void bot_picture_record(bot_picture *p, tress_client *c, uint32_t character_id, double t) {
   if (!p || p->count >= p->cap || t + 1e-9 < p->next_t) return;
   tress_id bones[MAX_BONES];
-  uint32_t n = tress_client_bones(c, character_id, bones, MAX_BONES);
+  uint32_t n = tress_client_get_bones(c, character_id, bones, MAX_BONES);
   if (n == 0) return;
   if (n > MAX_BONES) n = MAX_BONES;
-  tress_scene *scene = tress_client_scene(c);
+  tress_scene *scene = tress_client_get_scene(c);
   if (p->count == 0) {
     p->bone_count = n;
     for (uint32_t i = 0; i < n; i++) {
       p->parent[i] = -1;
       p->tip[i] = true;
-      tress_id parent = tress_instance_parent(scene, bones[i]);
+      tress_id parent = tress_instance_get_parent(scene, bones[i]);
       for (uint32_t j = 0; j < n; j++)
-        if (tress_id_equal(parent, bones[j])) p->parent[i] = (int)j;
+        if (tress_id_is_equal(parent, bones[j])) p->parent[i] = (int)j;
     }
     for (uint32_t i = 0; i < n; i++)
       if (p->parent[i] >= 0) p->tip[p->parent[i]] = false;
   }
   if (n != p->bone_count) return;
   tress_xform root;
-  if (tress_client_part_frame(c, character_id, 0, &root) != TRESS_CLIENT_OK) return;
+  if (tress_client_get_part_frame(c, character_id, 0, &root) != TRESS_CLIENT_OK) return;
   sample *s = &p->samples[p->count++];
   s->t = t;
   for (uint32_t i = 0; i < n; i++) {
-    to_side(root, tress_bone_world_animated(scene, bones[i]), s->animated[i]);
-    to_side(root, tress_bone_world(scene, bones[i]), s->drawn[i]);
+    to_side(root, tress_bone_get_world_animated(scene, bones[i]), s->animated[i]);
+    to_side(root, tress_bone_get_world(scene, bones[i]), s->drawn[i]);
   }
   p->next_t += 1.0 / SAMPLE_HZ;
 }

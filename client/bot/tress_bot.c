@@ -141,16 +141,16 @@ typedef struct watched_character {
 /* Chain tips: bones no other bone of the character hangs from. */
 static void take_tips(watched_character *w, tress_client *c) {
   tress_id bones[MAX_TIPS * 4];
-  uint32_t n = tress_client_bones(c, w->character_id, bones, MAX_TIPS * 4);
+  uint32_t n = tress_client_get_bones(c, w->character_id, bones, MAX_TIPS * 4);
   if (n > MAX_TIPS * 4) n = MAX_TIPS * 4;
-  const tress_scene *scene = tress_client_scene(c);
+  const tress_scene *scene = tress_client_get_scene(c);
   w->tip_count = 0;
   for (uint32_t i = 0; i < n && w->tip_count < MAX_TIPS; i++) {
     bool has_child = false;
     for (uint32_t j = 0; j < n && !has_child; j++)
-      has_child = tress_id_equal(tress_instance_parent(scene, bones[j]), bones[i]);
+      has_child = tress_id_is_equal(tress_instance_get_parent(scene, bones[j]), bones[i]);
     if (has_child) continue;
-    tress_xform world = tress_bone_world(scene, bones[i]);
+    tress_xform world = tress_bone_get_world(scene, bones[i]);
     memcpy(w->tips[w->tip_count++], world.p, sizeof world.p);
   }
   w->tips_time = w->bound_time;
@@ -161,11 +161,11 @@ static void frame(bot *b, double dt, watched_character *pic) {
   tress_client *c = b->client;
   tress_client_service(c);
   uint32_t ids[1024];
-  uint32_t n = tress_client_character_ids(c, ids, 1024);
+  uint32_t n = tress_client_get_character_ids(c, ids, 1024);
   bool all_bound = n > 0 && tress_client_get_state(c) == TRESS_CLIENT_READY;
   for (uint32_t i = 0; i < n; i++) {
     tress_client_character_info info;
-    if (tress_client_character_info_get(c, ids[i], &info) != TRESS_CLIENT_OK) continue;
+    if (tress_client_get_character_info(c, ids[i], &info) != TRESS_CLIENT_OK) continue;
     if (!info.bound) all_bound = false;
     if (!info.mine || !info.bound || info.request_id == 0 || info.request_id > b->options->characters) continue;
     tress_client_set_root(c, ids[i], bot_path_advance(&b->paths[info.request_id - 1], dt));
@@ -180,7 +180,7 @@ static void frame(bot *b, double dt, watched_character *pic) {
     /* The epsilon: 480 x (1/240) and 60 x (1/30) both reach 2 s despite rounding. */
     if (pic->tips_at > 0.0 && !pic->tips_taken && pic->bound_time >= pic->tips_at - 1e-6) take_tips(pic, c);
   }
-  tress_sim_stats s = tress_sim_get_stats(tress_client_sim(c));
+  tress_sim_stats s = tress_sim_get_stats(tress_client_get_sim(c));
   b->frames++;
   if (all_bound) {
     b->settled_frames++;
@@ -193,11 +193,11 @@ static void frame(bot *b, double dt, watched_character *pic) {
 
 static uint32_t count_unbound(bot *b) {
   uint32_t ids[1024], missing = 0;
-  uint32_t n = tress_client_character_ids(b->client, ids, 1024);
+  uint32_t n = tress_client_get_character_ids(b->client, ids, 1024);
   uint32_t mine = 0;
   for (uint32_t i = 0; i < n; i++) {
     tress_client_character_info info;
-    tress_client_character_info_get(b->client, ids[i], &info);
+    tress_client_get_character_info(b->client, ids[i], &info);
     if (!info.bound) missing++;
     if (info.mine) mine++;
   }
@@ -207,13 +207,13 @@ static uint32_t count_unbound(bot *b) {
 }
 
 static cJSON *bot_json(const bot *b, double fps) {
-  tress_client_stats s = tress_client_stats_get(b->client);
+  tress_client_stats s = tress_client_get_stats(b->client);
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "bot", b->index);
   cJSON_AddStringToObject(o, "room", b->room);
   cJSON_AddStringToObject(o, "state", tress_client_state_name(tress_client_get_state(b->client)));
   cJSON_AddNumberToObject(o, "characters_seen", s.characters_seen);
-  cJSON_AddNumberToObject(o, "characters_now", tress_client_character_count(b->client));
+  cJSON_AddNumberToObject(o, "characters_now", tress_client_get_character_count(b->client));
   cJSON_AddNumberToObject(o, "characters_not_bound", b->characters_not_bound);
   cJSON_AddNumberToObject(o, "rigs_received", s.rigs_received);
   cJSON_AddNumberToObject(o, "rigs_applied", s.rigs_applied);
@@ -222,8 +222,8 @@ static cJSON *bot_json(const bot *b, double fps) {
   cJSON_AddNumberToObject(o, "binds", s.binds);
   /* colliders the springs sections put into this bot's sim, over the characters it sees now */
   uint32_t ids[1024], colliders = 0;
-  uint32_t nc = tress_client_character_ids(b->client, ids, 1024);
-  for (uint32_t i = 0; i < nc && i < 1024; i++) colliders += tress_client_colliders(b->client, ids[i], NULL, NULL, 0);
+  uint32_t nc = tress_client_get_character_ids(b->client, ids, 1024);
+  for (uint32_t i = 0; i < nc && i < 1024; i++) colliders += tress_client_get_colliders(b->client, ids[i], NULL, NULL, 0);
   cJSON_AddNumberToObject(o, "colliders", colliders);
   double settled = b->settled_frames ? (double)b->settled_frames : 1.0;
   cJSON_AddNumberToObject(o, "handles_bound_per_frame", (double)b->bound_sum / settled);
@@ -245,15 +245,15 @@ static cJSON *bot_json(const bot *b, double fps) {
   cJSON_AddNumberToObject(o, "warnings", s.warnings);
   cJSON_AddNumberToObject(o, "connects", s.connects);
   cJSON_AddNumberToObject(o, "disconnects", s.disconnects);
-  cJSON_AddStringToObject(o, "last_error", tress_client_last_error(b->client));
+  cJSON_AddStringToObject(o, "last_error", tress_client_get_last_error(b->client));
   return o;
 }
 
 static void print_text(const bot *b) {
-  tress_client_stats s = tress_client_stats_get(b->client);
+  tress_client_stats s = tress_client_get_stats(b->client);
   double settled = b->settled_frames ? (double)b->settled_frames : 1.0;
   printf("bot %u: %s\n", b->index, tress_client_state_name(tress_client_get_state(b->client)));
-  printf("  characters seen %u (now %u, never bound %u)\n", s.characters_seen, tress_client_character_count(b->client),
+  printf("  characters seen %u (now %u, never bound %u)\n", s.characters_seen, tress_client_get_character_count(b->client),
          b->characters_not_bound);
   printf("  rigs received %u (applied %u, pendulum fallback %u), bones bound %u, binds %u\n", s.rigs_received,
          s.rigs_applied, s.rigs_fallback, s.bones_bound, s.binds);
@@ -346,7 +346,7 @@ int main(int argc, char **argv) {
     if (o.bots <= o.room_size) snprintf(b->room, sizeof b->room, "%s", o.room);
     else snprintf(b->room, sizeof b->room, "%s-%u", o.room, i / o.room_size);
     if (tress_client_connect(b->client, o.host, o.port, o.token, b->room) != TRESS_CLIENT_OK) {
-      fprintf(stderr, "tress-bot: %s\n", tress_client_last_error(b->client));
+      fprintf(stderr, "tress-bot: %s\n", tress_client_get_last_error(b->client));
       return 1;
     }
     for (uint32_t k = 0; k < o.characters; k++) {
@@ -374,7 +374,7 @@ int main(int argc, char **argv) {
   for (uint32_t i = 0; i < o.bots; i++) {
     bot *b = &bots[i];
     b->characters_not_bound = count_unbound(b);
-    tress_client_stats s = tress_client_stats_get(b->client);
+    tress_client_stats s = tress_client_get_stats(b->client);
     total_errors += s.protocol_errors;
     total_unbound += b->characters_not_bound;
     total_fallback += s.rigs_fallback;
@@ -423,7 +423,7 @@ int main(int argc, char **argv) {
     double latency_sum = 0.0, latency_max = 0.0;
     uint32_t latency_count = 0;
     for (uint32_t i = 0; i < o.bots; i++) {
-      tress_client_stats s = tress_client_stats_get(bots[i].client);
+      tress_client_stats s = tress_client_get_stats(bots[i].client);
       rig_bytes += s.bytes_rig_phase;
       steady_bytes += s.bytes_steady;
       latency_sum += s.join_to_bind_sum;

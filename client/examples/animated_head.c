@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
   def.client_name = "animated-head-example";
   tress_client *client = tress_client_create(&def);
   if (!client || tress_client_connect(client, argv[1], (uint16_t)atoi(argv[2]), "", room) != TRESS_CLIENT_OK) {
-    fprintf(stderr, "connect failed: %s\n", client ? tress_client_last_error(client) : "out of memory");
+    fprintf(stderr, "connect failed: %s\n", client ? tress_client_get_last_error(client) : "out of memory");
     return 1;
   }
   tress_sample_character sample;
@@ -72,9 +72,9 @@ int main(int argc, char **argv) {
   double t = 0.0, ran = 0.0, waited = 0.0, worst = 0.0;
   while (ran < seconds && waited < 10.0) {
     tress_client_service(client);
-    if (!character && tress_client_character_ids(client, &character, 1) == 0) character = 0;
+    if (!character && tress_client_get_character_ids(client, &character, 1) == 0) character = 0;
     tress_client_character_info info;
-    bool bound = character && tress_client_character_info_get(client, character, &info) == TRESS_CLIENT_OK && info.bound;
+    bool bound = character && tress_client_get_character_info(client, character, &info) == TRESS_CLIENT_OK && info.bound;
     /* GAME BEGIN */
     if (bound && !map) {
       tress_client_pose_map_def md = tress_default_client_pose_map_def();
@@ -92,10 +92,10 @@ int main(int argc, char **argv) {
       /* the hair root rides the head: its frame relative to the head never changes */
       tress_id handle, bone;
       tress_xform head, root_bone;
-      tress_client_part_frame(client, character, 2, &head);
-      tress_client_accessory_frame(client, character, 0, &handle, NULL, NULL, NULL);
-      if (tress_client_bones(client, character, &bone, 1) == 1) {
-        root_bone = tress_bone_world(tress_client_scene(client), bone);
+      tress_client_get_part_frame(client, character, 2, &head);
+      tress_client_get_accessory_frame(client, character, 0, &handle, NULL, NULL, NULL);
+      if (tress_client_get_bones(client, character, &bone, 1) == 1) {
+        root_bone = tress_bone_get_world(tress_client_get_scene(client), bone);
         static tress_xform first;
         static bool have_first;
         tress_xform rel = tress_xform_inv_mul(head, root_bone);
@@ -111,9 +111,9 @@ int main(int argc, char **argv) {
     sleep_seconds(dt);
   }
   tress_client_character_info info = {0};
-  tress_client_character_info_get(client, character, &info);
+  tress_client_get_character_info(client, character, &info);
   tress_xform head = tress_xform_identity();
-  tress_client_part_frame(client, character, 2, &head);
+  tress_client_get_part_frame(client, character, 2, &head);
   printf("character %u: %u bones, bound %s, ran %.1f s, head at (%.2f %.2f %.2f), hair root drift from head %.2g\n",
          character, info.bone_count, info.bound ? "yes" : "no", ran, (double)head.p[0], (double)head.p[1],
          (double)head.p[2], worst);

@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
   def.client_name = "game-loop-example";
   tress_client *client = tress_client_create(&def);
   if (!client || tress_client_connect(client, argv[1], (uint16_t)atoi(argv[2]), "", room) != TRESS_CLIENT_OK) {
-    fprintf(stderr, "connect failed: %s\n", client ? tress_client_last_error(client) : "out of memory");
+    fprintf(stderr, "connect failed: %s\n", client ? tress_client_get_last_error(client) : "out of memory");
     return 1;
   }
   tress_sample_character sample;
@@ -39,23 +39,23 @@ int main(int argc, char **argv) {
   double t = 0.0, swayed = 0.0, waited = 0.0;
   while (swayed < seconds && waited < 10.0) {
     tress_client_service(client); /* never blocks */
-    if (!character && tress_client_character_ids(client, &character, 1) == 0) character = 0;
+    if (!character && tress_client_get_character_ids(client, &character, 1) == 0) character = 0;
     tress_client_character_info info;
-    if (character && tress_client_character_info_get(client, character, &info) == TRESS_CLIENT_OK && info.bound) {
+    if (character && tress_client_get_character_info(client, character, &info) == TRESS_CLIENT_OK && info.bound) {
       tress_client_set_root(client, character, tress_xform_from_pos(2.0f * (float)t, 0.0f, 0.0f));
       swayed += dt;
     } else {
       waited += dt;
     }
     tress_client_step(client, dt);
-    uint32_t bones = character ? tress_client_bone_matrices(client, character, matrices, 64) : 0;
+    uint32_t bones = character ? tress_client_get_bone_matrices(client, character, matrices, 64) : 0;
     (void)bones; /* a renderer uploads matrices[0 .. 16 * bones) here */
     t += dt;
     sleep_seconds(dt);
   }
-  tress_client_stats stats = tress_client_stats_get(client);
+  tress_client_stats stats = tress_client_get_stats(client);
   tress_client_character_info info = {0};
-  tress_client_character_info_get(client, character, &info);
+  tress_client_get_character_info(client, character, &info);
   printf("character %u: %u bones, %u handles, bound %s, protocol errors %u\n", character, info.bone_count,
          info.handle_count, info.bound ? "yes" : "no", stats.protocol_errors);
   int ok = info.bound && info.bone_count > 0 && stats.protocol_errors == 0;

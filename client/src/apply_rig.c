@@ -27,8 +27,7 @@ static tress_mesh *load_from_root(tress_client *c, const char *asset_id) {
   if (!tress_asset_id_is_valid(asset_id)) return NULL; /* ids never leave the asset root */
   char path[1400];
   snprintf(path, sizeof path, "%s/%s", c->asset_root, asset_id);
-  char err[TRESS_MESH_FILE_ERROR_MAX] = "";
-  return tress_mesh_file_load(path, err);
+  return tress_mesh_file_load(path, NULL);
 }
 
 tress_mesh *tress__client_local_mesh(tress_client *c, const char *asset_id) {
@@ -53,7 +52,7 @@ bool tress__client_local_hash(tress_client *c, const char *asset_id, uint8_t out
   for (uint32_t i = 0; i < c->mesh_count; i++) {
     mesh_cache_entry *e = &c->meshes[i];
     if (strcmp(e->asset_id, asset_id) != 0) continue;
-    if (!e->hashed) e->hashed = tress_mesh_content_hash(e->mesh, e->hash) == 0;
+    if (!e->hashed) e->hashed = tress_mesh_get_content_hash(e->mesh, e->hash) == 0;
     memcpy(out, e->hash, TRESS_MESH_HASH_BYTES);
     return e->hashed;
   }
@@ -119,7 +118,7 @@ static bool rig_from_message(const tress_mesh *local, const tress_msg_rig_result
   if (!out->bones) return false;
   out->bone_count = m->bone_count;
   float mn[3], mx[3];
-  tress_mesh_bounds(local, mn, mx);
+  tress_mesh_get_bounds(local, mn, mx);
   for (int k = 0; k < 3; k++) {
     out->bounds_center[k] = 0.5f * (mn[k] + mx[k]);
     out->mesh_size[k] = mx[k] - mn[k];
@@ -191,8 +190,8 @@ void tress__apply_rig_result(tress_client *c, const tress_msg_rig_result *m) {
   tress__client_local_hash(c, wa->mesh_asset_id, hash);
   if (memcmp(hash, m->mesh_hash, sizeof hash) != 0) {
     char mine[2 * TRESS_MESH_HASH_BYTES + 1], theirs[2 * TRESS_MESH_HASH_BYTES + 1];
-    tress_mesh_hash_hex(hash, mine);
-    tress_mesh_hash_hex(m->mesh_hash, theirs);
+    tress_mesh_hash_to_hex(hash, mine);
+    tress_mesh_hash_to_hex(m->mesh_hash, theirs);
     tress__client_report(c, TRESS_CLIENT_ERROR_WARNING,
                          "character %u accessory %u: mesh hash mismatch for '%s' (local %.16s, server %.16s); "
                          "swinging it as a pendulum",

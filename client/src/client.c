@@ -26,7 +26,7 @@
 
 #define MAX_EVENTS_PER_SERVICE 4096
 
-const char *tress_client_result_string(tress_client_result r) {
+const char *tress_client_result_name(tress_client_result r) {
   switch (r) {
   case TRESS_CLIENT_OK: return "ok";
   case TRESS_CLIENT_ERR_INVALID_ARGUMENT: return "invalid argument";
@@ -67,7 +67,7 @@ tress_client_def tress_default_client_def(void) {
   return d;
 }
 
-double tress_client_now(const tress_client *c) {
+double tress_client_get_now(const tress_client *c) {
   (void)c;
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -105,7 +105,7 @@ tress_client *tress_client_create(const tress_client_def *def_in) {
   c->scene = tress_scene_create();
   c->send_cap = TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES;
   c->send_buf = malloc(c->send_cap);
-  if (c->scene) c->workspace = tress_instance_create(c->scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_root(c->scene));
+  if (c->scene) c->workspace = tress_instance_create(c->scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(c->scene));
   c->def.sim.scene = c->scene;
   c->sim = c->scene ? tress_sim_create(&c->def.sim) : NULL;
   if (!c->scene || !c->sim || !c->send_buf || tress_id_is_null(c->workspace)) {
@@ -177,17 +177,17 @@ void tress_client_destroy(tress_client *c) {
   enet_deinitialize();
 }
 
-tress_sim *tress_client_sim(tress_client *c) { return c ? c->sim : NULL; }
-tress_scene *tress_client_scene(tress_client *c) { return c ? c->scene : NULL; }
+tress_sim *tress_client_get_sim(tress_client *c) { return c ? c->sim : NULL; }
+tress_scene *tress_client_get_scene(tress_client *c) { return c ? c->scene : NULL; }
 tress_client_state tress_client_get_state(const tress_client *c) { return c ? c->state : TRESS_CLIENT_IDLE; }
-const char *tress_client_last_error(const tress_client *c) { return c ? c->last_error : ""; }
-uint32_t tress_client_peer_id(const tress_client *c) { return c ? c->peer_id : 0; }
-tress_client_stats tress_client_stats_get(const tress_client *c) {
+const char *tress_client_get_last_error(const tress_client *c) { return c ? c->last_error : ""; }
+uint32_t tress_client_get_peer_id(const tress_client *c) { return c ? c->peer_id : 0; }
+tress_client_stats tress_client_get_stats(const tress_client *c) {
   tress_client_stats s;
   memset(&s, 0, sizeof s);
   return c ? c->stats : s;
 }
-int tress_client_socket(const tress_client *c) { return c && c->host ? (int)c->host->socket : -1; }
+int tress_client_get_socket(const tress_client *c) { return c && c->host ? (int)c->host->socket : -1; }
 
 /* ---- connecting ---------------------------------------------------------------------------- */
 
@@ -202,7 +202,7 @@ static tress_client_result start_attempt(tress_client *c) {
   c->peer = enet_host_connect(c->host, &address, TRESS_CHANNEL_COUNT, 0);
   if (!c->peer) return TRESS_CLIENT_ERR_NETWORK;
   c->state = TRESS_CLIENT_CONNECTING;
-  c->state_since = tress_client_now(c);
+  c->state_since = tress_client_get_now(c);
   return TRESS_CLIENT_OK;
 }
 
@@ -220,7 +220,7 @@ tress_client_result tress_client_connect(tress_client *c, const char *host, uint
   c->backoff_ms = c->def.backoff_initial_ms;
   tress_client_result r = start_attempt(c);
   if (r != TRESS_CLIENT_OK) {
-    snprintf(c->last_error, sizeof c->last_error, "connect %s:%u: %s", host, port, tress_client_result_string(r));
+    snprintf(c->last_error, sizeof c->last_error, "connect %s:%u: %s", host, port, tress_client_result_name(r));
     c->state = TRESS_CLIENT_IDLE;
     c->want_connection = false;
   }
@@ -249,7 +249,7 @@ static void connection_lost(tress_client *c, const char *why) {
   bool retry = c->want_connection && c->def.reconnect;
   if (retry) {
     c->state = TRESS_CLIENT_BACKOFF;
-    c->retry_at = tress_client_now(c) + c->backoff_ms / 1000.0;
+    c->retry_at = tress_client_get_now(c) + c->backoff_ms / 1000.0;
     c->backoff_ms = c->backoff_ms * 2 > c->def.backoff_max_ms ? c->def.backoff_max_ms : c->backoff_ms * 2;
   } else {
     c->state = TRESS_CLIENT_IDLE;
@@ -261,7 +261,7 @@ static void connection_lost(tress_client *c, const char *why) {
 tress_client_result tress__client_send(tress_client *c, const tress_msg *msg) {
   if (!c->peer || c->state < TRESS_CLIENT_HELLO_SENT || c->state == TRESS_CLIENT_BACKOFF)
     return TRESS_CLIENT_ERR_NOT_CONNECTED;
-  size_t need = tress_msg_encode_bound(msg);
+  size_t need = tress_msg_get_encode_bound(msg);
   if (need == 0) return TRESS_CLIENT_ERR_ENCODE;
   if (need > c->send_cap) {
     uint8_t *n = realloc(c->send_buf, need);
@@ -277,7 +277,7 @@ tress_client_result tress__client_send(tress_client *c, const tress_msg *msg) {
   }
   ENetPacket *p = enet_packet_create(c->send_buf, len, ENET_PACKET_FLAG_RELIABLE);
   if (!p) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
-  if (enet_peer_send(c->peer, tress_msg_channel(msg->type), p) != 0) {
+  if (enet_peer_send(c->peer, tress_msg_type_get_channel(msg->type), p) != 0) {
     enet_packet_destroy(p);
     return TRESS_CLIENT_ERR_NETWORK;
   }
@@ -346,7 +346,7 @@ static void dispatch(tress_client *c, const tress_msg *m) {
       return;
     }
     c->state = TRESS_CLIENT_READY;
-    c->joined_at = tress_client_now(c);
+    c->joined_at = tress_client_get_now(c);
     c->backoff_ms = c->def.backoff_initial_ms;
     c->stats.connects++;
     tress__spawns_resend(c);
@@ -438,7 +438,7 @@ static void handle_event(tress_client *c, ENetEvent *ev) {
   case ENET_EVENT_TYPE_CONNECT:
     if (ev->peer != c->peer) return;
     c->state = TRESS_CLIENT_HELLO_SENT;
-    c->state_since = tress_client_now(c);
+    c->state_since = tress_client_get_now(c);
     send_hello(c);
     return;
   case ENET_EVENT_TYPE_RECEIVE:
@@ -455,7 +455,7 @@ static void handle_event(tress_client *c, ENetEvent *ev) {
 }
 
 static void tick(tress_client *c) {
-  double now = tress_client_now(c);
+  double now = tress_client_get_now(c);
   if (c->state == TRESS_CLIENT_BACKOFF && now >= c->retry_at) {
     if (start_attempt(c) != TRESS_CLIENT_OK) connection_lost(c, "reconnect attempt failed");
   } else if (c->state == TRESS_CLIENT_CONNECTING && now - c->state_since > c->def.connect_timeout_ms / 1000.0) {

@@ -35,7 +35,7 @@ static void on_readable(uv_poll_t *p, int status, int events) {
 static void on_tick(uv_timer_t *t) {
   client_uv *u = t->data;
   if (!u->client) return;
-  int fd = tress_client_socket(u->client);
+  int fd = tress_client_get_socket(u->client);
   if (!u->polling && fd >= 0) {
     if (uv_poll_init_socket(t->loop, &u->poll, fd) == 0) {
       u->poll.data = u;

@@ -34,12 +34,12 @@ struct tress_client_pose_map {
 
 static int part_index_of(const replica_character *ch, tress_id part) {
   for (uint32_t i = 0; i < ch->manifest.part_count; i++)
-    if (tress_id_equal(ch->parts[i], part)) return (int)i;
+    if (tress_id_is_equal(ch->parts[i], part)) return (int)i;
   return -1;
 }
 
 static bool is_character_bone(const tress_client *c, const replica_character *ch, tress_id id) {
-  return tress_instance_valid(c->scene, id) && tress_instance_kind(c->scene, id) == TRESS_KIND_BONE &&
+  return tress_instance_is_valid(c->scene, id) && tress_instance_get_kind(c->scene, id) == TRESS_KIND_BONE &&
          tress_instance_is_descendant_of(c->scene, id, ch->model);
 }
 
@@ -82,7 +82,8 @@ static tress_id find_bone(const tress_client *c, const replica_character *ch, in
     const replica_accessory *ra = &ch->accessories[k];
     if ((a >= 0 && (uint32_t)a != k) || ra->rig_state != TRESS_RIG_APPLIED) continue;
     for (uint32_t b = ra->bone_first; b < ra->bone_first + ra->bone_count && b < ch->bone_count; b++) {
-      const char *n = tress_instance_name(c->scene, ch->bones[b]);
+      char n[TRESS_NAME_MAX];
+      tress_instance_get_name(c->scene, ch->bones[b], n);
       if (strncmp(n, name, length) == 0 && n[length] == '\0') return ch->bones[b];
     }
   }
@@ -197,7 +198,7 @@ tress_client_result tress_client_pose_map_apply(tress_client_pose_map *map, cons
     if (!t->is_bone)
       ch->part_poses[t->part_index] = pose;
     else if (map->bone_space == TRESS_BONE_POSE_LOCAL)
-      tress_bone_set_animated(scene, t->bone, tress_xform_inv_mul(tress_bone_cframe(scene, t->bone), pose));
+      tress_bone_set_animated(scene, t->bone, tress_xform_inv_mul(tress_bone_get_cframe(scene, t->bone), pose));
     else
       tress_bone_set_animated(scene, t->bone, pose);
   }

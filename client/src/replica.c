@@ -105,7 +105,7 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
     j.part1 = body;
     break;
   }
-  tress_joint_set(s, ra->joint, &j); /* a WeldConstraint captures the spawn offset here */
+  tress_joint_set_def(s, ra->joint, &j); /* a WeldConstraint captures the spawn offset here */
   /* hair is rigged by the server; a pre-skinned mesh (has_bones) gets its own skin relayed */
   bool rigged_by_server = wa->mesh_asset_id[0] && !wa->layered && (wa->handle_has_bones || wire_hair_match(wa));
   ra->rig_state = rigged_by_server ? TRESS_RIG_PENDING : TRESS_RIG_NONE;
@@ -139,7 +139,7 @@ tress_client_result tress__replica_add(tress_client *c, const tress_msg_characte
   ch->request_id = m->request_id;
   ch->mine = m->owner_peer_id == c->peer_id && c->peer_id != 0;
   ch->root = tress_xform_identity();
-  ch->added_at = tress_client_now(c);
+  ch->added_at = tress_client_get_now(c);
   if (!tress__manifest_copy(&ch->manifest, &m->manifest)) {
     free(ch);
     return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
@@ -215,7 +215,7 @@ typedef struct bind_match {
 
 static int accessory_index_of(const replica_character *ch, tress_id accessory) {
   for (uint32_t i = 0; i < ch->manifest.accessory_count; i++)
-    if (tress_id_equal(ch->accessories[i].accessory, accessory)) return (int)i;
+    if (tress_id_is_equal(ch->accessories[i].accessory, accessory)) return (int)i;
   return -1;
 }
 
@@ -260,7 +260,7 @@ static tress_client_result bind_now(tress_client *c, replica_character *ch) {
   ch->bound = true;
   tress__springs_apply(c, ch);
   tress__attachments_bind(c, ch);
-  ch->bound_at = tress_client_now(c);
+  ch->bound_at = tress_client_get_now(c);
   double from = ch->added_at > c->joined_at ? ch->added_at : c->joined_at;
   double latency = ch->bound_at - from;
   c->stats.join_to_bind_sum += latency;
@@ -349,14 +349,16 @@ bool tress__replica_settling(const tress_client *c) {
 /* The handle side of whichever enabled joint holds the handle: the stored one, or one a
  * pendulum put in its place (a WeldConstraint is swapped for a local Weld while it swings). */
 static tress_id holding_joint(const tress_scene *s, const replica_accessory *ra) {
-  const tress_joint *j = tress_joint_get(s, ra->joint);
+  tress_joint j_copy;
+  const tress_joint *j = tress_joint_get_def(s, ra->joint, &j_copy) ? &j_copy : NULL;
   if (j && j->enabled) return ra->joint;
   tress_id scopes[2] = {ra->handle, ra->accessory};
   for (int k = 0; k < 2; k++) {
-    for (tress_id ch = tress_instance_first_child(s, scopes[k]); !tress_id_is_null(ch);
-         ch = tress_instance_next_sibling(s, ch)) {
-      if (tress_instance_kind(s, ch) != TRESS_KIND_JOINT) continue;
-      const tress_joint *o = tress_joint_get(s, ch);
+    for (tress_id ch = tress_instance_get_first_child(s, scopes[k]); !tress_id_is_null(ch);
+         ch = tress_instance_get_next_sibling(s, ch)) {
+      if (tress_instance_get_kind(s, ch) != TRESS_KIND_JOINT) continue;
+      tress_joint o_copy;
+      const tress_joint *o = tress_joint_get_def(s, ch, &o_copy) ? &o_copy : NULL;
       if (o && o->enabled) return ch;
     }
   }
@@ -397,16 +399,16 @@ tress_result tress_client_step(tress_client *c, double dt) {
 
 /* ---- accessors ----------------------------------------------------------------------------- */
 
-uint32_t tress_client_character_count(const tress_client *c) { return c ? c->character_count : 0; }
+uint32_t tress_client_get_character_count(const tress_client *c) { return c ? c->character_count : 0; }
 
-uint32_t tress_client_character_ids(const tress_client *c, uint32_t *out, uint32_t max) {
+uint32_t tress_client_get_character_ids(const tress_client *c, uint32_t *out, uint32_t max) {
   if (!c) return 0;
   uint32_t n = c->character_count < max ? c->character_count : max;
   for (uint32_t i = 0; i < n; i++) out[i] = c->characters[i]->id;
   return n;
 }
 
-tress_client_result tress_client_character_info_get(const tress_client *c, uint32_t character_id,
+tress_client_result tress_client_get_character_info(const tress_client *c, uint32_t character_id,
                                                     tress_client_character_info *out) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch || !out) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
@@ -431,49 +433,49 @@ tress_client_result tress_client_character_info_get(const tress_client *c, uint3
   return TRESS_CLIENT_OK;
 }
 
-tress_client_rig_state tress_client_accessory_rig_state(const tress_client *c, uint32_t character_id,
+tress_client_rig_state tress_client_get_accessory_rig_state(const tress_client *c, uint32_t character_id,
                                                         uint32_t accessory_index) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch || accessory_index >= ch->manifest.accessory_count) return TRESS_RIG_NONE;
   return ch->accessories[accessory_index].rig_state;
 }
 
-uint32_t tress_client_bones(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max) {
+uint32_t tress_client_get_bones(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch) return 0;
   for (uint32_t i = 0; i < ch->bone_count && i < max; i++) out[i] = ch->bones[i];
   return ch->bone_count;
 }
 
-uint32_t tress_client_bone_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max) {
+uint32_t tress_client_get_bone_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch) return 0;
   for (uint32_t i = 0; i < ch->bone_count && i < max; i++)
-    tress_xform_to_mat4(tress_bone_world(c->scene, ch->bones[i]), out16 + 16 * (size_t)i);
+    tress_xform_to_mat4(tress_bone_get_world(c->scene, ch->bones[i]), out16 + 16 * (size_t)i);
   return ch->bone_count;
 }
 
-uint32_t tress_client_skinning_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max) {
+uint32_t tress_client_get_skinning_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch) return 0;
   for (uint32_t i = 0; i < ch->bone_count && i < max; i++) {
-    tress_xform drawn = tress_bone_world(c->scene, ch->bones[i]);
-    tress_xform rest = tress_bone_world_rest(c->scene, ch->bones[i]);
+    tress_xform drawn = tress_bone_get_world(c->scene, ch->bones[i]);
+    tress_xform rest = tress_bone_get_world_rest(c->scene, ch->bones[i]);
     tress_xform_to_mat4(tress_xform_mul(drawn, tress_xform_inverse(rest)), out16 + 16 * (size_t)i);
   }
   return ch->bone_count;
 }
 
-tress_client_result tress_client_part_frame(const tress_client *c, uint32_t character_id, uint32_t part_index,
+tress_client_result tress_client_get_part_frame(const tress_client *c, uint32_t character_id, uint32_t part_index,
                                             tress_xform *out) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
   if (part_index >= ch->manifest.part_count || !out) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
-  *out = tress_part_cframe(c->scene, ch->parts[part_index]);
+  *out = tress_part_get_cframe(c->scene, ch->parts[part_index]);
   return TRESS_CLIENT_OK;
 }
 
-tress_client_result tress_client_accessory_frame(const tress_client *c, uint32_t character_id,
+tress_client_result tress_client_get_accessory_frame(const tress_client *c, uint32_t character_id,
                                                  uint32_t accessory_index, tress_id *handle, tress_xform *world,
                                                  tress_xform *c0, tress_xform *c1) {
   const replica_character *ch = tress__replica_find(c, character_id);
@@ -481,13 +483,14 @@ tress_client_result tress_client_accessory_frame(const tress_client *c, uint32_t
   if (accessory_index >= ch->manifest.accessory_count) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
   const replica_accessory *ra = &ch->accessories[accessory_index];
   if (handle) *handle = ra->handle;
-  if (world) *world = tress_part_cframe(c->scene, ra->handle);
+  if (world) *world = tress_part_get_cframe(c->scene, ra->handle);
   tress_id jid = holding_joint(c->scene, ra);
-  const tress_joint *j = tress_joint_get(c->scene, jid);
+  tress_joint j_copy;
+  const tress_joint *j = tress_joint_get_def(c->scene, jid, &j_copy) ? &j_copy : NULL;
   tress_xform a = tress_xform_identity(), b = tress_xform_identity();
   if (j && j->kind == TRESS_JOINT_RIGID_CONSTRAINT) {
-    a = tress_attachment_cframe(c->scene, j->attachment0);
-    b = tress_attachment_cframe(c->scene, j->attachment1);
+    a = tress_attachment_get_cframe(c->scene, j->attachment0);
+    b = tress_attachment_get_cframe(c->scene, j->attachment1);
   } else if (j) {
     a = j->c0;
     b = j->c1;

@@ -39,7 +39,7 @@ static tress_result bind_rope(tress_client *c, const replica_character *ch, cons
   def.end = rope_pin(ch, &w->end);
   if (tress_id_is_null(def.end.instance)) {
     /* a free end with no part: the rope is laid out hanging straight down from its start */
-    tress_xform start = tress_instance_world(c->scene, def.start.instance);
+    tress_xform start = tress_instance_get_world(c->scene, def.start.instance);
     tress_xform_point(start, w->start.offset, def.end.position);
     def.end.position[1] -= w->length;
   }
@@ -61,7 +61,7 @@ static bool on_edge(const tress_wire_cloth *w, uint32_t row, uint32_t col) {
 static tress_result bind_cloth(tress_client *c, const replica_character *ch, const tress_wire_cloth *w,
                                tress_handle_id *out, tress_error *err) {
   tress_id part = part_named(ch, w->part);
-  tress_xform frame = tress_instance_world(c->scene, part);
+  tress_xform frame = tress_instance_get_world(c->scene, part);
   tress_cloth_pin pins[2 * TRESS_WIRE_MAX_CLOTH_SIDE];
   uint32_t pin_count = 0;
   for (uint32_t row = 0; row < w->height; row++)

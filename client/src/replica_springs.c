@@ -27,7 +27,7 @@ void tress__springs_free(replica_character *ch) {
 tress_client_result tress__springs_read(tress_client *c, const replica_character *ch, const tress_msg_bind *bind,
                                         replica_springs **out) {
   *out = NULL;
-  const tress_wire_section *sec = tress_msg_bind_springs(bind);
+  const tress_wire_section *sec = tress_msg_bind_get_springs(bind);
   if (!sec) return TRESS_CLIENT_OK;
   replica_springs *sp = calloc(1, sizeof *sp);
   if (!sp) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
@@ -49,8 +49,11 @@ typedef struct find_named {
 
 static bool find_visit(tress_scene *scene, tress_id id, void *user) {
   find_named *f = user;
-  tress_kind k = tress_instance_kind(scene, id);
-  if ((k == TRESS_KIND_PART || k == TRESS_KIND_BONE) && strcmp(tress_instance_name(scene, id), f->name) == 0) {
+  tress_kind k = tress_instance_get_kind(scene, id);
+  if (k != TRESS_KIND_PART && k != TRESS_KIND_BONE) return true;
+  char name[TRESS_NAME_MAX];
+  tress_instance_get_name(scene, id, name);
+  if (strcmp(name, f->name) == 0) {
     f->found = id;
     return false;
   }
@@ -140,12 +143,12 @@ static void bind_named_chains(tress_client *c, const replica_character *ch, repl
     const tress_wire_spring_chain *e = &sp->section.chains[i];
     if (!e->root[0]) continue;
     tress_id bone = find_in_character(c, ch, e->root);
-    if (tress_id_is_null(bone) || tress_instance_kind(c->scene, bone) != TRESS_KIND_BONE) {
+    if (tress_id_is_null(bone) || tress_instance_get_kind(c->scene, bone) != TRESS_KIND_BONE) {
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: spring chain: no bone named '%s'", ch->id,
                            e->root);
       continue;
     }
-    if (tress_bone_simulated(c->scene, bone)) {
+    if (tress_bone_is_simulated(c->scene, bone)) {
       /* a rigged accessory's chain has it (PROTOCOL.md 7.1): say so, or the entry's tuning
        * silently does nothing */
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING,
@@ -194,7 +197,7 @@ void tress__springs_update(tress_client *c, replica_character *ch, replica_sprin
     return;
   }
   if (!old && !next) return;
-  if (old && next && tress_wire_springs_equal(&old->section, &next->section)) {
+  if (old && next && tress_wire_springs_is_equal(&old->section, &next->section)) {
     free(next); /* the same section: keep its colliders and chains, ids and all */
     return;
   }
@@ -213,7 +216,7 @@ void tress__springs_release(tress_client *c, replica_character *ch) {
   if (ch->springs) release(c, ch->springs);
 }
 
-uint32_t tress_client_colliders(const tress_client *c, uint32_t character_id, tress_collider_def *defs,
+uint32_t tress_client_get_colliders(const tress_client *c, uint32_t character_id, tress_collider_def *defs,
                                 tress_collider_world *worlds, uint32_t max) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch || !ch->springs) return 0;
@@ -233,7 +236,7 @@ uint32_t tress_client_colliders(const tress_client *c, uint32_t character_id, tr
   return n;
 }
 
-uint32_t tress_client_collider_ids(const tress_client *c, uint32_t character_id, tress_collider_id *out,
+uint32_t tress_client_get_collider_ids(const tress_client *c, uint32_t character_id, tress_collider_id *out,
                                    uint32_t max) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch || !ch->springs) return 0;

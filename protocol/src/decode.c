@@ -409,9 +409,9 @@ tress_wire_status tress_msg_decode(const uint8_t *bytes, size_t len, tress_msg *
   uint8_t type = bytes[0];
   if (type < TRESS_MSG_HELLO || type > TRESS_MSG_TYPE_MAX)
     return wire_fail(err, TRESS_WIRE_ERR_UNKNOWN_TYPE, 0, "unknown message type %u", type);
-  if (len > tress_msg_max_bytes((tress_msg_type)type))
+  if (len > tress_msg_type_get_max_bytes((tress_msg_type)type))
     return wire_fail(err, TRESS_WIRE_ERR_TOO_LARGE, 0, "%s of %zu bytes, limit %zu",
-                     tress_msg_type_name((tress_msg_type)type), len, tress_msg_max_bytes((tress_msg_type)type));
+                     tress_msg_type_name((tress_msg_type)type), len, tress_msg_type_get_max_bytes((tress_msg_type)type));
   out->type = (tress_msg_type)type;
   decoder d = {{bytes + 1, len - 1, len, 0, err, TRESS_WIRE_OK}, &out->arena};
   bool good = read_body(&d, out);

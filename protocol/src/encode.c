@@ -346,18 +346,18 @@ static tress_wire_status write_message(wire_writer *w, const tress_msg *msg, tre
 static tress_wire_status run(wire_writer *w, const tress_msg *msg, tress_wire_error *err) {
   tress_wire_status st = write_message(w, msg, err);
   if (st) return st;
-  if (!w->bound && w->len > tress_msg_max_bytes(msg->type))
+  if (!w->bound && w->len > tress_msg_type_get_max_bytes(msg->type))
     return wire_fail(err, TRESS_WIRE_ERR_TOO_LARGE, 0, "%s is %zu bytes, limit %zu", tress_msg_type_name(msg->type),
-                     w->len, tress_msg_max_bytes(msg->type));
+                     w->len, tress_msg_type_get_max_bytes(msg->type));
   return TRESS_WIRE_OK;
 }
 
-size_t tress_msg_encoded_size(const tress_msg *msg) {
+size_t tress_msg_get_encoded_size(const tress_msg *msg) {
   wire_writer w = {0};
   return run(&w, msg, NULL) ? 0 : w.len;
 }
 
-size_t tress_msg_encode_bound(const tress_msg *msg) {
+size_t tress_msg_get_encode_bound(const tress_msg *msg) {
   wire_writer w = {0};
   w.bound = true;
   return run(&w, msg, NULL) ? 0 : w.len;

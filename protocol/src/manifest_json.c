@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tress/result.h"
 #include "tress/codec.h"
 #include "tress/file_read.h"
 #include "tress/wire_attachments.h"
@@ -28,6 +29,8 @@
 
 #define PATH_MAX_BYTES 96 /* "$.springs.chains[15].colliders[3]" and friends */
 #define MANIFEST_MAX_FILE_BYTES (4u << 20)
+
+#define TRESS_MANIFEST_JSON_ERROR_MAX 256 /* the readers' message buffers */
 
 static int fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(char *err, const char *fmt, ...) {
@@ -572,7 +575,7 @@ static int check_against_wire(const tress_wire_manifest *m, char *err) {
   memset(&msg, 0, sizeof msg);
   msg.type = TRESS_MSG_SPAWN_CHARACTER;
   msg.spawn_character.manifest = *m;
-  size_t cap = tress_msg_encode_bound(&msg);
+  size_t cap = tress_msg_get_encode_bound(&msg);
   uint8_t *buf = cap ? malloc(cap) : NULL;
   if (!buf) return fail(err, "$: the manifest breaks a wire rule");
   size_t n = 0;
@@ -582,8 +585,7 @@ static int check_against_wire(const tress_wire_manifest *m, char *err) {
   return rc;
 }
 
-int tress_manifest_json_parse(const char *text, size_t len, tress_wire_manifest *out,
-                              char err[TRESS_MANIFEST_JSON_ERROR_MAX]) {
+static int json_parse(const char *text, size_t len, tress_wire_manifest *out, char *err) {
   memset(out, 0, sizeof *out);
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
@@ -598,14 +600,14 @@ int tress_manifest_json_parse(const char *text, size_t len, tress_wire_manifest 
   return rc;
 }
 
-int tress_manifest_json_load(const char *path, tress_wire_manifest *out, char err[TRESS_MANIFEST_JSON_ERROR_MAX]) {
+static int json_load(const char *path, tress_wire_manifest *out, char *err) {
   memset(out, 0, sizeof *out);
   size_t len = 0;
-  char why[TRESS_MANIFEST_JSON_ERROR_MAX];
-  uint8_t *text = tress_file_read(path, MANIFEST_MAX_FILE_BYTES, &len, why, sizeof why);
-  if (!text) return fail(err, "%s", why);
+  tress_error why;
+  uint8_t *text = tress_file_read(path, MANIFEST_MAX_FILE_BYTES, &len, &why);
+  if (!text) return fail(err, "%s", why.message);
   char inner[TRESS_MANIFEST_JSON_ERROR_MAX];
-  int rc = tress_manifest_json_parse((const char *)text, len, out, inner);
+  int rc = json_parse((const char *)text, len, out, inner);
   free(text);
   if (rc) fail(err, "%.100s: %s", path, inner);
   return rc;
@@ -788,7 +790,7 @@ char *tress_manifest_json_print(const tress_wire_manifest *m) {
   return s;
 }
 
-int tress_manifest_json_save(const char *path, const tress_wire_manifest *m, char err[TRESS_MANIFEST_JSON_ERROR_MAX]) {
+static int json_save(const char *path, const tress_wire_manifest *m, char *err) {
   char *s = tress_manifest_json_print(m);
   if (!s) return fail(err, "out of memory");
   FILE *f = fopen(path, "wb");
@@ -801,4 +803,27 @@ int tress_manifest_json_save(const char *path, const tress_wire_manifest *m, cha
   if (fclose(f) != 0) rc = -1;
   free(s);
   return rc ? fail(err, "%.200s: write failed", path) : 0;
+}
+
+/* The readers above write one message into a char buffer; the public entry points turn it into
+ * the caller's tress_error. */
+static int to_error(int rc, const char *message, tress_error *err) {
+  if (rc == 0) return 0;
+  int code = strcmp(message, "out of memory") == 0 ? TRESS_ERR_OUT_OF_MEMORY : TRESS_ERR_INVALID_ARGUMENT;
+  return tress_error_set(err, code, "%s", message);
+}
+
+int tress_manifest_json_parse(const char *text, size_t len, tress_wire_manifest *out, tress_error *err) {
+  char message[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+  return to_error(json_parse(text, len, out, message), message, err);
+}
+
+int tress_manifest_json_load(const char *path, tress_wire_manifest *out, tress_error *err) {
+  char message[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+  return to_error(json_load(path, out, message), message, err);
+}
+
+int tress_manifest_json_save(const char *path, const tress_wire_manifest *m, tress_error *err) {
+  char message[TRESS_MANIFEST_JSON_ERROR_MAX] = "";
+  return to_error(json_save(path, m, message), message, err);
 }

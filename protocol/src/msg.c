@@ -104,11 +104,11 @@ tress_wire_limits tress_default_wire_limits(void) {
   return l;
 }
 
-tress_channel tress_msg_channel(tress_msg_type type) {
+tress_channel tress_msg_type_get_channel(tress_msg_type type) {
   return type == TRESS_MSG_RIG_RESULT ? TRESS_CHANNEL_BULK : TRESS_CHANNEL_CONTROL;
 }
 
-size_t tress_msg_max_bytes(tress_msg_type type) {
+size_t tress_msg_type_get_max_bytes(tress_msg_type type) {
   return type == TRESS_MSG_RIG_RESULT ? TRESS_WIRE_MAX_BULK_MESSAGE_BYTES : TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES;
 }
 
@@ -217,7 +217,7 @@ static bool skin_equal(const tress_wire_skin *a, const tress_wire_skin *b) {
   return true;
 }
 
-bool tress_msg_equal(const tress_msg *a, const tress_msg *b) {
+bool tress_msg_is_equal(const tress_msg *a, const tress_msg *b) {
   if (a->type != b->type) return false;
   switch (a->type) {
   case TRESS_MSG_HELLO:

@@ -205,7 +205,7 @@ tress_wire_status tress_wire_springs_decode(const uint8_t *bytes, size_t len, tr
   return st;
 }
 
-const tress_wire_section *tress_msg_bind_springs(const tress_msg_bind *bind) {
+const tress_wire_section *tress_msg_bind_get_springs(const tress_msg_bind *bind) {
   if (!bind) return NULL;
   for (uint32_t i = 0; i < bind->section_count; i++)
     if (bind->sections[i].tag == TRESS_SECTION_SPRINGS) return &bind->sections[i];
@@ -214,7 +214,7 @@ const tress_wire_section *tress_msg_bind_springs(const tress_msg_bind *bind) {
 
 static bool f3(const float a[3], const float b[3]) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
 
-bool tress_wire_springs_equal(const tress_wire_springs *a, const tress_wire_springs *b) {
+bool tress_wire_springs_is_equal(const tress_wire_springs *a, const tress_wire_springs *b) {
   if (a->collider_count != b->collider_count || a->chain_count != b->chain_count) return false;
   for (uint32_t i = 0; i < a->collider_count; i++) {
     const tress_wire_collider *x = &a->colliders[i], *y = &b->colliders[i];

@@ -75,7 +75,7 @@ int tress_asset_store_open(tress_asset_store *store, const char *dir, char err[2
   char path[PATH_MAX + 32];
   snprintf(path, sizeof path, "%s/manifest.json", store->root);
   size_t len = 0;
-  char *text = (char *)tress_file_read(path, 16u << 20, &len, NULL, 0);
+  char *text = (char *)tress_file_read(path, 16u << 20, &len, NULL);
   if (!text) return errno == ENOENT ? 0 : (snprintf(err, 256, "%.200s: %s", path, strerror(errno)), -1);
   cJSON *root = cJSON_ParseWithLength(text, len);
   free(text);
@@ -246,11 +246,11 @@ tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t ma
     return NULL;
   }
   close(fd);
-  char err[TRESS_MESH_FILE_ERROR_MAX] = "";
-  tress_mesh *mesh = tress_mesh_file_load(resolved, err);
+  tress_error err = {0};
+  tress_mesh *mesh = tress_mesh_file_load(resolved, &err);
   if (!mesh) {
     *code = TRESS_CODE_RIG_FAILED;
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.60s\" does not load: %.150s", id, err);
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.60s\" does not load: %.150s", id, err.message);
     return NULL;
   }
   *code = TRESS_CODE_NONE;

@@ -41,7 +41,7 @@ typedef struct tress_asset_store {
 
 /* Opens dir (must exist) and reads root/manifest.json when present:
  *   {"assets": {"meshes/bob.glb": {"mesh_hash": "<64 hex>"}, ...}}
- * where mesh_hash is tress_mesh_content_hash of the mesh. 0, or -1 with err. */
+ * where mesh_hash is tress_mesh_get_content_hash of the mesh. 0, or -1 with err. */
 int tress_asset_store_open(tress_asset_store *store, const char *dir, char err[256]);
 void tress_asset_store_close(tress_asset_store *store);
 

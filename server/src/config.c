@@ -118,7 +118,7 @@ static int set_from_string(tress_server_config *cfg, const config_field *f, cons
 
 static int load_file(tress_server_config *cfg, const char *path, char *err) {
   size_t len = 0;
-  char *text = (char *)tress_file_read(path, 1 << 20, &len, NULL, 0);
+  char *text = (char *)tress_file_read(path, 1 << 20, &len, NULL);
   if (!text) {
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: cannot read: %s", path, strerror(errno));
     return -1;

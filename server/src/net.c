@@ -99,7 +99,7 @@ static ENetPacket *make_packet(tress_server *s, const tress_msg *msg) {
   size_t cap = TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES;
   uint8_t *heap = NULL;
   if (msg->type == TRESS_MSG_RIG_RESULT) {
-    cap = tress_msg_encode_bound(msg);
+    cap = tress_msg_get_encode_bound(msg);
     heap = buf = cap ? malloc(cap) : NULL;
     if (!heap) {
       tress_log_event(&s->log, TRESS_LOG_ERROR, "encode_failed", "type=%s reason=no_memory", tress_msg_type_name(msg->type));
@@ -155,7 +155,7 @@ int tress_net_send(tress_server *s, uint32_t slot, const tress_msg *msg) {
   if (!s->peers[slot].enet) return -1;
   ENetPacket *pkt = tress_net_packet_hold(s, msg);
   if (!pkt) return -1;
-  tress_net_send_packet(s, slot, tress_msg_channel(msg->type), pkt);
+  tress_net_send_packet(s, slot, tress_msg_type_get_channel(msg->type), pkt);
   tress_net_packet_release(pkt);
   return 0;
 }
@@ -165,7 +165,7 @@ int tress_net_send_room(tress_server *s, int32_t room, const tress_msg *msg, uin
   tress_room *r = &s->rooms[room];
   ENetPacket *pkt = tress_net_packet_hold(s, msg);
   if (!pkt) return -1;
-  uint8_t channel = tress_msg_channel(msg->type);
+  uint8_t channel = tress_msg_type_get_channel(msg->type);
   for (uint32_t i = 0; i < r->member_count; i++)
     if (r->members[i] != except_slot) tress_net_send_packet(s, r->members[i], channel, pkt);
   tress_net_packet_release(pkt);

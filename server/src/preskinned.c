@@ -187,7 +187,7 @@ bool tress_preskinned_read(const tress_mesh *mesh, tress_rig_output *out, uint8_
   if (ok) {
     o.bone_count = n;
     float mn[3], mx[3];
-    tress_mesh_bounds(mesh, mn, mx);
+    tress_mesh_get_bounds(mesh, mn, mx);
     for (int k = 0; k < 3; k++) {
       o.bounds_center[k] = 0.5f * (mn[k] + mx[k]);
       o.mesh_size[k] = mx[k] - mn[k];
@@ -200,7 +200,7 @@ bool tress_preskinned_read(const tress_mesh *mesh, tress_rig_output *out, uint8_
     }
     *influences = (uint8_t)most;
     uint8_t mesh_hash[TRESS_MESH_HASH_BYTES];
-    tress_mesh_content_hash(mesh, mesh_hash);
+    tress_mesh_get_content_hash(mesh, mesh_hash);
     digest_of(&o, mesh_hash, digest);
     *out = o;
   } else {

@@ -139,7 +139,7 @@ void tress_rig_entry_release(tress_rig_entry *e) {
 
 static uint8_t *encode_payload(const tress_msg *msg, size_t *len, char reason[TRESS_WIRE_TEXT_CAP]) {
   tress_wire_error err;
-  size_t cap = tress_msg_encode_bound(msg);
+  size_t cap = tress_msg_get_encode_bound(msg);
   if (cap == 0) { /* invalid: let the encoder say why */
     uint8_t one;
     tress_msg_encode(msg, &one, 1, len, &err);
@@ -248,7 +248,7 @@ tress_rig_entry *tress_rig_entry_from_output(const tress_rig_output *out, const 
 
 void tress_rig_cache_file_path(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], char *out, size_t cap) {
   char hex[2 * TRESS_RIG_KEY_BYTES + 1];
-  tress_mesh_hash_hex(key, hex);
+  tress_mesh_hash_to_hex(key, hex);
   snprintf(out, cap, "%s/%s.rig", dir, hex);
 }
 
@@ -285,7 +285,7 @@ tress_cache_read tress_rig_cache_read_file(const char *dir, const uint8_t key[TR
   char path[PATH_MAX];
   tress_rig_cache_file_path(dir, key, path, sizeof path);
   size_t len = 0;
-  uint8_t *data = tress_file_read(path, HEADER_BYTES + (size_t)TRESS_WIRE_MAX_BULK_MESSAGE_BYTES, &len, NULL, 0);
+  uint8_t *data = tress_file_read(path, HEADER_BYTES + (size_t)TRESS_WIRE_MAX_BULK_MESSAGE_BYTES, &len, NULL);
   if (!data) {
     if (errno == ENOENT) return TRESS_CACHE_READ_MISSING;
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "read: %s", strerror(errno));

@@ -117,7 +117,7 @@ static void work_cb(uv_work_t *req) {
   tress_mesh *mesh = tress_asset_store_load(j->store_root, j->asset_id, j->max_asset_bytes, &j->file, &j->fail_code,
                                             j->reason);
   if (!mesh) goto done;
-  tress_mesh_content_hash(mesh, j->mesh_hash);
+  tress_mesh_get_content_hash(mesh, j->mesh_hash);
   j->hashed = true;
   if (j->has_expected_hash && memcmp(j->mesh_hash, j->expected_hash, TRESS_MESH_HASH_BYTES) != 0) {
     j->fail_code = TRESS_CODE_RIG_FAILED;
@@ -153,10 +153,11 @@ static void work_cb(uv_work_t *req) {
   if (j->options.has_root) memcpy(ro.plan.root, j->options.root, sizeof ro.plan.root);
   tress_rig_output out;
   memset(&out, 0, sizeof out);
-  tress_rig_status st = tress_rig_mesh(mesh, &ro, &out);
+  tress_error rig_err = {0};
+  tress_rig_status st = tress_rig_mesh(mesh, &ro, &out, &rig_err);
   if (st != TRESS_RIG_OK) {
     j->fail_code = st == TRESS_RIG_ERR_NO_MEMORY ? TRESS_CODE_OUT_OF_MEMORY : TRESS_CODE_RIG_FAILED;
-    snprintf(j->reason, sizeof j->reason, "%s", out.reason[0] ? out.reason : "the rigger refused the mesh");
+    snprintf(j->reason, sizeof j->reason, "%s", rig_err.message[0] ? rig_err.message : "the rigger refused the mesh");
   } else {
     j->entry = tress_rig_entry_from_output(&out, j->mesh_hash, &j->options, j->reason);
     if (!j->entry) j->fail_code = TRESS_CODE_RIG_FAILED;

@@ -74,7 +74,7 @@ static void send_rig_result(tress_server *s, tress_character *c, uint8_t idx, ui
     free(bytes);
     if (!as->rig_packet) return;
   }
-  uint8_t channel = tress_msg_channel(TRESS_MSG_RIG_RESULT);
+  uint8_t channel = tress_msg_type_get_channel(TRESS_MSG_RIG_RESULT);
   if (to_slot == UINT32_MAX) tress_net_send_packet_room(s, c->room, channel, as->rig_packet);
   else tress_net_send_packet(s, to_slot, channel, as->rig_packet);
 }

@@ -78,7 +78,7 @@ static void skin_vertex(tress_mesh *m, uint32_t v, float x, float y) {
 
 static tress_mesh *build_cape(void) {
   uint32_t vertices = COLUMNS * ROWS, triangles = 2 * (COLUMNS - 1) * (ROWS - 1);
-  tress_mesh *m = tress_mesh_create(vertices, 3 * triangles, true, true);
+  tress_mesh *m = tress_mesh_create(&(tress_mesh_def){vertices, 3 * triangles, true, true});
   if (!m || !tress_mesh_add_skin(m, 1 + CHAINS * LEVELS)) return NULL;
   add_bones(m);
   for (int r = 0; r < ROWS; r++)
@@ -117,9 +117,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tress-sample-cape: out of memory\n");
     return 1;
   }
-  char err[TRESS_GLTF_ERROR_MAX];
-  int rc = tress_gltf_write_glb(cape, argv[2], err);
-  if (rc != 0) fprintf(stderr, "tress-sample-cape: %s\n", err);
+  tress_error err;
+  int rc = tress_gltf_write_glb(cape, argv[2], &err);
+  if (rc != 0) fprintf(stderr, "tress-sample-cape: %s\n", err.message);
   else printf("%s: %u vertices, %u triangles, %u bones\n", argv[2], cape->vertex_count, cape->index_count / 3,
               cape->bone_count);
   tress_mesh_release(cape);

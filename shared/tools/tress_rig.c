@@ -104,9 +104,9 @@ static bool has_ext(const char *path, const char *ext) {
 }
 
 static int write_mesh(const tress_mesh *m, const char *path) {
-  char err[TRESS_GLTF_ERROR_MAX];
-  int rc = has_ext(path, ".obj") ? tress_obj_write(m, path, err) : tress_gltf_write_glb(m, path, err);
-  if (rc != 0) fprintf(stderr, "tress-rig: %s\n", err);
+  tress_error err = {0};
+  int rc = has_ext(path, ".obj") ? tress_obj_write(m, path, &err) : tress_gltf_write_glb(m, path, &err);
+  if (rc != 0) fprintf(stderr, "tress-rig: %s\n", err.message);
   return rc;
 }
 
@@ -149,7 +149,7 @@ static void report_chains(const tress_rig_output *out, chain_report *chains) {
   if (!per_bone) return;
   for (uint32_t v = 0; v < m->vertex_count; v++) per_bone[m->joints[4 * (size_t)v]]++;
   float mn[3], mx[3];
-  tress_mesh_bounds(m, mn, mx);
+  tress_mesh_get_bounds(m, mn, mx);
   for (uint32_t s = 0; s < S; s++) {
     chain_report *c = &chains[s];
     const float *prev = out->bones[0].bind_pos;
@@ -254,10 +254,10 @@ static int cmd_rig(const args *a) {
   const char *problem = rig_output_problem(a->output);
   if (problem) { fprintf(stderr, "tress-rig: %s: %s\n", a->output, problem); return 2; }
   report_clamps(&a->rig);
-  char err[TRESS_MESH_FILE_ERROR_MAX];
+  tress_error err = {0};
   double t0 = now_ms();
-  tress_mesh *in = tress_mesh_file_load(a->input, err);
-  if (!in) { fprintf(stderr, "tress-rig: %s: %s\n", a->input, err); return 1; }
+  tress_mesh *in = tress_mesh_file_load(a->input, &err);
+  if (!in) { fprintf(stderr, "tress-rig: %s: %s\n", a->input, err.message); return 1; }
   if (tress_mesh_is_skinned(in) && !a->rerig) {
     fprintf(stderr, "tress-rig: %s: the mesh is already skinned (%u bones); rigging would replace its skin. "
                     "Pass --rerig to replace it\n", a->input, in->bone_count);
@@ -266,10 +266,11 @@ static int cmd_rig(const args *a) {
   }
   double t1 = now_ms();
   tress_rig_output out;
-  tress_rig_status st = tress_rig_mesh(in, &a->rig, &out);
+  tress_error rig_err = {0};
+  tress_rig_status st = tress_rig_mesh(in, &a->rig, &out, &rig_err);
   double t2 = now_ms();
   tress_mesh_release(in);
-  if (st != TRESS_RIG_OK) { fprintf(stderr, "tress-rig: rig failed: %s\n", out.reason); return 1; }
+  if (st != TRESS_RIG_OK) { fprintf(stderr, "tress-rig: rig failed: %s\n", rig_err.message); return 1; }
   int rc = write_mesh(out.mesh, a->output);
   double t3 = now_ms();
   if (rc == 0) print_rig(a, &out, t1 - t0, t2 - t1, t3 - t2);

@@ -27,7 +27,7 @@ static void check_springs(const tress_wire_section *sec) {
     fprintf(stderr, "springs re-encode failed: %s\n", err.message);
     abort();
   }
-  if (tress_wire_springs_decode(buf, len, &b, &err) != TRESS_WIRE_OK || !tress_wire_springs_equal(&a, &b)) abort();
+  if (tress_wire_springs_decode(buf, len, &b, &err) != TRESS_WIRE_OK || !tress_wire_springs_is_equal(&a, &b)) abort();
 }
 
 /* The attachments section (ropes, cloth) of a manifest under the same rules. */
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tress_msg_free(&msg);
     return 0;
   }
-  size_t bound = tress_msg_encode_bound(&msg);
+  size_t bound = tress_msg_get_encode_bound(&msg);
   if (bound == 0) abort(); /* the decoder accepted what the encoder refuses */
   uint8_t *buf = malloc(bound);
   size_t len = 0;
@@ -68,8 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fprintf(stderr, "re-decode failed: %s\n", err.message);
     abort();
   }
-  if (!tress_msg_equal(&msg, &again)) abort();
-  const tress_wire_section *springs = msg.type == TRESS_MSG_BIND ? tress_msg_bind_springs(&msg.bind) : NULL;
+  if (!tress_msg_is_equal(&msg, &again)) abort();
+  const tress_wire_section *springs = msg.type == TRESS_MSG_BIND ? tress_msg_bind_get_springs(&msg.bind) : NULL;
   if (springs) check_springs(springs);
   const tress_wire_manifest *manifest = msg.type == TRESS_MSG_SPAWN_CHARACTER  ? &msg.spawn_character.manifest
                                         : msg.type == TRESS_MSG_CHARACTER_ADDED ? &msg.character_added.manifest

@@ -13,7 +13,7 @@
 #include "tress/wire_springs.h"
 
 static int write_one(const char *dir, const char *name, const tress_msg *msg) {
-  size_t bound = tress_msg_encode_bound(msg), len;
+  size_t bound = tress_msg_get_encode_bound(msg), len;
   uint8_t *buf = malloc(bound);
   tress_wire_error err;
   if (!buf || tress_msg_encode(msg, buf, bound, &len, &err) != TRESS_WIRE_OK) {
@@ -121,17 +121,17 @@ static int check(const char *dir) {
       failures++;
       continue;
     }
-    size_t bound = tress_msg_encode_bound(&msg), n;
+    size_t bound = tress_msg_get_encode_bound(&msg), n;
     uint8_t *out = malloc(bound);
     if (!out || tress_msg_encode(&msg, out, bound, &n, &err) || tress_msg_decode(out, n, &again, &err) ||
-        !tress_msg_equal(&msg, &again)) {
+        !tress_msg_is_equal(&msg, &again)) {
       fprintf(stderr, "%s: does not round-trip: %s\n", path, err.message);
       failures++;
     } else {
       tress_msg_free(&again);
     }
     /* a BIND's springs section must decode too: it is what seeds the springs decoder */
-    const tress_wire_section *sec = msg.type == TRESS_MSG_BIND ? tress_msg_bind_springs(&msg.bind) : NULL;
+    const tress_wire_section *sec = msg.type == TRESS_MSG_BIND ? tress_msg_bind_get_springs(&msg.bind) : NULL;
     if (sec) {
       springs_sections++;
       if (tress_wire_springs_decode(sec->bytes, sec->length, springs, &err) != TRESS_WIRE_OK) {

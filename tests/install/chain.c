@@ -25,9 +25,9 @@ int main(void) {
     fprintf(stderr, "bind failed\n");
     return 1;
   }
-  float before = tress_bone_world(scene, tip).p[1];
+  float before = tress_bone_get_world(scene, tip).p[1];
   for (int frame = 0; frame < 60; frame++) tress_sim_step(sim, 1.0 / 60.0);
-  float after = tress_bone_world(scene, tip).p[1];
+  float after = tress_bone_get_world(scene, tip).p[1];
   printf("tip y %.3f -> %.3f\n", before, after);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);

@@ -38,11 +38,11 @@ bool fake_server_send_raw(fake_server *s, const uint8_t *bytes, size_t len, uint
 }
 
 bool fake_server_send(fake_server *s, const tress_msg *m) {
-  size_t cap = tress_msg_encode_bound(m), len = 0;
+  size_t cap = tress_msg_get_encode_bound(m), len = 0;
   uint8_t *buf = malloc(cap ? cap : 1);
   tress_wire_error err;
   bool ok = buf && tress_msg_encode(m, buf, cap, &len, &err) == TRESS_WIRE_OK &&
-            fake_server_send_raw(s, buf, len, (uint8_t)tress_msg_channel(m->type));
+            fake_server_send_raw(s, buf, len, (uint8_t)tress_msg_type_get_channel(m->type));
   free(buf);
   return ok;
 }
@@ -110,11 +110,11 @@ bool fake_rig_make(const char *mesh_path, uint32_t character_id, uint8_t accesso
                    fake_rig *r, tress_msg *out) {
   memset(r, 0, sizeof *r);
   memset(out, 0, sizeof *out);
-  char err[TRESS_MESH_FILE_ERROR_MAX];
-  r->source = tress_mesh_file_load(mesh_path, err);
+  tress_error err = {0};
+  r->source = tress_mesh_file_load(mesh_path, &err);
   if (!r->source) return false;
   tress_rig_opts opts = tress_default_rig_opts();
-  if (tress_rig_mesh(r->source, &opts, &r->output) != TRESS_RIG_OK) return false;
+  if (tress_rig_mesh(r->source, &opts, &r->output, NULL) != TRESS_RIG_OK) return false;
   uint32_t nb = r->output.bone_count, nv = r->source->vertex_count;
   r->bones = calloc(nb, sizeof *r->bones);
   r->joints = calloc(4 * (size_t)nv, 1);
@@ -132,7 +132,7 @@ bool fake_rig_make(const char *mesh_path, uint32_t character_id, uint8_t accesso
   tress_msg_rig_result *m = &out->rig_result;
   m->character_id = character_id;
   m->accessory_index = accessory_index;
-  tress_mesh_content_hash(r->source, m->mesh_hash);
+  tress_mesh_get_content_hash(r->source, m->mesh_hash);
   m->options = tress_default_wire_rig_options();
   m->bone_count = nb;
   m->bones = r->bones;

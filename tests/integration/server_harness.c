@@ -250,7 +250,7 @@ int th_client_connect(th_client *c, uint16_t port) {
 }
 
 int th_client_send(th_client *c, const tress_msg *m) {
-  size_t cap = tress_msg_encode_bound(m), len = 0;
+  size_t cap = tress_msg_get_encode_bound(m), len = 0;
   uint8_t *buf = malloc(cap ? cap : 1);
   tress_wire_error err;
   if (tress_msg_encode(m, buf, cap, &len, &err) != TRESS_WIRE_OK) {
@@ -258,7 +258,7 @@ int th_client_send(th_client *c, const tress_msg *m) {
     free(buf);
     return -1;
   }
-  int rc = th_client_send_raw(c, buf, len, (uint8_t)tress_msg_channel(m->type));
+  int rc = th_client_send_raw(c, buf, len, (uint8_t)tress_msg_type_get_channel(m->type));
   free(buf);
   return rc;
 }
@@ -324,12 +324,13 @@ void th_client_close(th_client *c) {
 
 int th_spawn_load(tress_msg *spawn, const char *character_file, uint32_t request_id) {
   memset(spawn, 0, sizeof *spawn);
-  char path[512], err[TRESS_MANIFEST_JSON_ERROR_MAX];
+  char path[512];
+  tress_error err = {0};
   snprintf(path, sizeof path, "%s/assets/characters/%s", th_source_dir(), character_file);
   spawn->type = TRESS_MSG_SPAWN_CHARACTER;
   spawn->spawn_character.request_id = request_id;
-  if (tress_manifest_json_load(path, &spawn->spawn_character.manifest, err) != 0) {
-    fprintf(stderr, "%s: %s\n", path, err);
+  if (tress_manifest_json_load(path, &spawn->spawn_character.manifest, &err) != 0) {
+    fprintf(stderr, "%s: %s\n", path, err.message);
     return -1;
   }
   return 0;
@@ -338,7 +339,7 @@ int th_spawn_load(tress_msg *spawn, const char *character_file, uint32_t request
 void th_spawn_free(tress_msg *spawn) { tress_manifest_json_free(&spawn->spawn_character.manifest); }
 
 int th_msg_clone(const tress_msg *m, tress_msg *out) {
-  size_t cap = tress_msg_encode_bound(m), len = 0;
+  size_t cap = tress_msg_get_encode_bound(m), len = 0;
   uint8_t *buf = malloc(cap ? cap : 1);
   tress_wire_error err;
   int rc = -1;

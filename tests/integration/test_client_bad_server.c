@@ -124,15 +124,15 @@ static void test_corrupt_messages_are_reported_and_keep_characters(void **state)
   send_bind(&f, CHARACTER_ID);
   settle(&f, 300);
   tress_client_character_info before;
-  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &before), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &before), TRESS_CLIENT_OK);
   assert_true(before.bound);
   assert_int_equal(before.bone_count, 10);
   assert_int_equal(f.k.rigged, 1);
   tress_id bones_before[16];
-  assert_int_equal(tress_client_bones(f.client, CHARACTER_ID, bones_before, 16), 10);
+  assert_int_equal(tress_client_get_bones(f.client, CHARACTER_ID, bones_before, 16), 10);
   for (int i = 0; i < 10; i++) tress_client_step(f.client, 1.0 / 60.0);
-  tress_sim_stats sim_before = tress_sim_get_stats(tress_client_sim(f.client));
-  uint32_t instances_before = tress_scene_instance_count(tress_client_scene(f.client));
+  tress_sim_stats sim_before = tress_sim_get_stats(tress_client_get_sim(f.client));
+  uint32_t instances_before = tress_scene_get_instance_count(tress_client_get_scene(f.client));
   assert_int_equal(f.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
 
   /* 1: bytes that end inside a field; 2: an unknown type byte; 3: a rig result cut in half;
@@ -142,7 +142,7 @@ static void test_corrupt_messages_are_reported_and_keep_characters(void **state)
   const uint8_t unknown[] = {0xEE, 1, 2, 3, 4};
   assert_true(fake_server_send_raw(&f.server, truncated, sizeof truncated, 0));
   assert_true(fake_server_send_raw(&f.server, unknown, sizeof unknown, 0));
-  size_t cap = tress_msg_encode_bound(&f.rig_msg), len = 0;
+  size_t cap = tress_msg_get_encode_bound(&f.rig_msg), len = 0;
   uint8_t *buf = malloc(cap);
   assert_int_equal(tress_msg_encode(&f.rig_msg, buf, cap, &len, NULL), TRESS_WIRE_OK);
   assert_true(fake_server_send_raw(&f.server, buf, len / 2, 1));
@@ -159,23 +159,23 @@ static void test_corrupt_messages_are_reported_and_keep_characters(void **state)
   settle(&f, 300);
 
   assert_true(f.k.errors[TRESS_CLIENT_ERROR_PROTOCOL] >= 8);
-  tress_client_stats st = tress_client_stats_get(f.client);
+  tress_client_stats st = tress_client_get_stats(f.client);
   assert_int_equal(st.protocol_errors, (uint32_t)f.k.errors[TRESS_CLIENT_ERROR_PROTOCOL]);
   assert_int_equal(tress_client_get_state(f.client), TRESS_CLIENT_READY);
   /* Nothing changed: same character, same bones, same handles, same scene. */
-  assert_int_equal(tress_client_character_count(f.client), 1);
+  assert_int_equal(tress_client_get_character_count(f.client), 1);
   tress_client_character_info after;
-  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &after), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &after), TRESS_CLIENT_OK);
   assert_true(after.bound);
   assert_int_equal(after.handle_count, before.handle_count);
   tress_id bones_after[16];
-  assert_int_equal(tress_client_bones(f.client, CHARACTER_ID, bones_after, 16), 10);
+  assert_int_equal(tress_client_get_bones(f.client, CHARACTER_ID, bones_after, 16), 10);
   assert_memory_equal(bones_before, bones_after, sizeof(tress_id) * 10);
-  assert_int_equal(tress_scene_instance_count(tress_client_scene(f.client)), instances_before);
+  assert_int_equal(tress_scene_get_instance_count(tress_client_get_scene(f.client)), instances_before);
   assert_int_equal(f.k.removed, 0);
   assert_int_equal(f.k.bound, 1);
   tress_client_step(f.client, 1.0 / 60.0);
-  tress_sim_stats sim_after = tress_sim_get_stats(tress_client_sim(f.client));
+  tress_sim_stats sim_after = tress_sim_get_stats(tress_client_get_sim(f.client));
   assert_int_equal(sim_after.bound, sim_before.bound);
   assert_true(sim_after.simulated > 0);
   teardown_fixture(&f);
@@ -194,21 +194,21 @@ static void test_mesh_hash_mismatch_falls_back_to_pendulum(void **state) {
   assert_true(f.k.errors[TRESS_CLIENT_ERROR_WARNING] >= 1);
   assert_non_null(strstr(f.k.last, "mismatch"));
   assert_int_equal(f.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
-  assert_int_equal(tress_client_accessory_rig_state(f.client, CHARACTER_ID, 0), TRESS_RIG_FALLBACK);
+  assert_int_equal(tress_client_get_accessory_rig_state(f.client, CHARACTER_ID, 0), TRESS_RIG_FALLBACK);
   tress_client_character_info info;
-  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
   assert_int_equal(info.bone_count, 0);
   assert_true(info.bound);
   assert_int_equal(f.k.rigged, 0);
   /* Hair and hat both swing as pendulums: two handles, and the hair's joint offset moves. */
   assert_int_equal(info.handle_count, 2);
   tress_xform c0_rest, c0_swung;
-  assert_int_equal(tress_client_accessory_frame(f.client, CHARACTER_ID, 0, NULL, NULL, &c0_rest, NULL), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_accessory_frame(f.client, CHARACTER_ID, 0, NULL, NULL, &c0_rest, NULL), TRESS_CLIENT_OK);
   for (int i = 0; i < 60; i++) {
     tress_client_set_root(f.client, CHARACTER_ID, tress_xform_from_pos(0.1f * (float)i, 0, 0));
     tress_client_step(f.client, 1.0 / 60.0);
   }
-  tress_client_accessory_frame(f.client, CHARACTER_ID, 0, NULL, NULL, &c0_swung, NULL);
+  tress_client_get_accessory_frame(f.client, CHARACTER_ID, 0, NULL, NULL, &c0_swung, NULL);
   assert_true(tress_xform_distance(c0_rest, c0_swung) > 1e-4f);
   teardown_fixture(&f);
 }
@@ -222,20 +222,20 @@ static void test_rig_after_bind_rebinds_bones_once(void **state) {
   send_bind(&f, CHARACTER_ID);
   settle(&f, 200);
   tress_client_character_info info;
-  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
   assert_true(info.bound);
   assert_int_equal(info.handle_count, 2); /* hair pendulum + hat pendulum */
   assert_true(fake_server_send(&f.server, &f.rig_msg));
   settle(&f, 200);
-  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
-  assert_int_equal(tress_client_accessory_rig_state(f.client, CHARACTER_ID, 0), TRESS_RIG_APPLIED);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_accessory_rig_state(f.client, CHARACTER_ID, 0), TRESS_RIG_APPLIED);
   assert_int_equal(info.bone_count, 10);
   /* Bones on the hair handle + the hat pendulum; the hair's pendulum handle is gone. */
   assert_int_equal(info.handle_count, 2);
-  assert_int_equal(tress_sim_get_stats(tress_client_sim(f.client)).bound, 2);
+  assert_int_equal(tress_sim_get_stats(tress_client_get_sim(f.client)).bound, 2);
   tress_id bones[16];
-  tress_client_bones(f.client, CHARACTER_ID, bones, 16);
-  assert_true(tress_bone_simulated(tress_client_scene(f.client), bones[1]));
+  tress_client_get_bones(f.client, CHARACTER_ID, bones, 16);
+  assert_true(tress_bone_is_simulated(tress_client_get_scene(f.client), bones[1]));
   teardown_fixture(&f);
 }
 
@@ -249,12 +249,12 @@ static void test_bind_waits_for_the_rigs_it_lists(void **state) {
   send_bind_listing(&f, CHARACTER_ID, rigged, 1); /* BIND (control) overtook the RIG_RESULT (bulk) */
   settle(&f, 200);
   tress_client_character_info info;
-  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
   assert_false(info.bound);
-  assert_int_equal(tress_sim_get_stats(tress_client_sim(f.client)).bound, 0);
+  assert_int_equal(tress_sim_get_stats(tress_client_get_sim(f.client)).bound, 0);
   assert_true(fake_server_send(&f.server, &f.rig_msg));
   settle(&f, 200);
-  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
   assert_true(info.bound);
   assert_int_equal(f.k.bound, 1); /* bound once, with bones: never a pendulum on the hair first */
   assert_int_equal(info.bone_count, 10);
@@ -269,13 +269,13 @@ static void test_rig_before_its_character_is_held(void **state) {
   connect_client(&f);
   assert_true(fake_server_send(&f.server, &f.rig_msg));
   settle(&f, 100);
-  assert_int_equal(tress_client_character_count(f.client), 0);
+  assert_int_equal(tress_client_get_character_count(f.client), 0);
   send_added(&f);
   uint8_t rigged[1] = {0};
   send_bind_listing(&f, CHARACTER_ID, rigged, 1);
   settle(&f, 200);
   tress_client_character_info info;
-  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
   assert_true(info.bound);
   assert_int_equal(info.bone_count, 10);
   assert_int_equal(f.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
@@ -287,12 +287,12 @@ static void test_removed_character_releases_everything(void **state) {
   fixture f;
   memset(&f, 0, sizeof f);
   connect_client(&f);
-  uint32_t empty_scene = tress_scene_instance_count(tress_client_scene(f.client));
+  uint32_t empty_scene = tress_scene_get_instance_count(tress_client_get_scene(f.client));
   send_added(&f);
   assert_true(fake_server_send(&f.server, &f.rig_msg));
   send_bind(&f, CHARACTER_ID);
   settle(&f, 200);
-  assert_int_equal(tress_sim_get_stats(tress_client_sim(f.client)).bound, 2);
+  assert_int_equal(tress_sim_get_stats(tress_client_get_sim(f.client)).bound, 2);
   for (int i = 0; i < 30; i++) {
     tress_client_set_root(f.client, CHARACTER_ID, tress_xform_from_pos(0.2f * (float)i, 0, 0));
     tress_client_step(f.client, 1.0 / 60.0);
@@ -303,10 +303,10 @@ static void test_removed_character_releases_everything(void **state) {
   assert_true(fake_server_send(&f.server, &m));
   settle(&f, 200);
   assert_int_equal(f.k.removed, 1);
-  assert_int_equal(tress_client_character_count(f.client), 0);
-  assert_int_equal(tress_sim_get_stats(tress_client_sim(f.client)).bound, 0);
-  assert_int_equal(tress_scene_instance_count(tress_client_scene(f.client)), empty_scene);
-  assert_int_equal(tress_client_bones(f.client, CHARACTER_ID, NULL, 0), 0);
+  assert_int_equal(tress_client_get_character_count(f.client), 0);
+  assert_int_equal(tress_sim_get_stats(tress_client_get_sim(f.client)).bound, 0);
+  assert_int_equal(tress_scene_get_instance_count(tress_client_get_scene(f.client)), empty_scene);
+  assert_int_equal(tress_client_get_bones(f.client, CHARACTER_ID, NULL, 0), 0);
   tress_client_step(f.client, 1.0 / 60.0);
   teardown_fixture(&f);
 }
@@ -327,8 +327,8 @@ static void test_frames_allocate_nothing(void **state) {
   for (int i = 0; i < 240; i++) {
     tress_client_set_root(f.client, CHARACTER_ID, tress_xform_from_pos(0.05f * (float)i, 0, 0));
     tress_client_step(f.client, 1.0 / 60.0);
-    assert_int_equal(tress_client_bone_matrices(f.client, CHARACTER_ID, matrices, 64), 10);
-    assert_int_equal(tress_client_skinning_matrices(f.client, CHARACTER_ID, matrices, 64), 10);
+    assert_int_equal(tress_client_get_bone_matrices(f.client, CHARACTER_ID, matrices, 64), 10);
+    assert_int_equal(tress_client_get_skinning_matrices(f.client, CHARACTER_ID, matrices, 64), 10);
   }
   long allocations = alloc_count_stop();
   assert_int_equal(allocations, 0);
@@ -423,7 +423,7 @@ static void on_loop_tick(uv_timer_t *t) {
   loop_run *r = t->data;
   fake_server_pump(&r->f->server, NULL, 0, 0); /* the server side only: the loop drives the client */
   tress_client_character_info info;
-  bool bound = tress_client_character_info_get(r->f->client, CHARACTER_ID, &info) == TRESS_CLIENT_OK && info.bound;
+  bool bound = tress_client_get_character_info(r->f->client, CHARACTER_ID, &info) == TRESS_CLIENT_OK && info.bound;
   if (tress_client_get_state(r->f->client) == TRESS_CLIENT_READY && r->ticks == 0) {
     send_added(r->f);
     assert_true(fake_server_send(&r->f->server, &r->f->rig_msg));
@@ -455,7 +455,7 @@ static void test_client_driven_by_a_uv_loop(void **state) {
   uv_timer_start(&tick, on_loop_tick, 1, 1);
   uv_run(&loop, UV_RUN_DEFAULT);
   tress_client_character_info info;
-  assert_int_equal(tress_client_character_info_get(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
   assert_true(info.bound);
   assert_int_equal(info.bone_count, 10);
   uv_close((uv_handle_t *)&tick, NULL);

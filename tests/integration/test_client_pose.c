@@ -17,6 +17,16 @@
 #include "tress/sample_character.h"
 #include "unit/alloc_count.h"
 
+/* An instance's name as a value, for asserts and formatting within one expression. */
+typedef struct name_buf {
+  char s[TRESS_NAME_MAX];
+} name_buf;
+static name_buf name_of(const tress_scene *scene, tress_id id) {
+  name_buf b;
+  tress_instance_get_name(scene, id, b.s);
+  return b;
+}
+
 #define HAIR_ASSET "meshes/hair_long.glb"
 #define HAIR_PATH "assets/" HAIR_ASSET
 #define CHARACTER_ID 7
@@ -61,8 +71,8 @@ static void world_start(rig_world *w) {
   m.character_added.owner_peer_id = 99;
   m.character_added.manifest = w->sample.manifest;
   assert_true(fake_server_send(&w->server, &m));
-  for (int i = 0; i < 100 && tress_client_character_count(w->client) == 0; i++) settle(w, 10);
-  assert_int_equal(tress_client_character_count(w->client), 1);
+  for (int i = 0; i < 100 && tress_client_get_character_count(w->client) == 0; i++) settle(w, 10);
+  assert_int_equal(tress_client_get_character_count(w->client), 1);
 }
 
 static void send_rig_and_bind(rig_world *w) {
@@ -115,14 +125,14 @@ typedef struct hair_bones {
 static hair_bones find_hair_bones(rig_world *w) {
   hair_bones h;
   memset(&h, 0, sizeof h);
-  tress_scene *scene = tress_client_scene(w->client);
+  tress_scene *scene = tress_client_get_scene(w->client);
   tress_id handle;
-  assert_int_equal(tress_client_accessory_frame(w->client, CHARACTER_ID, 0, &handle, NULL, NULL, NULL), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_accessory_frame(w->client, CHARACTER_ID, 0, &handle, NULL, NULL, NULL), TRESS_CLIENT_OK);
   tress_id bones[256];
-  uint32_t n = tress_client_bones(w->client, CHARACTER_ID, bones, 256);
+  uint32_t n = tress_client_get_bones(w->client, CHARACTER_ID, bones, 256);
   assert_true(n > 2 && n <= 256);
   for (uint32_t i = 0; i < n; i++) {
-    if (tress_id_equal(tress_instance_parent(scene, bones[i]), handle) && h.root_count < 8) h.roots[h.root_count++] = bones[i];
+    if (tress_id_is_equal(tress_instance_get_parent(scene, bones[i]), handle) && h.root_count < 8) h.roots[h.root_count++] = bones[i];
     else if (is_leaf(scene, bones[i]) && h.tip_count < 64) h.tips[h.tip_count++] = bones[i];
   }
   assert_true(h.root_count >= 1);
@@ -137,7 +147,7 @@ static void nod_and_check(void) {
   rig_world w;
   world_start(&w);
   send_rig_and_bind(&w);
-  tress_scene *scene = tress_client_scene(w.client);
+  tress_scene *scene = tress_client_get_scene(w.client);
   const char *names[] = {"Hips", "HumanoidRootPart", "UpperTorso", "Head", "LeftHand"};
   tress_client_pose_map_def def = tress_default_client_pose_map_def();
   def.character_id = CHARACTER_ID;
@@ -155,8 +165,8 @@ static void nod_and_check(void) {
   hair_bones h = find_hair_bones(&w);
   tress_xform root_rest[8];
   float tip_rest[64][3];
-  for (uint32_t i = 0; i < h.root_count; i++) root_rest[i] = tress_bone_world(scene, h.roots[i]);
-  for (uint32_t i = 0; i < h.tip_count; i++) memcpy(tip_rest[i], tress_bone_world(scene, h.tips[i]).p, sizeof tip_rest[i]);
+  for (uint32_t i = 0; i < h.root_count; i++) root_rest[i] = tress_bone_get_world(scene, h.roots[i]);
+  for (uint32_t i = 0; i < h.tip_count; i++) memcpy(tip_rest[i], tress_bone_get_world(scene, h.tips[i]).p, sizeof tip_rest[i]);
   const tress_xform head_rest = w.sample.parts[HEAD].cframe;
 
   const int frames = 18; /* 0.3 s */
@@ -170,7 +180,7 @@ static void nod_and_check(void) {
     carry = tress_xform_mul(pose[3], tress_xform_inverse(head_rest));
     for (uint32_t i = 0; i < h.root_count; i++) {
       tress_xform want = tress_xform_mul(carry, root_rest[i]);
-      tress_xform got = tress_bone_world(scene, h.roots[i]);
+      tress_xform got = tress_bone_get_world(scene, h.roots[i]);
       assert_true(distance(want.p, got.p) < 1e-4f);
       float dot = fabsf(want.q[0] * got.q[0] + want.q[1] * got.q[1] + want.q[2] * got.q[2] + want.q[3] * got.q[3]);
       assert_true(dot > 1.0f - 1e-5f);
@@ -182,7 +192,7 @@ static void nod_and_check(void) {
   for (uint32_t i = 0; i < h.tip_count; i++) {
     float rigid[3];
     tress_xform_point(carry, tip_rest[i], rigid);
-    const float *tip = tress_bone_world(scene, h.tips[i]).p;
+    const float *tip = tress_bone_get_world(scene, h.tips[i]).p;
     float moved[3] = {rigid[0] - tip_rest[i][0], rigid[1] - tip_rest[i][1], rigid[2] - tip_rest[i][2]};
     float lag[3] = {tip[0] - rigid[0], tip[1] - rigid[1], tip[2] - rigid[2]};
     lag_sum += distance(tip, rigid);
@@ -196,7 +206,7 @@ static void nod_and_check(void) {
   assert_true(behind < 0.0f);
   /* the drawn head is where the pose put it */
   tress_xform head;
-  assert_int_equal(tress_client_part_frame(w.client, CHARACTER_ID, HEAD, &head), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_part_frame(w.client, CHARACTER_ID, HEAD, &head), TRESS_CLIENT_OK);
   assert_true(distance(head.p, pose[3].p) < 1e-5f);
   tress_client_pose_map_destroy(map);
   world_stop(&w);
@@ -230,15 +240,15 @@ static void test_pose_map_names_and_late_bones(void **state) {
   pose[1] = tress_xform_from_pos(0.0f, 0.0f, 0.25f);
   assert_int_equal(tress_client_pose_map_apply(map, &array), TRESS_CLIENT_OK);
   assert_int_equal(tress_client_pose_map_get_matched_count(map), 4);
-  tress_scene *scene = tress_client_scene(w.client);
+  tress_scene *scene = tress_client_get_scene(w.client);
   tress_id bones[256];
-  assert_true(tress_client_bones(w.client, CHARACTER_ID, bones, 256) > 0);
-  assert_string_equal(tress_instance_name(scene, bones[0]), "HairRoot");
+  assert_true(tress_client_get_bones(w.client, CHARACTER_ID, bones, 256) > 0);
+  assert_string_equal(name_of(scene, bones[0]).s, "HairRoot");
   /* "HairRoot" (entry 2, identity) came after "Hair/HairRoot" (entry 1): the last write wins */
-  assert_true(fabsf(tress_bone_animated(scene, bones[0]).p[2]) < 1e-6f);
+  assert_true(fabsf(tress_bone_get_animated(scene, bones[0]).p[2]) < 1e-6f);
   pose[2] = tress_xform_from_pos(0.0f, 0.0f, 0.25f);
   assert_int_equal(tress_client_pose_map_apply(map, &array), TRESS_CLIENT_OK);
-  assert_true(fabsf(tress_bone_animated(scene, bones[0]).p[2] - 0.25f) < 1e-6f);
+  assert_true(fabsf(tress_bone_get_animated(scene, bones[0]).p[2] - 0.25f) < 1e-6f);
   /* a non-finite entry is skipped: the head keeps its last pose */
   pose[0] = tress_xform_from_pos(1.0f, 2.0f, 3.0f);
   assert_int_equal(tress_client_pose_map_apply(map, &array), TRESS_CLIENT_OK);
@@ -246,14 +256,14 @@ static void test_pose_map_names_and_late_bones(void **state) {
   assert_int_equal(tress_client_pose_map_apply(map, &array), TRESS_CLIENT_OK);
   tress_client_step(w.client, DT);
   tress_xform head;
-  tress_client_part_frame(w.client, CHARACTER_ID, HEAD, &head);
+  tress_client_get_part_frame(w.client, CHARACTER_ID, HEAD, &head);
   assert_true(distance(head.p, (float[3]){1.0f, 2.0f, 3.0f}) < 1e-5f);
   /* the character goes: the map answers UNKNOWN_CHARACTER and is destroyed after the client */
   pose[0].p[1] = 2.0f;
   tress_msg rm = {.type = TRESS_MSG_CHARACTER_REMOVED};
   rm.character_removed.character_id = CHARACTER_ID;
   assert_true(fake_server_send(&w.server, &rm));
-  for (int i = 0; i < 100 && tress_client_character_count(w.client); i++) settle(&w, 10);
+  for (int i = 0; i < 100 && tress_client_get_character_count(w.client); i++) settle(&w, 10);
   assert_int_equal(tress_client_pose_map_apply(map, &array), TRESS_CLIENT_ERR_UNKNOWN_CHARACTER);
   world_stop(&w);
   tress_client_pose_map_destroy(map);
@@ -266,14 +276,14 @@ static void test_set_pose_by_id(void **state) {
   send_rig_and_bind(&w);
   tress_id parts[8], bones[256];
   assert_int_equal(tress_client_parts(w.client, CHARACTER_ID, parts, 8), 3);
-  assert_true(tress_client_bones(w.client, CHARACTER_ID, bones, 256) > 0);
+  assert_true(tress_client_get_bones(w.client, CHARACTER_ID, bones, 256) > 0);
   tress_xform up = tress_xform_from_pos(0.0f, 5.0f, 0.0f);
   tress_client_set_root(w.client, CHARACTER_ID, tress_xform_from_pos(10.0f, 0.0f, 0.0f));
   assert_int_equal(tress_client_set_pose(w.client, CHARACTER_ID, parts[HEAD], up), TRESS_CLIENT_OK);
   tress_xform nudge = tress_xform_from_pos(0.0f, 0.1f, 0.0f);
   assert_int_equal(tress_client_set_pose(w.client, CHARACTER_ID, bones[0], nudge), TRESS_CLIENT_OK);
   tress_id handle;
-  tress_client_accessory_frame(w.client, CHARACTER_ID, 0, &handle, NULL, NULL, NULL);
+  tress_client_get_accessory_frame(w.client, CHARACTER_ID, 0, &handle, NULL, NULL, NULL);
   assert_int_equal(tress_client_set_pose(w.client, CHARACTER_ID, handle, up), TRESS_CLIENT_ERR_INVALID_ARGUMENT);
   up.q[3] = NAN;
   assert_int_equal(tress_client_set_pose(w.client, CHARACTER_ID, parts[HEAD], up), TRESS_CLIENT_ERR_INVALID_ARGUMENT);
@@ -281,11 +291,11 @@ static void test_set_pose_by_id(void **state) {
                    TRESS_CLIENT_ERR_UNKNOWN_CHARACTER);
   tress_client_step(w.client, DT);
   tress_xform head;
-  tress_client_part_frame(w.client, CHARACTER_ID, HEAD, &head);
+  tress_client_get_part_frame(w.client, CHARACTER_ID, HEAD, &head);
   /* model space: root (10, 0, 0) * pose (0, 5, 0) */
   assert_true(distance(head.p, (float[3]){10.0f, 5.0f, 0.0f}) < 1e-5f);
-  tress_scene *scene = tress_client_scene(w.client);
-  assert_true(fabsf(tress_bone_animated(scene, bones[0]).p[1] - 0.1f) < 1e-6f);
+  tress_scene *scene = tress_client_get_scene(w.client);
+  assert_true(fabsf(tress_bone_get_animated(scene, bones[0]).p[1] - 0.1f) < 1e-6f);
   world_stop(&w);
 }
 
@@ -302,11 +312,11 @@ static void test_bulk_input_of_60_bones_allocates_nothing(void **state) {
   char storage[N][80];
   const char *names[N];
   tress_id bones[256];
-  tress_scene *scene = tress_client_scene(w.client);
-  uint32_t nb = tress_client_bones(w.client, CHARACTER_ID, bones, 256);
+  tress_scene *scene = tress_client_get_scene(w.client);
+  uint32_t nb = tress_client_get_bones(w.client, CHARACTER_ID, bones, 256);
   for (int i = 0; i < N; i++) {
     if (i < 3) snprintf(storage[i], sizeof storage[i], "%s", w.sample.parts[i].name);
-    else if ((uint32_t)(i - 3) < nb && i < 40) snprintf(storage[i], sizeof storage[i], "Hair/%s", tress_instance_name(scene, bones[i - 3]));
+    else if ((uint32_t)(i - 3) < nb && i < 40) snprintf(storage[i], sizeof storage[i], "Hair/%s", name_of(scene, bones[i - 3]).s);
     else snprintf(storage[i], sizeof storage[i], "mixamorig:Spine%d", i);
     names[i] = storage[i];
   }

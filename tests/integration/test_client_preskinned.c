@@ -20,6 +20,16 @@
 #include "tress/client.h"
 #include "tress/gltf.h"
 
+/* An instance's name as a value, for asserts and formatting within one expression. */
+typedef struct name_buf {
+  char s[TRESS_NAME_MAX];
+} name_buf;
+static name_buf name_of(const tress_scene *scene, tress_id id) {
+  name_buf b;
+  tress_instance_get_name(scene, id, b.s);
+  return b;
+}
+
 #define CAPE_FILE "cape.json"
 #define CAPE_ASSET "meshes/cape_skinned.glb"
 #define CAPE_BONES 13
@@ -49,7 +59,7 @@ static tress_client *client(th_server *s, const char *room) {
 static uint32_t bound_with_bones(tress_client *c) {
   uint32_t id = 0;
   tress_client_character_info info;
-  if (tress_client_character_ids(c, &id, 1) == 0 || tress_client_character_info_get(c, id, &info) != TRESS_CLIENT_OK)
+  if (tress_client_get_character_ids(c, &id, 1) == 0 || tress_client_get_character_info(c, id, &info) != TRESS_CLIENT_OK)
     return 0;
   return info.bound && info.bone_count > 0 ? id : 0;
 }
@@ -101,7 +111,7 @@ static void test_two_clients_bind_the_capes_own_bones_and_nothing_follows(void *
   assert_int_equal(rr->skin.vertex_count, 99);
   assert_int_equal(rr->skin.influences, 4);
   tress_wire_error err;
-  size_t cap = tress_msg_encode_bound(r), len = 0;
+  size_t cap = tress_msg_get_encode_bound(r), len = 0;
   uint8_t *bytes = malloc(cap);
   assert_int_equal(tress_msg_encode(r, bytes, cap, &len, &err), TRESS_WIRE_OK);
   free(bytes);
@@ -110,30 +120,30 @@ static void test_two_clients_bind_the_capes_own_bones_and_nothing_follows(void *
   assert_int_equal(th_client_count(&observer, TRESS_MSG_RIG_FAILED), 0);
 
   /* Both clients: the same bones by name, from the server's rig result. */
-  assert_int_equal(tress_client_accessory_rig_state(cs[0], a, 0), TRESS_RIG_APPLIED);
-  assert_int_equal(tress_client_accessory_rig_state(cs[1], b, 0), TRESS_RIG_APPLIED);
+  assert_int_equal(tress_client_get_accessory_rig_state(cs[0], a, 0), TRESS_RIG_APPLIED);
+  assert_int_equal(tress_client_get_accessory_rig_state(cs[1], b, 0), TRESS_RIG_APPLIED);
   tress_id ba[64], bb[64];
-  assert_int_equal(tress_client_bones(cs[0], a, ba, 64), CAPE_BONES);
-  assert_int_equal(tress_client_bones(cs[1], b, bb, 64), CAPE_BONES);
+  assert_int_equal(tress_client_get_bones(cs[0], a, ba, 64), CAPE_BONES);
+  assert_int_equal(tress_client_get_bones(cs[1], b, bb, 64), CAPE_BONES);
   for (uint32_t i = 0; i < CAPE_BONES; i++) {
-    assert_string_equal(tress_instance_name(tress_client_scene(cs[0]), ba[i]), rr->bones[i].name);
-    assert_string_equal(tress_instance_name(tress_client_scene(cs[1]), bb[i]), rr->bones[i].name);
+    assert_string_equal(name_of(tress_client_get_scene(cs[0]), ba[i]).s, rr->bones[i].name);
+    assert_string_equal(name_of(tress_client_get_scene(cs[1]), bb[i]).s, rr->bones[i].name);
   }
 
   /* The same root motion gives the same drawn bones; and they did swing as chains. */
-  tress_client_stats before = tress_client_stats_get(cs[1]);
+  tress_client_stats before = tress_client_get_stats(cs[1]);
   uint64_t observer_before = observer.bytes_received;
   walk(cs[0], a, 60, 1.5);
   walk(cs[1], b, 60, 1.5);
   float ma[64 * 16], mb[64 * 16];
-  assert_int_equal(tress_client_bone_matrices(cs[0], a, ma, 64), CAPE_BONES);
-  assert_int_equal(tress_client_bone_matrices(cs[1], b, mb, 64), CAPE_BONES);
+  assert_int_equal(tress_client_get_bone_matrices(cs[0], a, ma, 64), CAPE_BONES);
+  assert_int_equal(tress_client_get_bone_matrices(cs[1], b, mb, 64), CAPE_BONES);
   float worst = 0.0f;
   for (uint32_t i = 0; i < 16 * CAPE_BONES; i++) worst = fmaxf(worst, fabsf(ma[i] - mb[i]));
   float sway = 0.0f;
   for (uint32_t i = 0; i < CAPE_BONES; i++)
-    sway = fmaxf(sway, tress_xform_distance(tress_bone_world(tress_client_scene(cs[0]), ba[i]),
-                                            tress_bone_world_animated(tress_client_scene(cs[0]), ba[i])));
+    sway = fmaxf(sway, tress_xform_distance(tress_bone_get_world(tress_client_get_scene(cs[0]), ba[i]),
+                                            tress_bone_get_world_animated(tress_client_get_scene(cs[0]), ba[i])));
   printf("cape: largest bone matrix difference between the clients %.3g, largest swing off the animated pose %.3f\n",
          worst, sway);
   assert_true(worst < 1e-4f);
@@ -141,7 +151,7 @@ static void test_two_clients_bind_the_capes_own_bones_and_nothing_follows(void *
 
   /* After bind the server sends nothing for the character, to either client or the observer. */
   pump(cs, 2, &observer, 500);
-  tress_client_stats after = tress_client_stats_get(cs[1]);
+  tress_client_stats after = tress_client_get_stats(cs[1]);
   printf("after bind: client %llu bytes, observer %llu bytes\n",
          (unsigned long long)(after.bytes_received - before.bytes_received),
          (unsigned long long)(observer.bytes_received - observer_before));
@@ -175,12 +185,13 @@ static void copy_file(const char *from, const char *to) {
 
 /* The sample cape, edited, written to the store. */
 static void write_cape_variant(const char *store, const char *name, void (*edit)(tress_mesh *)) {
-  char err[TRESS_GLTF_ERROR_MAX], path[900];
-  tress_mesh *m = tress_gltf_load("assets/" CAPE_ASSET, err);
+  char path[900];
+  tress_error err;
+  tress_mesh *m = tress_gltf_load("assets/" CAPE_ASSET, &err);
   assert_non_null(m);
   edit(m);
   snprintf(path, sizeof path, "%s/meshes/%s", store, name);
-  assert_int_equal(tress_gltf_write_glb(m, path, err), 0);
+  assert_int_equal(tress_gltf_write_glb(m, path, &err), 0);
   tress_mesh_release(m);
 }
 

@@ -24,6 +24,16 @@
 #include "tress/sample_character.h"
 #include "tress/wire_springs.h"
 
+/* An instance's name as a value, for asserts and formatting within one expression. */
+typedef struct name_buf {
+  char s[TRESS_NAME_MAX];
+} name_buf;
+static name_buf name_of(const tress_scene *scene, tress_id id) {
+  name_buf b;
+  tress_instance_get_name(scene, id, b.s);
+  return b;
+}
+
 #define HAIR_PATH "assets/meshes/hair_bob.glb"
 #define CHARACTER_ID 41
 
@@ -185,11 +195,11 @@ static void springs_b(tress_wire_springs *sp) {
 
 /* The client's colliders are sp's, exactly, in order; returns their ids in ids. */
 static uint32_t expect_colliders(peer *p, const tress_wire_springs *sp, tress_collider_id *ids) {
-  tress_sim *sim = tress_client_sim(p->client);
-  tress_scene *scene = tress_client_scene(p->client);
-  uint32_t n = tress_client_collider_ids(p->client, CHARACTER_ID, ids, TRESS_WIRE_MAX_COLLIDERS);
+  tress_sim *sim = tress_client_get_sim(p->client);
+  tress_scene *scene = tress_client_get_scene(p->client);
+  uint32_t n = tress_client_get_collider_ids(p->client, CHARACTER_ID, ids, TRESS_WIRE_MAX_COLLIDERS);
   assert_int_equal(n, sp->collider_count);
-  assert_int_equal(tress_client_colliders(p->client, CHARACTER_ID, NULL, NULL, 0), sp->collider_count);
+  assert_int_equal(tress_client_get_colliders(p->client, CHARACTER_ID, NULL, NULL, 0), sp->collider_count);
   for (uint32_t i = 0; i < n; i++) {
     const tress_wire_collider *w = &sp->colliders[i];
     tress_collider_def d;
@@ -199,7 +209,9 @@ static uint32_t expect_colliders(peer *p, const tress_wire_springs *sp, tress_co
     assert_true(d.radius == w->radius);
     assert_memory_equal(d.offset, w->offset, sizeof d.offset);
     if (w->shape == TRESS_COLLIDER_CAPSULE) assert_memory_equal(d.tail, w->tail, sizeof d.tail);
-    assert_string_equal(tress_instance_name(scene, d.attach), w->attach);
+    char name[TRESS_NAME_MAX];
+    tress_instance_get_name(scene, d.attach, name);
+    assert_string_equal(name, w->attach);
   }
   return n;
 }
@@ -219,8 +231,8 @@ static void walk(peer **ps, int n, int from, int frames) {
 /* Largest difference between two clients' bone matrices of the character. */
 static float bones_apart(peer *a, peer *b) {
   static float ma[64 * 16], mb[64 * 16];
-  uint32_t na = tress_client_bone_matrices(a->client, CHARACTER_ID, ma, 64);
-  uint32_t nb = tress_client_bone_matrices(b->client, CHARACTER_ID, mb, 64);
+  uint32_t na = tress_client_get_bone_matrices(a->client, CHARACTER_ID, ma, 64);
+  uint32_t nb = tress_client_get_bone_matrices(b->client, CHARACTER_ID, mb, 64);
   assert_int_equal(na, 10);
   assert_int_equal(nb, na);
   float worst = 0.0f;
@@ -251,7 +263,7 @@ static void test_second_bind_replaces_colliders(void **state) {
   send_bind(&x, &b);
   assert_int_equal(x.k.bound, 1); /* retuned, never re-bound */
   assert_int_equal(expect_colliders(&x, &b, ids_b), 3);
-  for (uint32_t i = 0; i < 2; i++) assert_false(tress_collider_is_valid(tress_client_sim(x.client), ids_a[i]));
+  for (uint32_t i = 0; i < 2; i++) assert_false(tress_collider_is_valid(tress_client_get_sim(x.client), ids_a[i]));
   assert_int_equal(x.k.errors[TRESS_CLIENT_ERROR_WARNING] + x.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
 
   peer *all[3] = {&x, &y, &z};
@@ -272,9 +284,9 @@ static void test_second_bind_replaces_colliders(void **state) {
   /* a BIND without the section takes B's colliders out */
   send_bind(&x, NULL);
   send_bind(&y, NULL);
-  assert_int_equal(tress_client_collider_ids(x.client, CHARACTER_ID, NULL, 0), 0);
-  assert_int_equal(tress_client_colliders(x.client, CHARACTER_ID, NULL, NULL, 0), 0);
-  for (uint32_t i = 0; i < 3; i++) assert_false(tress_collider_is_valid(tress_client_sim(x.client), ids_b[i]));
+  assert_int_equal(tress_client_get_collider_ids(x.client, CHARACTER_ID, NULL, 0), 0);
+  assert_int_equal(tress_client_get_colliders(x.client, CHARACTER_ID, NULL, NULL, 0), 0);
+  for (uint32_t i = 0; i < 3; i++) assert_false(tress_collider_is_valid(tress_client_get_sim(x.client), ids_b[i]));
   walk(all, 2, 120, 30);
   assert_true(bones_apart(&x, &y) < 1e-4f);
 
@@ -309,7 +321,7 @@ static void test_refused_replacement_keeps_the_previous_springs(void **state) {
   assert_int_equal(expect_colliders(&x, &a, ids_a), 2);
 
   /* the game fills x's sim with colliders of its own, then frees one slot */
-  tress_sim *sim = tress_client_sim(x.client);
+  tress_sim *sim = tress_client_get_sim(x.client);
   static tress_collider_id filler[70000];
   uint32_t filled = 0;
   tress_collider_def far = tress_default_collider_def();
@@ -378,15 +390,15 @@ static void test_named_chain_follows_the_new_section(void **state) {
   peer x;
   peer_start(&x, &w);
   send_bind(&x, &a);
-  tress_sim *sim = tress_client_sim(x.client);
-  tress_scene *scene = tress_client_scene(x.client);
+  tress_sim *sim = tress_client_get_sim(x.client);
+  tress_scene *scene = tress_client_get_scene(x.client);
   uint32_t bound_a = tress_sim_get_stats(sim).bound;
   tress_client_character_info info;
-  assert_int_equal(tress_client_character_info_get(x.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(x.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
   tress_id head = (tress_id){0};
-  for (tress_id p = tress_instance_first_child(scene, info.model); !tress_id_is_null(p);
-       p = tress_instance_next_sibling(scene, p))
-    if (strcmp(tress_instance_name(scene, p), "Head") == 0) head = p;
+  for (tress_id p = tress_instance_get_first_child(scene, info.model); !tress_id_is_null(p);
+       p = tress_instance_get_next_sibling(scene, p))
+    if (strcmp(name_of(scene, p).s, "Head") == 0) head = p;
   assert_false(tress_id_is_null(head));
   tress_id parent = head, tail[3];
   const char *names[3] = {"Ponytail", "Ponytail_1", "Ponytail_2"};
@@ -395,13 +407,13 @@ static void test_named_chain_follows_the_new_section(void **state) {
     tress_bone_set_cframe(scene, tail[i], tress_xform_from_pos(0.0f, i ? -0.4f : 0.0f, i ? 0.0f : -0.7f));
     parent = tail[i];
   }
-  assert_false(tress_bone_simulated(scene, tail[0]));
+  assert_false(tress_bone_is_simulated(scene, tail[0]));
 
   send_bind(&x, &b);
   tress_collider_id ids[TRESS_WIRE_MAX_COLLIDERS], again[TRESS_WIRE_MAX_COLLIDERS];
   assert_int_equal(expect_colliders(&x, &b, ids), 3);
   assert_int_equal(tress_sim_get_stats(sim).bound, bound_a + 1);
-  assert_true(tress_bone_simulated(scene, tail[0]) && tress_bone_simulated(scene, tail[2]));
+  assert_true(tress_bone_is_simulated(scene, tail[0]) && tress_bone_is_simulated(scene, tail[2]));
   send_bind(&x, &b); /* identical: the chain and the colliders stay */
   assert_int_equal(expect_colliders(&x, &b, again), 3);
   assert_memory_equal(again, ids, 3 * sizeof *ids);
@@ -412,8 +424,8 @@ static void test_named_chain_follows_the_new_section(void **state) {
 
   send_bind(&x, NULL);
   assert_int_equal(tress_sim_get_stats(sim).bound, bound_a);
-  assert_false(tress_bone_simulated(scene, tail[0]));
-  assert_int_equal(tress_client_collider_ids(x.client, CHARACTER_ID, NULL, 0), 0);
+  assert_false(tress_bone_is_simulated(scene, tail[0]));
+  assert_int_equal(tress_client_get_collider_ids(x.client, CHARACTER_ID, NULL, 0), 0);
   for (uint32_t i = 0; i < 3; i++) assert_false(tress_collider_is_valid(sim, ids[i]));
   /* one warning: HairRoot skipped once (the identical B changed nothing) */
   assert_int_equal(x.k.errors[TRESS_CLIENT_ERROR_WARNING], 1);

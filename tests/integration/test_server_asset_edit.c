@@ -21,12 +21,12 @@
 #include "tress/mesh_hash.h"
 
 static void hash_hex(const char *path, char hex[65]) {
-  char err[TRESS_MESH_FILE_ERROR_MAX];
-  tress_mesh *m = tress_mesh_file_load(path, err);
+  tress_error err = {0};
+  tress_mesh *m = tress_mesh_file_load(path, &err);
   assert_non_null(m);
   uint8_t h[TRESS_MESH_HASH_BYTES];
-  assert_int_equal(tress_mesh_content_hash(m, h), 0);
-  tress_mesh_hash_hex(h, hex);
+  assert_int_equal(tress_mesh_get_content_hash(m, h), 0);
+  tress_mesh_hash_to_hex(h, hex);
   tress_mesh_release(m);
 }
 
@@ -44,7 +44,7 @@ static const tress_msg *spawn_hair(th_client *c, const char *asset, uint32_t req
 
 /* The rigged mesh's hash (hex) and vertex count of a RIG_RESULT. */
 static uint32_t rig_of(const tress_msg *r, char hex[65]) {
-  tress_mesh_hash_hex(r->rig_result.mesh_hash, hex);
+  tress_mesh_hash_to_hex(r->rig_result.mesh_hash, hex);
   return r->rig_result.skin.vertex_count;
 }
 

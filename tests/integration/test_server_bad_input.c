@@ -32,7 +32,7 @@ static int expect_error(th_client *c, const void *bytes, size_t len, uint8_t cha
 }
 
 static int expect_error_msg(th_client *c, const tress_msg *m) {
-  size_t cap = tress_msg_encode_bound(m), len = 0;
+  size_t cap = tress_msg_get_encode_bound(m), len = 0;
   uint8_t *buf = malloc(cap);
   tress_wire_error err;
   assert_int_equal(tress_msg_encode(m, buf, cap, &len, &err), TRESS_WIRE_OK);
@@ -42,7 +42,7 @@ static int expect_error_msg(th_client *c, const tress_msg *m) {
 }
 
 static size_t encode(const tress_msg *m, uint8_t **out) {
-  size_t cap = tress_msg_encode_bound(m), len = 0;
+  size_t cap = tress_msg_get_encode_bound(m), len = 0;
   *out = malloc(cap);
   tress_wire_error err;
   assert_int_equal(tress_msg_encode(m, *out, cap, &len, &err), TRESS_WIRE_OK);

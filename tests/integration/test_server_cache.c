@@ -53,7 +53,7 @@ static bool same_rig(const tress_msg *a, const tress_msg *b) {
   tress_msg x = *a, y = *b;
   y.rig_result.character_id = x.rig_result.character_id;
   y.rig_result.accessory_index = x.rig_result.accessory_index;
-  return tress_msg_equal(&x, &y);
+  return tress_msg_is_equal(&x, &y);
 }
 
 static double metric(th_server *s, const char *series) { return th_metric(s->http_port, series); }

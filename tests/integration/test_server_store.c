@@ -14,12 +14,12 @@
 #include "tress/mesh_hash.h"
 
 static void hash_hex(const char *path, char hex[65]) {
-  char err[TRESS_MESH_FILE_ERROR_MAX];
-  tress_mesh *m = tress_mesh_file_load(path, err);
+  tress_error err = {0};
+  tress_mesh *m = tress_mesh_file_load(path, &err);
   assert_non_null(m);
   uint8_t h[TRESS_MESH_HASH_BYTES];
-  assert_int_equal(tress_mesh_content_hash(m, h), 0);
-  tress_mesh_hash_hex(h, hex);
+  assert_int_equal(tress_mesh_get_content_hash(m, h), 0);
+  tress_mesh_hash_to_hex(h, hex);
   tress_mesh_release(m);
 }
 
@@ -70,7 +70,7 @@ static void test_store_manifest(void **state) {
 
   const tress_msg *r = spawn_hair(c, "bo.json", "meshes/hair_bob.glb", 1, TRESS_MSG_RIG_RESULT);
   char got[65];
-  tress_mesh_hash_hex(r->rig_result.mesh_hash, got);
+  tress_mesh_hash_to_hex(r->rig_result.mesh_hash, got);
   assert_string_equal(got, hex_bob); /* the hash the client checks its own copy against */
   spawn_hair(c, "kit.json", "meshes/hair_ponytail.glb", 2, TRESS_MSG_RIG_RESULT);
   /* long's content does not match what the manifest says: refused, not rigged */

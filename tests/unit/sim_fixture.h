@@ -29,7 +29,7 @@ typedef struct fix_chain {
 static inline fix_chain fix_chain_make(tress_scene *scene, float x, float y, float z, int bones, float link) {
   fix_chain c;
   memset(&c, 0, sizeof c);
-  c.part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_root(scene));
+  c.part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, c.part, tress_xform_from_pos(x, y, z));
   c.count = bones;
   c.link = link;
@@ -55,7 +55,7 @@ static inline tress_sim *fix_sim(tress_scene *scene, int max_chains, float max_d
 }
 
 static inline void fix_world_pos(const tress_scene *scene, tress_id bone, float out[3]) {
-  tress_xform w = tress_bone_world(scene, bone);
+  tress_xform w = tress_bone_get_world(scene, bone);
   out[0] = w.p[0]; out[1] = w.p[1]; out[2] = w.p[2];
 }
 
@@ -74,8 +74,8 @@ static inline bool fix_xform_finite(tress_xform t) {
 
 static inline void fix_assert_finite(const tress_scene *scene, const fix_chain *c) {
   for (int b = 0; b < c->count; b++) {
-    assert_true(fix_xform_finite(tress_bone_transform(scene, c->bones[b])));
-    assert_true(fix_xform_finite(tress_bone_world(scene, c->bones[b])));
+    assert_true(fix_xform_finite(tress_bone_get_transform(scene, c->bones[b])));
+    assert_true(fix_xform_finite(tress_bone_get_world(scene, c->bones[b])));
   }
 }
 
@@ -92,7 +92,7 @@ static inline bool fix_xform_equal(tress_xform a, tress_xform b) {
 
 /* The bone's output slot moved off identity (the solver wrote a swing). */
 static inline bool fix_swung(const tress_scene *scene, tress_id bone) {
-  return tress_xform_distance(tress_bone_transform(scene, bone), tress_xform_identity()) > 1e-3f;
+  return tress_xform_distance(tress_bone_get_transform(scene, bone), tress_xform_identity()) > 1e-3f;
 }
 
 static inline void fix_run(tress_sim *sim, double dt, int frames) {

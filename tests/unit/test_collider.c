@@ -137,7 +137,7 @@ static void test_strand_dropped_onto_capsule(void **state) {
   (void)state;
   /* A capsule lying along X: the seed's +Y capsule turned by a bone rotated 90 degrees about Z. */
   tress_scene *scene = tress_scene_create();
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_root(scene));
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_id bone = tress_instance_create(scene, TRESS_KIND_BONE, "Neck", part);
   float zaxis[3] = {0.0f, 0.0f, 1.0f};
   tress_bone_set_cframe(scene, bone, tress_xform_from_axis_angle(zaxis, 1.5707963f));
@@ -290,7 +290,7 @@ static void test_point_on_axis_gets_out(void **state) {
 static void test_collider_follows_attach(void **state) {
   (void)state;
   tress_scene *scene = tress_scene_create();
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_root(scene));
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(10.0f, 0.0f, 0.0f));
   tress_id bone = tress_instance_create(scene, TRESS_KIND_BONE, "Skull", part);
   float yaxis[3] = {0.0f, 1.0f, 0.0f};

@@ -31,17 +31,17 @@ static void test_reads_a_file_whole_with_a_terminating_nul(void **state) {
   fputs("hello", f);
   fclose(f);
   size_t size = 99;
-  char err[128] = "";
-  uint8_t *data = tress_file_read(path, 5, &size, err, sizeof err); /* exactly at the cap */
+  tress_error err = {0};
+  uint8_t *data = tress_file_read(path, 5, &size, &err); /* exactly at the cap */
   assert_non_null(data);
   assert_int_equal(size, 5);
   assert_string_equal((char *)data, "hello");
   free(data);
   errno = 0;
-  assert_null(tress_file_read(path, 4, &size, err, sizeof err));
+  assert_null(tress_file_read(path, 4, &size, &err));
   assert_int_equal(errno, EFBIG);
   assert_int_equal(size, 0);
-  assert_non_null(strstr(err, "larger than 4 bytes"));
+  assert_non_null(strstr(err.message, "larger than 4 bytes"));
   unlink(path);
   rmdir(dir);
 }
@@ -51,19 +51,19 @@ static void test_errno_says_why(void **state) {
   char dir[64], path[128];
   temp_dir(dir, sizeof dir);
   size_t size;
-  char err[128] = "";
+  tress_error err = {0};
   snprintf(path, sizeof path, "%s/missing", dir);
-  assert_null(tress_file_read(path, 100, &size, err, sizeof err));
+  assert_null(tress_file_read(path, 100, &size, &err));
   assert_int_equal(errno, ENOENT);
-  assert_non_null(strstr(err, "cannot open"));
-  assert_null(tress_file_read(dir, 100, &size, NULL, 0)); /* err may be NULL */
+  assert_non_null(strstr(err.message, "cannot open"));
+  assert_null(tress_file_read(dir, 100, &size, NULL)); /* err may be NULL */
   assert_int_equal(errno, EISDIR);
   snprintf(path, sizeof path, "%s/fifo", dir);
   assert_int_equal(mkfifo(path, 0600), 0);
   /* a FIFO with no writer would block a read forever: it is refused, not read */
-  assert_null(tress_file_read(path, 100, &size, err, sizeof err));
+  assert_null(tress_file_read(path, 100, &size, &err));
   assert_int_equal(errno, EINVAL);
-  assert_non_null(strstr(err, "not a regular file"));
+  assert_non_null(strstr(err.message, "not a regular file"));
   unlink(path);
   rmdir(dir);
 }

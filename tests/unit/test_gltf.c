@@ -46,7 +46,7 @@ static tress_mesh *rigged(tress_sample_hair_style style, uint32_t sectors, uint3
   opts.plan.segments = segments;
   opts.plan.max_influences = max_inf;
   tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(m, &opts, &out), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(m, &opts, &out, NULL), TRESS_RIG_OK);
   tress_mesh *baked = out.mesh;
   tress_mesh_retain(baked);
   tress_rig_output_free(&out);
@@ -57,7 +57,8 @@ static tress_mesh *rigged(tress_sample_hair_style style, uint32_t sectors, uint3
 /* A small skinned mesh (two ribbon strands) for the byte-level corruption sweeps. */
 static tress_mesh *small_rigged(void) {
   uint32_t rows = 6, n = 2 * 2 * rows;
-  tress_mesh *m = tress_mesh_create(n, 2 * 6 * (rows - 1), true, false);
+  tress_mesh_def mesh_def = {.vertex_count = n, .index_count = 2 * 6 * (rows - 1), .has_normals = true};
+  tress_mesh *m = tress_mesh_create(&mesh_def);
   uint32_t v = 0, ix = 0;
   for (int s = 0; s < 2; s++) {
     uint32_t first = v;
@@ -78,7 +79,7 @@ static tress_mesh *small_rigged(void) {
   tress_rig_opts opts = tress_default_rig_opts();
   opts.plan.sectors = 2;
   tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(m, &opts, &out), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(m, &opts, &out, NULL), TRESS_RIG_OK);
   tress_mesh *baked = out.mesh;
   tress_mesh_retain(baked);
   tress_rig_output_free(&out);
@@ -112,11 +113,11 @@ static void assert_same_mesh(const tress_mesh *a, const tress_mesh *b) {
 static tress_mesh *roundtrip(const tress_mesh *m) {
   uint8_t *glb;
   size_t size;
-  char err[TRESS_GLTF_ERROR_MAX];
-  assert_int_equal(tress_gltf_write_glb_memory(m, &glb, &size, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_gltf_write_glb_memory(m, &glb, &size, &err), 0);
   assert_int_equal(size % 4, 0);
-  tress_mesh *back = tress_gltf_read_memory(glb, size, NULL, err);
-  if (!back) fail_msg("re-import failed: %s", err);
+  tress_mesh *back = tress_gltf_read_memory(glb, size, NULL, &err);
+  if (!back) fail_msg("re-import failed: %s", err.message);
   free(glb);
   return back;
 }
@@ -191,13 +192,14 @@ static void test_glb_passes_khronos_validator(void **state) {
     {tress_sample_hair_create(TRESS_SAMPLE_HAIR_BOB), "bob_plain.glb"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char path[1200], err[TRESS_GLTF_ERROR_MAX];
+    char path[1200];
+    tress_error err = {0};
     snprintf(path, sizeof path, "%s/%s", tmp_dir, cases[i].name);
-    assert_int_equal(tress_gltf_write_glb(cases[i].mesh, path, err), 0);
+    assert_int_equal(tress_gltf_write_glb(cases[i].mesh, path, &err), 0);
     print_message("validating %s\n", cases[i].name);
     assert_int_equal(validate(prefix, path), 0);
     /* And the file on disk re-imports to the same bones and weights. */
-    tress_mesh *back = tress_gltf_load(path, err);
+    tress_mesh *back = tress_gltf_load(path, &err);
     assert_non_null(back);
     assert_same_mesh(cases[i].mesh, back);
     tress_mesh_release(back);
@@ -325,18 +327,18 @@ static void test_lying_glb(void **state) {
   tress_mesh *m = small_rigged();
   uint8_t *glb;
   size_t size;
-  char err[TRESS_GLTF_ERROR_MAX];
-  assert_int_equal(tress_gltf_write_glb_memory(m, &glb, &size, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_gltf_write_glb_memory(m, &glb, &size, &err), 0);
   for (int lie = 0; lie < LIE_COUNT; lie++) {
     glb_parts p = glb_split(glb);
     apply_lie(&p, lie);
     size_t bad_size;
     uint8_t *bad = glb_pack(&p, &bad_size);
-    err[0] = 0;
-    tress_mesh *back = tress_gltf_read_memory(bad, bad_size, NULL, err);
+    err.message[0] = 0;
+    tress_mesh *back = tress_gltf_read_memory(bad, bad_size, NULL, &err);
     if (back) fail_msg("lie %d was accepted", lie);
-    assert_true(strlen(err) > 8);
-    print_message("lie %2d: %s\n", lie, err);
+    assert_true(strlen(err.message) > 8);
+    print_message("lie %2d: %s\n", lie, err.message);
     free(bad);
     cJSON_Delete(p.json);
     free(p.bin);
@@ -345,7 +347,7 @@ static void test_lying_glb(void **state) {
   glb_parts p = glb_split(glb);
   size_t ok_size;
   uint8_t *ok = glb_pack(&p, &ok_size);
-  tress_mesh *back = tress_gltf_read_memory(ok, ok_size, NULL, err);
+  tress_mesh *back = tress_gltf_read_memory(ok, ok_size, NULL, &err);
   assert_non_null(back);
   assert_same_mesh(m, back);
   tress_mesh_release(back);
@@ -360,15 +362,15 @@ static void test_lying_glb(void **state) {
   for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
     memcpy(copy, glb, size);
     wr32(copy + heads[i].at, heads[i].value);
-    assert_null(tress_gltf_read_memory(copy, size, NULL, err));
-    assert_non_null(strstr(err, heads[i].expect));
+    assert_null(tress_gltf_read_memory(copy, size, NULL, &err));
+    assert_non_null(strstr(err.message, heads[i].expect));
   }
   /* BIN chunk longer than the file. */
   memcpy(copy, glb, size);
   uint32_t json_len = rd32(copy + 12);
   wr32(copy + 20 + json_len, (uint32_t)size);
-  assert_null(tress_gltf_read_memory(copy, size, NULL, err));
-  assert_non_null(strstr(err, "binary chunk"));
+  assert_null(tress_gltf_read_memory(copy, size, NULL, &err));
+  assert_non_null(strstr(err.message, "binary chunk"));
   free(copy);
   free(glb);
   tress_mesh_release(m);
@@ -388,15 +390,15 @@ static void test_truncated_and_corrupted(void **state) {
   tress_mesh *m = small_rigged();
   uint8_t *glb;
   size_t size;
-  char err[TRESS_GLTF_ERROR_MAX];
-  assert_int_equal(tress_gltf_write_glb_memory(m, &glb, &size, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_gltf_write_glb_memory(m, &glb, &size, &err), 0);
   /* Every truncation fails cleanly: the header's length no longer matches. Each prefix is copied
    * to its own allocation so ASan sees any read past it. */
   for (size_t len = 0; len < size; len++) {
     uint8_t *cut = malloc(len ? len : 1);
     memcpy(cut, glb, len);
-    assert_null(tress_gltf_read_memory(cut, len, NULL, err));
-    assert_true(err[0] != 0);
+    assert_null(tress_gltf_read_memory(cut, len, NULL, &err));
+    assert_true(err.message[0] != 0);
     free(cut);
   }
   /* Corrupt every byte in turn (three ways): never a crash, and anything accepted is sane. */
@@ -407,7 +409,7 @@ static void test_truncated_and_corrupted(void **state) {
     for (int f = 0; f < 3; f++) {
       memcpy(copy, glb, size);
       copy[at] ^= flips[f];
-      tress_mesh *back = tress_gltf_read_memory(copy, size, NULL, err);
+      tress_mesh *back = tress_gltf_read_memory(copy, size, NULL, &err);
       if (back) {
         assert_mesh_sane(back);
         tress_mesh_release(back);
@@ -423,8 +425,8 @@ static void test_truncated_and_corrupted(void **state) {
   tress_mesh_release(m);
   /* Not glTF at all. */
   const char *junk = "hello";
-  assert_null(tress_gltf_read_memory((const uint8_t *)junk, 5, NULL, err));
-  assert_null(tress_gltf_read_memory(NULL, 0, NULL, err));
+  assert_null(tress_gltf_read_memory((const uint8_t *)junk, 5, NULL, &err));
+  assert_null(tress_gltf_read_memory(NULL, 0, NULL, &err));
 }
 
 static void test_gltf_external_and_data_uri(void **state) {
@@ -432,8 +434,9 @@ static void test_gltf_external_and_data_uri(void **state) {
   tress_mesh *m = rigged(TRESS_SAMPLE_HAIR_BOB, 3, 3, 2);
   uint8_t *glb;
   size_t size;
-  char err[TRESS_GLTF_ERROR_MAX], path[1200];
-  assert_int_equal(tress_gltf_write_glb_memory(m, &glb, &size, err), 0);
+  tress_error err = {0};
+  char path[1200];
+  assert_int_equal(tress_gltf_write_glb_memory(m, &glb, &size, &err), 0);
   glb_parts p = glb_split(glb);
 
   /* External .bin next to the .gltf. */
@@ -444,8 +447,8 @@ static void test_gltf_external_and_data_uri(void **state) {
   snprintf(path, sizeof path, "%s/hair.gltf", tmp_dir);
   write_file(path, text, strlen(text));
   free(text);
-  tress_mesh *back = tress_mesh_file_load(path, err);
-  if (!back) fail_msg("external .gltf: %s", err);
+  tress_mesh *back = tress_mesh_file_load(path, &err);
+  if (!back) fail_msg("external .gltf: %s", err.message);
   assert_same_mesh(m, back);
   tress_mesh_release(back);
 
@@ -456,8 +459,8 @@ static void test_gltf_external_and_data_uri(void **state) {
     text = cJSON_Print(p.json);
     write_file(path, text, strlen(text));
     free(text);
-    assert_null(tress_gltf_load(path, err));
-    print_message("uri %s: %s\n", escapes[i], err);
+    assert_null(tress_gltf_load(path, &err));
+    print_message("uri %s: %s\n", escapes[i], err.message);
   }
 
   /* data: URI with base64. */
@@ -467,8 +470,8 @@ static void test_gltf_external_and_data_uri(void **state) {
   sodium_bin2base64(uri + strlen(uri), b64_len, p.bin, p.bin_len, sodium_base64_VARIANT_ORIGINAL);
   cJSON_ReplaceItemInObject(item(p.json, "buffers", 0), "uri", cJSON_CreateString(uri));
   text = cJSON_PrintUnformatted(p.json);
-  back = tress_gltf_read_memory((const uint8_t *)text, strlen(text), NULL, err);
-  if (!back) fail_msg("data uri: %s", err);
+  back = tress_gltf_read_memory((const uint8_t *)text, strlen(text), NULL, &err);
+  if (!back) fail_msg("data uri: %s", err.message);
   assert_same_mesh(m, back);
   tress_mesh_release(back);
   free(text);
@@ -476,12 +479,12 @@ static void test_gltf_external_and_data_uri(void **state) {
   uri[strlen(uri) - 10] = '!';
   cJSON_ReplaceItemInObject(item(p.json, "buffers", 0), "uri", cJSON_CreateString(uri));
   text = cJSON_PrintUnformatted(p.json);
-  assert_null(tress_gltf_read_memory((const uint8_t *)text, strlen(text), NULL, err));
+  assert_null(tress_gltf_read_memory((const uint8_t *)text, strlen(text), NULL, &err));
   free(text);
   cJSON_ReplaceItemInObject(item(p.json, "buffers", 0), "uri", cJSON_CreateString("data:application/octet-stream;base64,AAAA"));
   text = cJSON_PrintUnformatted(p.json);
-  assert_null(tress_gltf_read_memory((const uint8_t *)text, strlen(text), NULL, err));
-  assert_non_null(strstr(err, "holds"));
+  assert_null(tress_gltf_read_memory((const uint8_t *)text, strlen(text), NULL, &err));
+  assert_non_null(strstr(err.message, "holds"));
   free(text);
   free(uri);
   cJSON_Delete(p.json);
@@ -495,9 +498,9 @@ static void test_committed_samples(void **state) {
   (void)state;
   const char *paths[] = {"assets/meshes/hair_bob.glb", "assets/meshes/hair_ponytail.glb", "assets/meshes/hair_long.glb"};
   for (int s = 0; s < 3; s++) {
-    char err[TRESS_GLTF_ERROR_MAX];
-    tress_mesh *file = tress_gltf_load(paths[s], err);
-    if (!file) fail_msg("%s: %s", paths[s], err);
+    tress_error err = {0};
+    tress_mesh *file = tress_gltf_load(paths[s], &err);
+    if (!file) fail_msg("%s: %s", paths[s], err.message);
     tress_mesh *made = tress_sample_hair_create((tress_sample_hair_style)s);
     assert_int_equal(file->vertex_count, made->vertex_count);
     assert_int_equal(file->index_count, made->index_count);
@@ -508,7 +511,7 @@ static void test_committed_samples(void **state) {
     assert_memory_equal(file->indices, made->indices, 4 * (size_t)made->index_count);
     /* y up, scalp near the top: the top of the bounds is the crown of a 0.6-radius head. */
     float mn[3], mx[3];
-    tress_mesh_bounds(file, mn, mx);
+    tress_mesh_get_bounds(file, mn, mx);
     assert_true(mx[1] > 1.0f && mx[1] < 1.3f);
     assert_true(mn[1] < mx[1] - 0.8f);
     tress_mesh_release(file);

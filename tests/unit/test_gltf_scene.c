@@ -222,9 +222,9 @@ static tress_mesh *load_valid(builder *b, const char *name) {
   size_t size;
   uint8_t *glb = pack_glb(b, &size);
   validate(glb, size, name);
-  char err[TRESS_GLTF_ERROR_MAX];
-  tress_mesh *m = tress_gltf_read_memory(glb, size, NULL, err);
-  if (!m) fail_msg("%s: %s", name, err);
+  tress_error err = {0};
+  tress_mesh *m = tress_gltf_read_memory(glb, size, NULL, &err);
+  if (!m) fail_msg("%s: %s", name, err.message);
   free(glb);
   return m;
 }
@@ -233,12 +233,12 @@ static tress_mesh *load_valid(builder *b, const char *name) {
 static void expect_refused(builder *b, const char *expect) {
   size_t size;
   uint8_t *glb = pack_glb(b, &size);
-  char err[TRESS_GLTF_ERROR_MAX];
-  err[0] = 0;
-  tress_mesh *m = tress_gltf_read_memory(glb, size, NULL, err);
+  tress_error err = {0};
+  err.message[0] = 0;
+  tress_mesh *m = tress_gltf_read_memory(glb, size, NULL, &err);
   if (m) fail_msg("accepted, expected \"%s\"", expect);
-  print_message("refused: %s\n", err);
-  if (!strstr(err, expect)) fail_msg("error \"%s\" does not say \"%s\"", err, expect);
+  print_message("refused: %s\n", err.message);
+  if (!strstr(err.message, expect)) fail_msg("error \"%s\" does not say \"%s\"", err.message, expect);
   free(glb);
 }
 
@@ -442,7 +442,7 @@ static void test_trs_parent_and_child(void **state) {
   assert_int_equal(check_instance(m, &o, 0, 0, chain, 2), 0);
   /* In centimetres-to-metres range: the stored mesh is ~2 units tall, the world one ~0.04. */
   float mn[3], mx[3];
-  tress_mesh_bounds(m, mn, mx);
+  tress_mesh_get_bounds(m, mn, mx);
   assert_true(mx[0] - mn[0] < 0.1f && mx[1] - mn[1] < 0.1f && mx[2] - mn[2] < 0.1f);
   tress_mesh_release(m);
   builder_free(&b);
@@ -520,9 +520,9 @@ static void test_mesh_instanced_twice(void **state) {
   b.scenes = NULL;
   size_t size;
   uint8_t *glb = pack_glb(&b, &size);
-  char err[TRESS_GLTF_ERROR_MAX];
-  m = tress_gltf_read_memory(glb, size, NULL, err);
-  if (!m) fail_msg("no scenes: %s", err);
+  tress_error err = {0};
+  m = tress_gltf_read_memory(glb, size, NULL, &err);
+  if (!m) fail_msg("no scenes: %s", err.message);
   assert_int_equal(m->vertex_count, 4 * OCTA_VERTICES);
   assert_int_equal(check_instance(m, &o, 0, 0, &at[0], 1), 0); /* decoy, node 0 */
   assert_int_equal(check_instance(m, &o, OCTA_VERTICES, OCTA_VERTICES, chain_a, 2), 0);
@@ -835,9 +835,9 @@ static void test_corrupted_fixture(void **state) {
   size_t size, accepted = 0, rejected = 0;
   uint8_t *glb = pack_glb(&b, &size);
   const uint8_t flips[3] = {0xFF, 0x01, 0x80};
-  char err[TRESS_GLTF_ERROR_MAX];
-  tress_mesh *intact = tress_gltf_read_memory(glb, size, NULL, err);
-  if (!intact) fail_msg("the uncorrupted fixture: %s", err);
+  tress_error err = {0};
+  tress_mesh *intact = tress_gltf_read_memory(glb, size, NULL, &err);
+  if (!intact) fail_msg("the uncorrupted fixture: %s", err.message);
   assert_int_equal(intact->vertex_count, OCTA_VERTICES);
   tress_mesh_release(intact);
   for (size_t at = 0; at < size; at++)
@@ -845,7 +845,7 @@ static void test_corrupted_fixture(void **state) {
       uint8_t *copy = malloc(size);
       memcpy(copy, glb, size);
       copy[at] ^= flips[f];
-      tress_mesh *m = tress_gltf_read_memory(copy, size, NULL, err);
+      tress_mesh *m = tress_gltf_read_memory(copy, size, NULL, &err);
       if (m) {
         for (uint32_t i = 0; i < m->index_count; i++) assert_true(m->indices[i] < m->vertex_count);
         for (size_t i = 0; i < 3 * (size_t)m->vertex_count; i++) assert_true(isfinite(m->positions[i]));

@@ -30,12 +30,12 @@ static void world_init(world *w) {
   def.max_chains = 100;
   def.max_distance = 1e5f;
   w->sim = tress_sim_create(&def);
-  w->workspace = tress_instance_create(w->scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_root(w->scene));
+  w->workspace = tress_instance_create(w->scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(w->scene));
   w->model = tress_instance_create(w->scene, TRESS_KIND_MODEL, "Alice", w->workspace);
   w->head = tress_instance_create(w->scene, TRESS_KIND_PART, "Head", w->model);
   tress_part_set_cframe(w->scene, w->head, tress_xform_from_pos(0, 4.6f, 0));
-  char err[TRESS_MESH_FILE_ERROR_MAX];
-  w->hair = tress_mesh_file_load("assets/meshes/hair_bob.glb", err);
+  tress_error err = {0};
+  w->hair = tress_mesh_file_load("assets/meshes/hair_bob.glb", &err);
   assert_non_null(w->hair);
 }
 
@@ -61,12 +61,12 @@ static tress_id add_accessory(world *w, const char *name, tress_accessory_type t
   tress_joint j = {.kind = TRESS_JOINT_WELD, .part0 = handle, .part1 = w->head, .enabled = true};
   j.c0 = tress_xform_identity();
   j.c1 = tress_xform_from_pos(0, 0.1f, 0);
-  tress_joint_set(w->scene, joint, &j);
+  tress_joint_set_def(w->scene, joint, &j);
   return acc;
 }
 
 static uint32_t bones_under(world *w, tress_id accessory) {
-  tress_id handle = tress_accessory_handle(w->scene, accessory);
+  tress_id handle = tress_accessory_get_handle(w->scene, accessory);
   uint32_t n = 0;
   for (tress_id b = tress_instance_find_child_of_kind(w->scene, handle, TRESS_KIND_BONE); !tress_id_is_null(b);
        b = tress_instance_find_child_of_kind(w->scene, b, TRESS_KIND_BONE))
@@ -76,8 +76,8 @@ static uint32_t bones_under(world *w, tress_id accessory) {
 
 static uint32_t count_bones(tress_scene *s, tress_id id) {
   uint32_t n = 0;
-  for (tress_id c = tress_instance_first_child(s, id); !tress_id_is_null(c); c = tress_instance_next_sibling(s, c))
-    n += (tress_instance_kind(s, c) == TRESS_KIND_BONE) + count_bones(s, c);
+  for (tress_id c = tress_instance_get_first_child(s, id); !tress_id_is_null(c); c = tress_instance_get_next_sibling(s, c))
+    n += (tress_instance_get_kind(s, c) == TRESS_KIND_BONE) + count_bones(s, c);
   return n;
 }
 
@@ -124,10 +124,10 @@ static void test_two_managers_rig_once_and_bind_once(void **state) {
   assert_int_equal(tress_hair_manager_watch(ms[1], w.model), TRESS_OK);
   assert_int_equal(tress_hair_manager_watch(ms[1], w.model), TRESS_OK); /* a second watcher call */
   run(ms, 2, 0.0, 3.0);
-  assert_false(tress_hair_manager_busy(ms[0]));
+  assert_false(tress_hair_manager_is_busy(ms[0]));
   assert_int_equal(w.rigged, 1);
   assert_int_equal(count_bones(w.scene, w.model), 10);
-  tress_hair_manager_stats a = tress_hair_manager_stats_get(ms[0]), b = tress_hair_manager_stats_get(ms[1]);
+  tress_hair_manager_stats a = tress_hair_manager_get_stats(ms[0]), b = tress_hair_manager_get_stats(ms[1]);
   assert_int_equal(a.rigs_started + b.rigs_started, 1);
   assert_int_equal(a.rigs_applied + b.rigs_applied, 1);
   assert_int_equal(b.skipped_in_flight, 1);
@@ -158,14 +158,14 @@ static void test_deadline_rearms_after_the_last_accessory(void **state) {
   add_accessory(&w, "LongHair", TRESS_ACCESSORY_UNKNOWN, true); /* matched by name */
   tress_hair_manager_update(m, 0.4);
   tress_hair_manager_update(m, 0.64);
-  assert_int_equal(tress_hair_manager_stats_get(m).passes, 0); /* 0.25 s after 0.4 is 0.65 */
+  assert_int_equal(tress_hair_manager_get_stats(m).passes, 0); /* 0.25 s after 0.4 is 0.65 */
   tress_hair_manager_update(m, 0.66);
-  tress_hair_manager_stats s = tress_hair_manager_stats_get(m);
+  tress_hair_manager_stats s = tress_hair_manager_get_stats(m);
   assert_int_equal(s.passes, 1);
   assert_int_equal(s.rigs_started, 2);
   assert_int_equal(s.binds, 0); /* not while its rigs are in flight */
   run(&m, 1, 0.7, 3.0);
-  s = tress_hair_manager_stats_get(m);
+  s = tress_hair_manager_get_stats(m);
   assert_int_equal(s.passes, 1);
   assert_int_equal(s.rigs_applied, 2);
   assert_int_equal(s.binds, 1);
@@ -195,7 +195,7 @@ static void test_failed_rigs_swing_as_pendulums(void **state) {
   add_accessory(&w, "Fringe hair", TRESS_ACCESSORY_UNKNOWN, false); /* no mesh at all */
   tress_hair_manager_watch(m, w.model);
   run(&m, 1, 0.0, 1.0);
-  tress_hair_manager_stats s = tress_hair_manager_stats_get(m);
+  tress_hair_manager_stats s = tress_hair_manager_get_stats(m);
   assert_int_equal(s.rigs_failed, 2);
   assert_int_equal(s.rigs_applied, 0);
   assert_int_equal(s.binds, 1);
@@ -215,10 +215,10 @@ static void test_character_destroyed_mid_rig_drops_the_result(void **state) {
   tress_hair_manager_watch(m, w.model);
   tress_hair_manager_update(m, 0.0);
   tress_hair_manager_update(m, 0.3);
-  assert_int_equal(tress_hair_manager_stats_get(m).rigs_started, 1);
+  assert_int_equal(tress_hair_manager_get_stats(m).rigs_started, 1);
   tress_instance_destroy(w.scene, w.model);
   run(&m, 1, 0.4, 2.0);
-  tress_hair_manager_stats s = tress_hair_manager_stats_get(m);
+  tress_hair_manager_stats s = tress_hair_manager_get_stats(m);
   assert_int_equal(s.watched, 0);
   assert_int_equal(s.rigs_applied, 0);
   assert_int_equal(s.binds, 0);

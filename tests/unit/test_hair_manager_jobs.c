@@ -47,7 +47,7 @@ static void world_init(world *w, int characters) {
     w->hairs[s] = tress_sample_hair_create((tress_sample_hair_style)s);
     assert_non_null(w->hairs[s]);
   }
-  tress_id workspace = tress_instance_create(w->scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_root(w->scene));
+  tress_id workspace = tress_instance_create(w->scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(w->scene));
   for (int i = 0; i < characters; i++) {
     char name[32];
     snprintf(name, sizeof name, "Character%d", i);
@@ -60,7 +60,7 @@ static void world_init(world *w, int characters) {
     tress_id handle = tress_instance_create(w->scene, TRESS_KIND_PART, "Handle", acc);
     tress_mesh *mesh = w->hairs[i % TRESS_SAMPLE_HAIR_STYLE_COUNT];
     float lo[3], hi[3], size[3];
-    assert_true(tress_mesh_bounds(mesh, lo, hi));
+    assert_true(tress_mesh_get_bounds(mesh, lo, hi));
     for (int k = 0; k < 3; k++) size[k] = hi[k] - lo[k];
     tress_part_set_mesh(w->scene, handle, mesh);
     tress_part_set_size(w->scene, handle, size);
@@ -69,7 +69,7 @@ static void world_init(world *w, int characters) {
     tress_joint j = {.kind = TRESS_JOINT_WELD, .part0 = handle, .part1 = head, .enabled = true};
     j.c0 = tress_xform_identity();
     j.c1 = tress_xform_from_pos(0, 0.1f, 0);
-    tress_joint_set(w->scene, joint, &j);
+    tress_joint_set_def(w->scene, joint, &j);
     w->models[i] = model;
     w->handles[i] = handle;
   }
@@ -85,7 +85,7 @@ static void world_free(world *w) {
 /* What the budget charges one rig of this mesh (the header's formula). */
 static uint64_t rig_cost(const tress_mesh *mesh) {
   tress_rig_opts o = tress_default_rig_opts();
-  return tress_mesh_bytes(mesh) + tress_rig_bake_bytes(mesh, 1 + o.plan.sectors * o.plan.segments);
+  return tress_mesh_get_bytes(mesh) + tress_rig_get_bake_bytes(mesh, 1 + o.plan.sectors * o.plan.segments);
 }
 
 static void on_rigged(void *user, tress_id character, tress_id part, const char (*names)[TRESS_NAME_MAX], uint32_t n) {
@@ -212,7 +212,7 @@ static int run_until_idle(tress_hair_manager *m, double *t) {
     tress_hair_manager_update(m, *t);
     int n = thread_count_now();
     if (n > most) most = n;
-    if (*t > 0.3 && !tress_hair_manager_busy(m)) return most;
+    if (*t > 0.3 && !tress_hair_manager_is_busy(m)) return most;
     nap();
   }
   fail_msg("the manager never went idle");
@@ -223,8 +223,8 @@ static int run_until_idle(tress_hair_manager *m, double *t) {
 
 static void assert_same_rig(world *a, world *b) {
   for (int i = 0; i < a->count; i++) {
-    const tress_mesh *x = tress_part_mesh(a->scene, a->handles[i]);
-    const tress_mesh *y = tress_part_mesh(b->scene, b->handles[i]);
+    const tress_mesh *x = tress_part_get_mesh(a->scene, a->handles[i]);
+    const tress_mesh *y = tress_part_get_mesh(b->scene, b->handles[i]);
     assert_true(tress_mesh_is_skinned(x));
     assert_true(tress_mesh_is_skinned(y));
     assert_true(x->bone_count == 10 || x->bone_count == 7); /* 3 x 3, or 3 x 2 bands for the strandless afro */
@@ -274,7 +274,7 @@ static void test_host_jobs_rig_like_the_pthread_worker(void **state) {
   watch_all(m, &inlined);
   t = 0;
   run_until_idle(m, &t);
-  tress_hair_manager_stats s = tress_hair_manager_stats_get(m);
+  tress_hair_manager_stats s = tress_hair_manager_get_stats(m);
   tress_hair_manager_destroy(m);
   assert_int_equal(host.submitted, N);
   assert_int_equal(s.rigs_applied, N);
@@ -317,7 +317,7 @@ static void test_submit_job_creates_no_thread(void **state) {
   assert_int_equal(thread_count_now(), before);
   watch_all(m, &w);
   assert_int_equal(run_until_idle(m, &t), before);
-  assert_int_equal(tress_hair_manager_stats_get(m).rigs_applied, N);
+  assert_int_equal(tress_hair_manager_get_stats(m).rigs_applied, N);
   tress_hair_manager_destroy(m);
   host_pool_stop(&pool);
   world_free(&w);
@@ -332,7 +332,7 @@ static void test_submit_job_creates_no_thread(void **state) {
   watch_all(m, &w);
   t = 0;
   assert_int_equal(run_until_idle(m, &t), before);
-  assert_int_equal(tress_hair_manager_stats_get(m).rigs_applied, N);
+  assert_int_equal(tress_hair_manager_get_stats(m).rigs_applied, N);
   tress_hair_manager_destroy(m);
   world_free(&w);
 }
@@ -350,7 +350,7 @@ static tress_hair_manager_stats rig_with_budget(size_t budget, bool inline_jobs,
   watch_all(m, w);
   double t = 0;
   run_until_idle(m, &t);
-  tress_hair_manager_stats s = tress_hair_manager_stats_get(m);
+  tress_hair_manager_stats s = tress_hair_manager_get_stats(m);
   tress_hair_manager_destroy(m);
   if (!inline_jobs) host_pool_stop(&pool);
   return s;
@@ -396,7 +396,7 @@ static void test_budget_caps_bytes_in_flight(void **state) {
     assert_int_equal(s.peak_inflight_bytes, largest);
     assert_int_equal(s.rigs_applied, N);
     assert_int_equal(s.binds, N);
-    for (int i = 0; i < N; i++) assert_true(tress_id_equal(w.rigged_order[i], w.models[i]));
+    for (int i = 0; i < N; i++) assert_true(tress_id_is_equal(w.rigged_order[i], w.models[i]));
     world_free(&w);
   }
 }
@@ -417,15 +417,15 @@ static void test_waiting_rig_of_a_destroyed_character_never_starts(void **state)
   tress_hair_manager_update(m, 0.0);
   tress_hair_manager_update(m, 0.3);
   assert_int_equal(held.submitted, 1);
-  assert_int_equal(tress_hair_manager_stats_get(m).queued, 2);
+  assert_int_equal(tress_hair_manager_get_stats(m).queued, 2);
   tress_instance_destroy(w.scene, w.models[1]);
   double t = 0.35;
-  for (int frame = 0; frame < 20 && tress_hair_manager_busy(m); frame++, t += 1.0 / 60.0) {
+  for (int frame = 0; frame < 20 && tress_hair_manager_is_busy(m); frame++, t += 1.0 / 60.0) {
     host_run_held(&held);
     tress_hair_manager_update(m, t);
   }
-  assert_false(tress_hair_manager_busy(m));
-  tress_hair_manager_stats s = tress_hair_manager_stats_get(m);
+  assert_false(tress_hair_manager_is_busy(m));
+  tress_hair_manager_stats s = tress_hair_manager_get_stats(m);
   assert_int_equal(held.submitted, 2);
   assert_int_equal(s.rigs_started, 2);
   assert_int_equal(s.rigs_applied, 2);
@@ -506,7 +506,7 @@ static void test_destroy_while_the_host_pool_runs(void **state) {
       pthread_mutex_unlock(&pool.lock);
     }
     if (round & 1) tress_hair_manager_update(m, 0.31); /* sometimes collect a few first */
-    uint32_t applied = tress_hair_manager_stats_get(m).rigs_applied; /* their parts hold the bake now */
+    uint32_t applied = tress_hair_manager_get_stats(m).rigs_applied; /* their parts hold the bake now */
     tress_hair_manager_destroy(m);
     assert_int_equal(total_refs(&w), refs - (int32_t)applied);
     assert_int_equal(markers(&w), 0);

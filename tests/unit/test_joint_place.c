@@ -24,7 +24,7 @@ static tress_xform turned(float x, float y, float z, float radians) {
 
 static void make(rig2 *r) {
   r->scene = tress_scene_create();
-  tress_id root = tress_scene_root(r->scene);
+  tress_id root = tress_scene_get_root(r->scene);
   r->body = tress_instance_create(r->scene, TRESS_KIND_PART, "Head", root);
   r->handle = tress_instance_create(r->scene, TRESS_KIND_PART, "Handle", root);
   r->joint = tress_instance_create(r->scene, TRESS_KIND_JOINT, "Joint", r->handle);
@@ -40,13 +40,14 @@ static void weld(rig2 *r, bool handle_is_part0) {
   j.c0 = turned(0.0f, 0.5f, 0.1f, 0.4f);
   j.c1 = turned(0.2f, -0.3f, 0.0f, -1.1f);
   j.enabled = true;
-  tress_joint_set(r->scene, r->joint, &j);
+  tress_joint_set_def(r->scene, r->joint, &j);
 }
 
 static float weld_error(const rig2 *r) {
-  const tress_joint *j = tress_joint_get(r->scene, r->joint);
-  tress_xform a = tress_xform_mul(tress_part_cframe(r->scene, j->part0), j->c0);
-  tress_xform b = tress_xform_mul(tress_part_cframe(r->scene, j->part1), j->c1);
+  tress_joint j;
+  assert_true(tress_joint_get_def(r->scene, r->joint, &j));
+  tress_xform a = tress_xform_mul(tress_part_get_cframe(r->scene, j.part0), j.c0);
+  tress_xform b = tress_xform_mul(tress_part_get_cframe(r->scene, j.part1), j.c1);
   return tress_xform_distance(a, b);
 }
 
@@ -57,10 +58,10 @@ static void test_weld_places_either_side(void **state) {
     make(&r);
     weld(&r, side == 0);
     assert_true(weld_error(&r) > 1.0f);
-    tress_xform body = tress_part_cframe(r.scene, r.body);
+    tress_xform body = tress_part_get_cframe(r.scene, r.body);
     assert_true(tress_joint_place(r.scene, r.joint, r.handle));
     assert_true(weld_error(&r) < 1e-5f);
-    assert_true(tress_xform_distance(tress_part_cframe(r.scene, r.body), body) == 0.0f); /* the body stays */
+    assert_true(tress_xform_distance(tress_part_get_cframe(r.scene, r.body), body) == 0.0f); /* the body stays */
     tress_scene_destroy(r.scene);
   }
 }
@@ -79,9 +80,9 @@ static void test_rigid_constraint_places_either_side(void **state) {
     j.attachment0 = side == 0 ? on_handle : on_body;
     j.attachment1 = side == 0 ? on_body : on_handle;
     j.enabled = true;
-    tress_joint_set(r.scene, r.joint, &j);
+    tress_joint_set_def(r.scene, r.joint, &j);
     assert_true(tress_joint_place(r.scene, r.joint, r.handle));
-    float d = tress_xform_distance(tress_attachment_world(r.scene, on_handle), tress_attachment_world(r.scene, on_body));
+    float d = tress_xform_distance(tress_attachment_get_world(r.scene, on_handle), tress_attachment_get_world(r.scene, on_body));
     assert_true(d < 1e-5f);
     tress_scene_destroy(r.scene);
   }
@@ -97,12 +98,12 @@ static void test_weld_constraint_keeps_its_captured_offset(void **state) {
     j.part0 = side == 0 ? r.handle : r.body;
     j.part1 = side == 0 ? r.body : r.handle;
     j.enabled = true;
-    tress_joint_set(r.scene, r.joint, &j); /* captures part0^-1 * part1 */
-    tress_xform offset = tress_joint_weld_constraint_offset(r.scene, r.joint);
+    tress_joint_set_def(r.scene, r.joint, &j); /* captures part0^-1 * part1 */
+    tress_xform offset = tress_joint_get_weld_constraint_offset(r.scene, r.joint);
     tress_part_set_cframe(r.scene, r.body, turned(-3.0f, 1.0f, 0.5f, 2.0f)); /* the body moves on */
     assert_true(tress_joint_place(r.scene, r.joint, r.handle));
-    tress_xform now = tress_xform_mul(tress_xform_inverse(tress_part_cframe(r.scene, j.part0)),
-                                      tress_part_cframe(r.scene, j.part1));
+    tress_xform now = tress_xform_mul(tress_xform_inverse(tress_part_get_cframe(r.scene, j.part0)),
+                                      tress_part_get_cframe(r.scene, j.part1));
     assert_true(tress_xform_distance(now, offset) < 1e-4f); /* float error of a 40-unit offset */
     tress_scene_destroy(r.scene);
   }
@@ -113,14 +114,14 @@ static void test_refuses_a_part_it_does_not_hold_and_a_disabled_joint(void **sta
   rig2 r;
   make(&r);
   weld(&r, false);
-  tress_id stranger = tress_instance_create(r.scene, TRESS_KIND_PART, "Stranger", tress_scene_root(r.scene));
-  tress_xform before = tress_part_cframe(r.scene, stranger);
+  tress_id stranger = tress_instance_create(r.scene, TRESS_KIND_PART, "Stranger", tress_scene_get_root(r.scene));
+  tress_xform before = tress_part_get_cframe(r.scene, stranger);
   assert_false(tress_joint_place(r.scene, r.joint, stranger));
-  assert_true(tress_xform_distance(tress_part_cframe(r.scene, stranger), before) == 0.0f);
+  assert_true(tress_xform_distance(tress_part_get_cframe(r.scene, stranger), before) == 0.0f);
   tress_joint_set_enabled(r.scene, r.joint, false);
-  before = tress_part_cframe(r.scene, r.handle);
+  before = tress_part_get_cframe(r.scene, r.handle);
   assert_false(tress_joint_place(r.scene, r.joint, r.handle));
-  assert_true(tress_xform_distance(tress_part_cframe(r.scene, r.handle), before) == 0.0f);
+  assert_true(tress_xform_distance(tress_part_get_cframe(r.scene, r.handle), before) == 0.0f);
   tress_scene_destroy(r.scene);
 }
 

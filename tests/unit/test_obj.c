@@ -16,10 +16,10 @@
 
 static void test_sample_obj_matches_glb(void **state) {
   (void)state;
-  char err[TRESS_OBJ_ERROR_MAX];
-  tress_mesh *obj = tress_mesh_file_load("assets/meshes/hair_bob.obj", err);
-  if (!obj) fail_msg("%s", err);
-  tress_mesh *glb = tress_mesh_file_load("assets/meshes/hair_bob.glb", err);
+  tress_error err = {0};
+  tress_mesh *obj = tress_mesh_file_load("assets/meshes/hair_bob.obj", &err);
+  if (!obj) fail_msg("%s", err.message);
+  tress_mesh *glb = tress_mesh_file_load("assets/meshes/hair_bob.glb", &err);
   assert_non_null(glb);
   assert_int_equal(obj->vertex_count, glb->vertex_count);
   assert_int_equal(obj->index_count, glb->index_count);
@@ -36,8 +36,8 @@ static void test_sample_obj_matches_glb(void **state) {
       assert_float_equal(obj->uvs[2 * obj->indices[i] + k], glb->uvs[2 * glb->indices[i] + k], 1e-5f);
   /* And it rigs like the glb does. */
   tress_rig_output a, b;
-  assert_int_equal(tress_rig_mesh(obj, NULL, &a), TRESS_RIG_OK);
-  assert_int_equal(tress_rig_mesh(glb, NULL, &b), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(obj, NULL, &a, NULL), TRESS_RIG_OK);
+  assert_int_equal(tress_rig_mesh(glb, NULL, &b, NULL), TRESS_RIG_OK);
   for (uint32_t j = 0; j < a.bone_count; j++) {
     assert_string_equal(a.bones[j].name, b.bones[j].name);
     for (int k = 0; k < 3; k++) assert_float_equal(a.bones[j].bind_pos[k], b.bones[j].bind_pos[k], 1e-4f);
@@ -59,9 +59,9 @@ static void test_polygons_and_indices(void **state) {
     "f 1/1/1 2/2/1 3/3/1 4/4/1\n"
     "v 2 0 0\nv 3 0 0\nv 3 1 0\nv 2.5 2 0\nv 2 1 0\n"
     "f -5 -4 -3 -2 -1   # negative indices, position only\n";
-  char err[TRESS_OBJ_ERROR_MAX];
-  tress_mesh *m = tress_obj_read_memory(text, strlen(text), err);
-  if (!m) fail_msg("%s", err);
+  tress_error err = {0};
+  tress_mesh *m = tress_obj_read_memory(text, strlen(text), &err);
+  if (!m) fail_msg("%s", err.message);
   /* Quad: 4 corners -> 2 triangles; pentagon: 5 corners -> 3 triangles. */
   assert_int_equal(m->index_count, 3 * (2 + 3));
   assert_int_equal(m->vertex_count, 4 + 5);
@@ -75,7 +75,7 @@ static void test_polygons_and_indices(void **state) {
 
   /* OBJ's v runs up from the image's bottom, glTF's down from its top: vt 1 0.25 is (1, 0.75). */
   const char *textured = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0.25\nvt 0 1\nf 1/1 2/2 3/3\n";
-  m = tress_obj_read_memory(textured, strlen(textured), err);
+  m = tress_obj_read_memory(textured, strlen(textured), &err);
   assert_non_null(m);
   assert_non_null(m->uvs);
   const float want[6] = {0, 1, 1, 0.75f, 0, 0};
@@ -84,7 +84,7 @@ static void test_polygons_and_indices(void **state) {
 
   /* Shared corners are one vertex; normals kept when every corner has one. */
   const char *shared = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nvn 0 0 1\nf 1//1 2//1 3//1\nf 2//1 4//1 3//1\n";
-  m = tress_obj_read_memory(shared, strlen(shared), err);
+  m = tress_obj_read_memory(shared, strlen(shared), &err);
   assert_non_null(m);
   assert_int_equal(m->vertex_count, 4);
   assert_non_null(m->normals);
@@ -109,14 +109,27 @@ static void test_bad_obj(void **state) {
     {"", "no faces"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char err[TRESS_OBJ_ERROR_MAX];
-    tress_mesh *m = tress_obj_read_memory(cases[i].text, strlen(cases[i].text), err);
+    tress_error err = {0};
+    tress_mesh *m = tress_obj_read_memory(cases[i].text, strlen(cases[i].text), &err);
     if (m) fail_msg("case %zu accepted", i);
-    if (!strstr(err, cases[i].expect)) fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].expect);
+    if (!strstr(err.message, cases[i].expect)) fail_msg("case %zu: '%s' lacks '%s'", i, err.message, cases[i].expect);
+    assert_int_not_equal(err.code, 0); /* the caller's error has a code as well as words */
+    /* err may be NULL: the same refusal, nothing written anywhere */
+    assert_null(tress_obj_read_memory(cases[i].text, strlen(cases[i].text), NULL));
   }
-  char err[TRESS_OBJ_ERROR_MAX];
-  assert_null(tress_obj_load("assets/meshes/does_not_exist.obj", err));
-  assert_non_null(strstr(err, "cannot open"));
+  tress_error err = {0};
+  assert_null(tress_obj_load("assets/meshes/does_not_exist.obj", &err));
+  assert_non_null(strstr(err.message, "cannot open"));
+  assert_int_not_equal(err.code, 0);
+  assert_null(tress_obj_load("assets/meshes/does_not_exist.obj", NULL));
+  /* a failed write returns the code it puts in err */
+  tress_mesh *empty = tress_mesh_create(&(tress_mesh_def){0});
+  tress_error werr = {0};
+  int rc = tress_obj_write(empty, "/nonexistent-dir/x.obj", &werr);
+  assert_int_not_equal(rc, 0);
+  assert_int_equal(rc, werr.code);
+  assert_true(werr.message[0] != '\0');
+  tress_mesh_release(empty);
 }
 
 int main(void) {

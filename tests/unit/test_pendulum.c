@@ -20,7 +20,7 @@ static const kind_case KIND_CASES[] = {
 /* The joint the pendulum writes: the worn joint, or the CKSwayWeld that replaced a WeldConstraint. */
 static tress_id steered_joint(const acc_character *c, const acc_worn *w) {
   if (w->kind != TRESS_JOINT_WELD_CONSTRAINT) return w->joint;
-  return tress_instance_find_child(c->scene, tress_instance_parent(c->scene, w->joint), "CKSwayWeld");
+  return tress_instance_find_child(c->scene, tress_instance_get_parent(c->scene, w->joint), "CKSwayWeld");
 }
 
 /* Swing now, in degrees: the steered handle-side offset against the one captured at bind. */
@@ -42,20 +42,21 @@ static void test_each_joint_kind_sways_and_destroy_restores(void **state) {
     acc_character c = acc_character_make();
     acc_worn w = acc_wear(&c, "Hair", TRESS_ACCESSORY_HAIR, KIND_CASES[i].kind, KIND_CASES[i].side0, false);
     acc_scene_state before = acc_state(c.scene, &w);
-    tress_xform wc_before = tress_joint_weld_constraint_offset(c.scene, w.joint);
+    tress_xform wc_before = tress_joint_get_weld_constraint_offset(c.scene, w.joint);
     float wind[3] = {40, 0, 10};
     tress_sim *sim = acc_sim(c.scene, acc_wind, wind, 20, 1000);
     tress_handle_id h;
     assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, &h), TRESS_OK);
     tress_id steered = steered_joint(&c, &w);
-    assert_true(tress_instance_valid(c.scene, steered));
+    assert_true(tress_instance_is_valid(c.scene, steered));
     if (w.kind == TRESS_JOINT_WELD_CONSTRAINT) {
       /* swapped: an equivalent Weld holds the handle, the constraint is disabled */
-      const tress_joint *sw = tress_joint_get(c.scene, steered);
+      tress_joint sw_copy;
+      const tress_joint *sw = tress_joint_get_def(c.scene, steered, &sw_copy) ? &sw_copy : NULL;
       assert_int_equal(sw->kind, TRESS_JOINT_WELD);
-      assert_false(tress_joint_get(c.scene, w.joint)->enabled);
-      tress_xform a = tress_xform_mul(tress_part_cframe(c.scene, sw->part0), sw->c0);
-      tress_xform b = tress_xform_mul(tress_part_cframe(c.scene, sw->part1), sw->c1);
+      assert_false(acc_joint(c.scene, w.joint).enabled);
+      tress_xform a = tress_xform_mul(tress_part_get_cframe(c.scene, sw->part0), sw->c0);
+      tress_xform b = tress_xform_mul(tress_part_get_cframe(c.scene, sw->part1), sw->c1);
       assert_true(tress_xform_distance(a, b) < 1e-5f);
     }
     tress_xform orig = acc_handle_offset(c.scene, steered, w.handle_attachment, w.handle_is_side0);
@@ -67,18 +68,18 @@ static void test_each_joint_kind_sways_and_destroy_restores(void **state) {
     }
     assert_true(most > 3.0f);
     /* the handle part follows the joint: it moved away from its worn pose */
-    assert_true(tress_xform_distance(tress_part_cframe(c.scene, w.handle), before.handle_cframe) > 1e-3f);
+    assert_true(tress_xform_distance(tress_part_get_cframe(c.scene, w.handle), before.handle_cframe) > 1e-3f);
     tress_handle_destroy(sim, h);
     assert_false(tress_handle_is_valid(sim, h));
     assert_int_equal(tress_sim_get_stats(sim).bound, 0);
     acc_scene_state after = acc_state(c.scene, &w);
     if (w.kind == TRESS_JOINT_WELD_CONSTRAINT) {
       /* the swap weld is gone and the constraint holds the worn pose again */
-      assert_false(tress_instance_valid(c.scene, steered));
-      assert_true(tress_joint_get(c.scene, w.joint)->enabled);
+      assert_false(tress_instance_is_valid(c.scene, steered));
+      assert_true(acc_joint(c.scene, w.joint).enabled);
       assert_int_equal(after.instances, before.instances);
       assert_true(tress_xform_distance(after.handle_cframe, before.handle_cframe) < 1e-5f);
-      tress_xform held = tress_joint_weld_constraint_offset(c.scene, w.joint);
+      tress_xform held = tress_joint_get_weld_constraint_offset(c.scene, w.joint);
       assert_true(acc_xform_bits_equal(held, wc_before)); /* the captured offset, bit for bit */
     } else {
       /* both offsets (or the attachment cframe) bit for bit */
@@ -124,7 +125,7 @@ static void test_body_motion_sways_the_accessory(void **state) {
 /* The hinge's world frame the test expects (body side), and the handle's worn pose from it. */
 static tress_xform expected_joint_world(const acc_character *c, const acc_worn *w) {
   (void)w; /* every fixture joint sits at acc_body_side() on the head */
-  return tress_xform_mul(tress_part_cframe(c->scene, c->head), acc_body_side());
+  return tress_xform_mul(tress_part_get_cframe(c->scene, c->head), acc_body_side());
 }
 
 static void test_swing_never_exceeds_the_clamp(void **state) {
@@ -157,7 +158,7 @@ static void test_swing_never_exceeds_the_clamp(void **state) {
       if (a > most) most = a;
       /* the handle the renderer draws: rotated about the hinge by no more than the clamp */
       tress_xform worn = tress_xform_mul(expected_joint_world(&c, &w), worn_local);
-      tress_xform drawn = tress_part_cframe(c.scene, w.handle);
+      tress_xform drawn = tress_part_get_cframe(c.scene, w.handle);
       assert_true(acc_quat_angle_deg(worn.q, drawn.q) <= 20.0f + 0.01f);
       float lever_worn[3], lever_drawn[3];
       tress_xform J = expected_joint_world(&c, &w);
@@ -209,7 +210,7 @@ static void test_centred_handle_swings_on_a_synthetic_lever(void **state) {
   tress_xform orig = acc_handle_offset(c.scene, w.joint, (tress_id){0}, false);
   tress_xform hinge = expected_joint_world(&c, &w);
   acc_run(sim, 1.0 / 60, 120);
-  tress_xform drawn = tress_part_cframe(c.scene, w.handle);
+  tress_xform drawn = tress_part_get_cframe(c.scene, w.handle);
   /* it turned, about its own centre (the hinge), without NaNs */
   assert_true(tress_xform_is_finite(drawn));
   assert_true(swing_deg(&c, &w, orig) > 3.0f);
@@ -236,14 +237,14 @@ static void test_follows_animation_and_snaps_on_teleport(void **state) {
   s.gravity_scale = 0;
   s.stiffness = 0.3f;
   assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, &s, NULL), TRESS_OK);
-  tress_xform orig = tress_attachment_cframe(c.scene, w.handle_attachment);
+  tress_xform orig = tress_attachment_get_cframe(c.scene, w.handle_attachment);
   acc_run(sim, 1.0 / 60, 5);
   /* turn the head 90 degrees and hold: the accessory settles back onto its worn pose */
   tress_part_set_cframe(c.scene, c.head, acc_rot(0, 1, 0, 90, 0, 5, 0));
   acc_run(sim, 1.0 / 60, 240);
   assert_true(swing_deg(&c, &w, orig) < 0.05f);
   tress_xform worn = tress_xform_mul(expected_joint_world(&c, &w), tress_xform_inverse(orig));
-  assert_true(tress_xform_distance(tress_part_cframe(c.scene, w.handle), worn) < 1e-3f);
+  assert_true(tress_xform_distance(tress_part_get_cframe(c.scene, w.handle), worn) < 1e-3f);
   /* teleport 200 units: the next frame shows the worn pose, no whip */
   tress_part_set_cframe(c.scene, c.head, acc_rot(0, 1, 0, 90, 200, 5, 0));
   assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
@@ -273,7 +274,7 @@ static void test_reset_under_root_snaps_the_pendulum(void **state) {
       assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
     }
     assert_true(swing_deg(&c, &w, orig) > 1.0f);
-    tress_id root = tress_instance_parent(c.scene, w.accessory); /* the accessory lies under it */
+    tress_id root = tress_instance_get_parent(c.scene, w.accessory); /* the accessory lies under it */
     if (marked) tress_sim_reset(sim, root);
     assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
     float after = swing_deg(&c, &w, orig);
@@ -292,10 +293,10 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
 
   /* no Handle */
   tress_id bare = tress_instance_create(c.scene, TRESS_KIND_ACCESSORY, "Bare", c.model);
-  uint32_t n = tress_scene_instance_count(c.scene);
+  uint32_t n = tress_scene_get_instance_count(c.scene);
   assert_int_equal(tress_sim_bind_accessory(sim, bare, NULL, &h), TRESS_ERR_NOTHING_TO_BIND);
   assert_true(tress_handle_is_null(h));
-  assert_int_equal(tress_scene_instance_count(c.scene), n);
+  assert_int_equal(tress_scene_get_instance_count(c.scene), n);
 
   /* a Handle but no joint holding it on; a disabled joint holds nothing */
   acc_worn loose = acc_wear(&c, "Loose", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
@@ -308,9 +309,9 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
   /* a joint pointing at a destroyed body part */
   acc_worn stale = acc_wear(&c, "Stale", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
   tress_id old_head = tress_instance_create(c.scene, TRESS_KIND_PART, "OldHead", c.model);
-  tress_joint jd = *tress_joint_get(c.scene, stale.joint);
+  tress_joint jd = acc_joint(c.scene, stale.joint);
   jd.part0 = old_head;
-  tress_joint_set(c.scene, stale.joint, &jd);
+  tress_joint_set_def(c.scene, stale.joint, &jd);
   tress_instance_destroy(c.scene, old_head);
   st = acc_state(c.scene, &stale);
   assert_int_equal(tress_sim_bind_accessory(sim, stale.accessory, NULL, &h), TRESS_ERR_STALE_ID);
@@ -330,10 +331,10 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
   for (int kind = 0; kind < 2; kind++) {
     for (int side = 0; side < 2; side++) {
       acc_worn nan_w = acc_wear(&c, "NaN", TRESS_ACCESSORY_HAIR, kind ? TRESS_JOINT_MOTOR6D : TRESS_JOINT_WELD, false, false);
-      jd = *tress_joint_get(c.scene, nan_w.joint);
+      jd = acc_joint(c.scene, nan_w.joint);
       if (side) jd.c1.p[1] = NAN;
       else jd.c0.q[2] = NAN;
-      tress_joint_set(c.scene, nan_w.joint, &jd);
+      tress_joint_set_def(c.scene, nan_w.joint, &jd);
       st = acc_state(c.scene, &nan_w);
       assert_int_equal(tress_sim_bind_accessory(sim, nan_w.accessory, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
       st2 = acc_state(c.scene, &nan_w);
@@ -342,7 +343,7 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
   }
   /* NaN in the handle attachment of a RigidConstraint and of a WeldConstraint (no swap made) */
   acc_worn nan_r = acc_wear(&c, "NaNRigid", TRESS_ACCESSORY_HAT, TRESS_JOINT_RIGID_CONSTRAINT, false, false);
-  tress_xform bad = tress_attachment_cframe(c.scene, nan_r.handle_attachment);
+  tress_xform bad = tress_attachment_get_cframe(c.scene, nan_r.handle_attachment);
   bad.q[0] = NAN;
   tress_attachment_set_cframe(c.scene, nan_r.handle_attachment, bad);
   st = acc_state(c.scene, &nan_r);
@@ -355,7 +356,7 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
   assert_int_equal(tress_sim_bind_accessory(sim, nan_wc.accessory, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
   st2 = acc_state(c.scene, &nan_wc);
   acc_assert_state_equal(&st, &st2);
-  assert_true(tress_joint_get(c.scene, nan_wc.joint)->enabled);
+  assert_true(acc_joint(c.scene, nan_wc.joint).enabled);
 
   /* bad settings, wrong kinds, stale ids */
   acc_worn good = acc_wear(&c, "Good", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
@@ -381,7 +382,7 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
   s.damping = 3;
   assert_int_equal(tress_sim_bind_accessory(sim, good.accessory, &s, &h), TRESS_OK);
   acc_run(sim, 1.0 / 60, 30);
-  assert_true(tress_xform_is_finite(tress_part_cframe(c.scene, good.handle)));
+  assert_true(tress_xform_is_finite(tress_part_get_cframe(c.scene, good.handle)));
   /* live settings: NaN refused, wrong handle kind refused */
   assert_int_equal(tress_handle_set_accessory_settings(sim, h, &(tress_accessory_settings){NAN, 0, 0, 0, 0}),
                    TRESS_ERR_INVALID_ARGUMENT);
@@ -440,8 +441,8 @@ static void test_joint_destroyed_mid_sim_releases_the_handle(void **state) {
       assert_int_equal(tress_sim_get_stats(sim).bound, 0);
       if (w.kind == TRESS_JOINT_WELD_CONSTRAINT) {
         /* whatever went, the swap weld went with the handle */
-        assert_false(tress_instance_valid(c.scene, weld));
-        if (tress_instance_valid(c.scene, w.joint)) assert_true(tress_joint_get(c.scene, w.joint)->enabled);
+        assert_false(tress_instance_is_valid(c.scene, weld));
+        if (tress_instance_is_valid(c.scene, w.joint)) assert_true(acc_joint(c.scene, w.joint).enabled);
       }
       acc_run(sim, 1.0 / 60, 2);
       tress_sim_destroy(sim);
@@ -488,14 +489,14 @@ static void test_pendulums_skip_the_budget_but_distance_cull(void **state) {
   float far[3] = {0, 5, 1000};
   tress_sim_set_camera(sim, far);
   tress_xform frozen = acc_handle_offset(c.scene, w.joint, (tress_id){0}, false);
-  tress_xform frozen_handle = tress_part_cframe(c.scene, w.handle);
+  tress_xform frozen_handle = tress_part_get_cframe(c.scene, w.handle);
   for (int f = 0; f < 20; f++) {
     assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
     assert_int_equal(tress_sim_get_stats(sim).simulated, 0);
   }
   assert_false(tress_handle_is_awake(sim, ha));
   assert_true(acc_xform_bits_equal(acc_handle_offset(c.scene, w.joint, (tress_id){0}, false), frozen));
-  assert_true(acc_xform_bits_equal(tress_part_cframe(c.scene, w.handle), frozen_handle));
+  assert_true(acc_xform_bits_equal(tress_part_get_cframe(c.scene, w.handle), frozen_handle));
   /* back in range: awake again */
   tress_sim_set_camera(sim, near);
   assert_int_equal(tress_sim_step(sim, 1.0 / 60), TRESS_OK);
@@ -515,7 +516,7 @@ static void test_joint_search_order(void **state) {
   acc_worn w = acc_wear(&c, "Hair", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
   assert_true(tress_instance_set_parent(c.scene, w.joint, c.head));
   tress_id weld = w.joint;
-  tress_xform weld_c1 = tress_joint_get(c.scene, weld)->c1;
+  tress_xform weld_c1 = acc_joint(c.scene, weld).c1;
   tress_id ha = tress_instance_create(c.scene, TRESS_KIND_ATTACHMENT, "HairAttachment", w.handle);
   tress_attachment_set_cframe(c.scene, ha, acc_handle_side(false));
   tress_id ba = tress_instance_create(c.scene, TRESS_KIND_ATTACHMENT, "HairAttachment", c.head);
@@ -527,22 +528,22 @@ static void test_joint_search_order(void **state) {
   def.attachment0 = ba;
   def.attachment1 = ha;
   def.enabled = true;
-  tress_joint_set(c.scene, rigid, &def);
+  tress_joint_set_def(c.scene, rigid, &def);
   tress_handle_id h;
   assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, &h), TRESS_OK);
-  tress_xform ha_orig = tress_attachment_cframe(c.scene, ha);
+  tress_xform ha_orig = tress_attachment_get_cframe(c.scene, ha);
   acc_run(sim, 1.0 / 60, 30);
-  tress_xform ha_now = tress_attachment_cframe(c.scene, ha);
+  tress_xform ha_now = tress_attachment_get_cframe(c.scene, ha);
   assert_true(acc_quat_angle_deg(ha_now.q, ha_orig.q) > 3.0f); /* the rigid constraint steers */
-  assert_true(acc_xform_bits_equal(tress_joint_get(c.scene, weld)->c1, weld_c1)); /* the weld does not */
+  assert_true(acc_xform_bits_equal(acc_joint(c.scene, weld).c1, weld_c1)); /* the weld does not */
   tress_handle_destroy(sim, h);
   /* without the accessory-tier joint, the weld under the Head (model tier) is found */
   tress_instance_destroy(c.scene, rigid);
   assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, &h), TRESS_OK);
   acc_run(sim, 1.0 / 60, 30);
-  assert_true(acc_quat_angle_deg(tress_joint_get(c.scene, weld)->c1.q, weld_c1.q) > 3.0f);
+  assert_true(acc_quat_angle_deg(acc_joint(c.scene, weld).c1.q, weld_c1.q) > 3.0f);
   tress_handle_destroy(sim, h);
-  assert_true(acc_xform_bits_equal(tress_joint_get(c.scene, weld)->c1, weld_c1));
+  assert_true(acc_xform_bits_equal(acc_joint(c.scene, weld).c1, weld_c1));
   /* outside any model there is no model tier: a loose accessory's weld under a folder is not found */
   tress_id folder = tress_instance_create(c.scene, TRESS_KIND_FOLDER, "Props", c.workspace);
   assert_true(tress_instance_set_parent(c.scene, w.accessory, folder));
@@ -576,7 +577,7 @@ static void test_sim_destroy_restores_every_accessory(void **state) {
     assert_int_equal(after.joint.enabled, true);
     assert_true(tress_xform_distance(after.handle_cframe, before[i].handle_cframe) < 1e-5f);
   }
-  assert_int_equal(tress_scene_instance_count(c.scene), before[KIND_CASE_COUNT - 1].instances);
+  assert_int_equal(tress_scene_get_instance_count(c.scene), before[KIND_CASE_COUNT - 1].instances);
   tress_scene_destroy(c.scene);
 }
 

@@ -51,7 +51,7 @@ static void test_seed_worked_example(void **state) {
   assert_int_equal(n, 13);
   tress_plan_opts o = seed_opts();
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.bone_count, 7);
   /* The seed's table, 1-based parents mapped to 0-based (-1 = none). */
   const char *names[7] = {"HairRoot", "Hair_S1_B1", "Hair_S1_B2", "Hair_S1_B3", "Hair_S2_B1", "Hair_S2_B2", "Hair_S2_B3"};
@@ -87,7 +87,7 @@ static void test_seed_worked_example(void **state) {
     assert_non_null(strstr(p.bones[p.joints[2 * i]].name, "_B3"));
     assert_true(p.weights[2 * i] > 0.5f);
   }
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
   assert_null(p.bones);
 }
 
@@ -137,7 +137,7 @@ static void test_weights_sum_sorted_and_bounded(void **state) {
     o.has_root = true;
     o.max_influences = mi;
     tress_plan_result p;
-    assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+    assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_OK);
     uint32_t clamped = mi < 1 ? 1 : mi > 4 ? 4 : mi;
     assert_int_equal(p.max_influences, clamped);
     check_weights(&p, clamped);
@@ -148,7 +148,7 @@ static void test_weights_sum_sorted_and_bounded(void **state) {
         assert_int_equal(p.joints[clamped * i], 0);
         assert_true(p.weights[clamped * i] == 1.0f);
       }
-    tress_plan_free(&p);
+    tress_plan_result_free(&p);
   }
   assert_true(saw_two);
   free(v);
@@ -163,7 +163,7 @@ static void test_blend_values(void **state) {
   o.has_root = true;
   o.sectors = 1;
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, 3, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, 3, &o, &p), TRESS_PLAN_OK);
   /* v0: band 1, fraction .25, leans up but B1 has no chain bone above: B1 alone. */
   assert_int_equal(p.influence_count[0], 1);
   assert_int_equal(p.joints[0], 1);
@@ -176,7 +176,7 @@ static void test_blend_values(void **state) {
   /* Band 1 (B1) holds only v0, band 3 only v2: centroids sit on them. */
   assert_float_equal(p.bones[1].position[1], -0.25f, 1e-5f);
   assert_float_equal(p.bones[3].position[1], -3.0f, 1e-5f);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
 }
 
 /* Vertices above the root never pull centroids. */
@@ -187,14 +187,14 @@ static void test_above_root_does_not_pull(void **state) {
   o.has_root = true;
   o.sectors = 1;
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, 5, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, 5, &o, &p), TRESS_PLAN_OK);
   for (uint32_t b = 1; b < p.bone_count; b++) {
     assert_float_equal(p.bones[b].position[0], 1.0f, 1e-5f);
     assert_float_equal(p.bones[b].position[2], 0.0f, 1e-5f);
   }
   assert_int_equal(p.joints[2 * 3], 0);
   assert_int_equal(p.joints[2 * 4], 0);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
 }
 
 /* Empty bands and empty sectors still get bones, every chain the same length. */
@@ -207,7 +207,7 @@ static void test_empty_bands_interpolated(void **state) {
   o.sectors = 3;
   o.segments = 6;
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, 3, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, 3, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.bone_count, 19);
   /* Sector 1 bands 2..5 are between the two filled bands, strictly descending. */
   for (int b = 1; b < 6; b++) assert_true(p.bones[1 + b].position[1] < p.bones[b].position[1]);
@@ -221,7 +221,7 @@ static void test_empty_bands_interpolated(void **state) {
       assert_true(isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]));
       if (b > 0) assert_true(q[1] < p.bones[6 * s + b].position[1]);
     }
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
 }
 
 /* Sector 1 is where the hair is densest, whatever the world's axes: four clumps around a down
@@ -247,13 +247,13 @@ static void test_sector_reference(void **state) {
     o.segments = 1;
     o.max_influences = 1;
     tress_plan_result p;
-    assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+    assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_OK);
     /* The dense clump on S1, then +Z (or -X when turned) on S2, and so on round. */
     for (int i = 0; i < 3; i++) assert_int_equal(p.joints[i], 1);
     for (int c = 1; c < 4; c++) assert_int_equal(p.joints[2 + c], 1 + c);
     assert_float_equal(p.reference[0], turn ? 0.0f : 1.0f, 0.03f);
     assert_float_equal(p.reference[2], turn ? 1.0f : 0.0f, 0.03f);
-    tress_plan_free(&p);
+    tress_plan_result_free(&p);
   }
 }
 
@@ -263,50 +263,50 @@ static void test_bad_input(void **state) {
   tress_plan_opts o = seed_opts();
   float v[13 * 3];
   uint32_t n = seed_cloud(v);
-  assert_int_equal(tress_plan(v, 0, &o, &p), TRESS_PLAN_ERR_EMPTY);
+  assert_int_equal(tress_plan_build(v, 0, &o, &p), TRESS_PLAN_ERR_EMPTY);
   assert_null(p.bones);
-  assert_int_equal(tress_plan(NULL, 5, &o, &p), TRESS_PLAN_ERR_EMPTY);
+  assert_int_equal(tress_plan_build(NULL, 5, &o, &p), TRESS_PLAN_ERR_EMPTY);
   /* All vertices at or above the root plane. */
   o.root[1] = 10.0f;
   float above[] = {0, 10, 0, 1, 11, 0, -3, 12, 2};
-  assert_int_equal(tress_plan(above, 3, &o, &p), TRESS_PLAN_ERR_ABOVE_ROOT);
+  assert_int_equal(tress_plan_build(above, 3, &o, &p), TRESS_PLAN_ERR_ABOVE_ROOT);
   /* NaN and infinity anywhere. */
   float bad[13 * 3];
   for (int k = 0; k < 3; k++) {
     memcpy(bad, v, sizeof v);
     bad[3 * 7 + k] = NAN;
-    assert_int_equal(tress_plan(bad, n, &o, &p), TRESS_PLAN_ERR_NOT_FINITE);
+    assert_int_equal(tress_plan_build(bad, n, &o, &p), TRESS_PLAN_ERR_NOT_FINITE);
     bad[3 * 7 + k] = INFINITY;
-    assert_int_equal(tress_plan(bad, n, &o, &p), TRESS_PLAN_ERR_NOT_FINITE);
+    assert_int_equal(tress_plan_build(bad, n, &o, &p), TRESS_PLAN_ERR_NOT_FINITE);
   }
   /* Sectors / segments 0 or absurd; zero or NaN axis; no root. */
   uint32_t counts[] = {0, TRESS_PLAN_MAX_SECTORS + 1, 1000000, UINT32_MAX};
   for (int i = 0; i < 4; i++) {
     o = seed_opts();
     o.sectors = counts[i];
-    assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
+    assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
     o = seed_opts();
     o.segments = counts[i];
-    assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
+    assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
   }
   o = seed_opts();
   o.axis[1] = 0.0f;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
   o.axis[1] = NAN;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_OPTIONS);
   o = seed_opts();
   o.has_root = false;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_ERR_NO_ROOT);
-  assert_string_equal(tress_plan_status_message(TRESS_PLAN_ERR_ABOVE_ROOT), "every vertex is at or above the root plane");
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_NO_ROOT);
+  assert_string_equal(tress_plan_status_name(TRESS_PLAN_ERR_ABOVE_ROOT), "every vertex is at or above the root plane");
   /* The caps themselves are allowed. */
   o = seed_opts();
   o.sectors = TRESS_PLAN_MAX_SECTORS;
   o.segments = TRESS_PLAN_MAX_SEGMENTS;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.bone_count, 1 + 64 * 64);
   assert_string_equal(p.bones[p.bone_count - 1].name, "Hair_S64_B64");
   check_weights(&p, 2);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
 }
 
 static void test_one_vertex(void **state) {
@@ -315,16 +315,16 @@ static void test_one_vertex(void **state) {
   tress_plan_opts o = tress_default_plan_opts();
   o.has_root = true;
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, 1, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, 1, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.bone_count, 10);
   assert_int_equal(p.influence_count[0], 1);
   assert_true(p.weights[0] == 1.0f);
   for (uint32_t b = 0; b < p.bone_count; b++)
     for (int k = 0; k < 3; k++) assert_true(isfinite(p.bones[b].position[k]));
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
   /* The single vertex at the root: nothing below the root plane. */
   float at_root[] = {0, 0, 0};
-  assert_int_equal(tress_plan(at_root, 1, &o, &p), TRESS_PLAN_ERR_ABOVE_ROOT);
+  assert_int_equal(tress_plan_build(at_root, 1, &o, &p), TRESS_PLAN_ERR_ABOVE_ROOT);
 }
 
 /* Any axis works: a sideways axis along +X is planned like a down axis turned. */
@@ -336,7 +336,7 @@ static void test_other_axis(void **state) {
   o.has_root = true;
   o.root[1] = 1.0f;
   tress_plan_result down;
-  assert_int_equal(tress_plan(v, n, &o, &down), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, n, &o, &down), TRESS_PLAN_OK);
   /* Rotate the cloud so down becomes +X: (x, y, z) -> (-y, x, z)... and the root with it. */
   float *r = malloc(3 * sizeof(float) * n);
   for (uint32_t i = 0; i < n; i++) {
@@ -347,11 +347,11 @@ static void test_other_axis(void **state) {
   o.root[0] = -1.0f; o.root[1] = 0.0f;
   o.axis[0] = 1.0f; o.axis[1] = 0.0f;
   tress_plan_result side;
-  assert_int_equal(tress_plan(r, n, &o, &side), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(r, n, &o, &side), TRESS_PLAN_OK);
   assert_float_equal(side.depth, down.depth, 1e-4f);
   check_weights(&side, 2);
-  tress_plan_free(&down);
-  tress_plan_free(&side);
+  tress_plan_result_free(&down);
+  tress_plan_result_free(&side);
   free(v);
   free(r);
 }
@@ -360,7 +360,7 @@ static void test_other_axis(void **state) {
 
 static tress_plan_opts sample_opts(const tress_mesh *m) {
   float mn[3], mx[3];
-  tress_mesh_bounds(m, mn, mx);
+  tress_mesh_get_bounds(m, mn, mx);
   tress_plan_opts o = tress_default_plan_opts();
   o.root[0] = 0.5f * (mn[0] + mx[0]);
   o.root[1] = mx[1];
@@ -430,7 +430,7 @@ static void test_rotation_invariance(void **state) {
       o.sectors = configs[c][0];
       o.segments = configs[c][1];
       tress_plan_result p;
-      assert_int_equal(tress_plan(turned, n, &o, &p), TRESS_PLAN_OK);
+      assert_int_equal(tress_plan_build(turned, n, &o, &p), TRESS_PLAN_OK);
       /* The tail: below the tie (y ~0.38) by a margin. */
       uint32_t tail = 0, votes[TRESS_PLAN_MAX_SECTORS] = {0};
       for (uint32_t v = 0; v < n; v++) {
@@ -453,12 +453,12 @@ static void test_rotation_invariance(void **state) {
       else {
         float d = chain_distance(&first, &p);
         if (d > worst) worst = d;
-        tress_plan_free(&p);
+        tress_plan_result_free(&p);
       }
     }
     print_message("%ux%u: bones within %.4f of the first orientation's, turned\n", configs[c][0], configs[c][1], worst);
     assert_true(worst <= 0.01f);
-    tress_plan_free(&first);
+    tress_plan_result_free(&first);
   }
   free(turned);
   tress_mesh_release(m);
@@ -482,7 +482,7 @@ static void test_mirror_symmetry(void **state) {
     for (uint32_t sectors = 2; sectors <= 5; sectors++) {
       o.sectors = sectors;
       tress_plan_result p;
-      assert_int_equal(tress_plan(v, 2 * n, &o, &p), TRESS_PLAN_OK);
+      assert_int_equal(tress_plan_build(v, 2 * n, &o, &p), TRESS_PLAN_OK);
       assert_true(p.symmetric);
       assert_float_equal(fabsf(p.mirror_normal[0]), 1.0f, 1e-3f);
       for (uint32_t b = 1; b < p.bone_count; b++) {
@@ -496,7 +496,7 @@ static void test_mirror_symmetry(void **state) {
         }
         if (best > 2e-3f) fail_msg("%u sectors: %s has no mirror image (nearest %.4f)", sectors, p.bones[b].name, best);
       }
-      tress_plan_free(&p);
+      tress_plan_result_free(&p);
     }
     free(v);
     tress_mesh_release(m);
@@ -512,7 +512,7 @@ static void test_scalp_on_hair_root(void **state) {
     tress_mesh *m = tress_sample_hair_create((tress_sample_hair_style)style);
     tress_plan_opts o = sample_opts(m);
     tress_plan_result p;
-    assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+    assert_int_equal(tress_plan_build(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
     assert_true(p.head_found);
     assert_float_equal(p.head_centre[1], 0.5f, 0.06f);
     assert_float_equal(p.head_radius, 0.63f, 0.04f);
@@ -526,14 +526,14 @@ static void test_scalp_on_hair_root(void **state) {
     for (uint32_t v = 0; v < m->vertex_count; v++)
       if (m->positions[3 * v + 1] < m->positions[3 * deepest + 1]) deepest = v;
     assert_int_not_equal(p.joints[p.max_influences * deepest], 0);
-    tress_plan_free(&p);
+    tress_plan_result_free(&p);
     o.scalp_to_root = false;
-    assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+    assert_int_equal(tress_plan_build(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
     assert_int_equal(p.scalp_vertex_count, 0);
     uint32_t on_chains = 0;
     for (uint32_t v = 0; v < cap; v++) on_chains += p.joints[p.max_influences * v] != 0;
     assert_true(on_chains > cap / 2);
-    tress_plan_free(&p);
+    tress_plan_result_free(&p);
     tress_mesh_release(m);
   }
 }
@@ -565,9 +565,9 @@ static void test_no_bone_outside_bounds(void **state) {
       o.sectors = configs[c][0];
       o.segments = configs[c][1];
       tress_plan_result p;
-      assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+      assert_int_equal(tress_plan_build(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
       assert_bones_in_bounds(&p, m->positions, m->vertex_count, tress_sample_hair_style_name(style));
-      tress_plan_free(&p);
+      tress_plan_result_free(&p);
     }
     tress_mesh_release(m);
   }
@@ -577,10 +577,10 @@ static void test_no_bone_outside_bounds(void **state) {
   o.sectors = 3;
   o.segments = 6;
   tress_plan_result p;
-  assert_int_equal(tress_plan(side, 4, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(side, 4, &o, &p), TRESS_PLAN_OK);
   assert_bones_in_bounds(&p, side, 4, "one-sided cloud");
   assert_true(p.warnings & TRESS_PLAN_WARN_EMPTY_SECTOR);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
 }
 
 /* The afro sample (a volume of curls) is reported as having no strand structure and gets fewer
@@ -590,7 +590,7 @@ static void test_strandless_volume_warning(void **state) {
   tress_mesh *m = tress_sample_hair_create(TRESS_SAMPLE_HAIR_AFRO);
   tress_plan_opts o = sample_opts(m);
   tress_plan_result p;
-  assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
   assert_true(p.warnings & TRESS_PLAN_WARN_NO_STRANDS);
   assert_non_null(strstr(p.warning_text, "no strand structure"));
   assert_non_null(strstr(p.warning_text, "2 bands instead of 3"));
@@ -598,20 +598,20 @@ static void test_strandless_volume_warning(void **state) {
   assert_int_equal(p.segments_requested, 3);
   assert_int_equal(p.bone_count, 7);
   check_weights(&p, 2);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
   o.fewer_bands_for_volume = false;
-  assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
   assert_true(p.warnings & TRESS_PLAN_WARN_NO_STRANDS);
   assert_int_equal(p.segments, 3);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
   tress_mesh_release(m);
   for (int style = 0; style < TRESS_SAMPLE_HAIR_AFRO; style++) {
     m = tress_sample_hair_create((tress_sample_hair_style)style);
     o = sample_opts(m);
-    assert_int_equal(tress_plan(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
+    assert_int_equal(tress_plan_build(m->positions, m->vertex_count, &o, &p), TRESS_PLAN_OK);
     if (p.warnings & TRESS_PLAN_WARN_NO_STRANDS) fail_msg("%s: %s", tress_sample_hair_style_name(style), p.warning_text);
     assert_int_equal(p.segments, 3);
-    tress_plan_free(&p);
+    tress_plan_result_free(&p);
     tress_mesh_release(m);
   }
 }
@@ -649,7 +649,7 @@ static void test_strand_mode_three_curved_locks(void **state) {
   o.mode = TRESS_PLAN_MODE_STRANDS;
   o.segments = 4;
   tress_plan_result p;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.sectors, 3);
   assert_int_equal(p.bone_count, 1 + 3 * 4);
   assert_false(p.warnings & TRESS_PLAN_WARN_NO_GROUPS);
@@ -692,20 +692,20 @@ static void test_strand_mode_three_curved_locks(void **state) {
     assert_true(chain >= 0);
     assert_int_equal(chain, dominant_chain(&p, (uint32_t)lock * STRANDS * POINTS));
   }
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
   /* The cap holds: at most two chains. */
   o.max_chains = 2;
-  assert_int_equal(tress_plan(v, n, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_OK);
   assert_int_equal(p.sectors, 2);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
   /* A ring of hair with no gap has no groups: a warning and the seed's sectors. */
   tress_mesh *bob = tress_sample_hair_create(TRESS_SAMPLE_HAIR_AFRO);
   o = sample_opts(bob);
   o.mode = TRESS_PLAN_MODE_STRANDS;
-  assert_int_equal(tress_plan(bob->positions, bob->vertex_count, &o, &p), TRESS_PLAN_OK);
+  assert_int_equal(tress_plan_build(bob->positions, bob->vertex_count, &o, &p), TRESS_PLAN_OK);
   assert_true(p.warnings & TRESS_PLAN_WARN_NO_GROUPS);
   assert_int_equal(p.sectors, 3);
-  tress_plan_free(&p);
+  tress_plan_result_free(&p);
   tress_mesh_release(bob);
   free(v);
 }

@@ -16,7 +16,7 @@
 
 /* Encodes msg into a fresh exactly-sized heap buffer (so ASan sees any read past the end). */
 static uint8_t *encode_exact(const tress_msg *msg, size_t *len) {
-  size_t bound = tress_msg_encode_bound(msg);
+  size_t bound = tress_msg_get_encode_bound(msg);
   assert_true(bound > 0);
   uint8_t *tmp = malloc(bound);
   assert_non_null(tmp);
@@ -44,14 +44,14 @@ static tress_wire_status decode_copy(const uint8_t *bytes, size_t len, tress_wir
 static void round_trip(const tress_msg *msg) {
   size_t len;
   uint8_t *bytes = encode_exact(msg, &len);
-  assert_int_equal(tress_msg_encoded_size(msg), len);
-  assert_true(tress_msg_encode_bound(msg) >= len);
+  assert_int_equal(tress_msg_get_encoded_size(msg), len);
+  assert_true(tress_msg_get_encode_bound(msg) >= len);
   tress_msg back;
   tress_wire_error err;
   tress_wire_status st = tress_msg_decode(bytes, len, &back, &err);
   if (st) fail_msg("decode %s: %s at %zu: %s", tress_msg_type_name(msg->type), tress_wire_status_name(st), err.offset,
                    err.message);
-  assert_true(tress_msg_equal(msg, &back));
+  assert_true(tress_msg_is_equal(msg, &back));
   /* And once more: what the decoder produced encodes to the same bytes. */
   size_t len2;
   uint8_t *again = encode_exact(&back, &len2);
@@ -90,7 +90,7 @@ static void test_round_trip_max_rig_result(void **state) {
     uint16_t *w = st.weights + (size_t)v * 4;
     for (int s = 0; s < 4; s++) w[s] = (uint16_t)(w[s] * 257u);
   }
-  assert_int_equal(tress_msg_encoded_size(&msg), 0);
+  assert_int_equal(tress_msg_get_encoded_size(&msg), 0);
   tress_wire_error err;
   size_t len;
   uint8_t small[16];
@@ -312,8 +312,8 @@ static void test_unknown_type_and_size_limits(void **state) {
   b[0] = TRESS_MSG_RIG_RESULT; /* ...which is fine for the bulk type (it fails later, on content) */
   assert_int_not_equal(decode_status(b, big), TRESS_WIRE_ERR_TOO_LARGE);
   free(b);
-  assert_int_equal(tress_msg_channel(TRESS_MSG_RIG_RESULT), TRESS_CHANNEL_BULK);
-  assert_int_equal(tress_msg_channel(TRESS_MSG_BIND), TRESS_CHANNEL_CONTROL);
+  assert_int_equal(tress_msg_type_get_channel(TRESS_MSG_RIG_RESULT), TRESS_CHANNEL_BULK);
+  assert_int_equal(tress_msg_type_get_channel(TRESS_MSG_BIND), TRESS_CHANNEL_CONTROL);
 }
 
 static void put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
@@ -503,7 +503,7 @@ static void test_encode_never_writes_past_cap(void **state) {
   sample_store st = {0};
   tress_msg msg;
   sample_message(TRESS_MSG_CHARACTER_ADDED, SAMPLE_MAX, &msg, &st, 0);
-  size_t need = tress_msg_encoded_size(&msg);
+  size_t need = tress_msg_get_encoded_size(&msg);
   assert_true(need > 1000 && need <= TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES);
   uint8_t *buf = malloc(need + 64);
   for (size_t cap = 0; cap < need; cap += 97) {

@@ -18,7 +18,7 @@
 
 /* 40 strands of 12 vertices hanging from a ring at y = 1. */
 static tress_mesh *strand_cloud(void) {
-  tress_mesh *m = tress_mesh_create(40 * 12, 0, false, false);
+  tress_mesh *m = tress_mesh_create(&(tress_mesh_def){.vertex_count = 40 * 12});
   for (uint32_t s = 0; s < 40; s++)
     for (uint32_t k = 0; k < 12; k++) {
       float *p = m->positions + 3 * (size_t)(s * 12 + k);
@@ -34,8 +34,8 @@ static tress_mesh *strand_cloud(void) {
 static tress_mesh *rigged_cloud(tress_rig_output *out, uint8_t hash[32]) {
   tress_mesh *mesh = strand_cloud();
   tress_rig_opts opts = tress_default_rig_opts();
-  assert_int_equal(tress_rig_mesh(mesh, &opts, out), TRESS_RIG_OK);
-  assert_int_equal(tress_mesh_content_hash(mesh, hash), 0);
+  assert_int_equal(tress_rig_mesh(mesh, &opts, out, NULL), TRESS_RIG_OK);
+  assert_int_equal(tress_mesh_get_content_hash(mesh, hash), 0);
   return mesh;
 }
 
@@ -50,7 +50,7 @@ static void test_rig_output_to_wire_and_back(void **state) {
     assert_int_equal(tress_rig_payload_build(&out, 9, 2, hash, &used, (tress_weight_format)fmt,
                                              TRESS_COMPRESSION_ZSTD, &msg),
                      TRESS_WIRE_OK);
-    size_t bound = tress_msg_encode_bound(&msg), len;
+    size_t bound = tress_msg_get_encode_bound(&msg), len;
     uint8_t *buf = malloc(bound);
     assert_int_equal(tress_msg_encode(&msg, buf, bound, &len, NULL), TRESS_WIRE_OK);
     tress_msg back;
@@ -88,7 +88,7 @@ static void test_rig_output_to_wire_and_back(void **state) {
 }
 
 static uint8_t *encode(const tress_msg *msg, size_t *len) {
-  size_t bound = tress_msg_encode_bound(msg);
+  size_t bound = tress_msg_get_encode_bound(msg);
   uint8_t *buf = malloc(bound);
   assert_int_equal(tress_msg_encode(msg, buf, bound, len, NULL), TRESS_WIRE_OK);
   return buf;

@@ -65,7 +65,7 @@ static void test_round_trip(void **state) {
   assert_int_equal(measured, len);
   tress_wire_error err;
   assert_int_equal(tress_wire_springs_decode(buf, len, back, &err), TRESS_WIRE_OK);
-  assert_true(tress_wire_springs_equal(s, back));
+  assert_true(tress_wire_springs_is_equal(s, back));
   assert_false(back->chains[1].settings.enabled);
   assert_string_equal(back->colliders[1].attach, "UpperTorso");
   /* the fullest section the limits allow still fits one section */
@@ -87,7 +87,7 @@ static void test_round_trip(void **state) {
   len = encode(full, buf, sizeof buf, TRESS_WIRE_OK);
   printf("fullest springs section: %zu bytes of %u\n", len, TRESS_WIRE_MAX_SECTION_BYTES);
   assert_int_equal(tress_wire_springs_decode(buf, len, back, &err), TRESS_WIRE_OK);
-  assert_true(tress_wire_springs_equal(full, back));
+  assert_true(tress_wire_springs_is_equal(full, back));
   free(full);
   free(s);
   free(back);
@@ -211,7 +211,7 @@ static void test_bad_values_are_refused_both_ways(void **state) {
 }
 
 /* A BIND with the section goes through the message codec unchanged (and a decoder that does
- * not look at sections keeps the bytes), and tress_msg_bind_springs finds it. */
+ * not look at sections keeps the bytes), and tress_msg_bind_get_springs finds it. */
 static void test_bind_carries_the_section(void **state) {
   (void)state;
   tress_wire_springs *s = sample(), *back = calloc(1, sizeof *back);
@@ -232,16 +232,16 @@ static void test_bind_carries_the_section(void **state) {
   assert_int_equal(tress_msg_encode(&m, buf, sizeof buf, &len, &err), TRESS_WIRE_OK);
   tress_msg out;
   assert_int_equal(tress_msg_decode(buf, len, &out, &err), TRESS_WIRE_OK);
-  assert_true(tress_msg_equal(&m, &out));
-  const tress_wire_section *found = tress_msg_bind_springs(&out.bind);
+  assert_true(tress_msg_is_equal(&m, &out));
+  const tress_wire_section *found = tress_msg_bind_get_springs(&out.bind);
   assert_non_null(found);
   assert_int_equal(tress_wire_springs_decode(found->bytes, found->length, back, &err), TRESS_WIRE_OK);
-  assert_true(tress_wire_springs_equal(s, back));
+  assert_true(tress_wire_springs_is_equal(s, back));
   /* the decoded BIND's chain settings carry the spring defaults (weight 1, enabled) */
   assert_true(out.bind.chain_settings.weight == 1.0f && out.bind.chain_settings.enabled);
   tress_msg_free(&out);
   m.bind.section_count = 1;
-  assert_null(tress_msg_bind_springs(&m.bind));
+  assert_null(tress_msg_bind_get_springs(&m.bind));
   free(s);
   free(back);
 }

@@ -62,8 +62,8 @@ static void test_rig_json(void **state) {
   assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(bones, 8), "name")->valuestring, "Hair_S4_B2");
   assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(bones, 8), "parent")->valueint, 7);
   assert_true(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "time_ms"), "rig")));
-  char err[TRESS_GLTF_ERROR_MAX];
-  tress_mesh *m = tress_gltf_load(path, err);
+  tress_error err = {0};
+  tress_mesh *m = tress_gltf_load(path, &err);
   assert_non_null(m);
   assert_int_equal(cJSON_GetObjectItem(j, "vertices")->valueint, (int)m->vertex_count);
   assert_true(tress_mesh_is_skinned(m));
@@ -87,8 +87,8 @@ static void test_generate_matches_committed(void **state) {
     snprintf(args, sizeof args, "--generate %s -o '%s'", name, path);
     assert_int_equal(run(args, out, sizeof out), 0);
     snprintf(committed, sizeof committed, "assets/meshes/hair_%s.glb", name);
-    char err[TRESS_GLTF_ERROR_MAX];
-    tress_mesh *a = tress_gltf_load(path, err), *b = tress_gltf_load(committed, err);
+    tress_error err = {0};
+    tress_mesh *a = tress_gltf_load(path, &err), *b = tress_gltf_load(committed, &err);
     assert_non_null(a);
     assert_non_null(b);
     assert_int_equal(a->vertex_count, b->vertex_count);
@@ -190,8 +190,8 @@ static void test_skinned_input_refused_unless_rerig(void **state) {
   assert_int_not_equal(access(second, F_OK), 0);
   snprintf(args, sizeof args, "'%s' -o '%s' --rerig --sectors 2", first, second);
   assert_int_equal(run(args, out, sizeof out), 0);
-  char err[TRESS_GLTF_ERROR_MAX];
-  tress_mesh *m = tress_gltf_load(second, err);
+  tress_error err = {0};
+  tress_mesh *m = tress_gltf_load(second, &err);
   assert_non_null(m);
   assert_int_equal(m->bone_count, 7);
   tress_mesh_release(m);

@@ -335,7 +335,7 @@ static void test_stats_count_rope_steps(void **state) {
 }
 
 static tress_id make_part(tress_scene *scene, float x, float y, float z) {
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Post", tress_scene_root(scene));
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Post", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(x, y, z));
   return part;
 }
@@ -364,7 +364,7 @@ static void test_pins_follow_parts_and_write_parts(void **state) {
   assert_float_equal(p[3 * SEGMENTS + 1], 3.0f, 1e-5f);
   assert_float_equal(p[3 * SEGMENTS + 2], 3.0f, 1e-5f);
   for (int s = 0; s < SEGMENTS; s++) {
-    tress_xform t = tress_part_cframe(w.scene, links[s]);
+    tress_xform t = tress_part_get_cframe(w.scene, links[s]);
     for (int k = 0; k < 3; k++) assert_float_equal(t.p[k], 0.5f * (p[3 * s + k] + p[3 * s + 3 + k]), 1e-4f);
     float up[3] = {0, 1, 0}, axis[3];
     tress_quat_rotate(t.q, up, axis);
@@ -565,7 +565,7 @@ static void test_reset_moves_the_rope_with_its_pin(void **state) {
   (void)state;
   for (int marked = 0; marked < 2; marked++) {
     world w = world_make();
-    tress_id post = tress_instance_create(w.scene, TRESS_KIND_PART, "Post", tress_scene_root(w.scene));
+    tress_id post = tress_instance_create(w.scene, TRESS_KIND_PART, "Post", tress_scene_get_root(w.scene));
     tress_part_set_cframe(w.scene, post, tress_xform_from_pos(0, 30, 0));
     tress_rope_def d = tress_default_rope_def();
     d.segments = SEGMENTS;

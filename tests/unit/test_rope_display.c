@@ -47,7 +47,7 @@ static void world_free(world *w) {
 }
 
 static tress_id make_part(tress_scene *scene) {
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_root(scene));
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0, 10, 0));
   return part;
 }
@@ -145,7 +145,7 @@ static void scene_bind(scene_run *s, int which) {
   tress_cloth_def d = tress_default_cloth_def();
   d.width = CW;
   d.height = CH;
-  tress_xform p0 = tress_part_cframe(s->w.scene, s->part[0]);
+  tress_xform p0 = tress_part_get_cframe(s->w.scene, s->part[0]);
   d.origin[0] = p0.p[0] - 3.5f;
   d.origin[1] = p0.p[1];
   d.origin[2] = p0.p[2] + 0.5f;
@@ -157,7 +157,7 @@ static void scene_bind(scene_run *s, int which) {
     s->pinned[i] = particle;
     s->pinned_part[i] = on;
     float world_at[3] = {d.origin[0] + (float)particle, d.origin[1], d.origin[2]};
-    tress_xform inv = tress_xform_inverse(tress_part_cframe(s->w.scene, s->part[on]));
+    tress_xform inv = tress_xform_inverse(tress_part_get_cframe(s->w.scene, s->part[on]));
     tress_xform_point(inv, world_at, s->pin_local[i]);
   }
   d.pins = pins;
@@ -191,14 +191,14 @@ static void take(display_figures *f, const scene_run *s, const float *p, uint32_
   memcpy(q, p, 3 * n * sizeof(float));
   for (uint32_t k = 0; k < s->pin_count; k++) {
     float *now = q + 3 * s->pinned[k];
-    tress_xform_point(tress_part_cframe(s->w.scene, s->part[s->pinned_part[k]]), s->pin_local[k], now);
+    tress_xform_point(tress_part_get_cframe(s->w.scene, s->part[s->pinned_part[k]]), s->pin_local[k], now);
     gap = fmaxf(gap, dist3(p + 3 * s->pinned[k], now));
   }
   for (uint32_t k = 0; k < s->m; k++) {
     f->stretch = fmaxf(f->stretch, fabsf(dist3(p + 3 * s->ca[k], p + 3 * s->cb[k]) - s->rest[k]));
     f->attached = fmaxf(f->attached, fabsf(dist3(q + 3 * s->ca[k], q + 3 * s->cb[k]) - s->rest[k]));
   }
-  tress_xform head = tress_part_cframe(s->w.scene, s->part[0]);
+  tress_xform head = tress_part_get_cframe(s->w.scene, s->part[0]);
   float rel[3], step[3];
   for (int k = 0; k < 3; k++) {
     rel[k] = p[3 * s->probe + k] - head.p[k];
@@ -308,7 +308,7 @@ static void test_drawn_ropes_and_cloth_stay_on_their_pins(void **state) {
 
 /* A pin's point now, for rope pins given in a part's frame. */
 static void pin_point(const world *w, tress_id part, const float local[3], float out[3]) {
-  tress_xform_point(tress_part_cframe(w->scene, part), local, out);
+  tress_xform_point(tress_part_get_cframe(w->scene, part), local, out);
 }
 
 /* Output parts follow what is drawn: carried on frames with no step (the first link stays on the
@@ -338,13 +338,13 @@ static void test_output_parts_are_carried_and_left_alone_when_still(void **state
     float p[3 * MAXP];
     read_points(&w, h, p);
     for (int sgm = 0; sgm < SEGS; sgm++) {
-      tress_xform t = tress_part_cframe(w.scene, links[sgm]);
+      tress_xform t = tress_part_get_cframe(w.scene, links[sgm]);
       for (int k = 0; k < 3; k++) assert_float_equal(t.p[k], 0.5f * (p[3 * sgm + k] + p[3 * sgm + 3 + k]), 1e-5f);
     }
     /* the first link hangs from the pin's point now: its midpoint half a segment away */
     float now[3];
     pin_point(&w, head, d.start.position, now);
-    float half = fabsf(dist3(tress_part_cframe(w.scene, links[0]).p, now) - 0.25f);
+    float half = fabsf(dist3(tress_part_get_cframe(w.scene, links[0]).p, now) - 0.25f);
     worst_half = fmaxf(worst_half, half);
   }
   print_message("output parts: first link's midpoint off half a segment from the pin by at most %.2e\n",
@@ -361,7 +361,7 @@ static void test_output_parts_are_carried_and_left_alone_when_still(void **state
   assert_int_equal(tress_sim_get_stats(w.sim).substeps, 0);
   read_points(&w, h, after);
   assert_memory_equal(before, after, sizeof(float) * 3 * (SEGS + 1));
-  assert_float_equal(tress_part_cframe(w.scene, links[0]).p[0], -100.0f, 0.0f);
+  assert_float_equal(tress_part_get_cframe(w.scene, links[0]).p[0], -100.0f, 0.0f);
   world_free(&w);
 }
 

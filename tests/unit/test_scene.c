@@ -15,20 +15,93 @@ static tress_xform pos(float x, float y, float z) { return tress_xform_from_pos(
 static void test_stale_ids_are_detected(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id a = tress_instance_create(s, TRESS_KIND_PART, "A", tress_scene_root(s));
-  assert_true(tress_instance_valid(s, a));
+  tress_id a = tress_instance_create(s, TRESS_KIND_PART, "A", tress_scene_get_root(s));
+  assert_true(tress_instance_is_valid(s, a));
   tress_instance_destroy(s, a);
-  assert_false(tress_instance_valid(s, a));
+  assert_false(tress_instance_is_valid(s, a));
   /* the slot is reused with a new generation: the old id stays dead */
-  tress_id b = tress_instance_create(s, TRESS_KIND_PART, "B", tress_scene_root(s));
+  tress_id b = tress_instance_create(s, TRESS_KIND_PART, "B", tress_scene_get_root(s));
   assert_int_equal(a.index1, b.index1);
   assert_int_not_equal(a.generation, b.generation);
-  assert_false(tress_instance_valid(s, a));
-  assert_string_equal(tress_instance_name(s, a), "");
+  assert_false(tress_instance_is_valid(s, a));
+  char name[TRESS_NAME_MAX] = "x";
+  tress_instance_get_name(s, a, name);
+  assert_string_equal(name, "");
   tress_part_set_cframe(s, a, pos(1, 2, 3)); /* a write through a stale id is ignored */
-  assert_true(tress_xform_distance(tress_part_cframe(s, b), tress_xform_identity()) == 0.0f);
-  tress_id zero = {0, 0};
-  assert_false(tress_instance_valid(s, zero));
+  assert_true(tress_xform_distance(tress_part_get_cframe(s, b), tress_xform_identity()) == 0.0f);
+  tress_id zero = {0};
+  assert_false(tress_instance_is_valid(s, zero));
+  tress_scene_destroy(s);
+}
+
+/* Two scenes hand out ids for the same slots; each refuses the other's, so a call never reaches
+ * the instance that happens to live in that slot here. */
+static void test_ids_from_another_scene_are_refused(void **state) {
+  (void)state;
+  tress_scene *a = tress_scene_create();
+  tress_scene *b = tress_scene_create();
+  tress_id pa = tress_instance_create(a, TRESS_KIND_PART, "PA", tress_scene_get_root(a));
+  tress_id pb = tress_instance_create(b, TRESS_KIND_PART, "PB", tress_scene_get_root(b));
+  assert_int_equal(pa.index1, pb.index1); /* same slot, same generation: only the owner differs */
+  assert_int_equal(pa.generation, pb.generation);
+  assert_int_not_equal(pa.owner, pb.owner);
+  assert_false(tress_id_is_equal(pa, pb));
+  assert_true(tress_instance_is_valid(a, pa));
+  assert_false(tress_instance_is_valid(a, pb));
+  assert_false(tress_instance_is_valid(b, pa));
+  assert_false(tress_instance_is_valid(a, tress_scene_get_root(b)));
+
+  /* reads through a foreign id see nothing; writes change nothing */
+  char name[TRESS_NAME_MAX];
+  tress_instance_get_name(a, pb, name);
+  assert_string_equal(name, "");
+  tress_part_set_cframe(a, pb, pos(5, 6, 7));
+  tress_instance_set_name(a, pb, "Renamed");
+  assert_true(tress_xform_distance(tress_part_get_cframe(a, pa), tress_xform_identity()) == 0.0f);
+  tress_instance_get_name(a, pa, name);
+  assert_string_equal(name, "PA");
+  assert_true(tress_xform_distance(tress_part_get_cframe(b, pb), tress_xform_identity()) == 0.0f);
+
+  /* no parenting, child lookups or connections across scenes */
+  assert_true(tress_id_is_null(tress_instance_create(a, TRESS_KIND_BONE, "X", pb)));
+  assert_false(tress_instance_set_parent(a, pa, tress_scene_get_root(b)));
+  assert_true(tress_id_is_null(tress_instance_get_parent(a, pb)));
+  tress_connection c = tress_instance_connect(a, pb, NULL, NULL);
+  assert_int_equal(c.index1, 0);
+
+  /* destroying through a foreign id leaves both instances alive */
+  uint32_t before = tress_scene_get_instance_count(a);
+  tress_instance_destroy(a, pb);
+  assert_int_equal(tress_scene_get_instance_count(a), before);
+  assert_true(tress_instance_is_valid(a, pa));
+  assert_true(tress_instance_is_valid(b, pb));
+
+  /* a joint in a that names b's parts solves nothing */
+  tress_id joint = tress_instance_create(a, TRESS_KIND_JOINT, "W", pa);
+  tress_joint def = {.kind = TRESS_JOINT_WELD, .part0 = pa, .part1 = pb, .c0 = pos(0, 1, 0),
+                     .c1 = tress_xform_identity(), .enabled = true};
+  tress_joint_set_def(a, joint, &def);
+  assert_false(tress_joint_solve(a, joint));
+  tress_joint got;
+  assert_false(tress_joint_get_def(b, joint, &got));
+  assert_true(tress_joint_get_def(a, joint, &got));
+  assert_true(tress_id_is_equal(got.part1, pb));
+  assert_true(tress_xform_distance(tress_part_get_cframe(b, pb), tress_xform_identity()) == 0.0f);
+  tress_scene_destroy(a);
+  tress_scene_destroy(b);
+}
+
+/* A scene made where a destroyed one lived gets a new tag: ids kept from the old scene fail. */
+static void test_ids_kept_from_a_destroyed_scene_are_refused(void **state) {
+  (void)state;
+  tress_scene *old = tress_scene_create();
+  tress_id kept = tress_instance_create(old, TRESS_KIND_PART, "Old", tress_scene_get_root(old));
+  tress_scene_destroy(old);
+  tress_scene *s = tress_scene_create();
+  tress_id fresh = tress_instance_create(s, TRESS_KIND_PART, "New", tress_scene_get_root(s));
+  assert_int_equal(kept.index1, fresh.index1);
+  assert_false(tress_instance_is_valid(s, kept));
+  assert_true(tress_instance_is_valid(s, fresh));
   tress_scene_destroy(s);
 }
 
@@ -52,27 +125,27 @@ static void count_events(tress_scene *s, tress_id id, tress_event ev, void *user
 static void test_destroy_fires_on_the_whole_subtree(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id model = tress_instance_create(s, TRESS_KIND_MODEL, "M", tress_scene_root(s));
+  tress_id model = tress_instance_create(s, TRESS_KIND_MODEL, "M", tress_scene_get_root(s));
   tress_id part = tress_instance_create(s, TRESS_KIND_PART, "P", model);
   tress_id bone = tress_instance_create(s, TRESS_KIND_BONE, "B", part);
   events e = {0};
   tress_instance_connect(s, model, count_events, &e);
   tress_instance_connect(s, bone, count_events, &e);
-  uint32_t before = tress_scene_instance_count(s);
+  uint32_t before = tress_scene_get_instance_count(s);
   tress_instance_destroy(s, model);
   assert_int_equal(e.destroying, 2);
-  assert_true(tress_id_equal(e.seen[0], model));
-  assert_true(tress_id_equal(e.seen[1], bone));
-  assert_false(tress_instance_valid(s, part));
-  assert_false(tress_instance_valid(s, bone));
-  assert_int_equal(tress_scene_instance_count(s), before - 3);
+  assert_true(tress_id_is_equal(e.seen[0], model));
+  assert_true(tress_id_is_equal(e.seen[1], bone));
+  assert_false(tress_instance_is_valid(s, part));
+  assert_false(tress_instance_is_valid(s, bone));
+  assert_int_equal(tress_scene_get_instance_count(s), before - 3);
   tress_scene_destroy(s);
 }
 
 static void test_disconnected_listener_is_silent(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id a = tress_instance_create(s, TRESS_KIND_PART, "A", tress_scene_root(s));
+  tress_id a = tress_instance_create(s, TRESS_KIND_PART, "A", tress_scene_get_root(s));
   events e = {0};
   tress_connection c = tress_instance_connect(s, a, count_events, &e);
   tress_connection_disconnect(s, c);
@@ -85,29 +158,29 @@ static void test_disconnected_listener_is_silent(void **state) {
 static void test_left_the_scene(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id folder = tress_instance_create(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_root(s));
+  tress_id folder = tress_instance_create(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(s));
   tress_id model = tress_instance_create(s, TRESS_KIND_MODEL, "M", folder);
   tress_id part = tress_instance_create(s, TRESS_KIND_PART, "P", model);
   events e = {0};
   tress_instance_connect(s, part, count_events, &e);
-  assert_true(tress_instance_in_scene(s, part));
+  assert_true(tress_instance_is_in_scene(s, part));
   /* an ancestor detaches: the part left the scene without being destroyed */
   assert_true(tress_instance_set_parent(s, folder, (tress_id){0}));
   assert_int_equal(e.ancestry, 1);
-  assert_false(tress_instance_in_scene(s, part));
-  assert_true(tress_instance_valid(s, part));
-  assert_true(tress_instance_set_parent(s, folder, tress_scene_root(s)));
-  assert_true(tress_instance_in_scene(s, part));
+  assert_false(tress_instance_is_in_scene(s, part));
+  assert_true(tress_instance_is_valid(s, part));
+  assert_true(tress_instance_set_parent(s, folder, tress_scene_get_root(s)));
+  assert_true(tress_instance_is_in_scene(s, part));
   /* cycles and the root are refused */
   assert_false(tress_instance_set_parent(s, folder, part));
-  assert_false(tress_instance_set_parent(s, tress_scene_root(s), folder));
+  assert_false(tress_instance_set_parent(s, tress_scene_get_root(s), folder));
   tress_scene_destroy(s);
 }
 
 static void test_bone_slots_and_world_poses(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id part = tress_instance_create(s, TRESS_KIND_PART, "Head", tress_scene_root(s));
+  tress_id part = tress_instance_create(s, TRESS_KIND_PART, "Head", tress_scene_get_root(s));
   tress_part_set_cframe(s, part, pos(0, 10, 0));
   tress_id b1 = tress_instance_create(s, TRESS_KIND_BONE, "B1", part);
   tress_id b2 = tress_instance_create(s, TRESS_KIND_BONE, "B2", b1);
@@ -117,19 +190,19 @@ static void test_bone_slots_and_world_poses(void **state) {
   float axis[3] = {0, 0, 1};
   tress_xform turn = tress_xform_from_axis_angle(axis, 1.5707963f);
   tress_bone_set_animated(s, b1, turn);
-  assert_true(tress_xform_distance(tress_bone_transform(s, b1), turn) == 0.0f);
-  tress_xform rest = tress_bone_world_rest(s, b2);
+  assert_true(tress_xform_distance(tress_bone_get_transform(s, b1), turn) == 0.0f);
+  tress_xform rest = tress_bone_get_world_rest(s, b2);
   assert_true(tress_xform_distance(rest, pos(0, 8, 0)) < 1e-6f);
-  tress_xform drawn = tress_bone_world(s, b2);
+  tress_xform drawn = tress_bone_get_world(s, b2);
   /* b1 turned 90 degrees about z: b2 hangs along +x */
   assert_true(fabsf(drawn.p[0] - 1.0f) < 1e-5f && fabsf(drawn.p[1] - 9.0f) < 1e-5f);
   /* a simulated bone keeps its transform: animation is input only */
   tress_bone_set_simulated(s, b1, true);
   tress_bone_set_transform(s, b1, tress_xform_identity());
   tress_bone_set_animated(s, b1, turn);
-  assert_true(tress_xform_distance(tress_bone_transform(s, b1), tress_xform_identity()) == 0.0f);
-  assert_true(tress_xform_distance(tress_bone_animated(s, b1), turn) == 0.0f);
-  tress_xform anim = tress_bone_world_animated(s, b2);
+  assert_true(tress_xform_distance(tress_bone_get_transform(s, b1), tress_xform_identity()) == 0.0f);
+  assert_true(tress_xform_distance(tress_bone_get_animated(s, b1), turn) == 0.0f);
+  tress_xform anim = tress_bone_get_world_animated(s, b2);
   assert_true(fabsf(anim.p[0] - 1.0f) < 1e-5f);
   tress_scene_destroy(s);
 }
@@ -137,45 +210,51 @@ static void test_bone_slots_and_world_poses(void **state) {
 static void test_joints_place_part1(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id head = tress_instance_create(s, TRESS_KIND_PART, "Head", tress_scene_root(s));
-  tress_id handle = tress_instance_create(s, TRESS_KIND_PART, "Handle", tress_scene_root(s));
+  tress_id head = tress_instance_create(s, TRESS_KIND_PART, "Head", tress_scene_get_root(s));
+  tress_id handle = tress_instance_create(s, TRESS_KIND_PART, "Handle", tress_scene_get_root(s));
   tress_part_set_cframe(s, head, pos(0, 5, 0));
   tress_id weld = tress_instance_create(s, TRESS_KIND_JOINT, "Weld", handle);
   tress_joint j = {.kind = TRESS_JOINT_WELD, .part0 = head, .part1 = handle, .c0 = pos(0, 1, 0), .c1 = pos(0, -0.5f, 0), .enabled = true};
-  tress_joint_set(s, weld, &j);
+  tress_joint_set_def(s, weld, &j);
   assert_true(tress_joint_solve(s, weld));
   /* part0 * c0 == part1 * c1 */
-  tress_xform lhs = tress_xform_mul(tress_part_cframe(s, head), j.c0);
-  tress_xform rhs = tress_xform_mul(tress_part_cframe(s, handle), j.c1);
+  tress_xform lhs = tress_xform_mul(tress_part_get_cframe(s, head), j.c0);
+  tress_xform rhs = tress_xform_mul(tress_part_get_cframe(s, handle), j.c1);
   assert_true(tress_xform_distance(lhs, rhs) < 1e-6f);
   /* a WeldConstraint keeps the offset captured when it was enabled */
-  tress_id other = tress_instance_create(s, TRESS_KIND_PART, "Other", tress_scene_root(s));
+  tress_id other = tress_instance_create(s, TRESS_KIND_PART, "Other", tress_scene_get_root(s));
   tress_part_set_cframe(s, other, pos(3, 5, 0));
   tress_id wc = tress_instance_create(s, TRESS_KIND_JOINT, "WC", other);
   tress_joint wj = {.kind = TRESS_JOINT_WELD_CONSTRAINT, .part0 = head, .part1 = other, .enabled = true};
-  tress_joint_set(s, wc, &wj);
+  tress_joint_set_def(s, wc, &wj);
   tress_part_set_cframe(s, head, pos(0, 7, 0));
   tress_scene_solve_joints(s);
-  assert_true(tress_xform_distance(tress_part_cframe(s, other), pos(3, 7, 0)) < 1e-6f);
+  assert_true(tress_xform_distance(tress_part_get_cframe(s, other), pos(3, 7, 0)) < 1e-6f);
   /* disabled joints move nothing */
   tress_joint_set_enabled(s, weld, false);
-  tress_xform held = tress_part_cframe(s, handle);
+  tress_xform held = tress_part_get_cframe(s, handle);
   tress_part_set_cframe(s, head, pos(0, 0, 0));
   assert_false(tress_joint_solve(s, weld));
-  assert_true(tress_xform_distance(tress_part_cframe(s, handle), held) == 0.0f);
+  assert_true(tress_xform_distance(tress_part_get_cframe(s, handle), held) == 0.0f);
   tress_scene_destroy(s);
 }
 
 static void test_part_owns_its_mesh(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id part = tress_instance_create(s, TRESS_KIND_PART, "P", tress_scene_root(s));
-  tress_mesh *m = tress_mesh_create(2, 0, false, false);
+  tress_id part = tress_instance_create(s, TRESS_KIND_PART, "P", tress_scene_get_root(s));
+  assert_null(tress_mesh_create(NULL));
+  tress_mesh_def def = tress_default_mesh_def();
+  def.vertex_count = 2;
+  tress_mesh *m = tress_mesh_create(&def);
+  assert_int_equal(m->vertex_count, 2);
+  assert_null(m->normals); /* the defaults ask for positions only */
+  assert_null(m->indices);
   m->positions[3] = 2.0f; m->positions[4] = 4.0f; m->positions[5] = 6.0f;
   tress_part_set_mesh(s, part, m);
   assert_int_equal(m->refcount, 2);
   float size[3];
-  tress_part_mesh_size(s, part, size);
+  tress_part_get_mesh_size(s, part, size);
   assert_true(size[0] == 2.0f && size[1] == 4.0f && size[2] == 6.0f);
   tress_instance_destroy(s, part); /* the part's reference goes with it */
   assert_int_equal(m->refcount, 1);
@@ -185,7 +264,8 @@ static void test_part_owns_its_mesh(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_stale_ids_are_detected),   cmocka_unit_test(test_destroy_fires_on_the_whole_subtree),
+      cmocka_unit_test(test_stale_ids_are_detected),   cmocka_unit_test(test_ids_from_another_scene_are_refused),
+      cmocka_unit_test(test_ids_kept_from_a_destroyed_scene_are_refused),   cmocka_unit_test(test_destroy_fires_on_the_whole_subtree),
       cmocka_unit_test(test_disconnected_listener_is_silent), cmocka_unit_test(test_left_the_scene),
       cmocka_unit_test(test_bone_slots_and_world_poses), cmocka_unit_test(test_joints_place_part1),
       cmocka_unit_test(test_part_owns_its_mesh),

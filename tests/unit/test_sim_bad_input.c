@@ -13,13 +13,13 @@ static void test_bad_dt_is_rejected_and_changes_nothing(void **state) {
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, NULL), TRESS_OK);
   fix_run(sim, 1.0 / 60.0, 10);
   tress_xform before[4];
-  for (int b = 0; b < 4; b++) before[b] = tress_bone_transform(scene, c.bones[b]);
+  for (int b = 0; b < 4; b++) before[b] = tress_bone_get_transform(scene, c.bones[b]);
   const double bad[] = {NAN, INFINITY, -INFINITY, -1.0 / 60.0};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     assert_int_equal(tress_sim_step(sim, bad[i]), TRESS_ERR_INVALID_ARGUMENT);
     assert_int_equal(tress_sim_get_stats(sim).substeps, 0);
   }
-  for (int b = 0; b < 4; b++) assert_true(fix_xform_equal(tress_bone_transform(scene, c.bones[b]), before[b]));
+  for (int b = 0; b < 4; b++) assert_true(fix_xform_equal(tress_bone_get_transform(scene, c.bones[b]), before[b]));
   /* the accumulator was not poisoned: the next good frame runs exactly one substep */
   assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
   assert_int_equal(tress_sim_get_stats(sim).substeps, 1);
@@ -41,12 +41,12 @@ static void test_nan_part_cframe_never_reaches_a_bone(void **state) {
   tress_xform bad = tress_xform_from_pos(NAN, 5, 0);
   tress_part_set_cframe(scene, c.part, bad);
   fix_run(sim, 1.0 / 60.0, 5);
-  for (int b = 0; b < c.count; b++) assert_true(fix_xform_finite(tress_bone_transform(scene, c.bones[b])));
+  for (int b = 0; b < c.count; b++) assert_true(fix_xform_finite(tress_bone_get_transform(scene, c.bones[b])));
   bad = tress_xform_from_pos(0, 5, 0);
   bad.q[1] = INFINITY;
   tress_part_set_cframe(scene, c.part, bad);
   fix_run(sim, 1.0 / 60.0, 5);
-  for (int b = 0; b < c.count; b++) assert_true(fix_xform_finite(tress_bone_transform(scene, c.bones[b])));
+  for (int b = 0; b < c.count; b++) assert_true(fix_xform_finite(tress_bone_get_transform(scene, c.bones[b])));
   /* recovers once the part is sane again */
   tress_part_set_cframe(scene, c.part, tress_xform_from_pos(1, 5, 0));
   fix_run(sim, 1.0 / 60.0, 30);
@@ -59,7 +59,7 @@ static void test_nan_part_cframe_never_reaches_a_bone(void **state) {
   tress_part_set_cframe(scene, d.part, tress_xform_from_pos(NAN, NAN, NAN));
   assert_int_equal(tress_sim_bind(sim, d.part, NULL, NULL), TRESS_OK);
   fix_run(sim, 1.0 / 60.0, 5);
-  for (int b = 0; b < d.count; b++) assert_true(fix_xform_finite(tress_bone_transform(scene, d.bones[b])));
+  for (int b = 0; b < d.count; b++) assert_true(fix_xform_finite(tress_bone_get_transform(scene, d.bones[b])));
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -77,7 +77,7 @@ static void test_nan_animated_value_never_reaches_a_bone(void **state) {
   bad = tress_xform_from_pos(INFINITY, 0, 0);
   tress_bone_set_animated(scene, c.bones[2], bad); /* a simulated node */
   fix_run(sim, 1.0 / 60.0, 20);
-  for (int b = 0; b < c.count; b++) assert_true(fix_xform_finite(tress_bone_transform(scene, c.bones[b])));
+  for (int b = 0; b < c.count; b++) assert_true(fix_xform_finite(tress_bone_get_transform(scene, c.bones[b])));
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -223,7 +223,7 @@ static void test_overflow_never_reaches_a_bone(void **state) {
   }
   /* the overflowing chain shows its animated pose (identity transforms) */
   for (int b = 0; b < c.count; b++)
-    assert_true(tress_xform_distance(tress_bone_transform(scene, c.bones[b]), tress_xform_identity()) <= 1e-5f);
+    assert_true(tress_xform_distance(tress_bone_get_transform(scene, c.bones[b]), tress_xform_identity()) <= 1e-5f);
   assert_true(fix_swung(scene, sane.bones[1]));
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
@@ -268,7 +268,7 @@ static void test_non_finite_bone_rest_is_rejected(void **state) {
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
   assert_true(tress_handle_is_null(h));
   assert_int_equal(tress_sim_get_stats(sim).bound, 0);
-  assert_false(tress_bone_simulated(scene, c.bones[0]));
+  assert_false(tress_bone_is_simulated(scene, c.bones[0]));
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }

@@ -62,7 +62,7 @@ static void test_destroy_restores_identity_and_world_poses(void **state) {
   tress_scene *scene = tress_scene_create();
   fix_chain c = fix_chain_make(scene, 1, 5, 2, 5, 0.4f);
   tress_xform before[5];
-  for (int b = 0; b < c.count; b++) before[b] = tress_bone_world(scene, c.bones[b]);
+  for (int b = 0; b < c.count; b++) before[b] = tress_bone_get_world(scene, c.bones[b]);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_handle_id h;
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, &h), TRESS_OK);
@@ -72,9 +72,9 @@ static void test_destroy_restores_identity_and_world_poses(void **state) {
   tress_handle_destroy(sim, h);
   assert_false(tress_handle_is_valid(sim, h));
   for (int b = 0; b < c.count; b++) {
-    assert_true(fix_xform_is_identity(tress_bone_transform(scene, c.bones[b])));
-    assert_false(tress_bone_simulated(scene, c.bones[b]));
-    assert_true(tress_xform_distance(tress_bone_world(scene, c.bones[b]), before[b]) <= 1e-6f);
+    assert_true(fix_xform_is_identity(tress_bone_get_transform(scene, c.bones[b])));
+    assert_false(tress_bone_is_simulated(scene, c.bones[b]));
+    assert_true(tress_xform_distance(tress_bone_get_world(scene, c.bones[b]), before[b]) <= 1e-6f);
   }
   /* sim_destroy gives bones back too, and an animated bone gets its animated value */
   tress_xform anim = tress_xform_from_pos(0.1f, 0.2f, 0.3f);
@@ -83,8 +83,8 @@ static void test_destroy_restores_identity_and_world_poses(void **state) {
   fix_run(sim, 1.0 / 60.0, 30);
   tress_sim_destroy(sim);
   for (int b = 0; b < c.count; b++) {
-    if (b == 2) assert_true(fix_xform_equal(tress_bone_transform(scene, c.bones[b]), anim));
-    else assert_true(fix_xform_is_identity(tress_bone_transform(scene, c.bones[b])));
+    if (b == 2) assert_true(fix_xform_equal(tress_bone_get_transform(scene, c.bones[b]), anim));
+    else assert_true(fix_xform_is_identity(tress_bone_get_transform(scene, c.bones[b])));
   }
   tress_scene_destroy(scene);
 }
@@ -129,7 +129,7 @@ static void test_links_keep_rest_length_under_gravity_wind_and_whip(void **state
   def.wind = gusty_wind;
   tress_sim *sim = tress_sim_create(&def);
   /* branching: root, then strand A (3 bones) and strand B (3 bones) */
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_root(scene));
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_id bones[7];
   int parent[7] = {-1, 0, 1, 2, 0, 4, 5};
   float rest[7];
@@ -174,7 +174,7 @@ static void test_links_keep_rest_length_under_gravity_wind_and_whip(void **state
   /* the whip did swing the strands off their rest pose */
   float tip[3];
   fix_world_pos(scene, bones[3], tip);
-  tress_xform rest_tip = tress_xform_mul(tress_part_cframe(scene, part), tress_xform_from_pos(1.2f, 0.4f, 0.1f));
+  tress_xform rest_tip = tress_xform_mul(tress_part_get_cframe(scene, part), tress_xform_from_pos(1.2f, 0.4f, 0.1f));
   assert_true(fix_dist(tip, rest_tip.p) > 0.05f);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
@@ -227,7 +227,7 @@ static void test_bind_twice_returns_the_same_handle(void **state) {
   fix_run(sim, 1.0 / 60.0, 1);
   assert_int_equal(tress_sim_get_stats(sim).simulated, 1);
   /* a part with no bones binds nothing */
-  tress_id bare = tress_instance_create(scene, TRESS_KIND_PART, "Bare", tress_scene_root(scene));
+  tress_id bare = tress_instance_create(scene, TRESS_KIND_PART, "Bare", tress_scene_get_root(scene));
   assert_int_equal(tress_sim_bind(sim, bare, NULL, &b), TRESS_ERR_NOTHING_TO_BIND);
   assert_true(tress_handle_is_null(b));
   assert_int_equal(tress_sim_get_stats(sim).bound, 1);
@@ -248,8 +248,8 @@ static void test_root_bone_follows_its_animated_transform(void **state) {
   tress_bone_set_animated(scene, c.bones[0], anim);
   fix_run(sim, 1.0 / 60.0, 90);
   /* the root shows its animated pose */
-  tress_xform root_world = tress_bone_world(scene, c.bones[0]);
-  tress_xform expect = tress_bone_world_animated(scene, c.bones[0]);
+  tress_xform root_world = tress_bone_get_world(scene, c.bones[0]);
+  tress_xform expect = tress_bone_get_world_animated(scene, c.bones[0]);
   assert_true(tress_xform_distance(root_world, expect) <= 1e-5f);
   assert_true(fabsf(root_world.p[0] - 3.0f) <= 1e-5f);
   /* and the strand hangs from that pose: the first link is 0.5 from the animated root, where a
@@ -277,10 +277,10 @@ static void test_animated_input_is_separate_from_output(void **state) {
     tress_xform anim = tress_xform_from_axis_angle(axis, (float)(0.8 * sin(i * 0.1)));
     tress_bone_set_animated(scene, c.bones[1], anim);
     fix_run(sim, 1.0 / 60.0, 1);
-    assert_true(fix_xform_equal(tress_bone_animated(scene, c.bones[1]), anim)); /* input untouched */
+    assert_true(fix_xform_equal(tress_bone_get_animated(scene, c.bones[1]), anim)); /* input untouched */
     for (int b = 0; b < c.count; b++) {
-      tress_xform drawn = tress_bone_world(scene, c.bones[b]);
-      tress_xform want = tress_bone_world_animated(scene, c.bones[b]);
+      tress_xform drawn = tress_bone_get_world(scene, c.bones[b]);
+      tress_xform want = tress_bone_get_world_animated(scene, c.bones[b]);
       if (fix_dist(drawn.p, want.p) > 1e-4f) fail_msg("frame %d bone %d off its animated pose", i, b);
     }
   }
@@ -306,9 +306,9 @@ static void test_stiffness_one_pins_to_the_animated_pose(void **state) {
     fix_run(sim, 1.0 / 60.0, 1);
   }
   for (int b = 0; b < c.count; b++) {
-    tress_xform t = tress_bone_transform(scene, c.bones[b]);
+    tress_xform t = tress_bone_get_transform(scene, c.bones[b]);
     assert_true(tress_xform_distance(t, tress_xform_identity()) <= 1e-4f);
-    assert_true(tress_xform_distance(tress_bone_world(scene, c.bones[b]), tress_bone_world_rest(scene, c.bones[b])) <= 1e-4f);
+    assert_true(tress_xform_distance(tress_bone_get_world(scene, c.bones[b]), tress_bone_get_world_rest(scene, c.bones[b])) <= 1e-4f);
   }
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
@@ -430,7 +430,7 @@ static void test_new_chain_starts_where_it_is_drawn(void **state) {
   for (int b = 0; b < c.count; b++) {
     float p[3];
     fix_world_pos(scene, c.bones[b], p);
-    tress_xform want = tress_bone_world_animated(scene, c.bones[b]);
+    tress_xform want = tress_bone_get_world_animated(scene, c.bones[b]);
     assert_true(fix_dist(p, want.p) <= 0.05f); /* one substep of gravity, no more */
   }
   tress_sim_destroy(sim);
@@ -450,7 +450,7 @@ static void test_settings_retune_live(void **state) {
   assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_OK);
   fix_run(sim, 1.0 / 60.0, 2);
   for (int b = 0; b < c.count; b++)
-    assert_true(tress_xform_distance(tress_bone_transform(scene, c.bones[b]), tress_xform_identity()) <= 1e-4f);
+    assert_true(tress_xform_distance(tress_bone_get_transform(scene, c.bones[b]), tress_xform_identity()) <= 1e-4f);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }

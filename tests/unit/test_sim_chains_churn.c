@@ -119,7 +119,7 @@ static void test_churn_keeps_every_chain_finite_and_linked(void **state) {
       if (!s[k].alive || !s[k].bound) continue;
       fix_assert_finite(scene, &s[k].chain);
       if (s[k].blended) continue;
-      tress_xform part = tress_part_cframe(scene, s[k].chain.part), center = tress_xform_mul(part, tress_xform_from_pos(ball_offset[0], ball_offset[1], ball_offset[2]));
+      tress_xform part = tress_part_get_cframe(scene, s[k].chain.part), center = tress_xform_mul(part, tress_xform_from_pos(ball_offset[0], ball_offset[1], ball_offset[2]));
       s[k].stepped = s[k].stepped || substepped;
       for (int b = 1; s[k].collides && s[k].stepped && b < s[k].chain.count; b++) {
         float p[3];

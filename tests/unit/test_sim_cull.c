@@ -21,7 +21,7 @@ static void test_distance_cull(void **state) {
   assert_false(tress_handle_is_awake(sim, hf));
   assert_int_equal(tress_sim_get_stats(sim).simulated, 1);
   assert_true(fix_swung(scene, near.bones[1]));
-  assert_true(fix_xform_is_identity(tress_bone_transform(scene, far.bones[1])));
+  assert_true(fix_xform_is_identity(tress_bone_get_transform(scene, far.bones[1])));
   /* the camera walks over: the far chain wakes, the near one (now 50 away) sleeps */
   cam[0] = 55.0f;
   tress_sim_set_camera(sim, cam);
@@ -74,7 +74,7 @@ static void test_should_simulate_replaces_the_distance_check(void **state) {
   assert_true(tress_handle_is_awake(sim, h));
   assert_int_equal(tress_sim_get_stats(sim).simulated, 1);
   assert_int_equal(g.calls, 5); /* once per frame */
-  assert_true(tress_id_equal(g.last_root, c.part));
+  assert_true(tress_id_is_equal(g.last_root, c.part));
   /* next to the camera, but the override says no */
   tress_part_set_cframe(scene, c.part, tress_xform_from_pos(0, 0, 0));
   g.answer = false;
@@ -148,7 +148,7 @@ static void test_sleeping_chain_writes_nothing(void **state) {
   fix_run(sim, 1.0 / 60.0, 30);
   assert_false(tress_handle_is_awake(sim, h));
   assert_int_equal(tress_sim_get_stats(sim).simulated, 0);
-  for (int b = 0; b < c.count; b++) assert_true(fix_xform_equal(tress_bone_transform(scene, c.bones[b]), sentinel));
+  for (int b = 0; b < c.count; b++) assert_true(fix_xform_equal(tress_bone_get_transform(scene, c.bones[b]), sentinel));
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -177,7 +177,7 @@ static void test_wake_snaps_to_the_animated_pose(void **state) {
   for (int b = 0; b < c.count; b++) {
     float p[3];
     fix_world_pos(scene, c.bones[b], p);
-    tress_xform want = tress_bone_world_animated(scene, c.bones[b]);
+    tress_xform want = tress_bone_get_world_animated(scene, c.bones[b]);
     if (fix_dist(p, want.p) > 0.05f) fail_msg("bone %d whipped: %.3f from its animated pose", b, (double)fix_dist(p, want.p));
   }
   tress_sim_destroy(sim);
@@ -211,7 +211,7 @@ static float teleport_offset(float units_per_stud, float jump) {
   for (int b = 0; b < c.count; b++) {
     float p[3];
     fix_world_pos(scene, c.bones[b], p);
-    float d = fix_dist(p, tress_bone_world_animated(scene, c.bones[b]).p);
+    float d = fix_dist(p, tress_bone_get_world_animated(scene, c.bones[b]).p);
     if (d > worst) worst = d;
   }
   tress_sim_destroy(sim);
@@ -315,7 +315,7 @@ static void test_disabled_chain_takes_no_budget(void **state) {
     assert_true(tress_handle_is_awake(sim, hf));
     assert_int_equal(tress_sim_get_stats(sim).simulated, tress_sim_get_stats(sim).substeps);
     for (int b = 0; b < near.count; b++)
-      assert_true(fix_xform_equal(tress_bone_transform(scene, near.bones[b]), tress_bone_animated(scene, near.bones[b])));
+      assert_true(fix_xform_equal(tress_bone_get_transform(scene, near.bones[b]), tress_bone_get_animated(scene, near.bones[b])));
   }
   assert_true(fix_swung(scene, far.bones[1]));
   float tip[3];

@@ -9,14 +9,14 @@ typedef struct tail {
 static tail tail_make(tress_scene *scene, float x) {
   tail t;
   for (int i = 0; i < 4; i++) {
-    t.parts[i] = tress_instance_create(scene, TRESS_KIND_PART, i == 0 ? "TailRoot" : "Segment", tress_scene_root(scene));
+    t.parts[i] = tress_instance_create(scene, TRESS_KIND_PART, i == 0 ? "TailRoot" : "Segment", tress_scene_get_root(scene));
     tress_part_set_cframe(scene, t.parts[i], tress_xform_from_pos(x + 0.5f * (float)i, 5, 0));
   }
   return t;
 }
 
 static float part_dist(const tress_scene *scene, tress_id a, tress_id b) {
-  tress_xform pa = tress_part_cframe(scene, a), pb = tress_part_cframe(scene, b);
+  tress_xform pa = tress_part_get_cframe(scene, a), pb = tress_part_get_cframe(scene, b);
   return fix_dist(pa.p, pb.p);
 }
 
@@ -41,22 +41,22 @@ static void test_part_chain_of_four(void **state) {
     pin.p[2] = 0.0f;
     tress_part_set_cframe(scene, t.parts[0], pin);
     fix_run(sim, 1.0 / 60.0, 1);
-    assert_true(fix_xform_equal(tress_part_cframe(scene, t.parts[0]), pin)); /* the pin is never written */
+    assert_true(fix_xform_equal(tress_part_get_cframe(scene, t.parts[0]), pin)); /* the pin is never written */
     for (int k = 1; k < 4; k++) {
       float d = part_dist(scene, t.parts[k - 1], t.parts[k]);
       if (fabsf(d - 0.5f) > 1e-4f) fail_msg("frame %d link %d: %.6f", i, k, (double)d);
-      assert_true(fix_xform_finite(tress_part_cframe(scene, t.parts[k])));
+      assert_true(fix_xform_finite(tress_part_get_cframe(scene, t.parts[k])));
     }
   }
   /* gravity owns the segments: they hang below the pin, and they moved with the body */
-  tress_xform pin = tress_part_cframe(scene, t.parts[0]);
-  tress_xform end = tress_part_cframe(scene, t.parts[3]);
+  tress_xform pin = tress_part_get_cframe(scene, t.parts[0]);
+  tress_xform end = tress_part_get_cframe(scene, t.parts[3]);
   assert_true(end.p[1] < pin.p[1] - 0.3f);
   assert_true(fix_dist(end.p, pin.p) <= 1.5f + 1e-4f);
   assert_true(end.p[0] > 5.0f);
   /* the segments turn with the chain: unit rotations */
   for (int k = 1; k < 4; k++) {
-    tress_xform x = tress_part_cframe(scene, t.parts[k]);
+    tress_xform x = tress_part_get_cframe(scene, t.parts[k]);
     float n = x.q[0] * x.q[0] + x.q[1] * x.q[1] + x.q[2] * x.q[2] + x.q[3] * x.q[3];
     assert_true(fabsf(n - 1.0f) < 1e-4f);
   }
@@ -97,9 +97,9 @@ static void test_bind_parts_needs_a_pin_and_a_link(void **state) {
   assert_true(tress_handle_is_null(h));
   assert_int_equal(tress_sim_bind_parts(sim, t.parts, 0, NULL, &h), TRESS_ERR_TOO_FEW_PARTS);
   assert_int_equal(tress_sim_bind_parts(sim, NULL, 3, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
-  tress_id mixed[2] = {t.parts[0], tress_instance_create(scene, TRESS_KIND_FOLDER, "x", tress_scene_root(scene))};
+  tress_id mixed[2] = {t.parts[0], tress_instance_create(scene, TRESS_KIND_FOLDER, "x", tress_scene_get_root(scene))};
   assert_int_equal(tress_sim_bind_parts(sim, mixed, 2, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
-  tress_id gone = tress_instance_create(scene, TRESS_KIND_PART, "gone", tress_scene_root(scene));
+  tress_id gone = tress_instance_create(scene, TRESS_KIND_PART, "gone", tress_scene_get_root(scene));
   tress_instance_destroy(scene, gone);
   tress_id stale[2] = {t.parts[0], gone};
   assert_int_equal(tress_sim_bind_parts(sim, stale, 2, NULL, &h), TRESS_ERR_STALE_ID);

@@ -31,7 +31,7 @@ typedef struct rig {
 static void rig_make(rig *r) {
   memset(r, 0, sizeof *r);
   r->scene = tress_scene_create();
-  r->model = tress_instance_create(r->scene, TRESS_KIND_MODEL, "Character", tress_scene_root(r->scene));
+  r->model = tress_instance_create(r->scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(r->scene));
   r->torso = tress_instance_create(r->scene, TRESS_KIND_PART, "Torso", r->model);
   r->head = tress_instance_create(r->scene, TRESS_KIND_PART, "Head", r->model);
   tress_part_set_cframe(r->scene, r->torso, tress_xform_from_pos(0, 3, 0));
@@ -103,14 +103,14 @@ static void test_names_resolve_once(void **state) {
   tress_pose_map *map = rig_map(&r, TRESS_BONE_POSE_ANIMATED);
   assert_int_equal(tress_pose_map_get_matched_count(map), ENTRIES - 1);
   assert_true(tress_id_is_null(tress_pose_map_get_instance(map, 5)));
-  assert_true(tress_id_equal(tress_pose_map_get_instance(map, 7), r.bones[7]));
-  assert_true(tress_id_equal(tress_pose_map_get_instance(map, SKELETON_BONES + 1), r.head));
-  assert_true(tress_id_equal(tress_pose_map_get_instance(map, SKELETON_BONES + 2), r.hair[0]));
+  assert_true(tress_id_is_equal(tress_pose_map_get_instance(map, 7), r.bones[7]));
+  assert_true(tress_id_is_equal(tress_pose_map_get_instance(map, SKELETON_BONES + 1), r.head));
+  assert_true(tress_id_is_equal(tress_pose_map_get_instance(map, SKELETON_BONES + 2), r.hair[0]));
   /* a bone added later under the model resolves on refresh */
   tress_id late = tress_instance_create(r.scene, TRESS_KIND_BONE, "mixamorig:Unknown", r.head);
   assert_int_equal(tress_pose_map_get_matched_count(map), ENTRIES - 1);
   tress_pose_map_refresh(map);
-  assert_true(tress_id_equal(tress_pose_map_get_instance(map, 5), late));
+  assert_true(tress_id_is_equal(tress_pose_map_get_instance(map, 5), late));
   tress_pose_map_destroy(map);
   tress_scene_destroy(r.scene);
 }
@@ -127,16 +127,16 @@ static void test_apply_writes_parts_and_bones(void **state) {
   set_pose(&r.poses[3], nudge);
   tress_xform root = tress_xform_from_pos(10, 0, 0);
   assert_int_equal(tress_pose_map_apply(map, root, &a), TRESS_OK);
-  tress_xform head = tress_part_cframe(r.scene, r.head);
+  tress_xform head = tress_part_get_cframe(r.scene, r.head);
   assert_true(dist(head.p, (float[3]){10, 1.5f, 0}) < 1e-6f);
-  tress_xform got = tress_bone_animated(r.scene, r.bones[3]);
+  tress_xform got = tress_bone_get_animated(r.scene, r.bones[3]);
   assert_true(dist(got.p, nudge.p) < 1e-6f && fabsf(got.q[0] - nudge.q[0]) < 1e-6f);
   tress_pose_map_destroy(map);
 
   /* local space: the full parent-relative frame; the animated slot gets cframe^-1 * pose */
   map = rig_map(&r, TRESS_BONE_POSE_LOCAL);
   assert_int_equal(tress_pose_map_apply(map, root, &a), TRESS_OK);
-  tress_xform world = tress_xform_mul(tress_bone_cframe(r.scene, r.bones[3]), tress_bone_animated(r.scene, r.bones[3]));
+  tress_xform world = tress_xform_mul(tress_bone_get_cframe(r.scene, r.bones[3]), tress_bone_get_animated(r.scene, r.bones[3]));
   assert_true(dist(world.p, nudge.p) < 1e-6f && fabsf(world.q[0] - nudge.q[0]) < 1e-6f);
   tress_pose_map_destroy(map);
   tress_scene_destroy(r.scene);
@@ -157,8 +157,8 @@ static void test_a_posed_head_carries_the_hair(void **state) {
     assert_int_equal(tress_pose_map_apply(map, tress_xform_identity(), &a), TRESS_OK);
     assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
   }
-  tress_xform root_rest = tress_bone_world(r.scene, r.hair[0]);
-  tress_xform tip_rest = tress_bone_world(r.scene, r.hair[5]);
+  tress_xform root_rest = tress_bone_get_world(r.scene, r.hair[0]);
+  tress_xform tip_rest = tress_bone_get_world(r.scene, r.hair[5]);
   tress_xform carry = tress_xform_identity();
   for (int f = 1; f <= 18; f++) {
     tress_xform head = tress_xform_mul(head_rest, rotation_x(30.0f * (float)f / 18.0f));
@@ -167,11 +167,11 @@ static void test_a_posed_head_carries_the_hair(void **state) {
     assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
     carry = tress_xform_mul(head, tress_xform_inverse(head_rest));
     tress_xform want = tress_xform_mul(carry, root_rest);
-    assert_true(dist(want.p, tress_bone_world(r.scene, r.hair[0]).p) < 1e-4f);
+    assert_true(dist(want.p, tress_bone_get_world(r.scene, r.hair[0]).p) < 1e-4f);
   }
   float rigid[3];
   tress_xform_point(carry, tip_rest.p, rigid);
-  const float *tip = tress_bone_world(r.scene, r.hair[5]).p;
+  const float *tip = tress_bone_get_world(r.scene, r.hair[5]).p;
   float moved = dist(rigid, tip_rest.p), lag = dist(tip, rigid);
   float behind = (tip[0] - rigid[0]) * (rigid[0] - tip_rest.p[0]) + (tip[1] - rigid[1]) * (rigid[1] - tip_rest.p[1]) +
                  (tip[2] - rigid[2]) * (rigid[2] - tip_rest.p[2]);
@@ -241,7 +241,7 @@ static void test_bad_input_is_refused(void **state) {
   memset(r.poses[SKELETON_BONES + 1].rotation, 0, sizeof r.poses[0].rotation);
   r.poses[SKELETON_BONES + 1].position[1] = 99.0f;
   assert_int_equal(tress_pose_map_apply(map, tress_xform_identity(), &a), TRESS_OK);
-  assert_true(fabsf(tress_part_cframe(r.scene, r.head).p[1] - 4.5f) < 1e-6f);
+  assert_true(fabsf(tress_part_get_cframe(r.scene, r.head).p[1] - 4.5f) < 1e-6f);
   tress_instance_destroy(r.scene, r.model);
   assert_int_equal(tress_pose_map_apply(map, tress_xform_identity(), &a), TRESS_ERR_STALE_ID);
   tress_pose_map_destroy(map);

@@ -79,8 +79,8 @@ static void test_profiling_changes_no_result(void **state) {
   step_moving(&timed, 20);
   for (int c = 0; c < CHAINS; c++)
     for (int b = 0; b < BONES; b++) {
-      tress_xform x = tress_bone_world(plain.scene, plain.chains[c].bones[b]);
-      tress_xform y = tress_bone_world(timed.scene, timed.chains[c].bones[b]);
+      tress_xform x = tress_bone_get_world(plain.scene, plain.chains[c].bones[b]);
+      tress_xform y = tress_bone_get_world(timed.scene, timed.chains[c].bones[b]);
       assert_memory_equal(&x, &y, sizeof x);
     }
   rig_free(&plain);

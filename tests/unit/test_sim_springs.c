@@ -57,7 +57,7 @@ static float off_animated(const tress_scene *scene, const fix_chain *c) {
   for (int b = 0; b < c->count; b++) {
     float p[3];
     fix_world_pos(scene, c->bones[b], p);
-    float d = fix_dist(p, tress_bone_world_animated(scene, c->bones[b]).p);
+    float d = fix_dist(p, tress_bone_get_world_animated(scene, c->bones[b]).p);
     if (d > worst) worst = d;
   }
   return worst;
@@ -138,7 +138,7 @@ static void test_collider_sets_are_per_chain(void **state) {
   tress_scene *scene = tress_scene_create();
   fix_chain hair = fix_chain_make(scene, 0, 10, 0, 7, 0.5f);
   fix_chain tail = fix_chain_make(scene, 0, 10, 0.0f, 7, 0.5f);
-  tress_id body = tress_instance_create(scene, TRESS_KIND_PART, "Body", tress_scene_root(scene));
+  tress_id body = tress_instance_create(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, body, tress_xform_from_pos(0, 10, 0));
   tress_sim *sim = make_sim(scene);
   tress_collider_def head = tress_default_collider_def();
@@ -207,12 +207,12 @@ static float leaf_turn(float end_length, int *bones_after) {
   for (int i = 0; i < 180; i++) {
     tress_part_set_cframe(scene, c.part, tress_xform_from_pos(2.0f * (float)sin(i * 0.15), 10, (float)cos(i * 0.1)));
     fix_run(sim, 1.0 / 60.0, 1);
-    float a = angle_of(tress_bone_transform(scene, c.bones[4]).q);
+    float a = angle_of(tress_bone_get_transform(scene, c.bones[4]).q);
     if (a > worst) worst = a;
   }
   fix_assert_finite(scene, &c);
   int n = 0;
-  for (tress_id b = c.bones[0]; !tress_id_is_null(b); b = tress_instance_first_child(scene, b)) n++;
+  for (tress_id b = c.bones[0]; !tress_id_is_null(b); b = tress_instance_get_first_child(scene, b)) n++;
   *bones_after = n;
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
@@ -247,12 +247,12 @@ static void test_end_length_retune_live(void **state) {
   for (int i = 0; i < 120; i++) {
     tress_part_set_cframe(scene, c.part, tress_xform_from_pos(2.0f * (float)sin(i * 0.2), 10, 0));
     fix_run(sim, 1.0 / 60.0, 1);
-    float a = angle_of(tress_bone_transform(scene, c.bones[3]).q);
+    float a = angle_of(tress_bone_get_transform(scene, c.bones[3]).q);
     if (a > worst) worst = a;
   }
   assert_true(worst > 0.05f);
   tress_handle_destroy(sim, h);
-  assert_true(fix_xform_is_identity(tress_bone_transform(scene, c.bones[3])));
+  assert_true(fix_xform_is_identity(tress_bone_get_transform(scene, c.bones[3])));
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -289,12 +289,12 @@ static void run_pair(const tress_chain_settings *sa, const tress_chain_settings 
     for (int k = 0; k < 6; k++) {
       /* weight 0 / disabled: every frame shows the animation exactly */
       if (sa->weight == 0.0f || !sa->enabled) {
-        if (!fix_xform_equal(tress_bone_transform(scene, a.bones[k]), tress_bone_animated(scene, a.bones[k])))
+        if (!fix_xform_equal(tress_bone_get_transform(scene, a.bones[k]), tress_bone_get_animated(scene, a.bones[k])))
           fail_msg("frame %d bone %d is not its animated value", i, k);
       }
     }
   }
-  for (int k = 0; k < 6; k++) out[k] = tress_bone_transform(scene, a.bones[k]);
+  for (int k = 0; k < 6; k++) out[k] = tress_bone_get_transform(scene, a.bones[k]);
   *off = off_animated(scene, &a);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
@@ -436,7 +436,7 @@ typedef enum { EV_NONE, EV_JUMP, EV_STALL, EV_RESET_PART, EV_RESET_MODEL } reset
 
 static float after_event(reset_event ev, float amount) {
   tress_scene *scene = tress_scene_create();
-  tress_id model = tress_instance_create(scene, TRESS_KIND_MODEL, "Character", tress_scene_root(scene));
+  tress_id model = tress_instance_create(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   tress_instance_set_parent(scene, c.part, model);
   tress_sim *sim = make_sim(scene);
@@ -496,7 +496,7 @@ static void test_fast_steady_motion_is_not_a_jump(void **state) {
   printf("a 0.2-unit chain at 60 units/s stays at least %.3f from its animated pose\n", (double)trailing);
   assert_true(trailing > 0.05f);
   /* a 2-unit jump off that path (under the 50-unit guard, over 3 x 0.2) snaps */
-  tress_xform at = tress_part_cframe(scene, c.part);
+  tress_xform at = tress_part_get_cframe(scene, c.part);
   at.p[0] += 1.0f + 2.0f;
   tress_part_set_cframe(scene, c.part, at);
   assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
@@ -520,7 +520,7 @@ static void test_sim_reset_marks_a_teleport(void **state) {
   tress_scene *scene = tress_scene_create();
   tress_sim *sim = make_sim(scene);
   assert_int_equal(tress_sim_reset(sim, (tress_id){99, 1}), TRESS_ERR_STALE_ID);
-  assert_int_equal(tress_sim_reset(NULL, tress_scene_root(scene)), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_sim_reset(NULL, tress_scene_get_root(scene)), TRESS_ERR_INVALID_ARGUMENT);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -651,15 +651,15 @@ static float vrm_hair_closest(const char *path, bool with_colliders, float *tail
   tress_spring_import_def def = tress_default_spring_import_def();
   def.units_per_metre = 1.0f;
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX] = "";
-  assert_int_equal(tress_spring_import_load(path, &def, &imp, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_spring_import_load(path, &def, &imp, &err), 0);
   assert_int_equal(imp->chain_count, 2);
   assert_int_equal(imp->collider_count, 1);
   tress_scene *scene = tress_scene_create();
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Body", tress_scene_root(scene));
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0, 5, 0));
   tress_spring_scene ss;
-  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
   tress_sim *sim = make_sim(scene);
   tress_spring_binding b;
   if (with_colliders) {
@@ -678,11 +678,11 @@ static float vrm_hair_closest(const char *path, bool with_colliders, float *tail
   assert_int_equal(b.bound, 2);
   /* exactly the joints are simulated: the head is not */
   tress_id head = ss.node_bones[tress_spring_import_find_node(imp, "Head")];
-  assert_false(tress_bone_simulated(scene, head));
-  assert_true(tress_bone_simulated(scene, ss.node_bones[tress_spring_import_find_node(imp, "Hair_4")]));
+  assert_false(tress_bone_is_simulated(scene, head));
+  assert_true(tress_bone_is_simulated(scene, ss.node_bones[tress_spring_import_find_node(imp, "Hair_4")]));
   fix_run(sim, 1.0 / 60.0, 180);
   float centre[3];
-  tress_xform hw = tress_instance_world(scene, head);
+  tress_xform hw = tress_instance_get_world(scene, head);
   const float off[3] = {0, 0.05f, 0};
   tress_xform_point(hw, off, centre);
   float hair = strand_to_head(scene, imp, &ss, "Hair", 5, centre);
@@ -722,25 +722,25 @@ static void test_vrm_import_turns_the_first_joint(void **state) {
   tress_spring_import_def def = tress_default_spring_import_def();
   def.units_per_metre = 1.0f;
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX] = "";
-  assert_int_equal(tress_spring_import_load(path, &def, &imp, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_spring_import_load(path, &def, &imp, &err), 0);
   assert_true(tress_spring_chain_is_vrm(&imp->chains[0]));
   assert_float_equal(imp->chains[0].vrm_joints[1].gravity_scale, 0.5f, 1e-6f);
   assert_float_equal(imp->chains[0].vrm_joints[1].damping, 0.9f, 1e-6f);
   const float g[3] = {0, -30, 0};
-  tress_chain_settings cs = tress_spring_chain_sim_settings(&imp->chains[0], g, NULL, 0);
+  tress_chain_settings cs = tress_spring_chain_get_sim_settings(&imp->chains[0], g, NULL, 0);
   assert_int_equal(cs.model, TRESS_SPRING_VRM);
   tress_scene *scene = tress_scene_create();
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Body", tress_scene_root(scene));
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0, 5, 0));
   tress_spring_scene ss;
-  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
   tress_sim *sim = make_sim(scene);
   tress_spring_binding b;
   assert_int_equal(tress_spring_bind(sim, imp, &ss, &b), TRESS_OK);
   fix_run(sim, 1.0 / 60.0, 120);
   tress_id h0 = ss.node_bones[tress_spring_import_find_node(imp, "Hair_0")];
-  tress_xform t0 = tress_bone_transform(scene, h0), a0 = tress_bone_animated(scene, h0);
+  tress_xform t0 = tress_bone_get_transform(scene, h0), a0 = tress_bone_get_animated(scene, h0);
   float dot = fabsf(t0.q[0] * a0.q[0] + t0.q[1] * a0.q[1] + t0.q[2] * a0.q[2] + t0.q[3] * a0.q[3]);
   printf("vrm first joint turned %.1f degrees\n", 2.0 * acos(dot > 1.0f ? 1.0 : (double)dot) * 180.0 / M_PI);
   assert_true(dot < cosf(0.5f * 10.0f * (float)M_PI / 180.0f));
@@ -748,7 +748,7 @@ static void test_vrm_import_turns_the_first_joint(void **state) {
     char nm[16];
     snprintf(nm, sizeof nm, "Hair_%d", i);
     tress_id bone = ss.node_bones[tress_spring_import_find_node(imp, nm)];
-    tress_xform t = tress_bone_transform(scene, bone), a = tress_bone_animated(scene, bone);
+    tress_xform t = tress_bone_get_transform(scene, bone), a = tress_bone_get_animated(scene, bone);
     assert_true(t.p[0] == a.p[0] && t.p[1] == a.p[1] && t.p[2] == a.p[2]);
   }
   tress_spring_binding_free(&b);

@@ -39,18 +39,18 @@ static void test_first_joint_turns(void **state) {
     if (model == 0) s = tress_default_chain_settings();
     assert_int_equal(tress_sim_bind_bone_chain(sim, c.bones[0], &s, NULL), TRESS_OK);
     for (int i = 0; i < 120; i++) assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
-    tress_xform root = tress_bone_transform(scene, c.bones[0]);
+    tress_xform root = tress_bone_get_transform(scene, c.bones[0]);
     float turn = quat_angle_degrees(root.q);
     if (model == 1) {
       print_message("VRM first joint turned %.1f degrees\n", (double)turn);
       assert_true(turn > 20.0f);
       /* positions are never written: every bone keeps its animated (identity) translation */
       for (int b = 0; b < 2; b++) {
-        tress_xform t = tress_bone_transform(scene, c.bones[b]);
+        tress_xform t = tress_bone_get_transform(scene, c.bones[b]);
         assert_true(t.p[0] == 0.0f && t.p[1] == 0.0f && t.p[2] == 0.0f);
       }
       /* the second joint turned as well (toward its end tip), and hangs below the first */
-      assert_true(quat_angle_degrees(tress_bone_transform(scene, c.bones[1]).q) > 1.0f);
+      assert_true(quat_angle_degrees(tress_bone_get_transform(scene, c.bones[1]).q) > 1.0f);
       float p0[3], p1[3];
       fix_world_pos(scene, c.bones[0], p0);
       fix_world_pos(scene, c.bones[1], p1);
@@ -447,7 +447,7 @@ static void test_model_refused_where_it_cannot_run(void **state) {
   tress_scene *scene = tress_scene_create();
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_id parts[2];
-  for (int k = 0; k < 2; k++) parts[k] = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_root(scene));
+  for (int k = 0; k < 2; k++) parts[k] = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
   tress_chain_settings s = vrm_settings(1.0f, 0.4f, 1.0f);
   assert_int_equal(tress_sim_bind_parts(sim, parts, 2, &s, NULL), TRESS_ERR_INVALID_ARGUMENT);
   s.model = (tress_spring_model)7;
@@ -481,11 +481,11 @@ static void test_pose_rotations_only(void **state) {
     fix_world_pos(scene, b.bones[k], pb);
     pb[0] -= 10.0f;
     assert_true(fix_dist(pa, pb) < 1e-4f);
-    tress_xform t = tress_bone_transform(scene, b.bones[k]);
+    tress_xform t = tress_bone_get_transform(scene, b.bones[k]);
     assert_true(t.p[0] == 0.0f && t.p[1] == 0.0f && t.p[2] == 0.0f);
   }
-  assert_true(quat_angle_degrees(tress_bone_transform(scene, a.bones[0]).q) < 1e-3f);
-  assert_true(quat_angle_degrees(tress_bone_transform(scene, b.bones[0]).q) > 5.0f);
+  assert_true(quat_angle_degrees(tress_bone_get_transform(scene, a.bones[0]).q) < 1e-3f);
+  assert_true(quat_angle_degrees(tress_bone_get_transform(scene, b.bones[0]).q) > 5.0f);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -512,7 +512,7 @@ static void test_vrm_branch(void **state) {
   fix_world_pos(scene, extra, joint);
   assert_true(tip[1] < before[1] - 0.2f);
   assert_float_equal(fix_dist(tip, joint), 0.3f, 1e-4f);
-  assert_true(quat_angle_degrees(tress_bone_transform(scene, extra).q) > 5.0f);
+  assert_true(quat_angle_degrees(tress_bone_get_transform(scene, extra).q) > 5.0f);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
 }
@@ -526,16 +526,16 @@ static void test_model_switch_live(void **state) {
   tress_handle_id h;
   assert_int_equal(tress_sim_bind_bone_chain(sim, c.bones[0], NULL, &h), TRESS_OK);
   for (int i = 0; i < 30; i++) assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
-  assert_true(quat_angle_degrees(tress_bone_transform(scene, c.bones[0]).q) < 1e-3f);
+  assert_true(quat_angle_degrees(tress_bone_get_transform(scene, c.bones[0]).q) < 1e-3f);
   tress_chain_settings s = vrm_settings(1.0f, 0.4f, 2.0f);
   assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_OK);
   for (int i = 0; i < 60; i++) assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
-  assert_true(quat_angle_degrees(tress_bone_transform(scene, c.bones[0]).q) > 10.0f);
+  assert_true(quat_angle_degrees(tress_bone_get_transform(scene, c.bones[0]).q) > 10.0f);
   assert_int_equal(tress_handle_set_chain_settings(sim, h, NULL), TRESS_ERR_INVALID_ARGUMENT);
   s = tress_default_chain_settings();
   assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_OK);
   assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
-  assert_true(quat_angle_degrees(tress_bone_transform(scene, c.bones[0]).q) < 1e-3f);
+  assert_true(quat_angle_degrees(tress_bone_get_transform(scene, c.bones[0]).q) < 1e-3f);
   fix_assert_finite(scene, &c);
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);

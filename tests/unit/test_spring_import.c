@@ -99,9 +99,9 @@ static tress_spring_import *load(const char *path, float units_per_metre) {
   tress_spring_import_def def = tress_default_spring_import_def();
   if (units_per_metre > 0.0f) def.units_per_metre = units_per_metre;
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX] = "";
-  int rc = tress_spring_import_load(path, &def, &imp, err);
-  if (rc != 0) fprintf(stderr, "import failed: %s\n", err);
+  tress_error err = {0};
+  int rc = tress_spring_import_load(path, &def, &imp, &err);
+  if (rc != 0) fprintf(stderr, "import failed: %s\n", err.message);
   assert_int_equal(rc, 0);
   assert_non_null(imp);
   return imp;
@@ -331,16 +331,16 @@ static void test_names_only_model(void **state) {
   assert_true(fringe->stiffness > pony->stiffness);
   assert_true(fringe->drag > pony->drag);
   float s, d;
-  assert_true(tress_spring_region_preset("Temple_L", &s, &d));
+  assert_true(tress_spring_region_get_preset("Temple_L", &s, &d));
   assert_float_equal(temple->stiffness, s, 0.0f);
-  assert_false(tress_spring_region_preset("Mohawk", &s, &d));
+  assert_false(tress_spring_region_get_preset("Mohawk", &s, &d));
   assert_float_equal(mohawk->stiffness, 0.1f, 0.0f);
   assert_true(has_warning(imp, "Mohawk", "no preset"));
   /* Earth's gravity in the model's metres */
   assert_float_equal(fringe->gravity[1], -9.81f, 1e-5f);
   /* as the sim's settings: damping = 1 - drag, gravity as a scale of the sim's */
   const float sim_g[3] = {0.0f, -30.0f, 0.0f};
-  tress_chain_settings cs = tress_spring_chain_settings(fringe, sim_g);
+  tress_chain_settings cs = tress_spring_chain_get_settings(fringe, sim_g);
   assert_float_equal(cs.damping, 1.0f - fringe->drag, 1e-6f);
   assert_float_equal(cs.stiffness, fringe->stiffness, 0.0f);
   assert_float_equal(cs.gravity_scale, 9.81f / 30.0f, 1e-5f);
@@ -488,34 +488,54 @@ static void test_bad_node_tree_keeps_good_parts(void **state) {
 static void test_not_gltf_or_lying_container(void **state) {
   (void)state;
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX];
+  tress_error err = {0};
   const char *junk = "this is not json";
-  assert_int_equal(tress_spring_import_memory((const uint8_t *)junk, strlen(junk), NULL, &imp, err), -1);
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_read_memory((const uint8_t *)junk, strlen(junk), NULL, &imp, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
   assert_null(imp);
-  assert_non_null(strstr(err, "not glTF"));
+  assert_non_null(strstr(err.message, "not glTF"));
   /* a GLB whose header claims more bytes than there are */
   uint8_t glb[40] = {'g', 'l', 'T', 'F', 2, 0, 0, 0, 200, 0, 0, 0, 8, 0, 0, 0, 'J', 'S', 'O', 'N', '{', '}', ' ', ' '};
-  assert_int_equal(tress_spring_import_memory(glb, 24, NULL, &imp, err), -1);
-  assert_non_null(strstr(err, "header says"));
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_read_memory(glb, 24, NULL, &imp, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
+  assert_non_null(strstr(err.message, "header says"));
   /* a JSON chunk longer than the file */
   glb[8] = 24;
   glb[12] = 100;
-  assert_int_equal(tress_spring_import_memory(glb, 24, NULL, &imp, err), -1);
-  assert_non_null(strstr(err, "overruns"));
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_read_memory(glb, 24, NULL, &imp, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
+  assert_non_null(strstr(err.message, "overruns"));
   /* version 1 */
   glb[4] = 1;
   glb[12] = 4;
-  assert_int_equal(tress_spring_import_memory(glb, 24, NULL, &imp, err), -1);
-  assert_non_null(strstr(err, "version"));
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_read_memory(glb, 24, NULL, &imp, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
+  assert_non_null(strstr(err.message, "version"));
   /* a minimal valid one: no nodes, nothing imported, no error */
   glb[4] = 2;
-  assert_int_equal(tress_spring_import_memory(glb, 24, NULL, &imp, err), 0);
+  assert_int_equal(tress_spring_import_read_memory(glb, 24, NULL, &imp, &err), 0);
   assert_int_equal(imp->chain_count, 0);
   tress_spring_import_free(imp);
   /* a missing file */
   char path[600];
   path_in_dir(path, sizeof path, "missing.vrm");
-  assert_int_equal(tress_spring_import_load(path, NULL, &imp, err), -1);
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_load(path, NULL, &imp, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
   assert_null(imp);
 }
 
@@ -590,7 +610,7 @@ typedef struct counter {
 } counter;
 
 static bool count_bones(tress_scene *scene, tress_id id, void *user) {
-  if (tress_instance_kind(scene, id) == TRESS_KIND_BONE) ((counter *)user)->bones++;
+  if (tress_instance_get_kind(scene, id) == TRESS_KIND_BONE) ((counter *)user)->bones++;
   return true;
 }
 
@@ -603,25 +623,27 @@ static void test_apply_builds_bones_and_colliders(void **state) {
   cJSON_Delete(doc);
   tress_spring_import *imp = load(path, 1.0f);
   tress_scene *scene = tress_scene_create();
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "HairPart", tress_scene_root(scene));
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "HairPart", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0.0f, 10.0f, 0.0f));
   tress_spring_scene ss;
-  char err[TRESS_SPRING_ERROR_MAX];
-  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
   const tress_spring_chain *fringe = chain_rooted(imp, "Hair_Fringe_A_00");
   tress_id b0 = ss.node_bones[fringe->joints[0]], b1 = ss.node_bones[fringe->joints[1]];
   assert_false(tress_id_is_null(b0));
-  assert_string_equal(tress_instance_name(scene, b1), "Hair_Fringe_A_01");
-  assert_true(tress_id_equal(tress_instance_parent(scene, b1), b0));
+  char b1_name[TRESS_NAME_MAX];
+  tress_instance_get_name(scene, b1, b1_name);
+  assert_string_equal(b1_name, "Hair_Fringe_A_01");
+  assert_true(tress_id_is_equal(tress_instance_get_parent(scene, b1), b0));
   tress_id head = ss.node_bones[tress_spring_import_find_node(imp, "Head")];
-  assert_true(tress_id_equal(tress_instance_parent(scene, head), part));
+  assert_true(tress_id_is_equal(tress_instance_get_parent(scene, head), part));
   /* rest transforms from the file: 5 cm below the parent */
-  tress_xform w = tress_bone_world_rest(scene, b1);
+  tress_xform w = tress_bone_get_world_rest(scene, b1);
   assert_float_equal(w.p[1], 10.0f - 0.1f, 1e-5f);
   /* colliders follow their node's bone */
   assert_int_equal(ss.collider_count, 2);
   tress_id sphere_bone = ss.node_bones[tress_spring_import_find_node(imp, "SBC_Sphere_Head_r9")];
-  assert_true(tress_id_equal(ss.colliders[0].attach, sphere_bone));
+  assert_true(tress_id_is_equal(ss.colliders[0].attach, sphere_bone));
   tress_collider_world cw = tress_collider_resolve(scene, &ss.colliders[0]);
   assert_float_equal(cw.ay, 10.0f, 1e-5f);
   assert_float_equal(cw.radius, 0.09f, 1e-6f);
@@ -631,14 +653,18 @@ static void test_apply_builds_bones_and_colliders(void **state) {
   tress_instance_visit_descendants(scene, part, count_bones, &before);
   tress_spring_scene_free(&ss);
   /* applying again maps onto the bones by name instead of building new ones */
-  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
   counter after = {0};
   tress_instance_visit_descendants(scene, part, count_bones, &after);
   assert_int_equal(before.bones, after.bones);
-  assert_true(tress_id_equal(ss.node_bones[fringe->joints[1]], b1));
+  assert_true(tress_id_is_equal(ss.node_bones[fringe->joints[1]], b1));
   tress_spring_scene_free(&ss);
   /* a bone is not a part */
-  assert_int_equal(tress_spring_import_apply(imp, scene, b0, &ss, err), -1);
+  { /* fails with a code, and err carries the same one */
+    int rc = tress_spring_import_apply(imp, scene, b0, &ss, &err);
+    assert_int_not_equal(rc, 0);
+    assert_int_equal(rc, err.code);
+  }
   tress_scene_destroy(scene);
   tress_spring_import_free(imp);
 }
@@ -709,7 +735,7 @@ static void test_our_glb_writer_output(void **state) {
   const char *names[] = {"HairRoot", "Hair_Fringe_A_00", "Hair_Fringe_A_01", "Hair_Fringe_A_02", "SBC_Sphere_Head_r9"};
   const int32_t parents[] = {-1, 0, 1, 2, 0};
   const float binds[][3] = {{0, 1.6f, 0}, {0, 1.6f, 0.1f}, {0, 1.5f, 0.1f}, {0, 1.4f, 0.1f}, {0, 1.5f, 0}};
-  tress_mesh *mesh = tress_mesh_create(3, 3, false, false);
+  tress_mesh *mesh = tress_mesh_create(&(tress_mesh_def){.vertex_count = 3, .index_count = 3});
   assert_non_null(mesh);
   const float pos[9] = {0, 1.6f, 0.1f, 0.05f, 1.4f, 0.1f, -0.05f, 1.4f, 0.1f};
   memcpy(mesh->positions, pos, sizeof pos);
@@ -726,16 +752,16 @@ static void test_our_glb_writer_output(void **state) {
   }
   uint8_t *glb = NULL;
   size_t glb_size = 0;
-  char gerr[TRESS_GLTF_ERROR_MAX];
-  assert_int_equal(tress_gltf_write_glb_memory(mesh, &glb, &glb_size, gerr), 0);
+  tress_error gerr = {0};
+  assert_int_equal(tress_gltf_write_glb_memory(mesh, &glb, &glb_size, &gerr), 0);
   tress_mesh_release(mesh);
 
   /* names only, straight from the writer */
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX];
+  tress_error err = {0};
   tress_spring_import_def def = tress_default_spring_import_def();
   def.units_per_metre = 1.0f;
-  assert_int_equal(tress_spring_import_memory(glb, glb_size, &def, &imp, err), 0);
+  assert_int_equal(tress_spring_import_read_memory(glb, glb_size, &def, &imp, &err), 0);
   const tress_spring_chain *fringe = chain_rooted(imp, "Hair_Fringe_A_00");
   assert_non_null(fringe);
   assert_int_equal(fringe->joint_count, 3);
@@ -838,9 +864,9 @@ static void test_mutated_models_hold_together(void **state) {
     char *text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
     tress_spring_import *imp = NULL;
-    char err[TRESS_SPRING_ERROR_MAX];
+    tress_error err = {0};
     tress_spring_import_def def = tress_default_spring_import_def();
-    assert_int_equal(tress_spring_import_memory((const uint8_t *)text, strlen(text), &def, &imp, err), 0);
+    assert_int_equal(tress_spring_import_read_memory((const uint8_t *)text, strlen(text), &def, &imp, &err), 0);
     cJSON_free(text);
     for (uint32_t i = 0; i < imp->chain_count; i++) {
       const tress_spring_chain *ch = &imp->chains[i];
@@ -865,9 +891,9 @@ static void test_mutated_models_hold_together(void **state) {
     }
     /* and it applies to a scene without tripping over anything */
     tress_scene *scene = tress_scene_create();
-    tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_root(scene));
+    tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
     tress_spring_scene ss;
-    assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
+    assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
     for (uint32_t i = 0; i < imp->chain_count; i++)
       for (uint32_t k = 0; k < imp->chains[i].joint_count; k++)
         assert_false(tress_id_is_null(ss.node_bones[imp->chains[i].joints[k]]));
@@ -908,8 +934,8 @@ static void test_deep_node_tree(void **state) {
   char *text = cJSON_PrintUnformatted(doc);
   cJSON_Delete(doc);
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX];
-  assert_int_equal(tress_spring_import_memory((const uint8_t *)text, strlen(text), NULL, &imp, err), 0);
+  tress_error err = {0};
+  assert_int_equal(tress_spring_import_read_memory((const uint8_t *)text, strlen(text), NULL, &imp, &err), 0);
   cJSON_free(text);
   assert_int_equal(imp->chain_count, 1);
   assert_int_equal(imp->chains[0].joint_count, DEEP);
@@ -918,10 +944,10 @@ static void test_deep_node_tree(void **state) {
   assert_true(has_warning(imp, "cycle", NULL));
   /* and it applies: one bone per strand node, nested, none for the cycle */
   tress_scene *scene = tress_scene_create();
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_root(scene));
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
   tress_spring_scene ss;
-  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, err), 0);
-  assert_true(tress_id_equal(tress_instance_parent(scene, ss.node_bones[DEEP - 1]), ss.node_bones[DEEP - 2]));
+  assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
+  assert_true(tress_id_is_equal(tress_instance_get_parent(scene, ss.node_bones[DEEP - 1]), ss.node_bones[DEEP - 2]));
   assert_true(tress_id_is_null(ss.node_bones[loop0]));
   counter bones = {0};
   tress_instance_visit_descendants(scene, part, count_bones, &bones);

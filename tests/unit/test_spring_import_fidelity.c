@@ -21,9 +21,9 @@ static tress_spring_import *import_text(const char *json) {
   tress_spring_import_def def = tress_default_spring_import_def();
   def.units_per_metre = 1.0f;
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX] = "";
-  int rc = tress_spring_import_memory((const uint8_t *)json, strlen(json), &def, &imp, err);
-  if (rc != 0) fprintf(stderr, "import failed: %s\n", err);
+  tress_error err = {0};
+  int rc = tress_spring_import_read_memory((const uint8_t *)json, strlen(json), &def, &imp, &err);
+  if (rc != 0) fprintf(stderr, "import failed: %s\n", err.message);
   assert_int_equal(rc, 0);
   assert_non_null(imp);
   return imp;

@@ -31,11 +31,11 @@ typedef struct drive_path {
 } drive_path;
 
 static int read_drive(const char *path, drive_path *d) {
-  char err[200];
+  tress_error err;
   size_t size = 0;
-  uint8_t *text = tress_file_read(path, 64u << 20, &size, err, sizeof err);
+  uint8_t *text = tress_file_read(path, 64u << 20, &size, &err);
   if (!text) {
-    fprintf(stderr, "%s\n", err);
+    fprintf(stderr, "%s\n", err.message);
     return -1;
   }
   cJSON *doc = cJSON_ParseWithLength((const char *)text, size);
@@ -86,7 +86,7 @@ static void print_frame(const tress_scene *scene, const tress_spring_scene *ss, 
                         bool first) {
   printf("%s[", first ? "" : ",");
   for (uint32_t i = 0; i < n; i++) {
-    tress_xform w = tress_bone_world(scene, ss->node_bones[joints[i]]);
+    tress_xform w = tress_bone_get_world(scene, ss->node_bones[joints[i]]);
     printf("%s%.7f,%.7f,%.7f", i ? "," : "", (double)w.p[0], (double)w.p[1], (double)w.p[2]);
   }
   printf("]");
@@ -102,14 +102,14 @@ int main(int argc, char **argv) {
   tress_spring_import_def def = tress_default_spring_import_def();
   def.units_per_metre = 1.0f;
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX] = "";
-  if (tress_spring_import_load(argv[1], &def, &imp, err) != 0) {
-    fprintf(stderr, "%s: %s\n", argv[1], err);
+  tress_error err;
+  if (tress_spring_import_load(argv[1], &def, &imp, &err) != 0) {
+    fprintf(stderr, "%s: %s\n", argv[1], err.message);
     return 1;
   }
   for (uint32_t i = 0; i < imp->warning_count; i++) fprintf(stderr, "%s: warning: %s\n", argv[1], imp->warnings[i]);
   tress_scene *scene = tress_scene_create();
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Character", tress_scene_root(scene));
+  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Character", tress_scene_get_root(scene));
   tress_spring_scene ss = {0};
   tress_sim_def sd = tress_default_sim_def();
   sd.scene = scene;
@@ -120,8 +120,8 @@ int main(int argc, char **argv) {
   tress_spring_binding bind = {0};
   int32_t *joints = malloc(((size_t)imp->node_count + 1) * sizeof *joints);
   int rc = 1;
-  if (!joints || tress_spring_import_apply(imp, scene, part, &ss, err) != 0) {
-    fprintf(stderr, "%s: apply: %s\n", argv[1], err);
+  if (!joints || tress_spring_import_apply(imp, scene, part, &ss, &err) != 0) {
+    fprintf(stderr, "%s: apply: %s\n", argv[1], err.message);
     goto done;
   }
   sim = tress_sim_create(&sd);

@@ -22,7 +22,7 @@ typedef struct tress_client tress_client;
 
 #define TRESS_CLIENT_ERROR_MAX 256
 
-/* Return codes of the client API. The last message is kept: tress_client_last_error(). */
+/* Return codes of the client API. The last message is kept: tress_client_get_last_error(). */
 typedef enum tress_client_result {
   TRESS_CLIENT_OK = 0,
   TRESS_CLIENT_ERR_INVALID_ARGUMENT,
@@ -35,7 +35,7 @@ typedef enum tress_client_result {
   TRESS_CLIENT_ERR_ENCODE,            /* the message would break a protocol rule */
 } tress_client_result;
 
-const char *tress_client_result_string(tress_client_result r);
+const char *tress_client_result_name(tress_client_result r);
 
 /* Where the connection is. READY = in the room, spawns flowing. */
 typedef enum tress_client_state {
@@ -119,7 +119,7 @@ int tress_client_service(tress_client *c);
 /* The same but waits up to timeout_ms for the first event (for tools and tests). */
 int tress_client_service_wait(tress_client *c, uint32_t timeout_ms);
 /* The ENet socket (-1 before connect). */
-int tress_client_socket(const tress_client *c);
+int tress_client_get_socket(const tress_client *c);
 
 /* Pumps the network from a libuv loop instead of service() per frame: a uv_poll_t on the
  * socket plus a short timer for ENet's resends and the reconnect clock. The game still steps
@@ -152,7 +152,7 @@ tress_client_result tress_client_set_root(tress_client *c, uint32_t character_id
  *   (TRESS_BONE_POSE_LOCAL, pose map only). The solver's output stays in `transform`.
  */
 /* One instance of the character (a part from tress_client_parts or a bone from
- * tress_client_bones). TRESS_CLIENT_ERR_INVALID_ARGUMENT for an instance of another character,
+ * tress_client_get_bones). TRESS_CLIENT_ERR_INVALID_ARGUMENT for an instance of another character,
  * a Handle (handles follow their joints) or a non-finite pose. */
 tress_client_result tress_client_set_pose(tress_client *c, uint32_t character_id, tress_id instance,
                                           tress_xform pose);
@@ -185,11 +185,11 @@ tress_client_result tress_client_pose_map_apply(tress_client_pose_map *map, cons
 /* Places parts and handles, steps the sim by dt, places swung handles. No allocation. */
 tress_result tress_client_step(tress_client *c, double dt);
 
-tress_sim *tress_client_sim(tress_client *c);
-tress_scene *tress_client_scene(tress_client *c);
+tress_sim *tress_client_get_sim(tress_client *c);
+tress_scene *tress_client_get_scene(tress_client *c);
 tress_client_state tress_client_get_state(const tress_client *c);
-const char *tress_client_last_error(const tress_client *c);
-uint32_t tress_client_peer_id(const tress_client *c);
+const char *tress_client_get_last_error(const tress_client *c);
+uint32_t tress_client_get_peer_id(const tress_client *c);
 
 /* ---- the replica, for renderers ------------------------------------------------------------ */
 
@@ -206,31 +206,31 @@ typedef struct tress_client_character_info {
   bool bound;
   uint32_t handle_count; /* handles bind_character made */
   uint32_t attachment_count; /* ropes and cloth sheets of the manifest bound in this client's sim */
-  double added_at;       /* seconds on the client's clock (tress_client_now) */
+  double added_at;       /* seconds on the client's clock (tress_client_get_now) */
   double bound_at;       /* 0 until bound */
 } tress_client_character_info;
 
-uint32_t tress_client_character_count(const tress_client *c);
+uint32_t tress_client_get_character_count(const tress_client *c);
 /* The character ids, in arrival order; returns how many were written. */
-uint32_t tress_client_character_ids(const tress_client *c, uint32_t *out, uint32_t max);
-tress_client_result tress_client_character_info_get(const tress_client *c, uint32_t character_id,
+uint32_t tress_client_get_character_ids(const tress_client *c, uint32_t *out, uint32_t max);
+tress_client_result tress_client_get_character_info(const tress_client *c, uint32_t character_id,
                                                     tress_client_character_info *out);
-tress_client_rig_state tress_client_accessory_rig_state(const tress_client *c, uint32_t character_id,
+tress_client_rig_state tress_client_get_accessory_rig_state(const tress_client *c, uint32_t character_id,
                                                         uint32_t accessory_index);
 
 /* Bones of a character: every rigged accessory in manifest order, each in rig order. Ids stay
  * valid until the character is removed. Returns the count (writes at most max). */
-uint32_t tress_client_bones(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max);
+uint32_t tress_client_get_bones(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max);
 /* Colliders BIND's springs section put into this client's sim for a character (definitions
  * with their attach ids in this client's scene, and world poses now). Returns the count. */
-uint32_t tress_client_colliders(const tress_client *c, uint32_t character_id, tress_collider_def *defs,
+uint32_t tress_client_get_colliders(const tress_client *c, uint32_t character_id, tress_collider_def *defs,
                                 tress_collider_world *worlds, uint32_t max);
-/* Their ids in tress_client_sim(c), same order (for tress_collider_get_def / _get_world / _is_valid). A later
+/* Their ids in tress_client_get_sim(c), same order (for tress_collider_get_def / _get_world / _is_valid). A later
  * BIND whose springs section differs replaces them; an identical one keeps them. */
-uint32_t tress_client_collider_ids(const tress_client *c, uint32_t character_id, tress_collider_id *out,
+uint32_t tress_client_get_collider_ids(const tress_client *c, uint32_t character_id, tress_collider_id *out,
                                    uint32_t max);
 /* A rope or cloth sheet of a character's manifest ("ropes" / "cloths"), bound when the
- * character binds, on every client alike. handle is in tress_client_sim(c) (tress/rope.h). */
+ * character binds, on every client alike. handle is in tress_client_get_sim(c) (tress/rope.h). */
 typedef struct tress_client_attachment {
   char name[TRESS_NAME_MAX];
   bool cloth;
@@ -244,16 +244,16 @@ uint32_t tress_client_attachments(const tress_client *c, uint32_t character_id, 
 tress_client_result tress_client_attachment_points(const tress_client *c, uint32_t character_id, const char *name,
                                                    float *xyz, uint32_t max_points, uint32_t *count);
 /* Column-major world matrices of the drawn pose (16 floats per bone), same order. */
-uint32_t tress_client_bone_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
+uint32_t tress_client_get_bone_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
 /* Skinning matrices: world * inverse(rest world), the world-space deformation of each bone, so
  * a vertex already in world space (part mesh-to-world applied) skins as sum(w * S * v). */
-uint32_t tress_client_skinning_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
+uint32_t tress_client_get_skinning_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
 /* World frames of the manifest's parts (index as in the manifest). */
-tress_client_result tress_client_part_frame(const tress_client *c, uint32_t character_id, uint32_t part_index,
+tress_client_result tress_client_get_part_frame(const tress_client *c, uint32_t character_id, uint32_t part_index,
                                             tress_xform *out);
 /* An accessory's Handle world frame and its joint's handle-side / body-side offsets (c0, c1;
  * for a RigidConstraint the attachment frames). A pendulum swings c0. */
-tress_client_result tress_client_accessory_frame(const tress_client *c, uint32_t character_id,
+tress_client_result tress_client_get_accessory_frame(const tress_client *c, uint32_t character_id,
                                                  uint32_t accessory_index, tress_id *handle, tress_xform *world,
                                                  tress_xform *c0, tress_xform *c1);
 
@@ -281,9 +281,9 @@ typedef struct tress_client_stats {
   uint32_t join_to_bind_count;
 } tress_client_stats;
 
-tress_client_stats tress_client_stats_get(const tress_client *c);
+tress_client_stats tress_client_get_stats(const tress_client *c);
 /* Seconds on the client's monotonic clock. */
-double tress_client_now(const tress_client *c);
+double tress_client_get_now(const tress_client *c);
 
 #ifdef __cplusplus
 }

@@ -49,9 +49,9 @@ typedef struct tress_wire_error {
 } tress_wire_error;
 
 /* Exact encoded size of msg, 0 when msg is invalid. For a zstd rig result this compresses. */
-size_t tress_msg_encoded_size(const tress_msg *msg);
+size_t tress_msg_get_encoded_size(const tress_msg *msg);
 /* An upper bound without compressing: size a buffer with this. */
-size_t tress_msg_encode_bound(const tress_msg *msg);
+size_t tress_msg_get_encode_bound(const tress_msg *msg);
 /* Validates msg as the decoder would, then writes it to buf. *out_len gets the bytes written. */
 tress_wire_status tress_msg_encode(const tress_msg *msg, uint8_t *buf, size_t cap, size_t *out_len,
                                    tress_wire_error *err);
@@ -71,7 +71,7 @@ tress_wire_status tress_msg_decode(const uint8_t *bytes, size_t len, tress_msg *
 void tress_msg_free(tress_msg *msg);
 
 /* Field-by-field equality (arrays compared by content), for tests and the fuzzer. */
-bool tress_msg_equal(const tress_msg *a, const tress_msg *b);
+bool tress_msg_is_equal(const tress_msg *a, const tress_msg *b);
 
 /* A JSON object for logs and `tress-bot --dump`. Skin arrays are summarized, not listed.
  * Caller frees with cJSON_Delete. NULL on allocation failure. */

@@ -5,13 +5,12 @@
 
 #include <stddef.h>
 
+#include "tress/result.h"
 #include "tress/msg.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define TRESS_MANIFEST_JSON_ERROR_MAX 256
 
 /* Format (every key but "character" optional; lengths in units, rotations x y z w):
  * {
@@ -45,13 +44,12 @@ extern "C" {
 
 /* Parses text into *out (arrays malloc'd; release with tress_manifest_json_free). Validates
  * what the wire would (via the codec), so a manifest that loads is one the server accepts.
- * Returns 0, or -1 with err filled and *out empty. */
-int tress_manifest_json_parse(const char *text, size_t len, tress_wire_manifest *out,
-                              char err[TRESS_MANIFEST_JSON_ERROR_MAX]);
-int tress_manifest_json_load(const char *path, tress_wire_manifest *out, char err[TRESS_MANIFEST_JSON_ERROR_MAX]);
+ * Returns 0, or the error code with err (may be NULL) filled and *out empty. */
+int tress_manifest_json_parse(const char *text, size_t len, tress_wire_manifest *out, tress_error *err);
+int tress_manifest_json_load(const char *path, tress_wire_manifest *out, tress_error *err);
 /* A malloc'd, pretty-printed JSON string; NULL on allocation failure. */
 char *tress_manifest_json_print(const tress_wire_manifest *m);
-int tress_manifest_json_save(const char *path, const tress_wire_manifest *m, char err[TRESS_MANIFEST_JSON_ERROR_MAX]);
+int tress_manifest_json_save(const char *path, const tress_wire_manifest *m, tress_error *err);
 void tress_manifest_json_free(tress_wire_manifest *m);
 
 #ifdef __cplusplus

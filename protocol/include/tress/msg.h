@@ -292,7 +292,7 @@ typedef struct tress_msg_character_removed {
 typedef struct tress_msg_rig_result {
   uint32_t character_id;
   uint8_t accessory_index;     /* into the character's manifest accessories */
-  uint8_t mesh_hash[32];       /* tress_mesh_content_hash (BLAKE2b-256) of the handle mesh */
+  uint8_t mesh_hash[32];       /* tress_mesh_get_content_hash (BLAKE2b-256) of the handle mesh */
   tress_wire_rig_options options; /* as used by the server */
   uint32_t bone_count;         /* 1..TRESS_WIRE_MAX_BONES */
   tress_wire_bone *bones;
@@ -367,9 +367,9 @@ typedef struct tress_msg {
 } tress_msg;
 
 /* The channel a message type travels on (RIG_RESULT: bulk; everything else: control). */
-tress_channel tress_msg_channel(tress_msg_type type);
+tress_channel tress_msg_type_get_channel(tress_msg_type type);
 /* The largest encoded size the protocol allows for a type. */
-size_t tress_msg_max_bytes(tress_msg_type type);
+size_t tress_msg_type_get_max_bytes(tress_msg_type type);
 
 /* ---- skin weight quantization -------------------------------------------------------------- */
 

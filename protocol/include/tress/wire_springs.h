@@ -55,8 +55,8 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
 tress_wire_status tress_wire_springs_decode(const uint8_t *bytes, size_t len, tress_wire_springs *out,
                                             tress_wire_error *err);
 /* The springs section of a BIND, or NULL. */
-const tress_wire_section *tress_msg_bind_springs(const tress_msg_bind *bind);
-bool tress_wire_springs_equal(const tress_wire_springs *a, const tress_wire_springs *b);
+const tress_wire_section *tress_msg_bind_get_springs(const tress_msg_bind *bind);
+bool tress_wire_springs_is_equal(const tress_wire_springs *a, const tress_wire_springs *b);
 
 #ifdef __cplusplus
 }

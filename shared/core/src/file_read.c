@@ -4,6 +4,8 @@
  * refused from its size before a byte is read. */
 #include "tress/file_read.h"
 
+#include "tress/result.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -15,13 +17,16 @@
 #include <unistd.h>
 
 /* Fills err (when given) and leaves errno at `code`, which formatting may have changed. */
-static uint8_t *fail(int fd, uint8_t *buf, int code, char *err, size_t err_size, const char *fmt, ...) {
+static uint8_t *fail(int fd, uint8_t *buf, int code, tress_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static uint8_t *fail(int fd, uint8_t *buf, int code, tress_error *err, const char *fmt, ...) {
   free(buf);
   if (fd >= 0) close(fd);
-  if (err && err_size) {
+  if (err) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
+    err->code = code == ENOMEM ? TRESS_ERR_OUT_OF_MEMORY : TRESS_ERR_INVALID_ARGUMENT;
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
   }
   errno = code;
@@ -41,26 +46,26 @@ static size_t read_full(int fd, uint8_t *buf, size_t len, bool *failed) {
   return got;
 }
 
-uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, char *err, size_t err_size) {
+uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, tress_error *err) {
   *size = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
     int e = errno;
-    return fail(fd, NULL, e, err, err_size, "cannot open %s: %s", path, strerror(e));
+    return fail(fd, NULL, e, err, "cannot open %s: %s", path, strerror(e));
   }
   if (!S_ISREG(st.st_mode))
-    return fail(fd, NULL, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, err, err_size, "cannot open %s: not a regular file",
+    return fail(fd, NULL, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, err, "cannot open %s: not a regular file",
                 path);
   if ((uint64_t)st.st_size > (uint64_t)max_bytes)
-    return fail(fd, NULL, EFBIG, err, err_size, "%s is larger than %zu bytes", path, max_bytes);
+    return fail(fd, NULL, EFBIG, err, "%s is larger than %zu bytes", path, max_bytes);
   size_t len = (size_t)st.st_size;
   uint8_t *buf = malloc(len + 1);
-  if (!buf) return fail(fd, NULL, ENOMEM, err, err_size, "out of memory reading %s", path);
+  if (!buf) return fail(fd, NULL, ENOMEM, err, "out of memory reading %s", path);
   /* one byte more than the size: a file that changed size since fstat is refused, not cut short */
   bool failed = false;
   if (read_full(fd, buf, len + 1, &failed) != len || failed)
-    return fail(fd, buf, EIO, err, err_size, "cannot read %s", path);
+    return fail(fd, buf, EIO, err, "cannot read %s", path);
   close(fd);
   buf[len] = 0;
   *size = len;

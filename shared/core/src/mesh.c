@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-tress_mesh *tress_mesh_create(uint32_t vertex_count, uint32_t index_count, bool normals, bool uvs) {
+tress_mesh_def tress_default_mesh_def(void) { return (tress_mesh_def){0}; }
+
+tress_mesh *tress_mesh_create(const tress_mesh_def *def) {
+  if (!def) return NULL;
+  uint32_t vertex_count = def->vertex_count, index_count = def->index_count;
+  bool normals = def->has_normals, uvs = def->has_uvs;
   tress_mesh *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   m->refcount = 1;
@@ -38,7 +43,9 @@ bool tress_mesh_add_skin(tress_mesh *m, uint32_t bone_count) {
 }
 
 tress_mesh *tress_mesh_clone(const tress_mesh *src) {
-  tress_mesh *m = tress_mesh_create(src->vertex_count, src->index_count, src->normals != NULL, src->uvs != NULL);
+  tress_mesh_def mesh_def = {.vertex_count = src->vertex_count, .index_count = src->index_count,
+                             .has_normals = src->normals != NULL, .has_uvs = src->uvs != NULL};
+  tress_mesh *m = tress_mesh_create(&mesh_def);
   if (!m) return NULL;
   memcpy(m->positions, src->positions, 3 * sizeof(float) * src->vertex_count);
   if (src->normals) memcpy(m->normals, src->normals, 3 * sizeof(float) * src->vertex_count);
@@ -71,7 +78,7 @@ bool tress_mesh_is_skinned(const tress_mesh *m) {
   return m && m->bone_count > 0 && m->joints && m->weights;
 }
 
-bool tress_mesh_bounds(const tress_mesh *m, float mn[3], float mx[3]) {
+bool tress_mesh_get_bounds(const tress_mesh *m, float mn[3], float mx[3]) {
   if (!m || m->vertex_count == 0) return false;
   for (int k = 0; k < 3; k++) mn[k] = mx[k] = m->positions[k];
   for (uint32_t i = 1; i < m->vertex_count; i++) {
@@ -84,7 +91,7 @@ bool tress_mesh_bounds(const tress_mesh *m, float mn[3], float mx[3]) {
   return true;
 }
 
-uint64_t tress_mesh_bytes(const tress_mesh *m) {
+uint64_t tress_mesh_get_bytes(const tress_mesh *m) {
   if (!m) return 0;
   uint64_t n = m->vertex_count;
   uint64_t b = sizeof *m + 12 * n + m->index_count * 4ull;

@@ -21,7 +21,7 @@ static void update_words(crypto_generichash_state *st, const uint32_t *words, si
   }
 }
 
-int tress_mesh_content_hash(const tress_mesh *m, uint8_t out[TRESS_MESH_HASH_BYTES]) {
+int tress_mesh_get_content_hash(const tress_mesh *m, uint8_t out[TRESS_MESH_HASH_BYTES]) {
   if (!m) return -1;
   if (sodium_init() < 0) return -1;
   crypto_generichash_state st;
@@ -46,7 +46,7 @@ int tress_mesh_content_hash(const tress_mesh *m, uint8_t out[TRESS_MESH_HASH_BYT
   return 0;
 }
 
-void tress_mesh_hash_hex(const uint8_t hash[TRESS_MESH_HASH_BYTES], char out[2 * TRESS_MESH_HASH_BYTES + 1]) {
+void tress_mesh_hash_to_hex(const uint8_t hash[TRESS_MESH_HASH_BYTES], char out[2 * TRESS_MESH_HASH_BYTES + 1]) {
   static const char digits[] = "0123456789abcdef";
   for (int i = 0; i < TRESS_MESH_HASH_BYTES; i++) {
     out[2 * i] = digits[hash[i] >> 4];

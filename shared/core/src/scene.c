@@ -14,10 +14,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "scene_slots.h"
 #include "tress/mesh.h"
 
-#define ASSET_ID_MAX 128
+#define ASSET_ID_MAX TRESS_ASSET_ID_MAX
 
 typedef struct instance {
   uint32_t generation;
@@ -77,10 +79,31 @@ struct tress_scene {
   uint32_t *scratch;      /* reused buffer for subtree walks */
   uint32_t scratch_cap;
   uint64_t layout_epoch;  /* bumped when slot storage moves or a slot is freed */
+  uint32_t owner;         /* the tag every id and connection of this scene carries */
 };
 
+/* The scene's owner tag, from its address and the monotonic clock at creation, mixed
+ * (splitmix64) and folded to 32 bits; never 0, so a zeroed id never names a live scene. No
+ * global counter, so scenes in one process share nothing. What it guarantees: two scenes alive
+ * at once (distinct addresses) get equal tags only with probability 2^-32 per pair, and a scene
+ * made later at a freed scene's address gets a fresh tag (the clock moved), so ids kept from a
+ * destroyed scene are refused by its successor too. On a collision the index and generation
+ * checks still hold, so an id never reaches a freed slot. */
+static uint32_t owner_tag(const tress_scene *s) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  uint64_t x = (uint64_t)(uintptr_t)s ^ ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) * 0x9e3779b97f4a7c15u;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9u;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebu;
+  x ^= x >> 31;
+  uint32_t tag = (uint32_t)(x ^ (x >> 32));
+  return tag ? tag : 1u;
+}
+
 static instance *slot_get(const tress_scene *s, tress_id id) {
-  if (!s || id.index1 == 0 || id.index1 > s->slot_count) return NULL;
+  if (!s || id.index1 == 0 || id.index1 > s->slot_count || id.owner != s->owner) return NULL;
   instance *in = &s->slots[id.index1 - 1];
   if (!in->alive || in->generation != id.generation) return NULL;
   return in;
@@ -121,7 +144,7 @@ static uint32_t slot_alloc(tress_scene *s) {
     if (!t) return 0;
     s->bone_transform = t;
     s->slot_cap = cap;
-    s->layout_epoch++; /* slot pointers handed out by tress_bone_slot_pointers moved */
+    s->layout_epoch++; /* slot pointers handed out by tress__bone_slot_pointers moved */
   }
   s->slots[s->slot_count].generation = 0;
   return ++s->slot_count;
@@ -130,6 +153,7 @@ static uint32_t slot_alloc(tress_scene *s) {
 tress_scene *tress_scene_create(void) {
   tress_scene *s = calloc(1, sizeof *s);
   if (!s) return NULL;
+  s->owner = owner_tag(s);
   uint32_t root = slot_alloc(s);
   if (!root) {
     free(s);
@@ -145,8 +169,8 @@ tress_scene *tress_scene_create(void) {
   return s;
 }
 
-tress_id tress_scene_root(const tress_scene *s) { return id_of(s, 1); }
-uint32_t tress_scene_instance_count(const tress_scene *s) { return s ? s->live_count : 0; }
+tress_id tress_scene_get_root(const tress_scene *s) { return id_of(s, 1); }
+uint32_t tress_scene_get_instance_count(const tress_scene *s) { return s ? s->live_count : 0; }
 
 static void link_child(tress_scene *s, uint32_t parent, uint32_t child) {
   instance *p = &s->slots[parent - 1];
@@ -204,16 +228,16 @@ tress_id tress_instance_create(tress_scene *s, tress_kind kind, const char *name
   return id_of(s, i);
 }
 
-bool tress_instance_valid(const tress_scene *s, tress_id id) { return slot_get(s, id) != NULL; }
+bool tress_instance_is_valid(const tress_scene *s, tress_id id) { return slot_get(s, id) != NULL; }
 
-tress_kind tress_instance_kind(const tress_scene *s, tress_id id) {
+tress_kind tress_instance_get_kind(const tress_scene *s, tress_id id) {
   instance *in = slot_get(s, id);
   return in ? in->kind : TRESS_KIND_ROOT;
 }
 
-const char *tress_instance_name(const tress_scene *s, tress_id id) {
+void tress_instance_get_name(const tress_scene *s, tress_id id, char out[TRESS_NAME_MAX]) {
   instance *in = slot_get(s, id);
-  return in ? in->name : "";
+  copy_name(out, in ? in->name : "");
 }
 
 void tress_instance_set_name(tress_scene *s, tress_id id, const char *name) {
@@ -221,17 +245,17 @@ void tress_instance_set_name(tress_scene *s, tress_id id, const char *name) {
   if (in) copy_name(in->name, name);
 }
 
-tress_id tress_instance_parent(const tress_scene *s, tress_id id) {
+tress_id tress_instance_get_parent(const tress_scene *s, tress_id id) {
   instance *in = slot_get(s, id);
   return in ? id_of(s, in->parent) : (tress_id){0};
 }
 
-tress_id tress_instance_first_child(const tress_scene *s, tress_id id) {
+tress_id tress_instance_get_first_child(const tress_scene *s, tress_id id) {
   instance *in = slot_get(s, id);
   return in ? id_of(s, in->first_child) : (tress_id){0};
 }
 
-tress_id tress_instance_next_sibling(const tress_scene *s, tress_id id) {
+tress_id tress_instance_get_next_sibling(const tress_scene *s, tress_id id) {
   instance *in = slot_get(s, id);
   return in ? id_of(s, in->next_sibling) : (tress_id){0};
 }
@@ -260,11 +284,11 @@ bool tress_instance_is_descendant_of(const tress_scene *s, tress_id id, tress_id
   return false;
 }
 
-bool tress_instance_in_scene(const tress_scene *s, tress_id id) {
+bool tress_instance_is_in_scene(const tress_scene *s, tress_id id) {
   instance *in = slot_get(s, id);
   if (!in) return false;
   if (id.index1 == 1) return true;
-  return tress_instance_is_descendant_of(s, id, tress_scene_root(s));
+  return tress_instance_is_descendant_of(s, id, tress_scene_get_root(s));
 }
 
 /* Collects the subtree rooted at slot `top` (pre-order, top first) into s->scratch. The buffer
@@ -323,7 +347,7 @@ static void fire(tress_scene *s, tress_id id, tress_event ev) {
       list = bigger;
       cap *= 2;
     }
-    list[n++] = (tress_connection){l, s->listeners[l - 1].generation};
+    list[n++] = (tress_connection){l, s->listeners[l - 1].generation, s->owner};
   }
   for (uint32_t i = 0; i < n; i++) {
     listener *l = &s->listeners[list[i].index1 - 1];
@@ -380,7 +404,7 @@ bool tress_instance_set_parent(tress_scene *s, tress_id id, tress_id parent) {
   if (!in || id.index1 == 1) return false;
   if (!tress_id_is_null(parent)) {
     if (!slot_get(s, parent)) return false;
-    if (tress_id_equal(parent, id) || tress_instance_is_descendant_of(s, parent, id)) return false;
+    if (tress_id_is_equal(parent, id) || tress_instance_is_descendant_of(s, parent, id)) return false;
   }
   if (in->parent == parent.index1) return true;
   unlink_child(s, id.index1);
@@ -406,7 +430,7 @@ void tress_instance_visit_descendants(tress_scene *s, tress_id id, tress_visit_f
 
 tress_connection tress_instance_connect(tress_scene *s, tress_id id, tress_listener_fn fn, void *user) {
   instance *in = slot_get(s, id);
-  if (!in || !fn) return (tress_connection){0, 0};
+  if (!in || !fn) return (tress_connection){0};
   uint32_t l = s->listener_free;
   if (l) {
     s->listener_free = s->listeners[l - 1].next;
@@ -414,7 +438,7 @@ tress_connection tress_instance_connect(tress_scene *s, tress_id id, tress_liste
     if (s->listener_count == s->listener_cap) {
       uint32_t cap = s->listener_cap ? s->listener_cap * 2 : 64;
       listener *b = realloc(s->listeners, cap * sizeof *b);
-      if (!b) return (tress_connection){0, 0};
+      if (!b) return (tress_connection){0};
       s->listeners = b;
       s->listener_cap = cap;
     }
@@ -430,11 +454,11 @@ tress_connection tress_instance_connect(tress_scene *s, tress_id id, tress_liste
   li->user = user;
   li->next = in->first_listener;
   in->first_listener = l;
-  return (tress_connection){l, li->generation};
+  return (tress_connection){l, li->generation, s->owner};
 }
 
 void tress_connection_disconnect(tress_scene *s, tress_connection c) {
-  if (!s || c.index1 == 0 || c.index1 > s->listener_count) return;
+  if (!s || c.index1 == 0 || c.index1 > s->listener_count || c.owner != s->owner) return;
   listener *li = &s->listeners[c.index1 - 1];
   if (!li->alive || li->generation != c.generation) return;
   instance *in = &s->slots[li->instance - 1];
@@ -463,7 +487,7 @@ void tress_scene_destroy(tress_scene *s) {
 
 /* ---- parts ---- */
 
-tress_xform tress_part_cframe(const tress_scene *s, tress_id id) {
+tress_xform tress_part_get_cframe(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
   return in ? in->u.part.cframe : tress_xform_identity();
 }
@@ -473,7 +497,7 @@ void tress_part_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
   if (in) in->u.part.cframe = cf;
 }
 
-void tress_part_size(const tress_scene *s, tress_id id, float out[3]) {
+void tress_part_get_size(const tress_scene *s, tress_id id, float out[3]) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
   for (int k = 0; k < 3; k++) out[k] = in ? in->u.part.size[k] : 0.0f;
 }
@@ -490,19 +514,19 @@ void tress_part_set_mesh(tress_scene *s, tress_id id, tress_mesh *mesh) {
   if (in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
   in->u.part.mesh = mesh;
   float mn[3], mx[3];
-  if (mesh && tress_mesh_bounds(mesh, mn, mx)) {
+  if (mesh && tress_mesh_get_bounds(mesh, mn, mx)) {
     for (int k = 0; k < 3; k++) in->u.part.mesh_size[k] = mx[k] - mn[k];
   } else {
     memset(in->u.part.mesh_size, 0, sizeof in->u.part.mesh_size);
   }
 }
 
-tress_mesh *tress_part_mesh(const tress_scene *s, tress_id id) {
+tress_mesh *tress_part_get_mesh(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
   return in ? in->u.part.mesh : NULL;
 }
 
-void tress_part_mesh_size(const tress_scene *s, tress_id id, float out[3]) {
+void tress_part_get_mesh_size(const tress_scene *s, tress_id id, float out[3]) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
   for (int k = 0; k < 3; k++) out[k] = in ? in->u.part.mesh_size[k] : 0.0f;
 }
@@ -516,14 +540,16 @@ void tress_part_set_asset_id(tress_scene *s, tress_id id, const char *asset_id) 
   in->u.part.asset_id[n] = '\0';
 }
 
-const char *tress_part_asset_id(const tress_scene *s, tress_id id) {
+void tress_part_get_asset_id(const tress_scene *s, tress_id id, char out[TRESS_ASSET_ID_MAX]) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
-  return in ? in->u.part.asset_id : "";
+  const char *a = in ? in->u.part.asset_id : "";
+  size_t n = strlen(a);
+  memcpy(out, a, n + 1);
 }
 
 /* ---- bones ---- */
 
-tress_xform tress_bone_cframe(const tress_scene *s, tress_id id) {
+tress_xform tress_bone_get_cframe(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
   return in ? in->u.bone.cframe : tress_xform_identity();
 }
@@ -533,7 +559,7 @@ void tress_bone_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
   if (in) in->u.bone.cframe = cf;
 }
 
-tress_xform tress_bone_animated(const tress_scene *s, tress_id id) {
+tress_xform tress_bone_get_animated(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
   return in ? s->bone_animated[id.index1 - 1] : tress_xform_identity();
 }
@@ -545,7 +571,7 @@ void tress_bone_set_animated(tress_scene *s, tress_id id, tress_xform a) {
   if (!in->u.bone.simulated) s->bone_transform[id.index1 - 1] = a;
 }
 
-tress_xform tress_bone_transform(const tress_scene *s, tress_id id) {
+tress_xform tress_bone_get_transform(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
   return in ? s->bone_transform[id.index1 - 1] : tress_xform_identity();
 }
@@ -555,7 +581,7 @@ void tress_bone_set_transform(tress_scene *s, tress_id id, tress_xform t) {
   if (in) s->bone_transform[id.index1 - 1] = t;
 }
 
-bool tress_bone_simulated(const tress_scene *s, tress_id id) {
+bool tress_bone_is_simulated(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
   return in && in->u.bone.simulated;
 }
@@ -565,9 +591,9 @@ void tress_bone_set_simulated(tress_scene *s, tress_id id, bool sim) {
   if (in) in->u.bone.simulated = sim;
 }
 
-uint64_t tress_scene_layout_epoch(const tress_scene *s) { return s ? s->layout_epoch : 0; }
+uint64_t tress__scene_layout_epoch(const tress_scene *s) { return s ? s->layout_epoch : 0; }
 
-uint64_t tress_bone_slot_pointers(tress_scene *s, const tress_id *bones, size_t n, const tress_xform **animated,
+uint64_t tress__bone_slot_pointers(tress_scene *s, const tress_id *bones, size_t n, const tress_xform **animated,
                                   tress_xform **transform) {
   for (size_t i = 0; i < n; i++) {
     instance *in = slot_kind(s, bones[i], TRESS_KIND_BONE);
@@ -608,19 +634,19 @@ static tress_xform world_of(const tress_scene *s, uint32_t i, enum bone_slot whi
   return w;
 }
 
-tress_xform tress_bone_world_rest(const tress_scene *s, tress_id id) {
+tress_xform tress_bone_get_world_rest(const tress_scene *s, tress_id id) {
   return slot_kind(s, id, TRESS_KIND_BONE) ? world_of(s, id.index1, SLOT_REST) : tress_xform_identity();
 }
 
-tress_xform tress_bone_world(const tress_scene *s, tress_id id) {
+tress_xform tress_bone_get_world(const tress_scene *s, tress_id id) {
   return slot_kind(s, id, TRESS_KIND_BONE) ? world_of(s, id.index1, SLOT_TRANSFORM) : tress_xform_identity();
 }
 
-tress_xform tress_bone_world_animated(const tress_scene *s, tress_id id) {
+tress_xform tress_bone_get_world_animated(const tress_scene *s, tress_id id) {
   return slot_kind(s, id, TRESS_KIND_BONE) ? world_of(s, id.index1, SLOT_ANIMATED) : tress_xform_identity();
 }
 
-tress_xform tress_instance_world(const tress_scene *s, tress_id id) {
+tress_xform tress_instance_get_world(const tress_scene *s, tress_id id) {
   instance *in = slot_get(s, id);
   if (!in) return tress_xform_identity();
   return world_of(s, id.index1, SLOT_TRANSFORM);
@@ -638,7 +664,7 @@ void tress_accessory_set_type(tress_scene *s, tress_id id, tress_accessory_type 
   if (in && t < TRESS_ACCESSORY_TYPE_COUNT) in->u.accessory.type = t;
 }
 
-tress_id tress_accessory_handle(const tress_scene *s, tress_id id) {
+tress_id tress_accessory_get_handle(const tress_scene *s, tress_id id) {
   if (!slot_kind(s, id, TRESS_KIND_ACCESSORY)) return (tress_id){0};
   tress_id h = tress_instance_find_child(s, id, "Handle");
   return slot_kind(s, h, TRESS_KIND_PART) ? h : (tress_id){0};
@@ -660,7 +686,7 @@ tress_accessory_type tress_accessory_type_from_name(const char *name) {
   return TRESS_ACCESSORY_TYPE_COUNT;
 }
 
-tress_xform tress_attachment_cframe(const tress_scene *s, tress_id id) {
+tress_xform tress_attachment_get_cframe(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_ATTACHMENT);
   return in ? in->u.attachment.cframe : tress_xform_identity();
 }
@@ -670,25 +696,27 @@ void tress_attachment_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
   if (in) in->u.attachment.cframe = cf;
 }
 
-tress_xform tress_attachment_world(const tress_scene *s, tress_id id) {
+tress_xform tress_attachment_get_world(const tress_scene *s, tress_id id) {
   return slot_kind(s, id, TRESS_KIND_ATTACHMENT) ? world_of(s, id.index1, SLOT_TRANSFORM) : tress_xform_identity();
 }
 
 /* ---- joints ---- */
 
-const tress_joint *tress_joint_get(const tress_scene *s, tress_id id) {
+bool tress_joint_get_def(const tress_scene *s, tress_id id, tress_joint *out) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
-  return in ? &in->u.joint.def : NULL;
+  if (!in || !out) return false;
+  *out = in->u.joint.def;
+  return true;
 }
 
 static void capture_constraint_offset(tress_scene *s, instance *in) {
   tress_joint *j = &in->u.joint.def;
   if (j->kind != TRESS_JOINT_WELD_CONSTRAINT || !j->enabled) return;
   if (!slot_kind(s, j->part0, TRESS_KIND_PART) || !slot_kind(s, j->part1, TRESS_KIND_PART)) return;
-  in->u.joint.constraint_offset = tress_xform_inv_mul(tress_part_cframe(s, j->part0), tress_part_cframe(s, j->part1));
+  in->u.joint.constraint_offset = tress_xform_inv_mul(tress_part_get_cframe(s, j->part0), tress_part_get_cframe(s, j->part1));
 }
 
-void tress_joint_set(tress_scene *s, tress_id id, const tress_joint *def) {
+void tress_joint_set_def(tress_scene *s, tress_id id, const tress_joint *def) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
   if (!in || !def) return;
   in->u.joint.def = *def;
@@ -710,7 +738,7 @@ void tress_joint_set_offsets(tress_scene *s, tress_id id, tress_xform c0, tress_
   in->u.joint.def.c1 = c1;
 }
 
-tress_xform tress_joint_weld_constraint_offset(const tress_scene *s, tress_id id) {
+tress_xform tress_joint_get_weld_constraint_offset(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
   return in ? in->u.joint.constraint_offset : tress_xform_identity();
 }
@@ -740,21 +768,21 @@ bool tress_joint_place(tress_scene *s, tress_id id, tress_id part) {
   case TRESS_JOINT_WELD:
   case TRESS_JOINT_MOTOR6D:
   case TRESS_JOINT_WELD_CONSTRAINT: {
-    bool mine0 = tress_id_equal(j->part0, part);
-    if (!mine0 && !tress_id_equal(j->part1, part)) return false;
+    bool mine0 = tress_id_is_equal(j->part0, part);
+    if (!mine0 && !tress_id_is_equal(j->part1, part)) return false;
     tress_id other = mine0 ? j->part1 : j->part0;
     if (!slot_kind(s, other, TRESS_KIND_PART)) return false;
-    at = part_joint_frame(in, mine0, tress_part_cframe(s, other));
+    at = part_joint_frame(in, mine0, tress_part_get_cframe(s, other));
     break;
   }
   case TRESS_JOINT_RIGID_CONSTRAINT: {
     instance *a0 = slot_kind(s, j->attachment0, TRESS_KIND_ATTACHMENT);
     instance *a1 = slot_kind(s, j->attachment1, TRESS_KIND_ATTACHMENT);
     if (!a0 || !a1) return false;
-    bool mine0 = tress_id_equal(tress_instance_parent(s, j->attachment0), part);
-    if (!mine0 && !tress_id_equal(tress_instance_parent(s, j->attachment1), part)) return false;
+    bool mine0 = tress_id_is_equal(tress_instance_get_parent(s, j->attachment0), part);
+    if (!mine0 && !tress_id_is_equal(tress_instance_get_parent(s, j->attachment1), part)) return false;
     const instance *mine = mine0 ? a0 : a1;
-    at = tress_xform_mul(tress_attachment_world(s, mine0 ? j->attachment1 : j->attachment0),
+    at = tress_xform_mul(tress_attachment_get_world(s, mine0 ? j->attachment1 : j->attachment0),
                          tress_xform_inverse(mine->u.attachment.cframe));
     break;
   }
@@ -768,7 +796,7 @@ bool tress_joint_solve(tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
   if (!in) return false;
   const tress_joint *j = &in->u.joint.def;
-  tress_id side1 = j->kind == TRESS_JOINT_RIGID_CONSTRAINT ? tress_instance_parent(s, j->attachment1) : j->part1;
+  tress_id side1 = j->kind == TRESS_JOINT_RIGID_CONSTRAINT ? tress_instance_get_parent(s, j->attachment1) : j->part1;
   return tress_joint_place(s, id, side1);
 }
 

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "tress/file_read.h"
+#include "tress/result.h"
 
 #define GLB_MAGIC 0x46546C67u
 #define GLB_CHUNK_JSON 0x4E4F534Au
@@ -54,7 +55,7 @@ typedef struct reader {
   uint8_t *owned[MAX_BUFFERS]; /* decoded data: URIs and external files */
   int buffer_count;
   const char *base_dir;
-  char *err;
+  tress_error *err; /* the caller's, may be NULL */
   scratch_block *scratch; /* freed when the read ends */
 } reader;
 
@@ -71,9 +72,11 @@ typedef struct accessor_view {
 static uint32_t read_uint(const accessor_view *a, uint64_t k, int c);
 
 static bool failf(reader *r, const char *fmt, ...) {
+  if (!r->err) return false;
+  r->err->code = TRESS_ERR_INVALID_ARGUMENT;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(r->err, TRESS_GLTF_ERROR_MAX, fmt, ap);
+  vsnprintf(r->err->message, sizeof r->err->message, fmt, ap);
   va_end(ap);
   return false;
 }
@@ -162,9 +165,9 @@ static bool load_buffers(reader *r, span glb_bin, bool have_bin) {
       int len = snprintf(path, sizeof path, "%s%s%s", r->base_dir ? r->base_dir : "", r->base_dir && r->base_dir[0] ? "/" : "", uri->valuestring);
       if (len < 0 || (size_t)len >= sizeof path) return failf(r, "%s path is too long", what);
       size_t size;
-      char ferr[TRESS_GLTF_ERROR_MAX];
-      uint8_t *bin = tress_file_read(path, TRESS_GLTF_MAX_FILE_BYTES, &size, ferr, sizeof ferr);
-      if (!bin) return failf(r, "%s: %s", what, ferr);
+      tress_error ferr = {0};
+      uint8_t *bin = tress_file_read(path, TRESS_GLTF_MAX_FILE_BYTES, &size, &ferr);
+      if (!bin) return failf(r, "%s: %s", what, ferr.message);
       r->owned[i] = bin;
       got = (span){bin, size};
     }
@@ -829,7 +832,10 @@ static tress_mesh *read_document(reader *r) {
       goto done;
     }
   }
-  m = tress_mesh_create((uint32_t)vertices, any_idx || prim_instances > 1 ? (uint32_t)indices : 0, all_nrm, all_uv);
+  tress_mesh_def mesh_def = {.vertex_count = (uint32_t)vertices,
+                             .index_count = any_idx || prim_instances > 1 ? (uint32_t)indices : 0,
+                             .has_normals = all_nrm, .has_uvs = all_uv};
+  m = tress_mesh_create(&mesh_def);
   if (!m) { failf(r, "out of memory"); goto done; }
   if (inst[0].skin >= 0 && all_skin && !read_skin(r, (uint64_t)inst[0].skin, m)) goto fail;
   uint32_t vbase = 0, ibase = 0;
@@ -893,12 +899,11 @@ static tress_mesh *parse(reader *r, const uint8_t *data, size_t size) {
   return read_document(r);
 }
 
-tress_mesh *tress_gltf_read_memory(const uint8_t *data, size_t size, const char *base_dir, char err[TRESS_GLTF_ERROR_MAX]) {
+tress_mesh *tress_gltf_read_memory(const uint8_t *data, size_t size, const char *base_dir, tress_error *err) {
   reader r;
   memset(&r, 0, sizeof r);
   r.err = err;
   r.base_dir = base_dir;
-  err[0] = 0;
   if (sodium_init() < 0) { failf(&r, "libsodium failed to start"); return NULL; }
   if (!data || size == 0) { failf(&r, "empty input"); return NULL; }
   if (size > TRESS_GLTF_MAX_FILE_BYTES) { failf(&r, "input is too large"); return NULL; }
@@ -913,9 +918,9 @@ tress_mesh *tress_gltf_read_memory(const uint8_t *data, size_t size, const char 
   return m;
 }
 
-tress_mesh *tress_gltf_load(const char *path, char err[TRESS_GLTF_ERROR_MAX]) {
+tress_mesh *tress_gltf_load(const char *path, tress_error *err) {
   size_t size;
-  uint8_t *data = tress_file_read(path, TRESS_GLTF_MAX_FILE_BYTES, &size, err, TRESS_GLTF_ERROR_MAX);
+  uint8_t *data = tress_file_read(path, TRESS_GLTF_MAX_FILE_BYTES, &size, err);
   if (!data) return NULL;
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", path);

@@ -10,6 +10,8 @@
  */
 #include "tress/gltf.h"
 
+#include "tress/result.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -71,15 +73,13 @@ static cJSON *float_array(const float *v, int n) {
   return a;
 }
 
-static int fail(char *err, const char *msg) {
-  snprintf(err, TRESS_GLTF_ERROR_MAX, "%s", msg);
-  return -1;
+static int fail(tress_error *err, const char *msg) {
+  return tress_error_set(err, strstr(msg, "out of memory") ? TRESS_ERR_OUT_OF_MEMORY : TRESS_ERR_INVALID_ARGUMENT, "%s", msg);
 }
 
-int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_size, char err[TRESS_GLTF_ERROR_MAX]) {
+int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_size, tress_error *err) {
   *out = NULL;
   *out_size = 0;
-  err[0] = 0;
   if (!m || m->vertex_count == 0) return fail(err, "nothing to write: the mesh has no vertices");
   if (!m->indices && m->vertex_count % 3) return fail(err, "non-indexed mesh whose vertex count is not a multiple of 3");
   for (uint32_t i = 0; i < m->index_count; i++)
@@ -97,7 +97,7 @@ int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_
 
   /* POSITION with the min/max glTF requires. */
   float mn[3], mx[3];
-  tress_mesh_bounds(m, mn, mx);
+  tress_mesh_get_bounds(m, mn, mx);
   int pos = add_accessor(root, &bin, m->positions, 12, n, 5126, "VEC3", 34962, false);
   cJSON *pos_acc = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "accessors"), pos);
   cJSON_AddItemToObject(pos_acc, "min", float_array(mn, 3));
@@ -246,22 +246,22 @@ int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_
   return 0;
 }
 
-int tress_gltf_write_glb(const tress_mesh *m, const char *path, char err[TRESS_GLTF_ERROR_MAX]) {
+int tress_gltf_write_glb(const tress_mesh *m, const char *path, tress_error *err) {
   uint8_t *glb;
   size_t size;
-  if (tress_gltf_write_glb_memory(m, &glb, &size, err) != 0) return -1;
+  int rc = tress_gltf_write_glb_memory(m, &glb, &size, err);
+  if (rc != 0) return rc;
   /* Write beside the target and rename, so a reader never sees half a file. */
   char tmp[4096];
   if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) { free(glb); return fail(err, "path too long"); }
   FILE *f = fopen(tmp, "wb");
-  if (!f) { free(glb); snprintf(err, TRESS_GLTF_ERROR_MAX, "cannot write %.150s", tmp); return -1; }
+  if (!f) { free(glb); return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "cannot write %.150s", tmp); }
   bool ok = fwrite(glb, 1, size, f) == size;
   ok &= fclose(f) == 0;
   free(glb);
   if (!ok || rename(tmp, path) != 0) {
     remove(tmp);
-    snprintf(err, TRESS_GLTF_ERROR_MAX, "cannot write %.150s", path);
-    return -1;
+    return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "cannot write %.150s", path);
   }
   return 0;
 }

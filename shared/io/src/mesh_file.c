@@ -7,7 +7,7 @@
 #include "tress/gltf.h"
 #include "tress/obj.h"
 
-tress_mesh *tress_mesh_file_load(const char *path, char err[TRESS_MESH_FILE_ERROR_MAX]) {
+tress_mesh *tress_mesh_file_load(const char *path, tress_error *err) {
   const char *dot = strrchr(path, '.');
   if (dot && strcasecmp(dot, ".obj") == 0) return tress_obj_load(path, err);
   return tress_gltf_load(path, err);

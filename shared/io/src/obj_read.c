@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tress/file_read.h"
+#include "tress/result.h"
 
 typedef struct fvec {
   float *v;
@@ -34,7 +35,7 @@ typedef struct obj_state {
   size_t slot_cap;
   uint32_t *tris;
   size_t tri_len, tri_cap; /* in indices */
-  char *err;
+  tress_error *err; /* the caller's, may be NULL */
   size_t line;
 } obj_state;
 
@@ -44,7 +45,7 @@ static bool failf(obj_state *s, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(s->err, TRESS_OBJ_ERROR_MAX, "line %zu: %s", s->line, msg);
+  tress_error_set(s->err, TRESS_ERR_INVALID_ARGUMENT, "line %zu: %s", s->line, msg);
   return false;
 }
 
@@ -181,7 +182,9 @@ static tress_mesh *build(obj_state *s) {
     has_nrm &= s->corners[i].vn != UINT32_MAX;
     has_uv &= s->corners[i].vt != UINT32_MAX;
   }
-  tress_mesh *m = tress_mesh_create((uint32_t)s->corner_len, (uint32_t)s->tri_len, has_nrm, has_uv);
+  tress_mesh_def mesh_def = {.vertex_count = (uint32_t)s->corner_len, .index_count = (uint32_t)s->tri_len,
+                             .has_normals = has_nrm, .has_uvs = has_uv};
+  tress_mesh *m = tress_mesh_create(&mesh_def);
   if (!m) { failf(s, "out of memory"); return NULL; }
   for (size_t i = 0; i < s->corner_len; i++) {
     corner c = s->corners[i];
@@ -196,11 +199,10 @@ static tress_mesh *build(obj_state *s) {
   return m;
 }
 
-tress_mesh *tress_obj_read_memory(const char *text, size_t size, char err[TRESS_OBJ_ERROR_MAX]) {
+tress_mesh *tress_obj_read_memory(const char *text, size_t size, tress_error *err) {
   obj_state s;
   memset(&s, 0, sizeof s);
   s.err = err;
-  err[0] = 0;
   tress_mesh *m = NULL;
   char line[4096];
   size_t at = 0;
@@ -236,9 +238,9 @@ tress_mesh *tress_obj_read_memory(const char *text, size_t size, char err[TRESS_
   return m;
 }
 
-tress_mesh *tress_obj_load(const char *path, char err[TRESS_OBJ_ERROR_MAX]) {
+tress_mesh *tress_obj_load(const char *path, tress_error *err) {
   size_t size;
-  uint8_t *data = tress_file_read(path, TRESS_OBJ_MAX_FILE_BYTES, &size, err, TRESS_OBJ_ERROR_MAX);
+  uint8_t *data = tress_file_read(path, TRESS_OBJ_MAX_FILE_BYTES, &size, err);
   if (!data) return NULL;
   tress_mesh *m = tress_obj_read_memory((const char *)data, size, err);
   free(data);

@@ -3,17 +3,12 @@
 
 #include <stdio.h>
 
-int tress_obj_write(const tress_mesh *m, const char *path, char err[TRESS_OBJ_ERROR_MAX]) {
-  err[0] = 0;
-  if (!m || m->vertex_count == 0) {
-    snprintf(err, TRESS_OBJ_ERROR_MAX, "nothing to write");
-    return -1;
-  }
+#include "tress/result.h"
+
+int tress_obj_write(const tress_mesh *m, const char *path, tress_error *err) {
+  if (!m || m->vertex_count == 0) return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "nothing to write");
   FILE *f = fopen(path, "w");
-  if (!f) {
-    snprintf(err, TRESS_OBJ_ERROR_MAX, "cannot write %.150s", path);
-    return -1;
-  }
+  if (!f) return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "cannot write %.150s", path);
   fprintf(f, "# tress sample mesh: %u vertices\n", m->vertex_count);
   for (uint32_t v = 0; v < m->vertex_count; v++)
     fprintf(f, "v %.6g %.6g %.6g\n", m->positions[3 * v], m->positions[3 * v + 1], m->positions[3 * v + 2]);
@@ -33,9 +28,6 @@ int tress_obj_write(const tress_mesh *m, const char *path, char err[TRESS_OBJ_ER
     }
     fputc('\n', f);
   }
-  if (fclose(f) != 0) {
-    snprintf(err, TRESS_OBJ_ERROR_MAX, "cannot write %.150s", path);
-    return -1;
-  }
+  if (fclose(f) != 0) return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "cannot write %.150s", path);
   return 0;
 }

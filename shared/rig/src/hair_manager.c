@@ -157,7 +157,7 @@ static void run_job(void *arg) {
   job->state = JOB_RUNNING;
   h->running++;
   pthread_mutex_unlock(&h->lock);
-  job->status = tress_rig_mesh(job->mesh, &job->opts, &job->out);
+  job->status = tress_rig_mesh(job->mesh, &job->opts, &job->out, NULL);
   pthread_mutex_lock(&h->lock);
   job->state = JOB_DONE;
   job->next = h->done;
@@ -251,12 +251,12 @@ tress_hair_manager *tress_hair_manager_create(const tress_hair_manager_def *def)
 
 static tress_id find_marker(const tress_scene *s, tress_id part) {
   tress_id marker = tress_instance_find_child(s, part, IN_FLIGHT_MARKER);
-  return tress_instance_kind(s, marker) == TRESS_KIND_FOLDER ? marker : (tress_id){0};
+  return tress_instance_get_kind(s, marker) == TRESS_KIND_FOLDER ? marker : (tress_id){0};
 }
 
 /* Game thread: the job is no longer handed off (waiting, collected, or never started). */
 static void free_job(tress_hair_manager *m, rig_job *job) {
-  if (tress_instance_valid(m->def.scene, job->part)) tress_instance_destroy(m->def.scene, find_marker(m->def.scene, job->part));
+  if (tress_instance_is_valid(m->def.scene, job->part)) tress_instance_destroy(m->def.scene, find_marker(m->def.scene, job->part));
   tress_mesh_release(job->mesh);
   tress_rig_output_free(&job->out);
   free(job);
@@ -282,7 +282,7 @@ void tress_hair_manager_destroy(tress_hair_manager *m) {
     for (rig_job *j = m->live; j; j = j->live_next)
       if (j->state == JOB_SUBMITTED) {
         j->state = JOB_CANCELLED;
-        if (tress_instance_valid(m->def.scene, j->part)) tress_instance_destroy(m->def.scene, find_marker(m->def.scene, j->part));
+        if (tress_instance_is_valid(m->def.scene, j->part)) tress_instance_destroy(m->def.scene, find_marker(m->def.scene, j->part));
         tress_mesh_release(j->mesh);
         j->mesh = NULL;
       }
@@ -314,13 +314,13 @@ void tress_hair_manager_destroy(tress_hair_manager *m) {
 
 static watched *find_watched(tress_hair_manager *m, tress_id model) {
   for (uint32_t i = 0; i < m->char_count; i++)
-    if (tress_id_equal(m->chars[i].model, model)) return &m->chars[i];
+    if (tress_id_is_equal(m->chars[i].model, model)) return &m->chars[i];
   return NULL;
 }
 
 tress_result tress_hair_manager_watch(tress_hair_manager *m, tress_id character) {
   if (!m) return TRESS_ERR_INVALID_ARGUMENT;
-  if (!tress_instance_valid(m->def.scene, character)) return TRESS_ERR_STALE_ID;
+  if (!tress_instance_is_valid(m->def.scene, character)) return TRESS_ERR_STALE_ID;
   if (find_watched(m, character)) return TRESS_OK;
   if (m->char_count == m->char_cap) {
     uint32_t cap = m->char_cap ? 2 * m->char_cap : 8;
@@ -343,15 +343,15 @@ static void drop_entry(tress_hair_manager *m, uint32_t index) {
 void tress_hair_manager_unwatch(tress_hair_manager *m, tress_id character) {
   if (!m) return;
   for (uint32_t i = 0; i < m->char_count; i++)
-    if (tress_id_equal(m->chars[i].model, character)) {
+    if (tress_id_is_equal(m->chars[i].model, character)) {
       drop_entry(m, i);
       return;
     }
 }
 
-bool tress_hair_manager_busy(const tress_hair_manager *m) { return m && (m->handed_off > 0 || m->wait_head); }
+bool tress_hair_manager_is_busy(const tress_hair_manager *m) { return m && (m->handed_off > 0 || m->wait_head); }
 
-tress_hair_manager_stats tress_hair_manager_stats_get(const tress_hair_manager *m) {
+tress_hair_manager_stats tress_hair_manager_get_stats(const tress_hair_manager *m) {
   tress_hair_manager_stats s;
   memset(&s, 0, sizeof s);
   if (!m) return s;
@@ -373,8 +373,9 @@ bool tress_accessory_is_hair(tress_accessory_type type, const char *name) {
 
 static bool matches(const tress_hair_manager *m, tress_id accessory) {
   if (m->def.match) return m->def.match(m->def.match_user, m->def.scene, accessory);
-  return tress_accessory_is_hair(tress_accessory_get_type(m->def.scene, accessory),
-                                 tress_instance_name(m->def.scene, accessory));
+  char name[TRESS_NAME_MAX];
+  tress_instance_get_name(m->def.scene, accessory, name);
+  return tress_accessory_is_hair(tress_accessory_get_type(m->def.scene, accessory), name);
 }
 
 static bool has_bones(const tress_scene *s, tress_id part) {
@@ -391,8 +392,10 @@ static uint32_t planned_bones(const tress_rig_opts *o) {
 /* Marks the handle and puts a job at the back of the budget FIFO; pump_jobs hands it off. */
 static void queue_rig(tress_hair_manager *m, watched *w, tress_id handle) {
   tress_scene *s = m->def.scene;
-  tress_mesh *mesh = tress_part_mesh(s, handle);
-  if (m->def.rig.owns_asset && !m->def.rig.owns_asset(m->def.rig.owns_asset_user, tress_part_asset_id(s, handle))) {
+  tress_mesh *mesh = tress_part_get_mesh(s, handle);
+  char asset_id[TRESS_ASSET_ID_MAX];
+  tress_part_get_asset_id(s, handle, asset_id);
+  if (m->def.rig.owns_asset && !m->def.rig.owns_asset(m->def.rig.owns_asset_user, asset_id)) {
     m->stats.rigs_failed++; /* "no permission to load asset": the pendulum takes it */
     return;
   }
@@ -409,7 +412,7 @@ static void queue_rig(tress_hair_manager *m, watched *w, tress_id handle) {
   job->mesh = mesh;
   tress_mesh_retain(mesh);
   job->opts = m->def.rig;
-  job->cost = tress_mesh_bytes(mesh) + tress_rig_bake_bytes(mesh, planned_bones(&job->opts));
+  job->cost = tress_mesh_get_bytes(mesh) + tress_rig_get_bake_bytes(mesh, planned_bones(&job->opts));
   w->jobs_in_flight++;
   if (m->wait_tail) m->wait_tail->next = job;
   else m->wait_head = job;
@@ -421,12 +424,12 @@ static void run_pass(tress_hair_manager *m, watched *w) {
   tress_scene *s = m->def.scene;
   m->stats.passes++;
   bool matched_any = false;
-  for (tress_id a = tress_instance_first_child(s, w->model); !tress_id_is_null(a); a = tress_instance_next_sibling(s, a)) {
-    if (tress_instance_kind(s, a) != TRESS_KIND_ACCESSORY || !matches(m, a)) continue;
+  for (tress_id a = tress_instance_get_first_child(s, w->model); !tress_id_is_null(a); a = tress_instance_get_next_sibling(s, a)) {
+    if (tress_instance_get_kind(s, a) != TRESS_KIND_ACCESSORY || !matches(m, a)) continue;
     matched_any = true;
-    tress_id handle = tress_accessory_handle(s, a);
-    if (tress_instance_kind(s, handle) != TRESS_KIND_PART || has_bones(s, handle)) continue;
-    const tress_mesh *mesh = tress_part_mesh(s, handle);
+    tress_id handle = tress_accessory_get_handle(s, a);
+    if (tress_instance_get_kind(s, handle) != TRESS_KIND_PART || has_bones(s, handle)) continue;
+    const tress_mesh *mesh = tress_part_get_mesh(s, handle);
     if (!mesh || mesh->vertex_count == 0) {
       m->stats.rigs_failed++; /* "the MeshPart has no mesh": it swings as a pendulum */
       continue;
@@ -443,9 +446,9 @@ static void run_pass(tress_hair_manager *m, watched *w) {
 /* True while another pass (of this manager or another) is still rigging one of its handles. */
 static bool any_marked(const tress_hair_manager *m, const watched *w) {
   const tress_scene *s = m->def.scene;
-  for (tress_id a = tress_instance_first_child(s, w->model); !tress_id_is_null(a); a = tress_instance_next_sibling(s, a)) {
-    if (tress_instance_kind(s, a) != TRESS_KIND_ACCESSORY) continue;
-    tress_id handle = tress_accessory_handle(s, a);
+  for (tress_id a = tress_instance_get_first_child(s, w->model); !tress_id_is_null(a); a = tress_instance_get_next_sibling(s, a)) {
+    if (tress_instance_get_kind(s, a) != TRESS_KIND_ACCESSORY) continue;
+    tress_id handle = tress_accessory_get_handle(s, a);
     if (!tress_id_is_null(handle) && !tress_id_is_null(find_marker(s, handle))) return true;
   }
   return false;
@@ -470,10 +473,10 @@ static void apply_job(tress_hair_manager *m, rig_job *job) {
   tress_scene *s = m->def.scene;
   watched *w = find_watched(m, job->character);
   if (w && w->jobs_in_flight) w->jobs_in_flight--;
-  tress_id marker = tress_instance_valid(s, job->part) ? find_marker(s, job->part) : (tress_id){0};
+  tress_id marker = tress_instance_is_valid(s, job->part) ? find_marker(s, job->part) : (tress_id){0};
   tress_instance_destroy(s, marker);
-  bool usable = w && job->status == TRESS_RIG_OK && tress_instance_valid(s, job->part) &&
-                tress_part_mesh(s, job->part) == job->mesh && !has_bones(s, job->part);
+  bool usable = w && job->status == TRESS_RIG_OK && tress_instance_is_valid(s, job->part) &&
+                tress_part_get_mesh(s, job->part) == job->mesh && !has_bones(s, job->part);
   if (!usable) {
     m->stats.rigs_failed++;
     return;
@@ -517,8 +520,8 @@ static void collect_finished(tress_hair_manager *m) {
 
 /* A waiting job whose character or part is gone (or changed) never starts. */
 static bool still_wanted(tress_hair_manager *m, const rig_job *job) {
-  return find_watched(m, job->character) && tress_instance_valid(m->def.scene, job->part) &&
-         tress_part_mesh(m->def.scene, job->part) == job->mesh;
+  return find_watched(m, job->character) && tress_instance_is_valid(m->def.scene, job->part) &&
+         tress_part_get_mesh(m->def.scene, job->part) == job->mesh;
 }
 
 /* Hands waiting jobs off, in order, while they fit the budget (the head always fits when
@@ -569,11 +572,11 @@ static void pump_jobs(tress_hair_manager *m) {
 /* New accessories re-arm the deadline; returns false when the character is gone. */
 static bool notice_accessories(tress_hair_manager *m, watched *w, double now) {
   tress_scene *s = m->def.scene;
-  if (!tress_instance_valid(s, w->model) || !tress_instance_in_scene(s, w->model)) return false;
-  for (tress_id a = tress_instance_first_child(s, w->model); !tress_id_is_null(a); a = tress_instance_next_sibling(s, a)) {
-    if (tress_instance_kind(s, a) != TRESS_KIND_ACCESSORY) continue;
+  if (!tress_instance_is_valid(s, w->model) || !tress_instance_is_in_scene(s, w->model)) return false;
+  for (tress_id a = tress_instance_get_first_child(s, w->model); !tress_id_is_null(a); a = tress_instance_get_next_sibling(s, a)) {
+    if (tress_instance_get_kind(s, a) != TRESS_KIND_ACCESSORY) continue;
     bool known = false;
-    for (uint32_t i = 0; i < w->seen_count && !known; i++) known = tress_id_equal(w->seen[i], a);
+    for (uint32_t i = 0; i < w->seen_count && !known; i++) known = tress_id_is_equal(w->seen[i], a);
     if (known) continue;
     if (w->seen_count == w->seen_cap) {
       uint32_t cap = w->seen_cap ? 2 * w->seen_cap : 8;

@@ -41,7 +41,7 @@ tress_plan_opts tress_default_plan_opts(void) {
   return o;
 }
 
-const char *tress_plan_status_message(tress_plan_status s) {
+const char *tress_plan_status_name(tress_plan_status s) {
   switch (s) {
   case TRESS_PLAN_OK: return "ok";
   case TRESS_PLAN_ERR_EMPTY: return "the mesh has no vertices";
@@ -370,7 +370,7 @@ static void place_strand_bones(tress_plan_result *p, const strand_lines *lines, 
 #define STRANDLESS_UNIFORMITY 0.3f
 #define STRANDLESS_SPREAD 0.12f
 
-tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan_opts *opts_in, tress_plan_result *out) {
+tress_plan_status tress_plan_build(const float *vertices, uint32_t n, const tress_plan_opts *opts_in, tress_plan_result *out) {
   memset(out, 0, sizeof *out);
   tress_plan_opts opts = opts_in ? *opts_in : tress_default_plan_opts();
   if (!vertices || n == 0) return TRESS_PLAN_ERR_EMPTY;
@@ -484,7 +484,7 @@ tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan
   const bool two = max_inf > 1, strands = groups > 0;
   strand_lines lines = {0};
   if (strands && !trace_strands(vertices, n, &f, &zone, group_of_bin, S, B, &lines)) {
-    tress_plan_free(out);
+    tress_plan_result_free(out);
     return TRESS_PLAN_ERR_NO_MEMORY;
   }
   const float inv_strand_slice = (float)TRESS__PLAN_STRAND_SLICES / depth;
@@ -545,7 +545,7 @@ tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan
   return TRESS_PLAN_OK;
 }
 
-void tress_plan_free(tress_plan_result *p) {
+void tress_plan_result_free(tress_plan_result *p) {
   if (!p) return;
   free(p->block_);
   memset(p, 0, sizeof *p);

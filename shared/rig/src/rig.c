@@ -1,7 +1,7 @@
 /* rig.c - the seed's rig(): skin, bake, swap in place, Bone instances.
  *
  * tress_rig_mesh() is the scene-free core (plan -> new skinned mesh -> bone rest transforms); it
- * touches nothing shared, so the server runs it on worker threads. tress_rig() wraps it with the
+ * touches nothing shared, so the server runs it on worker threads. tress_rig_part() wraps it with the
  * seed's gates in the seed's order and applies the result to a part:
  *   1. the part has a mesh            else "the MeshPart has no mesh" (before anything else)
  *   2. the asset store owns the asset else "no permission to load asset"
@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tress/result.h"
+
 tress_rig_opts tress_default_rig_opts(void) {
   tress_rig_opts o;
   memset(&o, 0, sizeof o);
@@ -34,12 +36,12 @@ static uint64_t mesh_geometry_bytes(const tress_mesh *m) {
   return b;
 }
 
-uint64_t tress_rig_bake_bytes(const tress_mesh *in, uint32_t bone_count) {
+uint64_t tress_rig_get_bake_bytes(const tress_mesh *in, uint32_t bone_count) {
   if (!in) return 0;
   return mesh_geometry_bytes(in) + (uint64_t)bone_count * sizeof(tress_mesh_bone) + (uint64_t)in->vertex_count * (8 + 16);
 }
 
-bool tress_rig_verify_bake(const tress_mesh *m, uint32_t bone_count) {
+bool tress_rig_is_bake_valid(const tress_mesh *m, uint32_t bone_count) {
   if (!tress_mesh_is_skinned(m) || m->bone_count != bone_count) return false;
   for (uint32_t v = 0; v < m->vertex_count; v++) {
     float sum = 0.0f;
@@ -55,7 +57,9 @@ bool tress_rig_verify_bake(const tress_mesh *m, uint32_t bone_count) {
 
 /* A copy of the geometry (no skin) with room for the plan's skin. */
 static tress_mesh *bake_from_plan(const tress_mesh *in, const tress_plan_result *plan) {
-  tress_mesh *m = tress_mesh_create(in->vertex_count, in->index_count, in->normals != NULL, in->uvs != NULL);
+  tress_mesh_def mesh_def = {.vertex_count = in->vertex_count, .index_count = in->index_count,
+                             .has_normals = in->normals != NULL, .has_uvs = in->uvs != NULL};
+  tress_mesh *m = tress_mesh_create(&mesh_def);
   if (!m) return NULL;
   size_t n = in->vertex_count;
   memcpy(m->positions, in->positions, 12 * n);
@@ -92,40 +96,45 @@ static void top_centre(const float mn[3], const float mx[3], const float axis_in
   for (int k = 0; k < 3; k++) root[k] = 0.5f * (mn[k] + mx[k]) - axis[k] * reach;
 }
 
-tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts_in, tress_rig_output *out) {
+/* Fills the caller's error with the status as its code and returns the status. */
+static tress_rig_status rig_error(tress_error *err, tress_rig_status status, const char *reason) {
+  tress_error_set(err, (int)status, "%s", reason);
+  return status;
+}
+
+tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts_in, tress_rig_output *out,
+                                tress_error *err) {
   memset(out, 0, sizeof *out);
   tress_rig_opts opts = opts_in ? *opts_in : tress_default_rig_opts();
   if (!in || in->vertex_count == 0 || !in->positions) {
-    snprintf(out->reason, sizeof out->reason, "the MeshPart has no mesh");
-    return TRESS_RIG_ERR_NO_MESH;
+    return rig_error(err, TRESS_RIG_ERR_NO_MESH, "the MeshPart has no mesh");
   }
   float mn[3], mx[3];
-  tress_mesh_bounds(in, mn, mx);
+  tress_mesh_get_bounds(in, mn, mx);
   if (!opts.plan.has_root) {
     top_centre(mn, mx, opts.plan.axis, opts.plan.root);
     opts.plan.has_root = true;
   }
   tress_plan_result plan;
-  tress_plan_status ps = tress_plan(in->positions, in->vertex_count, &opts.plan, &plan);
+  tress_plan_status ps = tress_plan_build(in->positions, in->vertex_count, &opts.plan, &plan);
   if (ps != TRESS_PLAN_OK) {
-    snprintf(out->reason, sizeof out->reason, "plan failed: %s", tress_plan_status_message(ps));
-    return ps == TRESS_PLAN_ERR_NO_MEMORY ? TRESS_RIG_ERR_NO_MEMORY : TRESS_RIG_ERR_PLAN;
+    char why[TRESS_RIG_REASON_MAX];
+    snprintf(why, sizeof why, "plan failed: %s", tress_plan_status_name(ps));
+    return rig_error(err, ps == TRESS_PLAN_ERR_NO_MEMORY ? TRESS_RIG_ERR_NO_MEMORY : TRESS_RIG_ERR_PLAN, why);
   }
   tress_mesh *baked = bake_from_plan(in, &plan);
   tress_rig_bone *bones = calloc(plan.bone_count, sizeof *bones);
   if (!baked || !bones) {
     tress_mesh_release(baked);
     free(bones);
-    tress_plan_free(&plan);
-    snprintf(out->reason, sizeof out->reason, "out of memory");
-    return TRESS_RIG_ERR_NO_MEMORY;
+    tress_plan_result_free(&plan);
+    return rig_error(err, TRESS_RIG_ERR_NO_MEMORY, "out of memory");
   }
-  if (!tress_rig_verify_bake(baked, plan.bone_count)) {
+  if (!tress_rig_is_bake_valid(baked, plan.bone_count)) {
     tress_mesh_release(baked);
     free(bones);
-    tress_plan_free(&plan);
-    snprintf(out->reason, sizeof out->reason, "the bake lost its skinning");
-    return TRESS_RIG_ERR_BAKE;
+    tress_plan_result_free(&plan);
+    return rig_error(err, TRESS_RIG_ERR_BAKE, "the bake lost its skinning");
   }
   for (int k = 0; k < 3; k++) {
     out->bounds_center[k] = 0.5f * (mn[k] + mx[k]);
@@ -148,7 +157,7 @@ tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts
   snprintf(out->warning_text, sizeof out->warning_text, "%s", plan.warning_text);
   out->sectors = plan.sectors;
   out->segments = plan.segments;
-  tress_plan_free(&plan);
+  tress_plan_result_free(&plan);
   return TRESS_RIG_OK;
 }
 
@@ -159,71 +168,75 @@ void tress_rig_output_free(tress_rig_output *out) {
   memset(out, 0, sizeof *out);
 }
 
-static bool fail(tress_rig_result *r, tress_rig_status status, const char *reason) {
+static tress_rig_status fail(tress_rig_result *r, tress_error *err, tress_rig_status status, const char *reason) {
   r->status = status;
-  snprintf(r->reason, sizeof r->reason, "%s", reason);
-  return false;
+  return rig_error(err, status, reason);
 }
 
 /* Gives a destroyed part's bake back to the budget it was charged to. */
 static void refund_budget(tress_scene *scene, tress_id part, tress_event event, void *user) {
   if (event != TRESS_EVENT_DESTROYING) return;
   tress_rig_budget *budget = user;
-  const tress_mesh *m = tress_part_mesh(scene, part);
+  const tress_mesh *m = tress_part_get_mesh(scene, part);
   if (!tress_mesh_is_skinned(m)) return;
-  uint64_t bytes = tress_rig_bake_bytes(m, m->bone_count);
+  uint64_t bytes = tress_rig_get_bake_bytes(m, m->bone_count);
   budget->used = budget->used > bytes ? budget->used - bytes : 0;
 }
 
-bool tress_rig(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in, tress_rig_result *r) {
+tress_rig_status tress_rig_part(tress_scene *scene, tress_id part, const tress_rig_opts *opts_in, tress_rig_result *r,
+                                tress_error *err) {
   memset(r, 0, sizeof *r);
   tress_rig_opts opts = opts_in ? *opts_in : tress_default_rig_opts();
-  if (!scene || tress_instance_kind(scene, part) != TRESS_KIND_PART || !tress_instance_valid(scene, part))
-    return fail(r, TRESS_RIG_ERR_BAD_PART, "not a MeshPart");
-  const tress_mesh *source = tress_part_mesh(scene, part);
-  if (!source || source->vertex_count == 0) return fail(r, TRESS_RIG_ERR_NO_MESH, "the MeshPart has no mesh");
-  const char *asset_id = tress_part_asset_id(scene, part);
+  if (!scene || tress_instance_get_kind(scene, part) != TRESS_KIND_PART || !tress_instance_is_valid(scene, part))
+    return fail(r, err, TRESS_RIG_ERR_BAD_PART, "not a MeshPart");
+  const tress_mesh *source = tress_part_get_mesh(scene, part);
+  if (!source || source->vertex_count == 0) return fail(r, err, TRESS_RIG_ERR_NO_MESH, "the MeshPart has no mesh");
+  char asset_id[TRESS_ASSET_ID_MAX];
+  tress_part_get_asset_id(scene, part, asset_id);
   if (opts.owns_asset && !opts.owns_asset(opts.owns_asset_user, asset_id))
-    return fail(r, TRESS_RIG_ERR_NO_PERMISSION, "no permission to load asset");
+    return fail(r, err, TRESS_RIG_ERR_NO_PERMISSION, "no permission to load asset");
 
   uint32_t sectors = opts.plan.sectors, segments = opts.plan.segments;
   uint32_t bone_count = 1 + (sectors <= TRESS_PLAN_MAX_SECTORS ? sectors : 0) * (segments <= TRESS_PLAN_MAX_SEGMENTS ? segments : 0);
-  uint64_t cost = tress_rig_bake_bytes(source, bone_count);
+  uint64_t cost = tress_rig_get_bake_bytes(source, bone_count);
   if (opts.budget && (opts.budget->used > opts.budget->limit || cost > opts.budget->limit - opts.budget->used)) {
     char why[TRESS_RIG_REASON_MAX];
     snprintf(why, sizeof why, "the baked mesh memory budget is spent (%llu of %llu bytes used, bake needs %llu)",
              (unsigned long long)opts.budget->used, (unsigned long long)opts.budget->limit, (unsigned long long)cost);
-    return fail(r, TRESS_RIG_ERR_BUDGET, why);
+    return fail(r, err, TRESS_RIG_ERR_BUDGET, why);
   }
 
   tress_rig_output baked;
-  tress_rig_status st = tress_rig_mesh(source, &opts, &baked);
-  if (st != TRESS_RIG_OK) return fail(r, st, baked.reason);
+  tress_rig_status st = tress_rig_mesh(source, &opts, &baked, err);
+  if (st != TRESS_RIG_OK) {
+    r->status = st;
+    return st;
+  }
 
   r->bone_names = calloc(baked.bone_count, sizeof *r->bone_names);
   r->bone_ids = calloc(baked.bone_count, sizeof *r->bone_ids);
   if (!r->bone_names || !r->bone_ids) {
     tress_rig_output_free(&baked);
     tress_rig_result_free(r);
-    return fail(r, TRESS_RIG_ERR_NO_MEMORY, "out of memory");
+    return fail(r, err, TRESS_RIG_ERR_NO_MEMORY, "out of memory");
   }
 
   /* Bones first, then the swap (the part takes its own reference to the bake, size kept). */
   if (!tress_rig_build_bones(scene, part, &baked, r->bone_ids)) {
     tress_rig_output_free(&baked);
     tress_rig_result_free(r);
-    return fail(r, TRESS_RIG_ERR_NO_MEMORY, "out of memory creating bones");
+    return fail(r, err, TRESS_RIG_ERR_NO_MEMORY, "out of memory creating bones");
   }
   for (uint32_t b = 0; b < baked.bone_count; b++)
     snprintf(r->bone_names[b], sizeof r->bone_names[b], "%s", baked.bones[b].name);
   r->bone_count = baked.bone_count;
   if (opts.budget) {
-    opts.budget->used += tress_rig_bake_bytes(baked.mesh, baked.bone_count);
+    opts.budget->used += tress_rig_get_bake_bytes(baked.mesh, baked.bone_count);
     tress_instance_connect(scene, part, refund_budget, opts.budget);
   }
   tress_rig_output_free(&baked);
   r->status = TRESS_RIG_OK;
-  return true;
+  return TRESS_RIG_OK;
 }
 
 /* The one worn-scale rule: part size / mesh size per axis; an axis the mesh is flat on keeps 1. */
@@ -233,7 +246,7 @@ static void worn_scale(const float part_size[3], const float mesh_size[3], float
 
 bool tress_rig_build_bones(tress_scene *scene, tress_id part, const tress_rig_output *rig, tress_id *ids) {
   float size[3], scale[3];
-  tress_part_size(scene, part, size);
+  tress_part_get_size(scene, part, size);
   worn_scale(size, rig->mesh_size, scale);
   for (uint32_t b = 0; b < rig->bone_count; b++) {
     const tress_rig_bone *rb = &rig->bones[b];

@@ -229,7 +229,8 @@ tress_mesh *tress_sample_hair_create(tress_sample_hair_style style) {
   uint32_t strands = 80, cap_rings = 8, cap_around = 24; /* the afro's 400 six-point curls fit this too */
   uint32_t vmax = (cap_rings + 1) * (cap_around + 1) + strands * MAX_POINTS * TUBE_SIDES;
   uint32_t imax = cap_rings * cap_around * 6 + strands * (MAX_POINTS - 1) * TUBE_SIDES * 6;
-  tress_mesh *full = tress_mesh_create(vmax, imax, true, true);
+  tress_mesh_def mesh_def = {.vertex_count = vmax, .index_count = imax, .has_normals = true, .has_uvs = true};
+  tress_mesh *full = tress_mesh_create(&mesh_def);
   if (!full) return NULL;
   builder b = {full, 0, 0, 12345u + (uint32_t)style * 77u};
   add_cap(&b, (int)cap_rings, (int)cap_around, style == TRESS_SAMPLE_HAIR_PONYTAIL ? 1.75f : 1.6f);
@@ -241,7 +242,8 @@ tress_mesh *tress_sample_hair_create(tress_sample_hair_style style) {
   default: break;
   }
   /* Trim to what was built. */
-  tress_mesh *m = tress_mesh_create(b.v, b.i, true, true);
+  tress_mesh_def used_def = {.vertex_count = b.v, .index_count = b.i, .has_normals = true, .has_uvs = true};
+  tress_mesh *m = tress_mesh_create(&used_def);
   if (m) {
     memcpy(m->positions, full->positions, 12 * (size_t)b.v);
     memcpy(m->normals, full->normals, 12 * (size_t)b.v);

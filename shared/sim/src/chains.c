@@ -234,9 +234,9 @@ static void walk_visit(bone_walk *w, tress_id bone, int32_t parent_local, uint32
 
 /* Pre-order over the bone hierarchies under a part or bone: parents always come first. */
 static void walk_bones(bone_walk *w, tress_id parent, int32_t parent_local, uint32_t depth) {
-  for (tress_id c = tress_instance_first_child(w->scene, parent); !tress_id_is_null(c);
-       c = tress_instance_next_sibling(w->scene, c)) {
-    if (tress_instance_kind(w->scene, c) != TRESS_KIND_BONE) continue;
+  for (tress_id c = tress_instance_get_first_child(w->scene, parent); !tress_id_is_null(c);
+       c = tress_instance_get_next_sibling(w->scene, c)) {
+    if (tress_instance_get_kind(w->scene, c) != TRESS_KIND_BONE) continue;
     walk_visit(w, c, parent_local, depth);
   }
 }
@@ -247,7 +247,7 @@ static void walk_visit(bone_walk *w, tress_id bone, int32_t parent_local, uint32
     w->slot->ids[me] = bone;
     w->slot->local_parent[me] = parent_local;
     w->slot->depth[me] = depth;
-    w->slot->rest[me] = tress_bone_cframe(w->scene, bone);
+    w->slot->rest[me] = tress_bone_get_cframe(w->scene, bone);
   }
   if (depth < 255) walk_bones(w, bone, (int32_t)me, depth + 1);
 }
@@ -377,8 +377,8 @@ tress_result tress_sim_bind(tress_sim *sim, tress_id root_part, const tress_chai
                             tress_handle_id *out) {
   if (out) *out = (tress_handle_id){0};
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
-  if (!tress_instance_valid(sim->scene, root_part)) return TRESS_ERR_STALE_ID;
-  if (tress_instance_kind(sim->scene, root_part) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!tress_instance_is_valid(sim->scene, root_part)) return TRESS_ERR_STALE_ID;
+  if (tress_instance_get_kind(sim->scene, root_part) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
   if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_handle_id existing = tress__handle_find(sim, TRESS_HANDLE_BONES, root_part);
   if (!tress_handle_is_null(existing)) {
@@ -392,11 +392,11 @@ tress_result tress_sim_bind_bone_chain(tress_sim *sim, tress_id root_bone, const
                                        tress_handle_id *out) {
   if (out) *out = (tress_handle_id){0};
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
-  if (!tress_instance_valid(sim->scene, root_bone)) return TRESS_ERR_STALE_ID;
-  if (tress_instance_kind(sim->scene, root_bone) != TRESS_KIND_BONE) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!tress_instance_is_valid(sim->scene, root_bone)) return TRESS_ERR_STALE_ID;
+  if (tress_instance_get_kind(sim->scene, root_bone) != TRESS_KIND_BONE) return TRESS_ERR_INVALID_ARGUMENT;
   if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
-  tress_id anchor = tress_instance_parent(sim->scene, root_bone);
-  tress_kind ak = tress_instance_kind(sim->scene, anchor);
+  tress_id anchor = tress_instance_get_parent(sim->scene, root_bone);
+  tress_kind ak = tress_instance_get_kind(sim->scene, anchor);
   if (ak != TRESS_KIND_PART && ak != TRESS_KIND_BONE) return TRESS_ERR_INVALID_ARGUMENT;
   tress_handle_id existing = tress__handle_find(sim, TRESS_HANDLE_BONES, root_bone);
   if (!tress_handle_is_null(existing)) {
@@ -418,9 +418,9 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   tress_result set_result = settings_set(sim, settings, &set);
   if (set_result != TRESS_OK) return set_result;
   for (uint32_t i = 0; i < count; i++) {
-    if (!tress_instance_valid(sim->scene, parts[i])) return TRESS_ERR_STALE_ID;
-    if (tress_instance_kind(sim->scene, parts[i]) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
-    if (!tress_xform_is_finite(tress_part_cframe(sim->scene, parts[i]))) return TRESS_ERR_INVALID_ARGUMENT;
+    if (!tress_instance_is_valid(sim->scene, parts[i])) return TRESS_ERR_STALE_ID;
+    if (tress_instance_get_kind(sim->scene, parts[i]) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
+    if (!tress_xform_is_finite(tress_part_get_cframe(sim->scene, parts[i]))) return TRESS_ERR_INVALID_ARGUMENT;
   }
   struct tress_chains *c = sim->chains;
   uint32_t si = slot_new(c);
@@ -443,8 +443,8 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
     s->local_parent[i] = (int32_t)i - 1;
     s->depth[i] = i;
     s->rest[i] = i == 0 ? tress_xform_identity()
-                        : tress_xform_inv_mul(tress_part_cframe(sim->scene, parts[i - 1]),
-                                              tress_part_cframe(sim->scene, parts[i]));
+                        : tress_xform_inv_mul(tress_part_get_cframe(sim->scene, parts[i - 1]),
+                                              tress_part_get_cframe(sim->scene, parts[i]));
   }
   slot_measure(s);
   tress_result r = slot_publish(sim, si, parts[0], out);
@@ -462,7 +462,7 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
     for (uint32_t i = 0; i < s->node_count; i++) {
       if (tress_id_is_null(s->ids[i])) continue; /* an end tip */
       tress_bone_set_simulated(sim->scene, s->ids[i], false);
-      tress_bone_set_transform(sim->scene, s->ids[i], tress_bone_animated(sim->scene, s->ids[i]));
+      tress_bone_set_transform(sim->scene, s->ids[i], tress_bone_get_animated(sim->scene, s->ids[i]));
     }
   }
   s->used = false;
@@ -527,7 +527,7 @@ tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id id,
   uint32_t bones = 0, k = UINT32_MAX;
   for (uint32_t i = 0; i < s->node_count; i++) {
     if (tress_id_is_null(s->ids[i])) continue; /* tips come after every bone */
-    if (tress_id_equal(s->ids[i], bone)) k = i;
+    if (tress_id_is_equal(s->ids[i], bone)) k = i;
     bones = i + 1;
   }
   if (tress_id_is_null(bone) || k == UINT32_MAX) return TRESS_ERR_INVALID_ARGUMENT;
@@ -621,14 +621,14 @@ bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, fl
 
 tress_result tress_sim_reset(tress_sim *sim, tress_id root) {
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
-  if (!tress_instance_valid(sim->scene, root)) return TRESS_ERR_STALE_ID;
+  if (!tress_instance_is_valid(sim->scene, root)) return TRESS_ERR_STALE_ID;
   struct tress_chains *c = sim->chains;
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     tress_handle *h = tress__handle_get(sim, s->handle);
     if (!h) continue;
-    if (tress_id_equal(h->root, root) || tress_instance_is_descendant_of(sim->scene, h->root, root)) s->reset = true;
+    if (tress_id_is_equal(h->root, root) || tress_instance_is_descendant_of(sim->scene, h->root, root)) s->reset = true;
   }
   tress__sim_reset_writers(sim, root); /* pendulums, ropes and cloth under root snap too */
   return TRESS_OK;

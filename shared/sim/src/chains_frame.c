@@ -6,6 +6,7 @@
 
 #include "chains_internal.h"
 #include "xform_lanes.h"
+#include "scene_slots.h"
 
 /* ---- frame ---- */
 
@@ -18,7 +19,7 @@ static void slot_pointers(tress_sim *sim, struct tress_chains *c, const chain_sl
     uint32_t i = s->global[k];
     const tress_xform *in = NULL;
     tress_xform *out = NULL;
-    if (awake && s->kind == TRESS_HANDLE_BONES) tress_bone_slot_pointers(sim->scene, &s->ids[k], 1, &in, &out);
+    if (awake && s->kind == TRESS_HANDLE_BONES) tress__bone_slot_pointers(sim->scene, &s->ids[k], 1, &in, &out);
     c->in_ptr[i] = in ? in : &c->identity;
     c->out_ptr[i] = out ? out : &c->sink;
   }
@@ -28,7 +29,7 @@ static void slot_pointers(tress_sim *sim, struct tress_chains *c, const chain_sl
 static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
   for (uint32_t si = 0; si < c->slot_count; si++)
     if (c->slots[si].used) slot_pointers(sim, c, &c->slots[si], c->slots[si].act_last > 0.0f);
-  c->ptr_epoch = tress_scene_layout_epoch(sim->scene);
+  c->ptr_epoch = tress__scene_layout_epoch(sim->scene);
   c->ptr_valid = true;
 }
 
@@ -36,7 +37,7 @@ static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
  * changes. Also re-fetches the scene slot pointers when the scene's layout moved. */
 static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
   chain_nodes *n = &c->nodes;
-  if (!c->ptr_valid || c->ptr_epoch != tress_scene_layout_epoch(sim->scene)) refresh_pointers(sim, c);
+  if (!c->ptr_valid || c->ptr_epoch != tress__scene_layout_epoch(sim->scene)) refresh_pointers(sim, c);
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
@@ -151,7 +152,7 @@ static void animated_world_level(struct tress_chains *c, size_t tl, uint32_t lo,
 /* What a chain's roots hang from: its part, or for a chain bound from a root bone, the drawn
  * pose of the part or bone above that root. */
 tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s) {
-  return s->from_bone ? tress_instance_world(sim->scene, s->part) : tress_part_cframe(sim->scene, s->part);
+  return s->from_bone ? tress_instance_get_world(sim->scene, s->part) : tress_part_get_cframe(sim->scene, s->part);
 }
 
 /* Roots: part * cframe * animated, the same composition with the part as parent (a part

@@ -36,11 +36,11 @@ bool tress_default_accessory_match(void *user, const tress_scene *scene, tress_i
 
 /* The model left the scene or is being destroyed: release every handle bound through it. */
 static void on_character_event(tress_scene *scene, tress_id model, tress_event event, void *user) {
-  if (event == TRESS_EVENT_ANCESTRY_CHANGED && tress_instance_in_scene(scene, model)) return;
+  if (event == TRESS_EVENT_ANCESTRY_CHANGED && tress_instance_is_in_scene(scene, model)) return;
   tress_sim *sim = user;
   for (uint32_t i = 0; i < sim->handle_count; i++) {
     tress_handle *h = &sim->handles[i];
-    if (h->alive && tress_id_equal(h->character, model)) tress_handle_destroy(sim, tress__handle_id(sim, h));
+    if (h->alive && tress_id_is_equal(h->character, model)) tress_handle_destroy(sim, tress__handle_id(sim, h));
   }
 }
 
@@ -60,7 +60,7 @@ static void claim(character_scan *scan, tress_handle_id id) {
   tress_sim *sim = scan->sim;
   tress_handle *h = tress__handle_get(sim, id);
   if (!h) return;
-  if (!tress_id_equal(h->character, scan->model)) {
+  if (!tress_id_is_equal(h->character, scan->model)) {
     tress_connection_disconnect(sim->scene, h->on_character);
     h->character = scan->model;
     h->on_character = tress_instance_connect(sim->scene, scan->model, on_character_event, sim);
@@ -79,7 +79,7 @@ static bool is_layered(const tress_scene *scene, tress_id part) {
 
 static bool visit_boned_part(tress_scene *scene, tress_id id, void *user) {
   character_scan *scan = user;
-  if (tress_instance_kind(scene, id) != TRESS_KIND_PART || !carries_bones(scene, id)) return true;
+  if (tress_instance_get_kind(scene, id) != TRESS_KIND_PART || !carries_bones(scene, id)) return true;
   if (is_layered(scene, id)) return true; /* layered clothing never swings, bones or not */
   tress_handle_id h;
   tress_result r = tress_sim_bind(scan->sim, id, scan->settings, &h);
@@ -90,8 +90,8 @@ static bool visit_boned_part(tress_scene *scene, tress_id id, void *user) {
 
 static bool visit_accessory(tress_scene *scene, tress_id id, void *user) {
   character_scan *scan = user;
-  if (tress_instance_kind(scene, id) != TRESS_KIND_ACCESSORY) return true;
-  tress_id handle = tress_accessory_handle(scene, id);
+  if (tress_instance_get_kind(scene, id) != TRESS_KIND_ACCESSORY) return true;
+  tress_id handle = tress_accessory_get_handle(scene, id);
   if (tress_id_is_null(handle)) return true;
   if (carries_bones(scene, handle)) return true; /* bound as a bone chain in the first pass */
   if (is_layered(scene, handle)) return true;
@@ -117,8 +117,8 @@ tress_result tress_sim_bind_character(tress_sim *sim, const tress_character_def 
   if (count) *count = 0;
   if (!sim || !def || (!out && max_out)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_id model = def->model;
-  if (!tress_instance_valid(sim->scene, model)) return TRESS_ERR_STALE_ID;
-  if (tress_instance_kind(sim->scene, model) != TRESS_KIND_MODEL) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!tress_instance_is_valid(sim->scene, model)) return TRESS_ERR_STALE_ID;
+  if (tress_instance_get_kind(sim->scene, model) != TRESS_KIND_MODEL) return TRESS_ERR_INVALID_ARGUMENT;
   /* Refuse bad settings before anything binds, so a refusal changes nothing. */
   if (!chain_settings_finite(&def->chains) || !accessory_settings_finite(&def->accessories))
     return TRESS_ERR_INVALID_ARGUMENT;

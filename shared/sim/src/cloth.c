@@ -127,7 +127,7 @@ static tress_result bind_cloth(tress_sim *sim, const tress_cloth_def *def, tress
       memcpy(pin->local, world, sizeof world);
     } else {
       /* Captured at bind: the pin keeps this offset in the instance's frame. */
-      tress_xform inv = tress_xform_inverse(tress_instance_world(sim->scene, pin->instance));
+      tress_xform inv = tress_xform_inverse(tress_instance_get_world(sim->scene, pin->instance));
       tress_xform_point(inv, world, pin->local);
     }
     memcpy(pin->frame_prev, world, sizeof world);

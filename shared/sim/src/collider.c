@@ -73,8 +73,8 @@ tress_collider_world tress_collider_resolve_in(tress_xform frame, const tress_co
 
 tress_collider_world tress_collider_resolve(const tress_scene *scene, const tress_collider_def *def) {
   tress_xform frame = tress_xform_identity();
-  if (scene && !tress_id_is_null(def->attach) && tress_instance_valid(scene, def->attach)) {
-    frame = tress_instance_world(scene, def->attach);
+  if (scene && !tress_id_is_null(def->attach) && tress_instance_is_valid(scene, def->attach)) {
+    frame = tress_instance_get_world(scene, def->attach);
     if (!tress_xform_is_finite(frame)) frame = tress_xform_identity();
   }
   return tress_collider_resolve_in(frame, def);

@@ -116,7 +116,7 @@ static void apply_settings(pendulum *p, const tress_accessory_settings *in) {
 /* ---- joints ---- */
 
 static bool is_kind(const tress_scene *scene, tress_id id, tress_kind kind) {
-  return tress_instance_valid(scene, id) && tress_instance_kind(scene, id) == kind;
+  return tress_instance_is_valid(scene, id) && tress_instance_get_kind(scene, id) == kind;
 }
 
 /* What the search found: a joint holding the handle, and which side is the handle's. */
@@ -134,7 +134,8 @@ typedef enum { HOLDS_NOT = 0, HOLDS_YES, HOLDS_STALE } holds_result;
 /* Whether `joint` holds `handle` on, and through which side. HOLDS_STALE: it names the handle but
  * its other side is gone. Disabled joints hold nothing. */
 static holds_result joint_holds(const tress_scene *scene, tress_id joint, tress_id handle, joint_pick *out) {
-  const tress_joint *j = tress_joint_get(scene, joint);
+  tress_joint j_copy;
+  const tress_joint *j = tress_joint_get_def(scene, joint, &j_copy) ? &j_copy : NULL;
   if (!j || !j->enabled) return HOLDS_NOT;
   memset(out, 0, sizeof *out);
   out->joint = joint;
@@ -144,24 +145,24 @@ static holds_result joint_holds(const tress_scene *scene, tress_id joint, tress_
   case TRESS_JOINT_MOTOR6D:
   case TRESS_JOINT_WELD_CONSTRAINT: {
     tress_id other;
-    if (tress_id_equal(j->part1, handle)) {
+    if (tress_id_is_equal(j->part1, handle)) {
       out->handle_is_side0 = false;
       other = j->part0;
-    } else if (tress_id_equal(j->part0, handle)) {
+    } else if (tress_id_is_equal(j->part0, handle)) {
       out->handle_is_side0 = true;
       other = j->part1;
     } else {
       return HOLDS_NOT;
     }
-    if (tress_id_equal(other, handle)) return HOLDS_NOT;
+    if (tress_id_is_equal(other, handle)) return HOLDS_NOT;
     if (!is_kind(scene, other, TRESS_KIND_PART)) return HOLDS_STALE;
     out->body_part = other;
     return HOLDS_YES;
   }
   case TRESS_JOINT_RIGID_CONSTRAINT: {
     tress_id a0 = j->attachment0, a1 = j->attachment1;
-    bool a0_on = is_kind(scene, a0, TRESS_KIND_ATTACHMENT) && tress_id_equal(tress_instance_parent(scene, a0), handle);
-    bool a1_on = is_kind(scene, a1, TRESS_KIND_ATTACHMENT) && tress_id_equal(tress_instance_parent(scene, a1), handle);
+    bool a0_on = is_kind(scene, a0, TRESS_KIND_ATTACHMENT) && tress_id_is_equal(tress_instance_get_parent(scene, a0), handle);
+    bool a1_on = is_kind(scene, a1, TRESS_KIND_ATTACHMENT) && tress_id_is_equal(tress_instance_get_parent(scene, a1), handle);
     if (a1_on) {
       out->handle_is_side0 = false;
       out->handle_attachment = a1;
@@ -173,10 +174,10 @@ static holds_result joint_holds(const tress_scene *scene, tress_id joint, tress_
     } else {
       return HOLDS_NOT;
     }
-    if (tress_id_equal(out->body_attachment, out->handle_attachment)) return HOLDS_NOT;
+    if (tress_id_is_equal(out->body_attachment, out->handle_attachment)) return HOLDS_NOT;
     if (!is_kind(scene, out->body_attachment, TRESS_KIND_ATTACHMENT)) return HOLDS_STALE;
-    tress_id body = tress_instance_parent(scene, out->body_attachment);
-    if (!is_kind(scene, body, TRESS_KIND_PART) || tress_id_equal(body, handle)) return HOLDS_STALE;
+    tress_id body = tress_instance_get_parent(scene, out->body_attachment);
+    if (!is_kind(scene, body, TRESS_KIND_PART) || tress_id_is_equal(body, handle)) return HOLDS_STALE;
     out->body_part = body;
     return HOLDS_YES;
   }
@@ -192,7 +193,7 @@ typedef struct joint_search {
 
 static bool visit_joint(tress_scene *scene, tress_id id, void *user) {
   joint_search *s = user;
-  if (tress_instance_kind(scene, id) != TRESS_KIND_JOINT) return true;
+  if (tress_instance_get_kind(scene, id) != TRESS_KIND_JOINT) return true;
   joint_pick pick;
   holds_result r = joint_holds(scene, id, s->handle, &pick);
   if (r == HOLDS_STALE) s->saw_stale = true;
@@ -203,8 +204,8 @@ static bool visit_joint(tress_scene *scene, tress_id id, void *user) {
 }
 
 static tress_id enclosing_model(const tress_scene *scene, tress_id id) {
-  for (tress_id p = tress_instance_parent(scene, id); !tress_id_is_null(p); p = tress_instance_parent(scene, p))
-    if (tress_instance_kind(scene, p) == TRESS_KIND_MODEL) return p;
+  for (tress_id p = tress_instance_get_parent(scene, id); !tress_id_is_null(p); p = tress_instance_get_parent(scene, p))
+    if (tress_instance_get_kind(scene, p) == TRESS_KIND_MODEL) return p;
   return (tress_id){0};
 }
 
@@ -221,8 +222,9 @@ static void find_joint(tress_scene *scene, tress_id accessory, tress_id handle, 
 /* ---- per-record scene access ---- */
 
 static tress_xform handle_side_offset(const tress_scene *scene, const pendulum *p) {
-  if (p->kind == TRESS_JOINT_RIGID_CONSTRAINT) return tress_attachment_cframe(scene, p->handle_attachment);
-  const tress_joint *j = tress_joint_get(scene, p->joint);
+  if (p->kind == TRESS_JOINT_RIGID_CONSTRAINT) return tress_attachment_get_cframe(scene, p->handle_attachment);
+  tress_joint j_copy;
+  const tress_joint *j = tress_joint_get_def(scene, p->joint, &j_copy) ? &j_copy : NULL;
   if (!j) return p->orig_offset;
   return p->handle_is_side0 ? j->c0 : j->c1;
 }
@@ -230,32 +232,34 @@ static tress_xform handle_side_offset(const tress_scene *scene, const pendulum *
 /* The joint's world frame from the body side, this frame. False when the joint, its parts or its
  * attachments are gone or no longer hold this handle (the handle must then destroy itself). */
 static bool joint_world(const tress_scene *scene, const pendulum *p, tress_xform *out) {
-  const tress_joint *j = tress_joint_get(scene, p->joint);
+  tress_joint j_copy;
+  const tress_joint *j = tress_joint_get_def(scene, p->joint, &j_copy) ? &j_copy : NULL;
   if (!j || !is_kind(scene, p->handle_part, TRESS_KIND_PART)) return false;
   if (p->kind == TRESS_JOINT_RIGID_CONSTRAINT) {
     tress_id ha = p->handle_is_side0 ? j->attachment0 : j->attachment1;
     tress_id ba = p->handle_is_side0 ? j->attachment1 : j->attachment0;
-    if (!tress_id_equal(ha, p->handle_attachment) || !tress_id_equal(ba, p->body_attachment)) return false;
+    if (!tress_id_is_equal(ha, p->handle_attachment) || !tress_id_is_equal(ba, p->body_attachment)) return false;
     if (!is_kind(scene, ha, TRESS_KIND_ATTACHMENT) || !is_kind(scene, ba, TRESS_KIND_ATTACHMENT)) return false;
-    if (!tress_id_equal(tress_instance_parent(scene, ha), p->handle_part)) return false;
-    if (!is_kind(scene, tress_instance_parent(scene, ba), TRESS_KIND_PART)) return false;
-    *out = tress_attachment_world(scene, ba);
+    if (!tress_id_is_equal(tress_instance_get_parent(scene, ha), p->handle_part)) return false;
+    if (!is_kind(scene, tress_instance_get_parent(scene, ba), TRESS_KIND_PART)) return false;
+    *out = tress_attachment_get_world(scene, ba);
     return true;
   }
   tress_id hp = p->handle_is_side0 ? j->part0 : j->part1;
   tress_id bp = p->handle_is_side0 ? j->part1 : j->part0;
-  if (!tress_id_equal(hp, p->handle_part) || !is_kind(scene, bp, TRESS_KIND_PART)) return false;
-  *out = tress_xform_mul(tress_part_cframe(scene, bp), p->handle_is_side0 ? j->c1 : j->c0);
+  if (!tress_id_is_equal(hp, p->handle_part) || !is_kind(scene, bp, TRESS_KIND_PART)) return false;
+  *out = tress_xform_mul(tress_part_get_cframe(scene, bp), p->handle_is_side0 ? j->c1 : j->c0);
   return true;
 }
 
 /* Whether the joint still names the handle on the recorded side (safe to write back into). */
 static bool joint_still_ours(const tress_scene *scene, const pendulum *p) {
-  const tress_joint *j = tress_joint_get(scene, p->joint);
+  tress_joint j_copy;
+  const tress_joint *j = tress_joint_get_def(scene, p->joint, &j_copy) ? &j_copy : NULL;
   if (!j) return false;
   if (p->kind == TRESS_JOINT_RIGID_CONSTRAINT)
-    return tress_id_equal(p->handle_is_side0 ? j->attachment0 : j->attachment1, p->handle_attachment);
-  return tress_id_equal(p->handle_is_side0 ? j->part0 : j->part1, p->handle_part);
+    return tress_id_is_equal(p->handle_is_side0 ? j->attachment0 : j->attachment1, p->handle_attachment);
+  return tress_id_is_equal(p->handle_is_side0 ? j->part0 : j->part1, p->handle_part);
 }
 
 static void write_offset(tress_scene *scene, const pendulum *p, tress_xform off) {
@@ -263,7 +267,8 @@ static void write_offset(tress_scene *scene, const pendulum *p, tress_xform off)
     tress_attachment_set_cframe(scene, p->handle_attachment, off);
     return;
   }
-  const tress_joint *j = tress_joint_get(scene, p->joint);
+  tress_joint j_copy;
+  const tress_joint *j = tress_joint_get_def(scene, p->joint, &j_copy) ? &j_copy : NULL;
   if (!j) return;
   if (p->handle_is_side0) tress_joint_set_offsets(scene, p->joint, off, j->c1);
   else tress_joint_set_offsets(scene, p->joint, j->c0, off);
@@ -282,7 +287,7 @@ static void on_joint_event(tress_scene *scene, tress_id instance, tress_event ev
   struct tress_pendulums *P = sim->pendulums;
   for (uint32_t i = 0; i < P->count; i++) {
     pendulum *p = &P->items[i];
-    if (p->used && (tress_id_equal(p->joint, instance) || tress_id_equal(p->constraint, instance)))
+    if (p->used && (tress_id_is_equal(p->joint, instance) || tress_id_is_equal(p->constraint, instance)))
       tress_handle_destroy(sim, p->handle);
   }
 }
@@ -310,18 +315,19 @@ static tress_id first_attachment(const tress_scene *scene, tress_id part) {
 
 /* Every pose and offset the pendulum will read must be finite before anything is written. */
 static bool pick_finite(const tress_scene *scene, const joint_pick *pick, tress_id handle) {
-  if (!tress_xform_is_finite(tress_part_cframe(scene, handle))) return false;
-  if (!tress_xform_is_finite(tress_part_cframe(scene, pick->body_part))) return false;
-  const tress_joint *j = tress_joint_get(scene, pick->joint);
+  if (!tress_xform_is_finite(tress_part_get_cframe(scene, handle))) return false;
+  if (!tress_xform_is_finite(tress_part_get_cframe(scene, pick->body_part))) return false;
+  tress_joint j_copy;
+  const tress_joint *j = tress_joint_get_def(scene, pick->joint, &j_copy) ? &j_copy : NULL;
   switch (pick->kind) {
   case TRESS_JOINT_WELD:
   case TRESS_JOINT_MOTOR6D: return tress_xform_is_finite(j->c0) && tress_xform_is_finite(j->c1);
   case TRESS_JOINT_RIGID_CONSTRAINT:
-    return tress_xform_is_finite(tress_attachment_cframe(scene, pick->handle_attachment)) &&
-           tress_xform_is_finite(tress_attachment_cframe(scene, pick->body_attachment));
+    return tress_xform_is_finite(tress_attachment_get_cframe(scene, pick->handle_attachment)) &&
+           tress_xform_is_finite(tress_attachment_get_cframe(scene, pick->body_attachment));
   case TRESS_JOINT_WELD_CONSTRAINT: {
     tress_id att = first_attachment(scene, handle);
-    return tress_id_is_null(att) || tress_xform_is_finite(tress_attachment_cframe(scene, att));
+    return tress_id_is_null(att) || tress_xform_is_finite(tress_attachment_get_cframe(scene, att));
   }
   }
   return false;
@@ -330,13 +336,14 @@ static bool pick_finite(const tress_scene *scene, const joint_pick *pick, tress_
 /* Swaps a WeldConstraint for an equivalent Weld named CKSwayWeld and disables the constraint.
  * Returns the weld, or null when it could not be created (nothing changed then). */
 static tress_id swap_weld_constraint(tress_scene *scene, const joint_pick *pick, tress_id handle) {
-  const tress_joint *wc = tress_joint_get(scene, pick->joint);
-  tress_id parent = tress_instance_parent(scene, pick->joint);
+  tress_joint wc_copy;
+  const tress_joint *wc = tress_joint_get_def(scene, pick->joint, &wc_copy) ? &wc_copy : NULL;
+  tress_id parent = tress_instance_get_parent(scene, pick->joint);
   if (tress_id_is_null(parent)) parent = handle;
   tress_id att = first_attachment(scene, handle);
-  tress_xform handle_side = tress_id_is_null(att) ? tress_xform_identity() : tress_attachment_cframe(scene, att);
-  tress_xform hinge = tress_xform_mul(tress_part_cframe(scene, handle), handle_side);
-  tress_xform body_side = tress_xform_inv_mul(tress_part_cframe(scene, pick->body_part), hinge);
+  tress_xform handle_side = tress_id_is_null(att) ? tress_xform_identity() : tress_attachment_get_cframe(scene, att);
+  tress_xform hinge = tress_xform_mul(tress_part_get_cframe(scene, handle), handle_side);
+  tress_xform body_side = tress_xform_inv_mul(tress_part_get_cframe(scene, pick->body_part), hinge);
   tress_joint def;
   memset(&def, 0, sizeof def);
   def.kind = TRESS_JOINT_WELD;
@@ -347,7 +354,7 @@ static tress_id swap_weld_constraint(tress_scene *scene, const joint_pick *pick,
   def.enabled = true;
   tress_id weld = tress_instance_create(scene, TRESS_KIND_JOINT, SWAY_WELD_NAME, parent);
   if (tress_id_is_null(weld)) return weld;
-  tress_joint_set(scene, weld, &def);
+  tress_joint_set_def(scene, weld, &def);
   tress_joint_set_enabled(scene, pick->joint, false);
   return weld;
 }
@@ -362,8 +369,8 @@ tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const 
   if (out) *out = (tress_handle_id){0};
   if (!sim) return TRESS_ERR_INVALID_ARGUMENT;
   tress_scene *scene = sim->scene;
-  if (!tress_instance_valid(scene, accessory)) return TRESS_ERR_STALE_ID;
-  if (tress_instance_kind(scene, accessory) != TRESS_KIND_ACCESSORY) return TRESS_ERR_INVALID_ARGUMENT;
+  if (!tress_instance_is_valid(scene, accessory)) return TRESS_ERR_STALE_ID;
+  if (tress_instance_get_kind(scene, accessory) != TRESS_KIND_ACCESSORY) return TRESS_ERR_INVALID_ARGUMENT;
   if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
   /* Already bound: the existing handle, never a second capture of a swung offset as rest. */
   tress_handle_id existing = tress__handle_find(sim, TRESS_HANDLE_ACCESSORY, accessory);
@@ -371,7 +378,7 @@ tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const 
     if (out) *out = existing;
     return TRESS_OK;
   }
-  tress_id handle = tress_accessory_handle(scene, accessory);
+  tress_id handle = tress_accessory_get_handle(scene, accessory);
   if (tress_id_is_null(handle)) return TRESS_ERR_NOTHING_TO_BIND;
   joint_search search;
   find_joint(scene, accessory, handle, &search);
@@ -411,11 +418,12 @@ tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const 
   p->handle_attachment = pick.handle_attachment;
   p->body_attachment = pick.body_attachment;
   p->constraint = constraint;
-  if (!tress_id_is_null(constraint)) p->orig_constraint_offset = tress_joint_weld_constraint_offset(scene, constraint);
-  const tress_joint *j = tress_joint_get(scene, p->joint);
+  if (!tress_id_is_null(constraint)) p->orig_constraint_offset = tress_joint_get_weld_constraint_offset(scene, constraint);
+  tress_joint j_copy;
+  const tress_joint *j = tress_joint_get_def(scene, p->joint, &j_copy) ? &j_copy : NULL;
   p->orig_c0 = j->c0;
   p->orig_c1 = j->c1;
-  if (p->kind == TRESS_JOINT_RIGID_CONSTRAINT) p->orig_attachment = tress_attachment_cframe(scene, p->handle_attachment);
+  if (p->kind == TRESS_JOINT_RIGID_CONSTRAINT) p->orig_attachment = tress_attachment_get_cframe(scene, p->handle_attachment);
   p->orig_offset = handle_side_offset(scene, p);
   apply_settings(p, settings);
 
@@ -463,7 +471,8 @@ void tress__pendulums_unbind(tress_sim *sim, tress_handle *h) {
     /* The handle is back at its worn pose, so the re-enabled constraint captures the worn
      * offset, not a swung one. */
     tress_instance_destroy(scene, p->joint);
-    const tress_joint *c = tress_joint_get(scene, p->constraint);
+    tress_joint c_copy;
+    const tress_joint *c = tress_joint_get_def(scene, p->constraint, &c_copy) ? &c_copy : NULL;
     if (c && c->kind == TRESS_JOINT_WELD_CONSTRAINT) {
       tress_joint_set_enabled(scene, p->constraint, true);
       tress_joint_set_weld_constraint_offset(scene, p->constraint, p->orig_constraint_offset);
@@ -619,6 +628,6 @@ bool tress__pendulums_root_position(const tress_sim *sim, const tress_handle *h,
   const pendulum *p = &P->items[h->slot];
   tress_xform J;
   if (joint_world(sim->scene, p, &J)) memcpy(out, J.p, 3 * sizeof(float));
-  else memcpy(out, tress_part_cframe(sim->scene, p->handle_part).p, 3 * sizeof(float));
+  else memcpy(out, tress_part_get_cframe(sim->scene, p->handle_part).p, 3 * sizeof(float));
   return tress_vec3_is_finite(out);
 }

@@ -38,7 +38,8 @@ typedef struct find_named {
 
 static bool visit_find(tress_scene *scene, tress_id id, void *user) {
   find_named *f = user;
-  const char *n = tress_instance_name(scene, id);
+  char n[TRESS_NAME_MAX];
+  tress_instance_get_name(scene, id, n);
   if (strncmp(n, f->name, f->length) == 0 && n[f->length] == '\0') {
     f->found = id;
     return false;
@@ -58,8 +59,8 @@ static tress_id resolve_path(tress_scene *scene, tress_id model, const char *pat
     at = f.found;
     path += length + (slash ? 1 : 0);
   }
-  tress_kind k = tress_instance_kind(scene, at);
-  return (k == TRESS_KIND_PART || k == TRESS_KIND_BONE) && !tress_id_equal(at, model) ? at : (tress_id){0};
+  tress_kind k = tress_instance_get_kind(scene, at);
+  return (k == TRESS_KIND_PART || k == TRESS_KIND_BONE) && !tress_id_is_equal(at, model) ? at : (tress_id){0};
 }
 
 void tress_pose_map_refresh(tress_pose_map *map) {
@@ -71,12 +72,12 @@ void tress_pose_map_refresh(tress_pose_map *map) {
     pose_target *t = &map->targets[map->matched_count++];
     t->index = i;
     t->id = id;
-    t->is_bone = tress_instance_kind(map->scene, id) == TRESS_KIND_BONE;
+    t->is_bone = tress_instance_get_kind(map->scene, id) == TRESS_KIND_BONE;
   }
 }
 
 tress_pose_map *tress_pose_map_create(const tress_pose_map_def *def) {
-  if (!def || !def->scene || !tress_instance_valid(def->scene, def->model)) return NULL;
+  if (!def || !def->scene || !tress_instance_is_valid(def->scene, def->model)) return NULL;
   if (def->count && !def->names) return NULL;
   if (def->bone_space != TRESS_BONE_POSE_ANIMATED && def->bone_space != TRESS_BONE_POSE_LOCAL) return NULL;
   size_t text = 0;
@@ -138,7 +139,7 @@ tress_result tress_pose_map_apply(tress_pose_map *map, tress_xform root, const t
   if (!map || !poses || !poses->positions || !poses->rotations || poses->count < map->count)
     return TRESS_ERR_INVALID_ARGUMENT;
   if (!tress_xform_is_finite(root)) return TRESS_ERR_INVALID_ARGUMENT;
-  if (!tress_instance_valid(map->scene, map->model)) return TRESS_ERR_STALE_ID;
+  if (!tress_instance_is_valid(map->scene, map->model)) return TRESS_ERR_STALE_ID;
   tress_quat_normalize(root.q);
   for (uint32_t k = 0; k < map->matched_count; k++) {
     const pose_target *t = &map->targets[k];
@@ -147,7 +148,7 @@ tress_result tress_pose_map_apply(tress_pose_map *map, tress_xform root, const t
     if (!t->is_bone) {
       tress_part_set_cframe(map->scene, t->id, tress_xform_mul(root, pose));
     } else if (map->bone_space == TRESS_BONE_POSE_LOCAL) {
-      tress_bone_set_animated(map->scene, t->id, tress_xform_inv_mul(tress_bone_cframe(map->scene, t->id), pose));
+      tress_bone_set_animated(map->scene, t->id, tress_xform_inv_mul(tress_bone_get_cframe(map->scene, t->id), pose));
     } else {
       tress_bone_set_animated(map->scene, t->id, pose);
     }

@@ -131,8 +131,8 @@ tress_particle_settings tress__particle_settings_resolve(const tress_particle_se
 }
 
 bool tress__pin_instance_ok(const tress_scene *scene, tress_id id) {
-  if (!tress_instance_valid(scene, id)) return false;
-  tress_kind k = tress_instance_kind(scene, id);
+  if (!tress_instance_is_valid(scene, id)) return false;
+  tress_kind k = tress_instance_get_kind(scene, id);
   return k == TRESS_KIND_PART || k == TRESS_KIND_BONE;
 }
 
@@ -150,7 +150,7 @@ static void pin_world(const tress_scene *scene, const particle_pin *pin, float o
     memcpy(out, pin->local, sizeof pin->local);
     return;
   }
-  tress_xform_point(tress_instance_world(scene, pin->instance), pin->local, out);
+  tress_xform_point(tress_instance_get_world(scene, pin->instance), pin->local, out);
 }
 
 /* ---- display carry ---- */
@@ -159,7 +159,7 @@ static const float identity_q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
 
 static void instance_rotation(const tress_scene *scene, tress_id id, float q[4]) {
   if (tress_id_is_null(id)) memcpy(q, identity_q, sizeof identity_q);
-  else memcpy(q, tress_instance_world(scene, id).q, 4 * sizeof(float));
+  else memcpy(q, tress_instance_get_world(scene, id).q, 4 * sizeof(float));
 }
 
 /* Every source at rest: its pose now is the pose of the last tick (bind, teleport). */
@@ -198,7 +198,7 @@ static bool sources_setup(const tress_scene *scene, tress_particles *ps) {
   for (uint32_t p = 0; p < ps->pin_count; p++) {
     particle_pin *pin = &ps->pins[p];
     uint32_t s = 0;
-    while (s < ps->source_count && !tress_id_equal(ps->sources[s].instance, pin->instance)) s++;
+    while (s < ps->source_count && !tress_id_is_equal(ps->sources[s].instance, pin->instance)) s++;
     if (s == ps->source_count) {
       ps->sources[s].instance = pin->instance;
       ps->sources[s].ref_pin = p;
@@ -407,7 +407,7 @@ static void on_pin_destroying(tress_scene *scene, tress_id instance, tress_event
     tress_particles *ps = r->slots[i];
     if (!ps) continue;
     for (uint32_t p = 0; p < ps->pin_count; p++) {
-      if (tress_id_equal(ps->pins[p].instance, instance)) {
+      if (tress_id_is_equal(ps->pins[p].instance, instance)) {
         tress_handle_destroy(sim, ps->handle); /* frees ps through unbind */
         break;
       }
@@ -450,9 +450,9 @@ tress_result tress__ropes_register(tress_sim *sim, tress_particles *ps, tress_ha
   /* The root pin is watched by the sim; every other pinned instance (once each) by us. */
   for (uint32_t p = 0; p < ps->pin_count; p++) {
     tress_id inst = ps->pins[p].instance;
-    if (tress_id_is_null(inst) || tress_id_equal(inst, root)) continue;
+    if (tress_id_is_null(inst) || tress_id_is_equal(inst, root)) continue;
     bool seen = false;
-    for (uint32_t q = 0; q < p; q++) seen = seen || tress_id_equal(ps->pins[q].instance, inst);
+    for (uint32_t q = 0; q < p; q++) seen = seen || tress_id_is_equal(ps->pins[q].instance, inst);
     if (!seen) ps->pins[p].on_destroy = tress_instance_connect(sim->scene, inst, on_pin_destroying, sim);
   }
   *out = id;
@@ -502,8 +502,8 @@ static tress_result bind_rope(tress_sim *sim, const tress_rope_def *def, tress_h
   if (def->output_part_count && (def->output_part_count != def->segments || !def->output_parts))
     return tress__ropes_fail(err, "output_parts needs exactly one part per segment");
   for (uint32_t i = 0; i < def->output_part_count; i++)
-    if (tress_instance_kind(sim->scene, def->output_parts[i]) != TRESS_KIND_PART ||
-        !tress_instance_valid(sim->scene, def->output_parts[i]))
+    if (tress_instance_get_kind(sim->scene, def->output_parts[i]) != TRESS_KIND_PART ||
+        !tress_instance_is_valid(sim->scene, def->output_parts[i]))
       return tress__ropes_fail(err, "an output part is stale or not a part");
 
   uint32_t segs = def->segments, n = segs + 1;
@@ -748,7 +748,7 @@ void tress__ropes_frame(tress_sim *sim, const tress_frame *f) {
     for (uint32_t s = 0; s < ps->source_count; s++) {
       particle_source *src = &ps->sources[s];
       if (tress_id_is_null(src->instance)) continue;
-      src->world = tress_instance_world(sim->scene, src->instance);
+      src->world = tress_instance_get_world(sim->scene, src->instance);
       memcpy(src->q_prev, src->q_cur, sizeof src->q_cur);
       memcpy(src->q_cur, src->world.q, sizeof src->q_cur);
       if (ps->fresh) memcpy(src->q_prev, src->q_cur, sizeof src->q_cur);

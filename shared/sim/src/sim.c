@@ -203,7 +203,7 @@ void tress__sim_reset_writers(tress_sim *sim, tress_id root) {
   for (uint32_t i = 0; i < sim->handle_count; i++) {
     tress_handle *h = &sim->handles[i];
     if (!h->alive || h->kind == TRESS_HANDLE_BONES || h->kind == TRESS_HANDLE_PARTS) continue;
-    if (!tress_id_equal(h->root, root) && !tress_instance_is_descendant_of(sim->scene, h->root, root)) continue;
+    if (!tress_id_is_equal(h->root, root) && !tress_instance_is_descendant_of(sim->scene, h->root, root)) continue;
     if (h->kind == TRESS_HANDLE_ACCESSORY) tress__pendulums_reset(sim, h);
     else tress__ropes_reset(sim, h);
   }
@@ -249,7 +249,7 @@ static void unlink_root(tress_sim *sim, uint32_t i) {
 tress_handle_id tress__handle_find(const tress_sim *sim, tress_handle_kind kind, tress_id root) {
   for (uint32_t i = first_on_root(sim, root); i; i = sim->handles[i - 1].next_same_root) {
     const tress_handle *h = &sim->handles[i - 1];
-    if (h->alive && h->kind == kind && tress_id_equal(h->root, root)) return tress__handle_id(sim, h);
+    if (h->alive && h->kind == kind && tress_id_is_equal(h->root, root)) return tress__handle_id(sim, h);
   }
   return (tress_handle_id){0};
 }
@@ -303,7 +303,7 @@ static void on_root_event(tress_scene *scene, tress_id instance, tress_event eve
   /* destroying unlinks, so start over from the list head after each one */
   for (uint32_t i = first_on_root(sim, instance); i;) {
     tress_handle *h = &sim->handles[i - 1];
-    if (h->alive && tress_id_equal(h->root, instance)) {
+    if (h->alive && tress_id_is_equal(h->root, instance)) {
       tress_handle_destroy(sim, tress__handle_id(sim, h));
       i = first_on_root(sim, instance);
     } else {

@@ -43,7 +43,7 @@ static bool grow(tress_sim_colliders *c) {
 tress_result tress_sim_create_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out) {
   if (out) *out = (tress_collider_id){0};
   if (!sim || !def || !tress_collider_def_is_valid(def)) return TRESS_ERR_INVALID_ARGUMENT;
-  if (!tress_id_is_null(def->attach) && !tress_instance_valid(sim->scene, def->attach)) return TRESS_ERR_STALE_ID;
+  if (!tress_id_is_null(def->attach) && !tress_instance_is_valid(sim->scene, def->attach)) return TRESS_ERR_STALE_ID;
   tress_sim_colliders *c = sim->colliders;
   uint32_t i = c->free_hint;
   while (i < c->count && c->alive[i]) i++;
@@ -115,13 +115,13 @@ void tress__colliders_resolve(tress_sim *sim) {
     /* a collider whose body is gone stops pushing (it would otherwise sit at the origin) */
     const tress_collider_def *d = &c->defs[i];
     bool world_space = tress_id_is_null(d->attach);
-    if (c->alive[i] && (world_space || tress_instance_valid(sim->scene, d->attach))) {
+    if (c->alive[i] && (world_space || tress_instance_is_valid(sim->scene, d->attach))) {
       if (world_space) {
         c->world[i] = tress_collider_resolve_in(tress_xform_identity(), d);
         continue;
       }
-      if (!have || !tress_id_equal(last, d->attach)) {
-        frame = tress_instance_world(sim->scene, d->attach);
+      if (!have || !tress_id_is_equal(last, d->attach)) {
+        frame = tress_instance_get_world(sim->scene, d->attach);
         if (!tress_xform_is_finite(frame)) frame = tress_xform_identity();
         last = d->attach;
         have = true;

@@ -15,9 +15,9 @@ bool tress_spring_chain_is_vrm(const tress_spring_chain *chain) {
          (chain->source == TRESS_SPRING_FROM_VRM1 || chain->source == TRESS_SPRING_FROM_VRM0);
 }
 
-tress_chain_settings tress_spring_chain_sim_settings(const tress_spring_chain *chain, const float sim_gravity[3],
+tress_chain_settings tress_spring_chain_get_sim_settings(const tress_spring_chain *chain, const float sim_gravity[3],
                                                      const tress_collider_id *colliders, uint32_t collider_count) {
-  tress_chain_settings s = tress_spring_chain_settings(chain, sim_gravity);
+  tress_chain_settings s = tress_spring_chain_get_settings(chain, sim_gravity);
   if (!chain) return s;
   s.radius = chain->radius;
   s.end_length = chain->end_length;
@@ -71,7 +71,7 @@ tress_result tress_spring_bind(tress_sim *sim, const tress_spring_import *imp, c
       if (first == TRESS_OK) first = TRESS_ERR_NOTHING_TO_BIND;
       continue;
     }
-    tress_chain_settings s = tress_spring_chain_sim_settings(ch, gravity, out->colliders, out->collider_count);
+    tress_chain_settings s = tress_spring_chain_get_sim_settings(ch, gravity, out->colliders, out->collider_count);
     tress_result r = tress_sim_bind_bone_chain(sim, scene->node_bones[ch->root], &s, &out->handles[c]);
     /* a VRM spring tunes every joint: each one's own values (the last joint is only a tail) */
     for (uint32_t j = 0; r == TRESS_OK && tress_spring_chain_is_vrm(ch) && j < ch->joint_count; j++) {

@@ -23,7 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tress/result.h"
 #include "tress/file_read.h"
+
+#define TRESS_SPRING_ERROR_MAX 200 /* the parsers' message buffers */
 
 #define STEP_DT (1.0f / 60.0f)
 #define EARTH_G 9.81f
@@ -57,7 +60,7 @@ static const region_preset PRESETS[] = {
     {"Crest", 0.25f, 0.5f},   {"Crown", 0.2f, 0.5f},     {"Ponytail", 0.04f, 0.3f},
 };
 
-bool tress_spring_region_preset(const char *region, float *stiffness, float *drag) {
+bool tress_spring_region_get_preset(const char *region, float *stiffness, float *drag) {
   for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++) {
     if (region && strcmp(region, PRESETS[i].region) == 0) {
       if (stiffness) *stiffness = PRESETS[i].stiffness;
@@ -1132,7 +1135,7 @@ static void read_names(builder *b, bool *all_colliders) {
       if (c) {
         c->source = TRESS_SPRING_FROM_NAME;
         snprintf(c->region, sizeof c->region, "%s", region);
-        if (!tress_spring_region_preset(region, &c->stiffness, &c->drag))
+        if (!tress_spring_region_get_preset(region, &c->stiffness, &c->drag))
           warn(b, "\"%s\": region \"%s\" has no preset: stiffness %.2f, drag %.2f", nm, region, (double)c->stiffness,
                (double)c->drag);
         c->damping = 1.0f - c->drag;
@@ -1175,10 +1178,16 @@ static const uint8_t *glb_json(const uint8_t *data, size_t size, size_t *json_si
   return data + 20;
 }
 
-int tress_spring_import_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
-                               tress_spring_import **out, char err[TRESS_SPRING_ERROR_MAX]) {
-  char scratch[TRESS_SPRING_ERROR_MAX];
-  if (!err) err = scratch;
+/* The parsers below write one message into a char buffer; the public entry points turn it into
+ * the caller's tress_error. */
+static int to_error(int rc, const char *message, tress_error *err) {
+  if (rc == 0) return 0;
+  int code = strcmp(message, "out of memory") == 0 ? TRESS_ERR_OUT_OF_MEMORY : TRESS_ERR_INVALID_ARGUMENT;
+  return tress_error_set(err, code, "%s", message);
+}
+
+static int import_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
+                         tress_spring_import **out, char err[TRESS_SPRING_ERROR_MAX]) {
   err[0] = '\0';
   if (out) *out = NULL;
   if (!data || !out) {
@@ -1259,19 +1268,20 @@ int tress_spring_import_memory(const uint8_t *data, size_t size, const tress_spr
   return 0;
 }
 
+int tress_spring_import_read_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
+                                    tress_spring_import **out, tress_error *err) {
+  char message[TRESS_SPRING_ERROR_MAX];
+  return to_error(import_memory(data, size, def, out, message), message, err);
+}
+
 int tress_spring_import_load(const char *path, const tress_spring_import_def *def, tress_spring_import **out,
-                             char err[TRESS_SPRING_ERROR_MAX]) {
-  char scratch[TRESS_SPRING_ERROR_MAX];
-  if (!err) err = scratch;
+                             tress_error *err) {
   if (out) *out = NULL;
-  if (!path) {
-    snprintf(err, TRESS_SPRING_ERROR_MAX, "no path");
-    return -1;
-  }
+  if (!path) return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "no path");
   size_t size = 0;
-  uint8_t *data = tress_file_read(path, TRESS_SPRING_MAX_FILE_BYTES, &size, err, TRESS_SPRING_ERROR_MAX);
-  if (!data) return -1;
-  int rc = tress_spring_import_memory(data, size, def, out, err);
+  uint8_t *data = tress_file_read(path, TRESS_SPRING_MAX_FILE_BYTES, &size, err);
+  if (!data) return err ? err->code : TRESS_ERR_INVALID_ARGUMENT;
+  int rc = tress_spring_import_read_memory(data, size, def, out, err);
   free(data);
   return rc;
 }
@@ -1297,7 +1307,7 @@ int32_t tress_spring_import_find_node(const tress_spring_import *imp, const char
   return -1;
 }
 
-tress_chain_settings tress_spring_chain_settings(const tress_spring_chain *chain, const float sim_gravity[3]) {
+tress_chain_settings tress_spring_chain_get_settings(const tress_spring_chain *chain, const float sim_gravity[3]) {
   tress_chain_settings s = tress_default_chain_settings();
   if (!chain) return s;
   s.damping = chain->damping;
@@ -1323,7 +1333,9 @@ typedef struct find_bone {
 
 static bool find_bone_visit(tress_scene *scene, tress_id id, void *user) {
   find_bone *f = user;
-  if (tress_instance_kind(scene, id) == TRESS_KIND_BONE && strcmp(tress_instance_name(scene, id), f->name) == 0) {
+  char name[TRESS_NAME_MAX];
+  tress_instance_get_name(scene, id, name);
+  if (tress_instance_get_kind(scene, id) == TRESS_KIND_BONE && strcmp(name, f->name) == 0) {
     f->found = id;
     return false;
   }
@@ -1332,18 +1344,20 @@ static bool find_bone_visit(tress_scene *scene, tress_id id, void *user) {
 
 static bool any_bone_visit(tress_scene *scene, tress_id id, void *user) {
   find_bone *f = user;
-  if (tress_instance_kind(scene, id) != TRESS_KIND_BONE) return true;
+  if (tress_instance_get_kind(scene, id) != TRESS_KIND_BONE) return true;
   f->found = id;
   return false;
 }
 
-int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part,
-                              tress_spring_scene *out, char err[TRESS_SPRING_ERROR_MAX]) {
-  char scratch[TRESS_SPRING_ERROR_MAX];
-  if (!err) err = scratch;
-  if (!out) return -1;
+static int import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part, tress_spring_scene *out,
+                        char err[TRESS_SPRING_ERROR_MAX]) {
+  err[0] = '\0';
+  if (!out) {
+    snprintf(err, TRESS_SPRING_ERROR_MAX, "no output");
+    return -1;
+  }
   memset(out, 0, sizeof *out);
-  if (!imp || !scene || !tress_instance_valid(scene, part) || tress_instance_kind(scene, part) != TRESS_KIND_PART) {
+  if (!imp || !scene || !tress_instance_is_valid(scene, part) || tress_instance_get_kind(scene, part) != TRESS_KIND_PART) {
     snprintf(err, TRESS_SPRING_ERROR_MAX, "an import and a valid part are needed");
     return -1;
   }
@@ -1430,4 +1444,10 @@ void tress_spring_scene_free(tress_spring_scene *s) {
   free(s->node_bones);
   free(s->colliders);
   memset(s, 0, sizeof *s);
+}
+
+int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part,
+                              tress_spring_scene *out, tress_error *err) {
+  char message[TRESS_SPRING_ERROR_MAX];
+  return to_error(import_apply(imp, scene, part, out, message), message, err);
 }

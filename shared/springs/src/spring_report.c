@@ -135,9 +135,9 @@ int tress_spring_report_main(int argc, char **argv) {
   }
   tress_spring_import_def def = tress_default_spring_import_def();
   tress_spring_import *imp = NULL;
-  char err[TRESS_SPRING_ERROR_MAX];
-  if (tress_spring_import_load(path, &def, &imp, err) != 0) {
-    fprintf(stderr, "%s: %s\n", path, err);
+  tress_error err = {0};
+  if (tress_spring_import_load(path, &def, &imp, &err) != 0) {
+    fprintf(stderr, "%s: %s\n", path, err.message);
     return 1;
   }
   int rc = tress_spring_report_write(imp, path, json, stdout);

@@ -6,15 +6,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tress/result.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Reads the regular file at path whole. Returns a malloc'd buffer (NUL-terminated one past size,
- * for text parsers), or NULL with a message in err (may be NULL) and errno set: the open's own
- * (ENOENT, EACCES, ...), EISDIR or EINVAL for a directory or another non-regular file, EFBIG
- * over max_bytes (refused before reading), ENOMEM, or EIO for a short read. */
-uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, char *err, size_t err_size);
+ * for text parsers), or NULL with err (may be NULL) naming the file and the problem, and errno
+ * set: the open's own (ENOENT, EACCES, ...), EISDIR or EINVAL for a directory or another
+ * non-regular file, EFBIG over max_bytes (refused before reading), ENOMEM, or EIO for a short read. */
+uint8_t *tress_file_read(const char *path, size_t max_bytes, size_t *size, tress_error *err);
 
 #ifdef __cplusplus
 }

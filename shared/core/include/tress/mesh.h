@@ -35,8 +35,18 @@ struct tress_mesh {
   float *weights;   /* 4 * vertex_count, summing to 1 per vertex */
 };
 
-/* Allocates a mesh with room for the given counts (arrays zeroed); refcount 1. */
-tress_mesh *tress_mesh_create(uint32_t vertex_count, uint32_t index_count, bool normals, bool uvs);
+/* What a new mesh has room for. */
+typedef struct tress_mesh_def {
+  uint32_t vertex_count; /* 0 */
+  uint32_t index_count;  /* 0: non-indexed triangles */
+  bool has_normals;      /* false */
+  bool has_uvs;          /* false */
+} tress_mesh_def;
+
+tress_mesh_def tress_default_mesh_def(void);
+/* Allocates a mesh with room for def's counts (arrays zeroed); refcount 1. NULL for a NULL def
+ * or when memory runs out. */
+tress_mesh *tress_mesh_create(const tress_mesh_def *def);
 /* Adds skin arrays for bone_count bones; returns false on allocation failure. */
 bool tress_mesh_add_skin(tress_mesh *mesh, uint32_t bone_count);
 tress_mesh *tress_mesh_clone(const tress_mesh *mesh);
@@ -44,9 +54,9 @@ void tress_mesh_retain(tress_mesh *mesh);
 void tress_mesh_release(tress_mesh *mesh);
 bool tress_mesh_is_skinned(const tress_mesh *mesh);
 /* Axis-aligned bounds; false for an empty mesh. */
-bool tress_mesh_bounds(const tress_mesh *mesh, float min[3], float max[3]);
+bool tress_mesh_get_bounds(const tress_mesh *mesh, float min[3], float max[3]);
 /* Bytes the mesh holds on the heap (for memory budgets). */
-uint64_t tress_mesh_bytes(const tress_mesh *mesh);
+uint64_t tress_mesh_get_bytes(const tress_mesh *mesh);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@ const char *tress_result_name(tress_result result);
 /* The code whose name is text; false (and *out untouched) when none is. */
 bool tress_result_from_name(const char *text, tress_result *out);
 
-#define TRESS_ERROR_MESSAGE_MAX 160
+#define TRESS_ERROR_MESSAGE_MAX 256
 /* Filled on failure by functions that take a trailing tress_error *err (which may be NULL). The
  * message is a copy in the caller's struct, so it is safe to keep, print or send. */
 typedef struct tress_error {

@@ -13,17 +13,22 @@
 extern "C" {
 #endif
 
-/* index1 is one-based so a zeroed id is null (tress_id none = {0};); generation catches reuse. */
+/* An instance id, as in Box2D v3: index1 is one-based so a zeroed id is null
+ * (`tress_id id = {0};`); generation catches reuse of a slot; owner is the tag of the scene that
+ * made it, so a scene refuses another scene's id (false / identity / nothing done, exactly as for
+ * a stale id) instead of acting on whatever lives in that slot here. */
 typedef struct tress_id {
   uint32_t index1;
   uint32_t generation;
+  uint32_t owner;
 } tress_id;
 
 #define TRESS_NAME_MAX 64
+#define TRESS_ASSET_ID_MAX 128 /* asset ids a part keeps, NUL included; longer ones are cut */
 
 static inline bool tress_id_is_null(tress_id id) { return id.index1 == 0; }
-static inline bool tress_id_equal(tress_id a, tress_id b) {
-  return a.index1 == b.index1 && a.generation == b.generation;
+static inline bool tress_id_is_equal(tress_id a, tress_id b) {
+  return a.index1 == b.index1 && a.generation == b.generation && a.owner == b.owner;
 }
 
 typedef enum tress_kind {
@@ -92,34 +97,37 @@ typedef enum tress_event {
 /* A listener may destroy instances, connect or disconnect listeners. */
 typedef void (*tress_listener_fn)(tress_scene *scene, tress_id instance, tress_event event, void *user);
 
+/* A listener's id: the same grammar as tress_id (zeroed = none, owner = the scene's tag). */
 typedef struct tress_connection {
   uint32_t index1;
   uint32_t generation;
+  uint32_t owner;
 } tress_connection;
 
 tress_scene *tress_scene_create(void);
 void tress_scene_destroy(tress_scene *scene);
-tress_id tress_scene_root(const tress_scene *scene);
-uint32_t tress_scene_instance_count(const tress_scene *scene);
+tress_id tress_scene_get_root(const tress_scene *scene);
+uint32_t tress_scene_get_instance_count(const tress_scene *scene);
 
 /* Create under parent (null parent = detached, outside the scene). */
 tress_id tress_instance_create(tress_scene *scene, tress_kind kind, const char *name, tress_id parent);
 /* Destroys the instance and its subtree; fires DESTROYING on each. Stale ids are ignored. */
 void tress_instance_destroy(tress_scene *scene, tress_id id);
-bool tress_instance_valid(const tress_scene *scene, tress_id id);
-tress_kind tress_instance_kind(const tress_scene *scene, tress_id id);
-const char *tress_instance_name(const tress_scene *scene, tress_id id); /* "" for a stale id */
+bool tress_instance_is_valid(const tress_scene *scene, tress_id id);
+tress_kind tress_instance_get_kind(const tress_scene *scene, tress_id id);
+/* Copies the name into out ("" for a stale id or another scene's). */
+void tress_instance_get_name(const tress_scene *scene, tress_id id, char out[TRESS_NAME_MAX]);
 void tress_instance_set_name(tress_scene *scene, tress_id id, const char *name);
-tress_id tress_instance_parent(const tress_scene *scene, tress_id id);
+tress_id tress_instance_get_parent(const tress_scene *scene, tress_id id);
 /* Reparent (null = detach). Refuses cycles and the root. Fires ANCESTRY_CHANGED. */
 bool tress_instance_set_parent(tress_scene *scene, tress_id id, tress_id parent);
-tress_id tress_instance_first_child(const tress_scene *scene, tress_id id);
-tress_id tress_instance_next_sibling(const tress_scene *scene, tress_id id);
+tress_id tress_instance_get_first_child(const tress_scene *scene, tress_id id);
+tress_id tress_instance_get_next_sibling(const tress_scene *scene, tress_id id);
 tress_id tress_instance_find_child(const tress_scene *scene, tress_id id, const char *name);
 tress_id tress_instance_find_child_of_kind(const tress_scene *scene, tress_id id, tress_kind kind);
 bool tress_instance_is_descendant_of(const tress_scene *scene, tress_id id, tress_id ancestor);
 /* True while the instance is connected to the scene root ("in the DataModel"). */
-bool tress_instance_in_scene(const tress_scene *scene, tress_id id);
+bool tress_instance_is_in_scene(const tress_scene *scene, tress_id id);
 /* Pre-order walk of the subtree below id (id itself excluded); stop by returning false. */
 typedef bool (*tress_visit_fn)(tress_scene *scene, tress_id id, void *user);
 void tress_instance_visit_descendants(tress_scene *scene, tress_id id, tress_visit_fn fn, void *user);
@@ -128,63 +136,57 @@ tress_connection tress_instance_connect(tress_scene *scene, tress_id id, tress_l
 void tress_connection_disconnect(tress_scene *scene, tress_connection c);
 
 /* Parts: world cframe, size; an optional mesh (owned by the part, released when it is destroyed). */
-tress_xform tress_part_cframe(const tress_scene *scene, tress_id part);
+tress_xform tress_part_get_cframe(const tress_scene *scene, tress_id part);
 void tress_part_set_cframe(tress_scene *scene, tress_id part, tress_xform cframe);
-void tress_part_size(const tress_scene *scene, tress_id part, float out[3]);
+void tress_part_get_size(const tress_scene *scene, tress_id part, float out[3]);
 void tress_part_set_size(tress_scene *scene, tress_id part, const float size[3]);
 /* The part takes a reference; passing NULL clears the mesh. mesh_size is the mesh bounds size. */
 void tress_part_set_mesh(tress_scene *scene, tress_id part, tress_mesh *mesh);
-tress_mesh *tress_part_mesh(const tress_scene *scene, tress_id part);
-void tress_part_mesh_size(const tress_scene *scene, tress_id part, float out[3]);
+tress_mesh *tress_part_get_mesh(const tress_scene *scene, tress_id part);
+void tress_part_get_mesh_size(const tress_scene *scene, tress_id part, float out[3]);
 /* Asset id the mesh came from (the permission gate's key); "" when none. */
 void tress_part_set_asset_id(tress_scene *scene, tress_id part, const char *asset_id);
-const char *tress_part_asset_id(const tress_scene *scene, tress_id part);
+void tress_part_get_asset_id(const tress_scene *scene, tress_id part, char out[TRESS_ASSET_ID_MAX]);
 
 /* Bones: cframe is the rest transform relative to the parent part or bone; animated is the
  * animation input; transform is the slot the renderer reads (the solver's output). */
-tress_xform tress_bone_cframe(const tress_scene *scene, tress_id bone);
+tress_xform tress_bone_get_cframe(const tress_scene *scene, tress_id bone);
 void tress_bone_set_cframe(tress_scene *scene, tress_id bone, tress_xform cframe);
-tress_xform tress_bone_animated(const tress_scene *scene, tress_id bone);
+tress_xform tress_bone_get_animated(const tress_scene *scene, tress_id bone);
 /* Also shows the value in transform while no handle simulates the bone. */
 void tress_bone_set_animated(tress_scene *scene, tress_id bone, tress_xform animated);
-tress_xform tress_bone_transform(const tress_scene *scene, tress_id bone);
+tress_xform tress_bone_get_transform(const tress_scene *scene, tress_id bone);
 void tress_bone_set_transform(tress_scene *scene, tress_id bone, tress_xform transform);
-bool tress_bone_simulated(const tress_scene *scene, tress_id bone);
+bool tress_bone_is_simulated(const tress_scene *scene, tress_id bone);
 void tress_bone_set_simulated(tress_scene *scene, tress_id bone, bool simulated);
-/* Batch access for a solver that reads and writes thousands of bones every frame: fills
- * animated[i] / transform[i] (either array may be NULL) with pointers to bone i's slots, NULL for
- * a stale id or a non-bone, and returns the layout epoch they stay valid for. The epoch changes
- * whenever instance storage moves or any instance is destroyed; re-fetch when it differs. */
-uint64_t tress_scene_layout_epoch(const tress_scene *scene);
-uint64_t tress_bone_slot_pointers(tress_scene *scene, const tress_id *bones, size_t n, const tress_xform **animated,
-                                  tress_xform **transform);
 /* Rest world pose: parent world * cframe, ignoring every transform (the seed's WorldCFrame). */
-tress_xform tress_bone_world_rest(const tress_scene *scene, tress_id bone);
+tress_xform tress_bone_get_world_rest(const tress_scene *scene, tress_id bone);
 /* Drawn pose: composed with every ancestor's and its own transform (TransformedWorldCFrame). */
-tress_xform tress_bone_world(const tress_scene *scene, tress_id bone);
+tress_xform tress_bone_get_world(const tress_scene *scene, tress_id bone);
 /* Animated pose: composed with every ancestor's and its own animated value. */
-tress_xform tress_bone_world_animated(const tress_scene *scene, tress_id bone);
+tress_xform tress_bone_get_world_animated(const tress_scene *scene, tress_id bone);
 /* World pose of a part or bone (the frame a child bone or attachment hangs from). */
-tress_xform tress_instance_world(const tress_scene *scene, tress_id id);
+tress_xform tress_instance_get_world(const tress_scene *scene, tress_id id);
 
 /* Accessories. */
 tress_accessory_type tress_accessory_get_type(const tress_scene *scene, tress_id accessory);
 void tress_accessory_set_type(tress_scene *scene, tress_id accessory, tress_accessory_type type);
 /* The child part named "Handle", or null. */
-tress_id tress_accessory_handle(const tress_scene *scene, tress_id accessory);
+tress_id tress_accessory_get_handle(const tress_scene *scene, tress_id accessory);
 
 /* Attachments: cframe relative to the parent part. */
-tress_xform tress_attachment_cframe(const tress_scene *scene, tress_id attachment);
+tress_xform tress_attachment_get_cframe(const tress_scene *scene, tress_id attachment);
 void tress_attachment_set_cframe(tress_scene *scene, tress_id attachment, tress_xform cframe);
-tress_xform tress_attachment_world(const tress_scene *scene, tress_id attachment);
+tress_xform tress_attachment_get_world(const tress_scene *scene, tress_id attachment);
 
 /* Joints. A WeldConstraint captures the parts' relative offset when enabled. */
-const tress_joint *tress_joint_get(const tress_scene *scene, tress_id joint); /* NULL if stale */
-void tress_joint_set(tress_scene *scene, tress_id joint, const tress_joint *def);
+/* Copies the joint's definition into out; false (out untouched) for a stale id or a non-joint. */
+bool tress_joint_get_def(const tress_scene *scene, tress_id joint, tress_joint *out);
+void tress_joint_set_def(tress_scene *scene, tress_id joint, const tress_joint *def);
 void tress_joint_set_enabled(tress_scene *scene, tress_id joint, bool enabled);
 void tress_joint_set_offsets(tress_scene *scene, tress_id joint, tress_xform c0, tress_xform c1);
 /* The offset a WeldConstraint holds (part0^-1 * part1 at enable time). */
-tress_xform tress_joint_weld_constraint_offset(const tress_scene *scene, tress_id joint);
+tress_xform tress_joint_get_weld_constraint_offset(const tress_scene *scene, tress_id joint);
 /* Restores a captured WeldConstraint offset exactly (a re-enable would re-capture it). */
 void tress_joint_set_weld_constraint_offset(tress_scene *scene, tress_id joint, tress_xform offset);
 /* Moves `part`, either side of the enabled joint, to where the joint holds it from the other

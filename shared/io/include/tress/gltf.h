@@ -6,13 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tress/result.h"
 #include "tress/mesh.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define TRESS_GLTF_ERROR_MAX 200
 /* Inputs larger than this are refused before parsing (a hair mesh is a few MB at most). */
 #define TRESS_GLTF_MAX_FILE_BYTES (512u * 1024u * 1024u)
 
@@ -35,19 +35,19 @@ extern "C" {
  *     bit;
  *   - a file with no node instancing a mesh: mesh 0, as stored.
  * Sparse accessors are expanded (over their bufferView or over zeros). Every accessor, view and
- * buffer range and every sparse index is checked; a file that lies yields NULL and a message in
- * err. External buffers resolve relative to base_dir (NULL = current directory) and may not
+ * buffer range and every sparse index is checked; a file that lies yields NULL and err (may be
+ * NULL) says why. External buffers resolve relative to base_dir (NULL = current directory) and may not
  * leave it (no absolute paths, no "..", no schemes). */
-tress_mesh *tress_gltf_read_memory(const uint8_t *data, size_t size, const char *base_dir, char err[TRESS_GLTF_ERROR_MAX]);
+tress_mesh *tress_gltf_read_memory(const uint8_t *data, size_t size, const char *base_dir, tress_error *err);
 /* Loads a .glb or .gltf file (detected by content, not name). */
-tress_mesh *tress_gltf_load(const char *path, char err[TRESS_GLTF_ERROR_MAX]);
+tress_mesh *tress_gltf_load(const char *path, tress_error *err);
 
 /* Writes a .glb: POSITION (with min/max), NORMAL and TEXCOORD_0 when present, indices, and for
  * a skinned mesh JOINTS_0 (UNSIGNED_BYTE up to 256 bones, else UNSIGNED_SHORT), WEIGHTS_0
  * (FLOAT), a skin with inverse bind matrices and one node per bone in the bone hierarchy.
- * Returns 0, or -1 with err filled. *out is malloc'd; the caller frees it. */
-int tress_gltf_write_glb_memory(const tress_mesh *mesh, uint8_t **out, size_t *out_size, char err[TRESS_GLTF_ERROR_MAX]);
-int tress_gltf_write_glb(const tress_mesh *mesh, const char *path, char err[TRESS_GLTF_ERROR_MAX]);
+ * Returns 0, or the error code with err (may be NULL) filled. *out is malloc'd; the caller frees it. */
+int tress_gltf_write_glb_memory(const tress_mesh *mesh, uint8_t **out, size_t *out_size, tress_error *err);
+int tress_gltf_write_glb(const tress_mesh *mesh, const char *path, tress_error *err);
 
 #ifdef __cplusplus
 }

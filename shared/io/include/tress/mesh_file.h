@@ -3,16 +3,16 @@
 #ifndef TRESS_MESH_FILE_H
 #define TRESS_MESH_FILE_H
 
+#include "tress/result.h"
 #include "tress/mesh.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define TRESS_MESH_FILE_ERROR_MAX 200
-
-/* ".obj" (any case) reads OBJ; anything else is read as glTF (binary or JSON by content). */
-tress_mesh *tress_mesh_file_load(const char *path, char err[TRESS_MESH_FILE_ERROR_MAX]);
+/* ".obj" (any case) reads OBJ; anything else is read as glTF (binary or JSON by content).
+ * NULL with err (may be NULL) filled when the file cannot be read. */
+tress_mesh *tress_mesh_file_load(const char *path, tress_error *err);
 
 #ifdef __cplusplus
 }

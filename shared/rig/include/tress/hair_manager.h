@@ -59,8 +59,8 @@ typedef struct tress_hair_manager_def {
    * results are still applied only inside tress_hair_manager_update. */
   tress_hair_submit_job_fn submit_job;
   void *job_user;
-  /* Bytes of mesh data rigs may hold at once (source mesh + the bake, tress_mesh_bytes +
-   * tress_rig_bake_bytes), from hand-off until the result is applied. A rig that would pass it
+  /* Bytes of mesh data rigs may hold at once (source mesh + the bake, tress_mesh_get_bytes +
+   * tress_rig_get_bake_bytes), from hand-off until the result is applied. A rig that would pass it
    * waits in a FIFO on the game thread until earlier ones are applied (budget comes back only in
    * update(), so about a budget's worth of rigs starts per frame); one larger than the whole
    * budget runs alone. 0 = unlimited. Default TRESS_HAIR_MANAGER_DEFAULT_INFLIGHT_BYTES. */
@@ -100,8 +100,8 @@ void tress_hair_manager_unwatch(tress_hair_manager *m, tress_id character);
 void tress_hair_manager_update(tress_hair_manager *m, double now);
 /* True while a rig waits for the budget, is queued or running, or its result is not yet
  * applied (tests and shutdown wait on it). */
-bool tress_hair_manager_busy(const tress_hair_manager *m);
-tress_hair_manager_stats tress_hair_manager_stats_get(const tress_hair_manager *m);
+bool tress_hair_manager_is_busy(const tress_hair_manager *m);
+tress_hair_manager_stats tress_hair_manager_get_stats(const tress_hair_manager *m);
 
 #ifdef __cplusplus
 }

@@ -65,7 +65,7 @@ typedef struct tress_plan_bone {
   int32_t parent;
 } tress_plan_bone;
 
-/* The plan's result (the type is not called tress_plan: that name is the function). */
+/* The plan's result (tress_plan_build fills it, tress_plan_result_free empties it). */
 typedef struct tress_plan_result {
   uint32_t bone_count;
   uint32_t sectors, segments, max_influences; /* as used, after clamping */
@@ -94,8 +94,8 @@ typedef struct tress_plan_result {
 
 tress_plan_opts tress_default_plan_opts(void);
 
-/* Plans a skeleton for n xyz vertices. On success fills *out (free with tress_plan_free).
- * On failure returns the status and leaves *out zeroed; tress_plan_status_message explains.
+/* Plans a skeleton for n xyz vertices. On success fills *out (free with tress_plan_result_free).
+ * On failure returns the status and leaves *out zeroed; tress_plan_status_name explains.
  *
  * Sectors come from the hair, not the world's axes: sector boundaries fall where the angular
  * vertex density around the axis is lowest (each boundary within a quarter sector of an even
@@ -110,9 +110,9 @@ tress_plan_opts tress_default_plan_opts(void);
  * chain between its neighbours (toward the sector's deepest vertex past the last one); no bone
  * leaves the vertices' bounds. A volume with no strand structure is reported in warnings and gets fewer
  * bands (fewer_bands_for_volume). */
-tress_plan_status tress_plan(const float *vertices, uint32_t n, const tress_plan_opts *opts, tress_plan_result *out);
-void tress_plan_free(tress_plan_result *plan);
-const char *tress_plan_status_message(tress_plan_status status);
+tress_plan_status tress_plan_build(const float *vertices, uint32_t n, const tress_plan_opts *opts, tress_plan_result *out);
+void tress_plan_result_free(tress_plan_result *plan);
+const char *tress_plan_status_name(tress_plan_status status);
 
 #ifdef __cplusplus
 }

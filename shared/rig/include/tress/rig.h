@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tress/result.h"
 #include "tress/math.h"
 #include "tress/mesh.h"
 #include "tress/plan.h"
@@ -66,36 +67,38 @@ typedef struct tress_rig_output {
   float bounds_center[3];
   float mesh_size[3];        /* bounds size of the mesh */
   float root[3];             /* the root the plan used */
-  char reason[TRESS_RIG_REASON_MAX];
   uint32_t warnings;         /* the plan's tress_plan_warning bits */
   char warning_text[TRESS_PLAN_WARNING_TEXT_MAX]; /* the plan's warnings in words, "" without */
   uint32_t sectors, segments;/* chains and bones per chain as planned (segments may be fewer than asked) */
 } tress_rig_output;
 
 /* Plan + skin + bake from a mesh alone. Thread-safe (no shared state): the server runs it on
- * its thread pool. Ignores owns_asset and budget (those belong to the caller). */
-tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts, tress_rig_output *out);
+ * its thread pool. Ignores owns_asset and budget (those belong to the caller). Returns
+ * TRESS_RIG_OK, or the status with err (may be NULL) carrying it as its code and the reason. */
+tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts, tress_rig_output *out,
+                                tress_error *err);
 void tress_rig_output_free(tress_rig_output *out);
 
 /* True when a bake kept its skinning: skin arrays present, bone_count bones, every joint in
  * range and every vertex's weights summing to 1. rig() fails a bake for which this is false. */
-bool tress_rig_verify_bake(const tress_mesh *baked, uint32_t bone_count);
+bool tress_rig_is_bake_valid(const tress_mesh *baked, uint32_t bone_count);
 
 /* Bytes a bake of `in` with bone_count bones will hold (what the budget is charged). */
-uint64_t tress_rig_bake_bytes(const tress_mesh *in, uint32_t bone_count);
+uint64_t tress_rig_get_bake_bytes(const tress_mesh *in, uint32_t bone_count);
 
 typedef struct tress_rig_result {
-  tress_rig_status status;
-  char reason[TRESS_RIG_REASON_MAX]; /* "" on success */
+  tress_rig_status status;           /* what tress_rig_part returned (data the hair manager keeps) */
   uint32_t bone_count;
   char (*bone_names)[TRESS_NAME_MAX];
   tress_id *bone_ids;                /* Bone instances, same order as bone_names */
 } tress_rig_result;
 
 /* Rigs a part in place. Order as the seed: no mesh, permission gate, budget, plan, skin, bake,
- * swap (size kept), Bone instances. Returns true with bone names, or false with a reason and the
- * scene exactly as it was. Free the result with tress_rig_result_free either way. */
-bool tress_rig(tress_scene *scene, tress_id mesh_part, const tress_rig_opts *opts, tress_rig_result *out);
+ * swap (size kept), Bone instances. Returns TRESS_RIG_OK with bone names, or the status with err
+ * (may be NULL) carrying it and the reason, and the scene exactly as it was. Free the result with
+ * tress_rig_result_free either way. */
+tress_rig_status tress_rig_part(tress_scene *scene, tress_id mesh_part, const tress_rig_opts *opts, tress_rig_result *out,
+                                tress_error *err);
 void tress_rig_result_free(tress_rig_result *result);
 
 /* Builds rig->bones as Bone instances under part (parents before children) and swaps in

@@ -62,7 +62,7 @@ typedef struct tress_collider_world {
   float radius;
 } tress_collider_world;
 
-/* World pose of def through its attach instance's drawn pose (tress_instance_world). A stale
+/* World pose of def through its attach instance's drawn pose (tress_instance_get_world). A stale
  * attach id resolves as world space. */
 tress_collider_world tress_collider_resolve(const tress_scene *scene, const tress_collider_def *def);
 /* Same, from an already known world frame of the attach instance. */

@@ -26,11 +26,11 @@ typedef struct tress_spring_binding {
  * use the pose model with rotations only (the spring-bones seed). */
 bool tress_spring_chain_is_vrm(const tress_spring_chain *chain);
 
-/* The full sim settings of an imported chain: tress_spring_chain_settings plus strand radius,
+/* The full sim settings of an imported chain: tress_spring_chain_get_settings plus strand radius,
  * end length, its spring model (above; a VRM chain's values are its first joint's), and its
  * collider set mapped through `colliders` (the sim ids of the import's colliders; NULL leaves
  * the set empty). */
-tress_chain_settings tress_spring_chain_sim_settings(const tress_spring_chain *chain, const float sim_gravity[3],
+tress_chain_settings tress_spring_chain_get_sim_settings(const tress_spring_chain *chain, const float sim_gravity[3],
                                                      const tress_collider_id *colliders, uint32_t collider_count);
 
 /* Adds scene->colliders to the sim, then binds every chain of imp whose root has a bone in

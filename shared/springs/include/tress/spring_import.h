@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tress/collider.h"
+#include "tress/result.h"
 #include "tress/math.h"
 #include "tress/scene.h"
 #include "tress/sim.h"
@@ -40,7 +41,7 @@ extern "C" {
  *     below it is a chain of it and everything below it; `SBC_Sphere_<name>_r<cm>` a sphere
  *     collider, `SBC_Capsule_<name>_r<cm>_h<cm>` a capsule along the node's local +Y (radius,
  *     distance between end centres, centimetres). The region picks a preset (see
- *     tress_spring_region_preset). Chains made from extras or names are kept out of every
+ *     tress_spring_region_get_preset). Chains made from extras or names are kept out of every
  *     collider the model has; VRM chains keep their groups.
  *
  * Scale. tress bones carry no scale, so the import bakes each node's composed (world) scale in:
@@ -83,7 +84,6 @@ extern "C" {
  * next to a VRM 1.0 one, unknown extras fields, an unknown specVersion): a warning names it.
  */
 
-#define TRESS_SPRING_ERROR_MAX 200
 #define TRESS_SPRING_WARNING_MAX 200
 /* Files larger than this are refused before parsing. */
 #define TRESS_SPRING_MAX_FILE_BYTES (512u * 1024u * 1024u)
@@ -170,15 +170,16 @@ tress_spring_import_def tress_default_spring_import_def(void);
 
 /* Starting values a name's region picks (stiffness, drag). Unknown regions get the seed's
  * defaults (0.1, 0.5) and false. */
-bool tress_spring_region_preset(const char *region, float *stiffness, float *drag);
+bool tress_spring_region_get_preset(const char *region, float *stiffness, float *drag);
 
 /* Parses a .glb (12-byte header, JSON chunk, BIN chunk; detected by its magic) or a .gltf
  * (JSON text). Returns 0 and *out (free with tress_spring_import_free), with warnings for the
- * parts that were skipped; -1 and err when the file is not glTF at all or memory ran out. */
-int tress_spring_import_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
-                               tress_spring_import **out, char err[TRESS_SPRING_ERROR_MAX]);
+ * parts that were skipped; the error code and err (may be NULL) when the file is not glTF at all
+ * or memory ran out. */
+int tress_spring_import_read_memory(const uint8_t *data, size_t size, const tress_spring_import_def *def,
+                                    tress_spring_import **out, tress_error *err);
 int tress_spring_import_load(const char *path, const tress_spring_import_def *def, tress_spring_import **out,
-                             char err[TRESS_SPRING_ERROR_MAX]);
+                             tress_error *err);
 void tress_spring_import_free(tress_spring_import *imp);
 
 /* Index of the first node with this name, or -1. */
@@ -187,7 +188,7 @@ int32_t tress_spring_import_find_node(const tress_spring_import *imp, const char
 /* The sim's settings for an imported chain: damping and stiffness as they are, wind scale 1,
  * and the chain's gravity as a scale of the sim's gravity (its component along the sim's
  * gravity direction: the sim has one gravity direction, so a sideways part is dropped). */
-tress_chain_settings tress_spring_chain_settings(const tress_spring_chain *chain, const float sim_gravity[3]);
+tress_chain_settings tress_spring_chain_get_settings(const tress_spring_chain *chain, const float sim_gravity[3]);
 
 /*
  * Applying an import to a scene: every node a chain or collider needs (joints, collider nodes
@@ -203,8 +204,9 @@ typedef struct tress_spring_scene {
   tress_collider_def *colliders;
 } tress_spring_scene;
 
+/* Returns 0, or the error code and err (may be NULL); a failure leaves the scene as it was. */
 int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part,
-                              tress_spring_scene *out, char err[TRESS_SPRING_ERROR_MAX]);
+                              tress_spring_scene *out, tress_error *err);
 void tress_spring_scene_free(tress_spring_scene *s);
 
 #ifdef __cplusplus

@@ -1,0 +1,21 @@
+/* scene_slots.h - core's batch access to bone slots for the solver (tress::sim) only.
+ * Not a public header (never installed): it hands out pointers into scene storage, which public
+ * headers must not (docs/API.md, Ids), but a solver reading and writing thousands of bones per
+ * frame cannot afford a lookup per bone per substep. */
+#ifndef TRESS_SCENE_SLOTS_H
+#define TRESS_SCENE_SLOTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tress/scene.h"
+
+/* The epoch changes whenever instance storage moves or any instance is destroyed; pointers
+ * fetched under an older epoch must be re-fetched. */
+uint64_t tress__scene_layout_epoch(const tress_scene *scene);
+/* Fills animated[i] / transform[i] (either array may be NULL) with pointers to bone i's slots,
+ * NULL for a stale id, another scene's id or a non-bone, and returns the epoch they stay valid for. */
+uint64_t tress__bone_slot_pointers(tress_scene *scene, const tress_id *bones, size_t n, const tress_xform **animated,
+                                   tress_xform **transform);
+
+#endif
