@@ -116,7 +116,7 @@ static instance *slot_kind(const tress_scene *s, tress_id id, tress_kind kind) {
 
 static tress_id id_of(const tress_scene *s, uint32_t index1) {
   if (index1 == 0) return (tress_id){0};
-  return (tress_id){index1, s->slots[index1 - 1].generation};
+  return (tress_id){index1, s->slots[index1 - 1].generation, s->owner};
 }
 
 static void copy_name(char *dst, const char *src) {
