@@ -47,12 +47,13 @@ static int wire_rule(char *err, const char *path, tress_wire_status st, const tr
   return fail(err, "%s: %s", path, werr->message);
 }
 
+/* A path longer than PATH_MAX_BYTES is cut: it only ever names where an error is. */
 static void child_path(char out[PATH_MAX_BYTES], const char *path, const char *key) {
-  snprintf(out, PATH_MAX_BYTES, "%s.%s", path, key);
+  if (snprintf(out, PATH_MAX_BYTES, "%s.%s", path, key) >= PATH_MAX_BYTES) out[PATH_MAX_BYTES - 1] = '\0';
 }
 
 static void index_path(char out[PATH_MAX_BYTES], const char *path, int i) {
-  snprintf(out, PATH_MAX_BYTES, "%s[%d]", path, i);
+  if (snprintf(out, PATH_MAX_BYTES, "%s[%d]", path, i) >= PATH_MAX_BYTES) out[PATH_MAX_BYTES - 1] = '\0';
 }
 
 /* Edit distance of two short keys, capped: only "is it a likely typo" matters. */
