@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
 
 static cJSON *run_bot(const th_server *s, const char *extra, int *exit_status) {
   char cmd[1600], out[700];

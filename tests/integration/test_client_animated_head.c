@@ -13,20 +13,8 @@
 
 #include <cmocka.h>
 
-#include "server_harness.h"
-
-static int run(const char *const *argv, const char *out_path) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE *f = freopen(out_path, "w", stdout);
-    (void)f;
-    execv(argv[0], (char *const *)argv);
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
+#include "support/server_harness.h"
+#include "support/process.h"
 
 static void test_animated_head_example_runs(void **state) {
   (void)state;
@@ -38,7 +26,7 @@ static void test_animated_head_example_runs(void **state) {
   snprintf(port, sizeof port, "%u", s.udp_port);
   snprintf(out, sizeof out, "%s/animated_head.out", s.dir);
   const char *argv[] = {bin, "127.0.0.1", port, "example", "1.5", NULL};
-  int status = run(argv, out);
+  int status = run_to_file(argv, out);
   char line[512] = "";
   FILE *f = fopen(out, "r");
   if (f && fgets(line, sizeof line, f)) printf("%s", line);

@@ -16,7 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "server_harness.h"
+#include "support/client_loop.h"
+#include "support/server_harness.h"
 #include "tress/client.h"
 #include "tress/manifest_json.h"
 #include "tress/rope.h"
@@ -51,11 +52,6 @@ static tress_client *client(const th_server *s, counted *k) {
   return c;
 }
 
-static void pump(tress_client **cs, int n, int ms) {
-  for (int t = 0; t < ms; t += 2)
-    for (int i = 0; i < n; i++) tress_client_service_wait(cs[i], i == 0 ? 2 : 0);
-}
-
 /* The first character of c once it is bound with its three attachments; 0 before. */
 static uint32_t ready_character(tress_client *c) {
   uint32_t id;
@@ -65,14 +61,9 @@ static uint32_t ready_character(tress_client *c) {
   return info.attachment_count == 3 ? id : 0;
 }
 
-static void walk(tress_client *c, uint32_t id, int fps, double seconds) {
-  int frames = (int)(seconds * fps + 0.5);
-  for (int f = 1; f <= frames; f++) {
-    double t = (double)f / fps;
-    tress_client_set_root(c, id, tress_xform_from_pos((float)(3.0 * t), 0.0f, (float)(1.0 * t)));
-    assert_int_equal(tress_client_step(c, 1.0 / fps), TRESS_OK);
-  }
-}
+/* The root walks at (WALK_X t, 0, WALK_Z t) studs: a function of time. */
+#define WALK_X 3.0
+#define WALK_Z 1.0
 
 static float largest_difference(const float *a, const float *b, uint32_t n) {
   float worst = 0.0f;
@@ -92,7 +83,7 @@ static void test_ropes_and_cloth_reach_every_client(void **state) {
   assert_int_equal(tress_manifest_json_load("assets/characters/rio.json", &rio, &err), 0);
   assert_int_equal(tress_client_spawn(cs[0], &rio, NULL), TRESS_CLIENT_OK);
   tress_manifest_json_free(&rio);
-  for (int t = 0; t < 20000 && !(ready_character(cs[0]) && ready_character(cs[1])); t += 10) pump(cs, 2, 10);
+  for (int t = 0; t < 20000 && !(ready_character(cs[0]) && ready_character(cs[1])); t += 10) clients_pump(cs, 2, 10);
   uint32_t a = ready_character(cs[0]), b = ready_character(cs[1]);
   assert_true(a != 0 && a == b);
 
@@ -109,8 +100,8 @@ static void test_ropes_and_cloth_reach_every_client(void **state) {
   assert_int_equal(n0, 9 * 12);
   tress_client_stats before = tress_client_get_stats(cs[1]);
 
-  walk(cs[0], a, 60, 2.0);
-  walk(cs[1], b, 120, 2.0);
+  client_walk(cs[0], a, 60, 2.0, WALK_X, WALK_Z);
+  client_walk(cs[1], b, 120, 2.0, WALK_X, WALK_Z);
 
   assert_int_equal(tress_client_attachment_points(cs[0], a, "Jumprope", rope0, 64, &n0), TRESS_CLIENT_OK);
   assert_int_equal(tress_client_attachment_points(cs[1], b, "Jumprope", rope1, 64, &n1), TRESS_CLIENT_OK);
@@ -149,7 +140,7 @@ static void test_ropes_and_cloth_reach_every_client(void **state) {
   assert_true(moved > 0.05f);
 
   /* Nothing travels once bound: 200 ms more of service receives no byte. */
-  pump(cs, 2, 200);
+  clients_pump(cs, 2, 200);
   tress_client_stats after = tress_client_get_stats(cs[1]);
   assert_int_equal(after.bytes_received, before.bytes_received);
   assert_int_equal(ka.protocol_errors + kb.protocol_errors, 0);
@@ -177,7 +168,7 @@ static void test_attachment_on_a_missing_part_is_refused(void **state) {
   rio.accessory_count = 1; /* the cape is worn on the torso too: keep only the ponytail */
   assert_int_equal(tress_client_spawn(cs[0], &rio, NULL), TRESS_CLIENT_OK);
   tress_manifest_json_free(&rio);
-  for (int t = 0; t < 5000 && ka.server_errors == 0; t += 10) pump(cs, 1, 10);
+  for (int t = 0; t < 5000 && ka.server_errors == 0; t += 10) clients_pump(cs, 1, 10);
   assert_int_equal(ka.server_errors, 1);
   assert_non_null(strstr(ka.last, "attachments section"));
   assert_non_null(strstr(ka.last, "'UpperTorso' is not a part of the manifest"));

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client_fake_server.h"
-#include "unit/alloc_count.h"
+#include "support/client_fake_server.h"
+#include "support/alloc_count.h"
 #include "tress/client.h"
 #include "tress/codec.h"
 #include "tress/sample_character.h"

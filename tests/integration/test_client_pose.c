@@ -12,20 +12,11 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "client_fake_server.h"
+#include "support/client_fake_server.h"
+#include "support/scene_names.h"
 #include "tress/client.h"
 #include "tress/sample_character.h"
-#include "unit/alloc_count.h"
-
-/* An instance's name as a value, for asserts and formatting within one expression. */
-typedef struct name_buf {
-  char s[TRESS_NAME_MAX];
-} name_buf;
-static name_buf name_of(const tress_scene *scene, tress_id id) {
-  name_buf b;
-  tress_instance_get_name(scene, id, b.s);
-  return b;
-}
+#include "support/alloc_count.h"
 
 #define HAIR_ASSET "meshes/hair_long.glb"
 #define HAIR_PATH "assets/" HAIR_ASSET

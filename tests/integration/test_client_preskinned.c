@@ -16,19 +16,11 @@
 
 #include <cmocka.h>
 
-#include "server_harness.h"
+#include "support/client_loop.h"
+#include "support/server_harness.h"
+#include "support/scene_names.h"
 #include "tress/client.h"
 #include "tress/gltf.h"
-
-/* An instance's name as a value, for asserts and formatting within one expression. */
-typedef struct name_buf {
-  char s[TRESS_NAME_MAX];
-} name_buf;
-static name_buf name_of(const tress_scene *scene, tress_id id) {
-  name_buf b;
-  tress_instance_get_name(scene, id, b.s);
-  return b;
-}
 
 #define CAPE_FILE "cape.json"
 #define CAPE_ASSET "meshes/cape_skinned.glb"
@@ -71,14 +63,9 @@ static void pump(tress_client **cs, int n, th_client *observer, int ms) {
   }
 }
 
-static void walk(tress_client *c, uint32_t id, int fps, double seconds) {
-  int frames = (int)(seconds * fps + 0.5);
-  for (int f = 1; f <= frames; f++) {
-    double t = (double)f / fps;
-    tress_client_set_root(c, id, tress_xform_from_pos((float)(4.0 * t), 0.0f, (float)(-1.5 * t)));
-    assert_int_equal(tress_client_step(c, 1.0 / fps), TRESS_OK);
-  }
-}
+/* The root walks at (WALK_X t, 0, WALK_Z t) studs: a function of time. */
+#define WALK_X 4.0
+#define WALK_Z -1.5
 
 static void test_two_clients_bind_the_capes_own_bones_and_nothing_follows(void **state) {
   (void)state;
@@ -133,8 +120,8 @@ static void test_two_clients_bind_the_capes_own_bones_and_nothing_follows(void *
   /* The same root motion gives the same drawn bones; and they did swing as chains. */
   tress_client_stats before = tress_client_get_stats(cs[1]);
   uint64_t observer_before = observer.bytes_received;
-  walk(cs[0], a, 60, 1.5);
-  walk(cs[1], b, 60, 1.5);
+  client_walk(cs[0], a, 60, 1.5, WALK_X, WALK_Z);
+  client_walk(cs[1], b, 60, 1.5, WALK_X, WALK_Z);
   float ma[64 * 16], mb[64 * 16];
   assert_int_equal(tress_client_get_bone_matrices(cs[0], a, ma, 64), CAPE_BONES);
   assert_int_equal(tress_client_get_bone_matrices(cs[1], b, mb, 64), CAPE_BONES);

@@ -14,22 +14,15 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "server_harness.h"
+#include "support/client_loop.h"
+#include "support/server_harness.h"
+#include "support/process.h"
+#include "support/scene_names.h"
 #include "tress/client.h"
 #include "tress/mesh_file.h"
 #include "tress/rig.h"
 #include "tress/sample_character.h"
 #include "tress/wire_springs.h"
-
-/* An instance's name as a value, for asserts and formatting within one expression. */
-typedef struct name_buf {
-  char s[TRESS_NAME_MAX];
-} name_buf;
-static name_buf name_of(const tress_scene *scene, tress_id id) {
-  name_buf b;
-  tress_instance_get_name(scene, id, b.s);
-  return b;
-}
 
 #define HAIR "meshes/hair_long.glb"
 
@@ -81,13 +74,8 @@ static bool all_bound(tress_client **cs, int n) {
   return true;
 }
 
-static void pump(tress_client **cs, int n, int ms) {
-  for (int t = 0; t < ms; t += 2)
-    for (int i = 0; i < n; i++) tress_client_service_wait(cs[i], i == 0 ? 2 : 0);
-}
-
 static bool pump_until_bound(tress_client **cs, int n, int timeout_ms) {
-  for (int t = 0; t < timeout_ms && !all_bound(cs, n); t += 10) pump(cs, n, 10);
+  for (int t = 0; t < timeout_ms && !all_bound(cs, n); t += 10) clients_pump(cs, n, 10);
   return all_bound(cs, n);
 }
 
@@ -96,15 +84,9 @@ static void start_server(th_server *s, const char *tag) {
   assert_int_equal(th_server_start(s, NULL), 0);
 }
 
-/* Steps c for `seconds` at fps with the root walking at constant speed: a function of time. */
-static void walk(tress_client *c, uint32_t id, int fps, double seconds) {
-  int frames = (int)(seconds * fps + 0.5);
-  for (int f = 1; f <= frames; f++) {
-    double t = (double)f / fps;
-    tress_client_set_root(c, id, tress_xform_from_pos((float)(4.0 * t), 0.0f, (float)(1.5 * t)));
-    assert_int_equal(tress_client_step(c, 1.0 / fps), TRESS_OK);
-  }
-}
+/* The root walks at (WALK_X t, 0, WALK_Z t) studs: a function of time. */
+#define WALK_X 4.0
+#define WALK_Z 1.5
 
 static void test_30_and_240_fps_clients_sway_identically(void **state) {
   (void)state;
@@ -120,8 +102,8 @@ static void test_30_and_240_fps_clients_sway_identically(void **state) {
   assert_int_equal(a, b);
   tress_client_stats before = tress_client_get_stats(cs[1]);
 
-  walk(cs[0], a, 30, 2.0);
-  walk(cs[1], b, 240, 2.0);
+  client_walk(cs[0], a, 30, 2.0, WALK_X, WALK_Z);
+  client_walk(cs[1], b, 240, 2.0, WALK_X, WALK_Z);
 
   float ma[64 * 16], mb[64 * 16];
   uint32_t na = tress_client_get_bone_matrices(cs[0], a, ma, 64), nb = tress_client_get_bone_matrices(cs[1], b, mb, 64);
@@ -145,7 +127,7 @@ static void test_30_and_240_fps_clients_sway_identically(void **state) {
   tress_client_get_accessory_frame(cs[1], b, 1, NULL, &cb, NULL, NULL);
   assert_true(tress_xform_distance(ca, cb) < 1e-4f);
   /* No pose traffic: stepping for 2 s received nothing. */
-  pump(cs, 2, 200);
+  clients_pump(cs, 2, 200);
   tress_client_stats after = tress_client_get_stats(cs[1]);
   assert_int_equal(after.bytes_received, before.bytes_received);
   assert_int_equal(ka.protocol_errors + kb.protocol_errors, 0);
@@ -196,8 +178,8 @@ static void test_springs_reach_every_client(void **state) {
   assert_int_equal(tress_client_spawn(cs[0], &sample.manifest, NULL), TRESS_CLIENT_OK);
   assert_true(pump_until_bound(cs, 2, 20000));
   uint32_t a = bound_character(cs[0]), b = bound_character(cs[1]);
-  walk(cs[0], a, 60, 1.0);
-  walk(cs[1], b, 60, 1.0);
+  client_walk(cs[0], a, 60, 1.0, WALK_X, WALK_Z);
+  client_walk(cs[1], b, 60, 1.0, WALK_X, WALK_Z);
   tress_collider_def da[4], db[4];
   tress_collider_world wa[4], wb[4];
   uint32_t na = tress_client_get_colliders(cs[0], a, da, wa, 4), nb = tress_client_get_colliders(cs[1], b, db, wb, 4);
@@ -354,7 +336,7 @@ static void test_server_restart_rebinds_without_duplicates(void **state) {
   assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
   for (int t = 0; t < 10000 && (tress_client_get_state(cs[0]) == TRESS_CLIENT_READY ||
                                  tress_client_get_state(cs[1]) == TRESS_CLIENT_READY); t += 10)
-    pump(cs, 2, 10);
+    clients_pump(cs, 2, 10);
   for (int i = 0; i < 2; i++) {
     assert_int_not_equal(tress_client_get_state(cs[i]), TRESS_CLIENT_READY);
     assert_int_equal(tress_client_get_character_count(cs[i]), 0);
@@ -366,7 +348,7 @@ static void test_server_restart_rebinds_without_duplicates(void **state) {
   assert_int_equal(th_server_start(&s, extra), 0);
   assert_int_equal(s.udp_port, port);
   bool rebound = pump_until_bound(cs, 2, 30000);
-  pump(cs, 2, 300); /* anything duplicated would arrive now */
+  clients_pump(cs, 2, 300); /* anything duplicated would arrive now */
   for (int i = 0; i < 2; i++) {
     tress_client_stats st = tress_client_get_stats(cs[i]);
     printf("client %d after restart: %s, connects %u, characters %u, handles %u, bound callbacks %d, last error '%s'\n",
@@ -407,7 +389,7 @@ static void test_despawn_removes_the_character_everywhere(void **state) {
   uint32_t id = bound_character(cs[0]);
   assert_int_equal(tress_client_despawn(cs[0], id), TRESS_CLIENT_OK);
   for (int t = 0; t < 5000 && (tress_client_get_character_count(cs[0]) || tress_client_get_character_count(cs[1])); t += 10)
-    pump(cs, 2, 10);
+    clients_pump(cs, 2, 10);
   for (int i = 0; i < 2; i++) {
     assert_int_equal(tress_client_get_character_count(cs[i]), 0);
     assert_int_equal(tress_sim_get_stats(tress_client_get_sim(cs[i])).bound, 0);
@@ -420,20 +402,6 @@ static void test_despawn_removes_the_character_everywhere(void **state) {
   th_server_cleanup(&s);
 }
 
-/* Runs argv with stdout to a file; returns the exit status. */
-static int run(const char *const *argv, const char *out_path) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE *f = freopen(out_path, "w", stdout);
-    (void)f;
-    execv(argv[0], (char *const *)argv);
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 static void test_game_loop_example_runs(void **state) {
   (void)state;
   th_server s;
@@ -443,7 +411,7 @@ static void test_game_loop_example_runs(void **state) {
   snprintf(port, sizeof port, "%u", s.udp_port);
   snprintf(out, sizeof out, "%s/game_loop.out", s.dir);
   const char *argv[] = {bin, "127.0.0.1", port, "example", "1.0", NULL};
-  assert_int_equal(run(argv, out), 0);
+  assert_int_equal(run_to_file(argv, out), 0);
   assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
   th_server_cleanup(&s);
 }
@@ -458,7 +426,7 @@ static void test_bot_reports_and_exits_zero(void **state) {
   snprintf(out, sizeof out, "%s/bot.json", s.dir);
   const char *argv[] = {bin, "--server", server, "--room", "load", "--bots", "3", "--characters", "2",
                         "--manifest", "assets/characters/ava.json", "--fps", "60", "--duration", "3", "--json", NULL};
-  assert_int_equal(run(argv, out), 0);
+  assert_int_equal(run_to_file(argv, out), 0);
   FILE *f = fopen(out, "r");
   assert_non_null(f);
   static char text[1 << 16];
@@ -500,7 +468,7 @@ static void test_bot_with_springs_manifest_binds_colliders(void **state) {
   snprintf(out, sizeof out, "%s/bot.json", s.dir);
   const char *argv[] = {bin, "--server", server, "--room", "kit", "--bots", "2", "--characters", "1",
                         "--manifest", "assets/characters/kit.json", "--fps", "60", "--duration", "2", "--json", NULL};
-  assert_int_equal(run(argv, out), 0);
+  assert_int_equal(run_to_file(argv, out), 0);
   FILE *f = fopen(out, "r");
   assert_non_null(f);
   static char text[1 << 16];

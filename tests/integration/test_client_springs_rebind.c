@@ -18,21 +18,12 @@
 #include <math.h>
 #include <time.h>
 
-#include "client_fake_server.h"
+#include "support/client_fake_server.h"
+#include "support/scene_names.h"
 #include "tress/client.h"
 #include "tress/codec.h"
 #include "tress/sample_character.h"
 #include "tress/wire_springs.h"
-
-/* An instance's name as a value, for asserts and formatting within one expression. */
-typedef struct name_buf {
-  char s[TRESS_NAME_MAX];
-} name_buf;
-static name_buf name_of(const tress_scene *scene, tress_id id) {
-  name_buf b;
-  tress_instance_get_name(scene, id, b.s);
-  return b;
-}
 
 #define HAIR_PATH "assets/meshes/hair_bob.glb"
 #define CHARACTER_ID 41

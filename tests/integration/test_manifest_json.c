@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
 #include "tress/file_read.h"
 #include "tress/manifest_json.h"
 #include "tress/wire_springs.h"

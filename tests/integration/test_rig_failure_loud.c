@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
 
 static void write_file(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");

@@ -16,19 +16,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
+#include "support/mesh_hash_hex.h"
 #include "tress/mesh_file.h"
 #include "tress/mesh_hash.h"
-
-static void hash_hex(const char *path, char hex[65]) {
-  tress_error err = {0};
-  tress_mesh *m = tress_mesh_file_load(path, &err);
-  assert_non_null(m);
-  uint8_t h[TRESS_MESH_HASH_BYTES];
-  assert_int_equal(tress_mesh_get_content_hash(m, h), 0);
-  tress_mesh_hash_to_hex(h, hex);
-  tress_mesh_release(m);
-}
 
 static const tress_msg *spawn_hair(th_client *c, const char *asset, uint32_t request_id, tress_msg_type expect) {
   tress_msg spawn;
@@ -126,11 +117,11 @@ static void test_replaced_by_rename_and_in_place(void **state) {
   start(&fx, "edit");
   char path[800], hex_bob[65], hex_long[65], hex_pony[65], got[65];
   snprintf(path, sizeof path, "%s/hair_bob.glb", fx.meshes);
-  hash_hex(path, hex_bob);
+  mesh_file_hash_hex(path, hex_bob);
   snprintf(path, sizeof path, "%s/hair_long.glb", fx.meshes);
-  hash_hex(path, hex_long);
+  mesh_file_hash_hex(path, hex_long);
   snprintf(path, sizeof path, "%s/hair_ponytail.glb", fx.meshes);
-  hash_hex(path, hex_pony);
+  mesh_file_hash_hex(path, hex_pony);
 
   uint32_t v_bob = rig_of(rig(&fx, "meshes/hair.glb", TRESS_MSG_RIG_RESULT), got);
   assert_string_equal(got, hex_bob);
@@ -186,7 +177,7 @@ static void test_same_size_edit_with_mtime_restored(void **state) {
   snprintf(obj, sizeof obj, "%s/meshes/hair.obj", fx.s.assets);
   snprintf(src, sizeof src, "%s/hair_bob.obj", fx.meshes);
   copy_file(src, obj);
-  hash_hex(obj, hex_old);
+  mesh_file_hash_hex(obj, hex_old);
   rig(&fx, "meshes/hair.obj", TRESS_MSG_RIG_RESULT);
   rig_of(rig(&fx, "meshes/hair.obj", TRESS_MSG_RIG_RESULT), got);
   assert_string_equal(got, hex_old);
@@ -206,7 +197,7 @@ static void test_same_size_edit_with_mtime_restored(void **state) {
   assert_int_equal(stat(obj, &after), 0);
   assert_true(after.st_ino == before.st_ino && after.st_size == before.st_size);
   assert_true(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
-  hash_hex(obj, hex_new);
+  mesh_file_hash_hex(obj, hex_new);
   assert_int_not_equal(strcmp(hex_old, hex_new), 0);
   rig_of(rig(&fx, "meshes/hair.obj", TRESS_MSG_RIG_RESULT), got);
   assert_string_equal(got, hex_new);

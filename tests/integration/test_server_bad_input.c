@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
 
 static th_client *client(th_server *s, const char *name, const char *room) {
   th_client *c = calloc(1, sizeof *c);

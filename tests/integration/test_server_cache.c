@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <sys/stat.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
 
 static int list_rig_files(const char *dir, char names[8][300]) {
   DIR *d = opendir(dir);

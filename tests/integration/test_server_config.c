@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
 
 /* Runs the server binary with args and env additions; captures stdout. Returns exit status. */
 static int run(const char *const *args, const char *const *env, char *out, size_t cap) {

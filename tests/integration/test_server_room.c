@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
 
 /* Optional independent check from the wire: tcpdump on lo plus the team's ENet parser
  * (TRESS_ENET_WIRE_BYTES, default /work/shared/tools/enet-wire-bytes.py). Skipped (with a note)

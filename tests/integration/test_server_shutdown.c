@@ -14,7 +14,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
 
 /* A dense hair curtain (cols x rows vertices) as OBJ: big enough that rigging takes a while. */
 static void write_big_hair(const char *path, int cols, int rows) {

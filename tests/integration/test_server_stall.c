@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
 
 #define RINGS 400  /* down the hair */
 #define AROUND 400 /* around the head: RINGS * AROUND = 160k vertices */

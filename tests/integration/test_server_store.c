@@ -9,19 +9,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "server_harness.h"
+#include "support/server_harness.h"
+#include "support/mesh_hash_hex.h"
 #include "tress/mesh_file.h"
 #include "tress/mesh_hash.h"
-
-static void hash_hex(const char *path, char hex[65]) {
-  tress_error err = {0};
-  tress_mesh *m = tress_mesh_file_load(path, &err);
-  assert_non_null(m);
-  uint8_t h[TRESS_MESH_HASH_BYTES];
-  assert_int_equal(tress_mesh_get_content_hash(m, h), 0);
-  tress_mesh_hash_to_hex(h, hex);
-  tress_mesh_release(m);
-}
 
 static const tress_msg *spawn_hair(th_client *c, const char *file, const char *asset, uint32_t request_id,
                                    tress_msg_type expect) {
@@ -46,9 +37,9 @@ static void test_store_manifest(void **state) {
            s.assets);
   assert_int_equal(system(cmd), 0);
   snprintf(bob, sizeof bob, "%s/meshes/hair_bob.glb", s.assets);
-  hash_hex(bob, hex_bob);
+  mesh_file_hash_hex(bob, hex_bob);
   snprintf(cmd, sizeof cmd, "%s/meshes/hair_long.glb", s.assets);
-  hash_hex(cmd, hex_long);
+  mesh_file_hash_hex(cmd, hex_long);
   /* Listed: bob (true hash), ponytail (no hash: learned on load), long (someone else's hash). */
   char manifest[1024], path[700];
   snprintf(manifest, sizeof manifest,

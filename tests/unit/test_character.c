@@ -3,7 +3,7 @@
  * is destroyed or leaves the scene. Real scene, real sim. White-box (sim_internal.h): it checks
  * which kind of handle each root got and which character a handle remembers, which the public
  * API does not expose. */
-#include "unit/accessory_fixture.h"
+#include "support/accessory_fixture.h"
 
 #include "sim_internal.h"
 

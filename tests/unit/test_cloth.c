@@ -15,7 +15,7 @@
 
 #include "particles.h" /* tress__particles_of: switch a sheet to the adjacency path */
 #include "tress/rope.h"
-#include "unit/alloc_count.h"
+#include "support/alloc_count.h"
 
 #define W 20
 #define H 20

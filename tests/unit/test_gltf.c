@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <sodium.h>
 
+#include "support/gltf_validator.h"
 #include "tress/gltf.h"
 #include "tress/mesh_file.h"
 #include "tress/rig.h"
@@ -148,20 +149,7 @@ static void test_roundtrip_skinned(void **state) {
   tress_mesh_release(plain);
 }
 
-/* --- the Khronos validator (npm gltf-validator), installed into the build directory --- */
-
-static bool validator_ready(char *prefix, size_t cap) {
-  const char *bin = getenv("TRESS_BINARY_DIR");
-  if (!bin) return false;
-  snprintf(prefix, cap, "%s/npm", bin);
-  char probe[1200], cmd[1400];
-  snprintf(probe, sizeof probe, "%s/node_modules/gltf-validator/package.json", prefix);
-  if (access(probe, R_OK) == 0) return true;
-  snprintf(cmd, sizeof cmd, "command -v node >/dev/null && command -v npm >/dev/null && "
-           "npm install --prefix '%s' gltf-validator --no-audit --no-fund --silent >/dev/null 2>&1", prefix);
-  if (system(cmd) != 0) return false;
-  return access(probe, R_OK) == 0;
-}
+/* --- the Khronos validator (npm gltf-validator; support/gltf_validator.h installs it) --- */
 
 static int validate(const char *prefix, const char *path) {
   char cmd[3000];
@@ -180,7 +168,7 @@ static void write_file(const char *path, const void *data, size_t size) {
 static void test_glb_passes_khronos_validator(void **state) {
   (void)state;
   char prefix[1100];
-  if (!validator_ready(prefix, sizeof prefix)) {
+  if (!gltf_validator_ready(prefix, sizeof prefix)) {
     print_message("gltf-validator unavailable (no node/npm or no network): skipped\n");
     skip();
   }

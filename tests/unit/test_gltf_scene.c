@@ -24,6 +24,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "support/gltf_validator.h"
 #include "tress/gltf.h"
 
 #define TOL 1e-5
@@ -34,27 +35,14 @@ static char tmp_dir[1024];
 static char validator_prefix[1100];
 static bool have_validator;
 
-/* --- the Khronos validator (npm gltf-validator), as test_gltf.c installs it --- */
-
-static bool validator_ready(char *prefix, size_t cap) {
-  const char *bin = getenv("TRESS_BINARY_DIR");
-  if (!bin) return false;
-  snprintf(prefix, cap, "%s/npm", bin);
-  char probe[1200], cmd[1400];
-  snprintf(probe, sizeof probe, "%s/node_modules/gltf-validator/package.json", prefix);
-  if (access(probe, R_OK) == 0) return true;
-  snprintf(cmd, sizeof cmd, "command -v node >/dev/null && command -v npm >/dev/null && "
-           "npm install --prefix '%s' gltf-validator --no-audit --no-fund --silent >/dev/null 2>&1", prefix);
-  if (system(cmd) != 0) return false;
-  return access(probe, R_OK) == 0;
-}
+/* --- the Khronos validator (npm gltf-validator; support/gltf_validator.h installs it) --- */
 
 static int setup(void **state) {
   (void)state;
   const char *bin = getenv("TRESS_BINARY_DIR");
   snprintf(tmp_dir, sizeof tmp_dir, "%s/gltf-scene-XXXXXX", bin ? bin : "/tmp");
   if (!mkdtemp(tmp_dir)) return -1;
-  have_validator = validator_ready(validator_prefix, sizeof validator_prefix);
+  have_validator = gltf_validator_ready(validator_prefix, sizeof validator_prefix);
   if (!have_validator) print_message("gltf-validator unavailable (no node/npm or no network): fixtures not validated\n");
   return 0;
 }

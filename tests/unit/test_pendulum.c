@@ -1,7 +1,7 @@
 /* test_pendulum.c - accessory pendulums: every joint kind sways and is restored bit for bit, the
  * swing clamp under strong wind and a whipping body, the synthetic lever, rebinding, bad input,
  * joints destroyed mid-sim, and the budget/culling rules. Real scene, real sim. */
-#include "unit/accessory_fixture.h"
+#include "support/accessory_fixture.h"
 
 
 typedef struct kind_case {

@@ -15,33 +15,11 @@
 #include "particles.h" /* tress__particles_of: which path a rope runs */
 #include "sim_internal.h"
 #include "tress/rope.h"
-#include "unit/alloc_count.h"
+#include "support/alloc_count.h"
+#include "support/rope_world.h"
 
 #define SEGMENTS 20
 #define NPTS (SEGMENTS + 1)
-
-typedef struct world {
-  tress_scene *scene;
-  tress_sim *sim;
-} world;
-
-static world world_make(void) {
-  world w;
-  w.scene = tress_scene_create();
-  tress_sim_def def = tress_default_sim_def();
-  def.scene = w.scene;
-  def.role = TRESS_SIM_SERVER; /* static defaults: no device bench */
-  def.gravity[1] = -98.2f;
-  def.fixed_hz = 60.0f;
-  w.sim = tress_sim_create(&def);
-  assert_non_null(w.sim);
-  return w;
-}
-
-static void world_free(world *w) {
-  tress_sim_destroy(w->sim);
-  tress_scene_destroy(w->scene);
-}
 
 static tress_rope_def catenary_def(void) {
   tress_rope_def d = tress_default_rope_def();
@@ -52,12 +30,12 @@ static tress_rope_def catenary_def(void) {
   return d;
 }
 
-static void run(world *w, double host_hz, double seconds) {
+static void run(rope_world *w, double host_hz, double seconds) {
   long frames = lround(seconds * host_hz);
   for (long i = 0; i < frames; i++) assert_int_equal(tress_sim_step(w->sim, 1.0 / host_hz), TRESS_OK);
 }
 
-static void points(world *w, tress_handle_id h, float *xyz, uint32_t expect) {
+static void points(rope_world *w, tress_handle_id h, float *xyz, uint32_t expect) {
   uint32_t count = 0;
   assert_int_equal(tress_rope_get_points(w->sim, h, xyz, expect, &count), TRESS_OK);
   assert_int_equal(count, expect);
@@ -92,7 +70,7 @@ static double catenary_sag(double length, double span) {
   return a * (cosh(span / (2.0 * a)) - 1.0);
 }
 
-static float mid_sag(world *w, tress_handle_id h) {
+static float mid_sag(rope_world *w, tress_handle_id h) {
   float p[3 * NPTS];
   points(w, h, p, NPTS);
   return -p[3 * (SEGMENTS / 2) + 1];
@@ -100,7 +78,7 @@ static float mid_sag(world *w, tress_handle_id h) {
 
 static void test_catenary_settles(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_rope_def d = catenary_def();
   tress_handle_id h;
   assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
@@ -126,12 +104,12 @@ static void test_catenary_settles(void **state) {
   }
   print_message("catenary: rest jitter %.2e per step\n", jitter);
   assert_true(jitter <= 1e-4f);
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 static void test_hanging_chain_strain(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_rope_def d = tress_default_rope_def();
   d.start = (tress_rope_pin){.pinned = true, .position = {0, 0, 0}};
   /* Laid out horizontally so it swings down and has to hold the whole fall. */
@@ -147,17 +125,17 @@ static void test_hanging_chain_strain(void **state) {
   print_message("hanging chain: max strain %.4f%%, tip y %.3f\n", worst * 100.0f, p[3 * SEGMENTS + 1]);
   assert_true(worst <= 0.01f);
   assert_true(p[3 * SEGMENTS + 1] < -19.5f && p[3 * SEGMENTS + 1] > -20.3f);
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 static float settled_sag_at(double host_hz) {
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_rope_def d = catenary_def();
   tress_handle_id h;
   assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, host_hz, 10.0);
   float sag = mid_sag(&w, h);
-  world_free(&w);
+  rope_world_free(&w);
   return sag;
 }
 
@@ -171,7 +149,7 @@ static void test_frame_rate_invariance(void **state) {
 
 static void test_lod_switch_keeps_sag(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_rope_def d = catenary_def();
   tress_handle_id h;
   assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
@@ -209,7 +187,7 @@ static void test_lod_switch_keeps_sag(void **state) {
   run(&w, 60.0, 2.0);
   assert_int_equal(tress_rope_get_lod(w.sim, h), TRESS_ROPE_FULL);
   assert_true(fabsf(mid_sag(&w, h) - full) <= 0.02f * full);
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 /* A 0.05-thick slab, top at y = 0, x in [-5, 25], z in [-5, 5]: segment vs box (slabs method). */
@@ -261,7 +239,7 @@ static bool slab_raycast(void *user, const float from[3], const float to[3], flo
 
 static void test_rope_rests_on_thin_slab(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   slab s = {{-5, -0.05f, -5}, {25, 0, 5}, 0};
   tress_rope_def d = tress_default_rope_def();
   d.start = (tress_rope_pin){.pinned = false, .position = {0, 10, 0}};
@@ -280,7 +258,7 @@ static void test_rope_rests_on_thin_slab(void **state) {
   assert_true(lowest >= 0.0f);
   for (int i = 0; i < NPTS; i++) assert_true(p[3 * i + 1] < 0.05f); /* resting on it, not floating */
   assert_null(tress_rope_get_fault(w.sim, h));
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 static void test_cut_settled_catenary(void **state) {
@@ -293,7 +271,7 @@ static void test_cut_settled_catenary(void **state) {
   assert_true(alloc_count_stop() >= 1);
   free(probe);
 
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_rope_def d = catenary_def();
   tress_handle_id h;
   assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, NULL), TRESS_OK);
@@ -314,12 +292,12 @@ static void test_cut_settled_catenary(void **state) {
   assert_true(fabsf(p[3 * 10]) <= 0.2f && fabsf(p[3 * 10 + 1] + 10.0f) <= 0.2f);
   assert_true(fabsf(p[3 * 11] - 16.0f) <= 0.2f && fabsf(p[3 * 11 + 1] + 9.0f) <= 0.2f);
   assert_int_equal(allocs, 0);
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 static void test_stats_count_rope_steps(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_rope_def d = catenary_def();
   tress_handle_id a, b;
   assert_int_equal(tress_sim_bind_rope(w.sim, &d, &a, NULL), TRESS_OK);
@@ -331,7 +309,7 @@ static void test_stats_count_rope_steps(void **state) {
   assert_int_equal(tress_sim_get_stats(w.sim).simulated, 4);
   tress_handle_destroy(w.sim, a);
   assert_int_equal(tress_sim_get_stats(w.sim).bound, 1);
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 static tress_id make_part(tress_scene *scene, float x, float y, float z) {
@@ -342,7 +320,7 @@ static tress_id make_part(tress_scene *scene, float x, float y, float z) {
 
 static void test_pins_follow_parts_and_write_parts(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_id left = make_part(w.scene, 0, 0, 0), right = make_part(w.scene, 16, 0, 0);
   tress_id links[SEGMENTS];
   for (int i = 0; i < SEGMENTS; i++) links[i] = make_part(w.scene, 0, 0, 0);
@@ -372,12 +350,12 @@ static void test_pins_follow_parts_and_write_parts(void **state) {
     float len = sqrtf(d3[0] * d3[0] + d3[1] * d3[1] + d3[2] * d3[2]);
     for (int k = 0; k < 3; k++) assert_float_equal(axis[k], d3[k] / len, 1e-3f);
   }
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 static void test_bad_input(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_handle_id h;
   tress_error err;
   tress_rope_def d = catenary_def();
@@ -410,7 +388,7 @@ static void test_bad_input(void **state) {
   assert_int_equal(tress_sim_bind_rope(w.sim, &d, &h, &err), TRESS_OK);
   assert_int_equal(err.code, TRESS_OK);
   assert_string_equal(err.message, "");
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 /* Decision: a rope or cloth handle destroys itself when an instance it is pinned to goes,
@@ -418,7 +396,7 @@ static void test_bad_input(void **state) {
 static void test_pins_destroyed_while_bound(void **state) {
   (void)state;
   for (int which = 0; which < 2; which++) {
-    world w = world_make();
+    rope_world w = rope_world_make();
     tress_id left = make_part(w.scene, 0, 0, 0), right = make_part(w.scene, 16, 0, 0);
     tress_rope_def d = catenary_def();
     d.start = (tress_rope_pin){.pinned = true, .instance = left};
@@ -436,7 +414,7 @@ static void test_pins_destroyed_while_bound(void **state) {
     assert_int_equal(tress_rope_cut(w.sim, h, 3), TRESS_ERR_STALE_ID);
     run(&w, 60.0, 0.5); /* stepping afterwards is fine */
     tress_instance_destroy(w.scene, which ? left : right);
-    world_free(&w);
+    rope_world_free(&w);
   }
 }
 
@@ -454,7 +432,7 @@ static bool nan_raycast(void *user, const float from[3], const float to[3], floa
 
 static void test_raycast_returning_nan_stops_collision(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   int calls = 0;
   tress_rope_def d = catenary_def();
   d.settings.raycast = nan_raycast;
@@ -471,7 +449,7 @@ static void test_raycast_returning_nan_stops_collision(void **state) {
   assert_non_null(strstr(fault, "raycast"));
   /* The rope keeps simulating without collision: it still settles into the catenary. */
   assert_true(fabsf(mid_sag(&w, h) - (float)catenary_sag(20.0, 16.0)) < 0.2f);
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 /* Never hits: a rope with a raycast callback runs the per-rope path, and a collision that never
@@ -489,7 +467,7 @@ static bool never_hits(void *user, const float from[3], const float to[3], float
 
 /* Ropes of two lengths, both relaxations, one or two pins, a pin on a moving part, different
  * damping, gravity scale and tethers, spread along z so the camera puts some at 15 Hz LOD. */
-static void bind_rope_mix(world *w, tress_id post, tress_handle_id *h, long *casts) {
+static void bind_rope_mix(rope_world *w, tress_id post, tress_handle_id *h, long *casts) {
   for (int r = 0; r < MIX; r++) {
     tress_rope_def d = catenary_def();
     d.start.position[2] = d.end.position[2] = (float)(r * 40);
@@ -514,7 +492,7 @@ static void bind_rope_mix(world *w, tress_id post, tress_handle_id *h, long *cas
   }
 }
 
-static void run_rope_mix(world *w, tress_id post, tress_handle_id *h) {
+static void run_rope_mix(rope_world *w, tress_id post, tress_handle_id *h) {
   float near[3] = {8, 0, 0}, far[3] = {8, 0, 2000};
   tress_sim_set_camera(w->sim, near);
   run(w, 60.0, 1.0);
@@ -534,7 +512,7 @@ static void run_rope_mix(world *w, tress_id post, tress_handle_id *h) {
 
 static void test_interleaved_ropes_match_per_rope_path(void **state) {
   (void)state;
-  world a = world_make(), b = world_make();
+  rope_world a = rope_world_make(), b = rope_world_make();
   tress_id post_a = make_part(a.scene, 16, 0, 0), post_b = make_part(b.scene, 16, 0, 0);
   tress_handle_id ha[MIX], hb[MIX];
   long casts = 0;
@@ -555,8 +533,8 @@ static void test_interleaved_ropes_match_per_rope_path(void **state) {
     reduced += tress_rope_get_lod(a.sim, ha[r]) == TRESS_ROPE_REDUCED;
   }
   assert_true(reduced > 0 && reduced < MIX); /* some lanes ran 15 Hz ticks while others ran full */
-  world_free(&a);
-  world_free(&b);
+  rope_world_free(&a);
+  rope_world_free(&b);
 }
 
 /* A game-marked teleport (tress_sim_reset's writer part) moves a settled rope with its pin, at
@@ -564,7 +542,7 @@ static void test_interleaved_ropes_match_per_rope_path(void **state) {
 static void test_reset_moves_the_rope_with_its_pin(void **state) {
   (void)state;
   for (int marked = 0; marked < 2; marked++) {
-    world w = world_make();
+    rope_world w = rope_world_make();
     tress_id post = tress_instance_create(w.scene, TRESS_KIND_PART, "Post", tress_scene_get_root(w.scene));
     tress_part_set_cframe(w.scene, post, tress_xform_from_pos(0, 30, 0));
     tress_rope_def d = tress_default_rope_def();
@@ -591,7 +569,7 @@ static void test_reset_moves_the_rope_with_its_pin(void **state) {
     printf("rope reset %s: worst offset from the shifted rope %.4f units\n", marked ? "marked" : "unmarked", worst);
     if (marked) assert_true(worst < 0.05f);
     else assert_true(worst > 1.0f);
-    world_free(&w);
+    rope_world_free(&w);
   }
 }
 

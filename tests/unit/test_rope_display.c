@@ -19,32 +19,10 @@
 #include "particles.h" /* tress__particles_of, tress__particle_position: the simulated state */
 #include "sim_internal.h"
 #include "tress/rope.h"
-#include "unit/alloc_count.h"
+#include "support/alloc_count.h"
+#include "support/rope_world.h"
 
 #define MAXP 512
-
-typedef struct world {
-  tress_scene *scene;
-  tress_sim *sim;
-} world;
-
-static world world_make(void) {
-  world w;
-  w.scene = tress_scene_create();
-  tress_sim_def def = tress_default_sim_def();
-  def.scene = w.scene;
-  def.role = TRESS_SIM_SERVER; /* static defaults: no device bench */
-  def.gravity[1] = -98.2f;
-  def.fixed_hz = 60.0f;
-  w.sim = tress_sim_create(&def);
-  assert_non_null(w.sim);
-  return w;
-}
-
-static void world_free(world *w) {
-  tress_sim_destroy(w->sim);
-  tress_scene_destroy(w->scene);
-}
 
 static tress_id make_part(tress_scene *scene) {
   tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
@@ -67,7 +45,7 @@ static float dist3(const float *a, const float *b) {
   return sqrtf(dx * dx + dy * dy + dz * dz);
 }
 
-static uint32_t read_points(const world *w, tress_handle_id h, float *xyz) {
+static uint32_t read_points(const rope_world *w, tress_handle_id h, float *xyz) {
   uint32_t count = 0;
   assert_int_equal(tress_rope_get_points(w->sim, h, xyz, MAXP, &count), TRESS_OK);
   assert_true(count <= MAXP);
@@ -75,7 +53,7 @@ static uint32_t read_points(const world *w, tress_handle_id h, float *xyz) {
 }
 
 /* The simulated particle state, as the solver holds it. */
-static uint32_t read_state(const world *w, tress_handle_id h, float *xyz) {
+static uint32_t read_state(const rope_world *w, tress_handle_id h, float *xyz) {
   tress_particles *ps = tress__particles_of(w->sim, h);
   assert_non_null(ps);
   for (uint32_t i = 0; i < ps->n; i++) tress__particle_position(ps, i, xyz + 3 * i);
@@ -91,7 +69,7 @@ static const char *scene_name[SCENES] = {"rope, one pin", "rope, two parts", "cl
 #define CH 8
 
 typedef struct scene_run {
-  world w;
+  rope_world w;
   tress_id part[2];
   tress_handle_id h;
   uint32_t pinned[CW];       /* pinned particles */
@@ -111,7 +89,7 @@ static void place_parts(scene_run *s, double t) {
 
 static void scene_bind(scene_run *s, int which) {
   memset(s, 0, sizeof *s);
-  s->w = world_make();
+  s->w = rope_world_make();
   s->part[0] = make_part(s->w.scene);
   s->part[1] = make_part(s->w.scene);
   place_parts(s, 0.0);
@@ -256,7 +234,7 @@ static display_run measure(int which, int fps, double seconds) {
   }
   r.state.mean_gap /= (double)r.state.frames;
   r.drawn.mean_gap /= (double)r.drawn.frames;
-  world_free(&s->w);
+  rope_world_free(&s->w);
   free(s);
   return r;
 }
@@ -307,7 +285,7 @@ static void test_drawn_ropes_and_cloth_stay_on_their_pins(void **state) {
 }
 
 /* A pin's point now, for rope pins given in a part's frame. */
-static void pin_point(const world *w, tress_id part, const float local[3], float out[3]) {
+static void pin_point(const rope_world *w, tress_id part, const float local[3], float out[3]) {
   tress_xform_point(tress_part_get_cframe(w->scene, part), local, out);
 }
 
@@ -315,7 +293,7 @@ static void pin_point(const world *w, tress_id part, const float local[3], float
  * pin), and left alone by a frame where nothing moved (no step, pins where they were). */
 static void test_output_parts_are_carried_and_left_alone_when_still(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_id head = make_part(w.scene);
   enum { SEGS = 6 };
   tress_id links[SEGS];
@@ -362,7 +340,7 @@ static void test_output_parts_are_carried_and_left_alone_when_still(void **state
   read_points(&w, h, after);
   assert_memory_equal(before, after, sizeof(float) * 3 * (SEGS + 1));
   assert_float_equal(tress_part_get_cframe(w.scene, links[0]).p[0], -100.0f, 0.0f);
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 /* A rope between two parts, cut in the middle: each piece follows only the pin it hangs on. With
@@ -370,7 +348,7 @@ static void test_output_parts_are_carried_and_left_alone_when_still(void **state
  * carried with part 1 (its pin exactly on its point). */
 static void test_cut_pieces_follow_their_own_pin(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_id a = make_part(w.scene), b = make_part(w.scene);
   tress_part_set_cframe(w.scene, b, tress_xform_from_pos(4, 10, 0));
   tress_rope_def d = tress_default_rope_def();
@@ -400,13 +378,13 @@ static void test_cut_pieces_follow_their_own_pin(void **state) {
                 (double)worst_gap);
   assert_true(carried_frames > 100);
   assert_true(worst_gap < 1e-5f);
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 /* A rope ticking at 15 Hz (camera beyond lod_distance) is drawn carried too, even at 60 fps. */
 static void test_reduced_rate_rope_is_drawn_on_its_pin(void **state) {
   (void)state;
-  world w = world_make();
+  rope_world w = rope_world_make();
   tress_id head = make_part(w.scene);
   tress_rope_def d = tress_default_rope_def();
   d.segments = 10;
@@ -433,7 +411,7 @@ static void test_reduced_rate_rope_is_drawn_on_its_pin(void **state) {
                 (double)worst_drawn);
   assert_true(worst_state > 0.1f);
   assert_true(worst_drawn < 1e-5f);
-  world_free(&w);
+  rope_world_free(&w);
 }
 
 /* Carried frames allocate nothing: interleaved ropes, a per-rope one, a cloth on two parts. */
@@ -479,7 +457,7 @@ static void test_carried_frames_allocate_nothing(void **state) {
   print_message("carried frames: %ld allocations in 144 frames, worst rope pin gap %.2e\n", allocs, (double)worst);
   assert_int_equal(allocs, 0);
   assert_true(worst < 1e-5f);
-  world_free(&s->w);
+  rope_world_free(&s->w);
   free(s);
 }
 

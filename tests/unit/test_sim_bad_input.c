@@ -2,7 +2,7 @@
  * and never a NaN written to a bone. Settings: damping and stiffness are clamped into [0, 1];
  * a non-finite setting is rejected with TRESS_ERR_INVALID_ARGUMENT; out-of-range sim
  * definitions (fixed_hz, max_substeps, units_per_stud, NaN gravity/wind) are clamped. */
-#include "unit/sim_fixture.h"
+#include "support/sim_fixture.h"
 
 
 static void test_bad_dt_is_rejected_and_changes_nothing(void **state) {

@@ -1,6 +1,6 @@
 /* test_sim_chains.c - bone chains: fixed step, hitch clamp, rest lengths, pinned roots that follow
  * animation, animated input kept apart from the output slot, destroy giving the skeleton back. */
-#include "unit/sim_fixture.h"
+#include "support/sim_fixture.h"
 
 
 static void test_defaults_match_the_seed(void **state) {

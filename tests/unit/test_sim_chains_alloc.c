@@ -1,8 +1,8 @@
 /* test_sim_chains_alloc.c - a frame of bone chains allocates nothing once the batch is laid out:
  * not at 60 fps, not in frames between steps (the render carry), not with colliders, weights,
  * gusts, sleeping and waking chains, or a hitch. Binding and the first frame after it may. */
-#include "unit/alloc_count.h"
-#include "unit/sim_fixture.h"
+#include "support/alloc_count.h"
+#include "support/sim_fixture.h"
 
 static void test_steady_frames_allocate_nothing(void **state) {
   (void)state;

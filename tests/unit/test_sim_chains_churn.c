@@ -3,7 +3,7 @@
  * rates (stepless frames, hitches), animated inputs move and sometimes go non-finite; tiles,
  * padding, in-place and gathered levels, collider lanes and the render carry are all rebuilt
  * many times. Every drawn pose stays finite and every live, unblended chain keeps its links. */
-#include "unit/sim_fixture.h"
+#include "support/sim_fixture.h"
 
 enum { POOL = 160, FRAMES = 900 };
 

@@ -1,7 +1,7 @@
 /* test_sim_cull.c - who simulates: camera distance, the should_simulate override, the max_chains
  * budget (nearest win), sleep without writes, wake and teleport snaps, device budgets.
  * White-box (sim_internal.h): it reads the budget and cull distance a role and device resolve to. */
-#include "unit/sim_fixture.h"
+#include "support/sim_fixture.h"
 
 #include "sim_internal.h"
 

@@ -2,7 +2,7 @@
  * drawing at 144 Hz (or any rate that does not divide into the steps) gets frames with no step
  * or with time left over. The chain must still be drawn attached to where its root is now:
  * carried rigidly with its anchor since the last step, never stretched, never jittering. */
-#include "unit/sim_fixture.h"
+#include "support/sim_fixture.h"
 
 /* A head running along +x at 6 units/s while turning about y. */
 static tress_xform head_at(double t) {

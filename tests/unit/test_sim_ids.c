@@ -2,7 +2,7 @@
  * with the same index and generation, and each refuses the other's (handles, colliders, ropes)
  * with TRESS_ERR_WRONG_OWNER without touching its own object of that index. Also the one error
  * shape (result names, tress_error) and the character def. */
-#include "unit/sim_fixture.h"
+#include "support/sim_fixture.h"
 
 #include "tress/rope.h"
 

@@ -1,7 +1,7 @@
 /* test_sim_loop.c - loop ownership on a real libuv loop: the sim's timer handle exists only while
  * something is bound (the seed's Heartbeat connection); the last destroy clears the accumulator.
  * White-box (sim_internal.h): it plants a pending accumulator slice to see the last destroy clear it. */
-#include "unit/sim_fixture.h"
+#include "support/sim_fixture.h"
 
 #include "sim_internal.h"
 #include "tress/sim_uv.h"

@@ -1,6 +1,6 @@
 /* test_sim_parts.c - part chains (bind_parts): parts[0] is the pin the body moves, the rest are
  * written through their world cframe, links are inextensible, and binds are not deduplicated. */
-#include "unit/sim_fixture.h"
+#include "support/sim_fixture.h"
 
 typedef struct tail {
   tress_id parts[4];

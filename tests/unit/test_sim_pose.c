@@ -5,8 +5,8 @@
  * nothing; bad input is refused. */
 #include <stdio.h>
 
-#include "unit/alloc_count.h"
-#include "unit/sim_fixture.h"
+#include "support/alloc_count.h"
+#include "support/sim_fixture.h"
 
 #include "tress/pose.h"
 

@@ -1,7 +1,7 @@
 /* test_sim_profile.c - the sim's per-phase profile: all zero unless the def asks for it; when
  * asked, every phase of a step that ran chains is timed, the chain phases fit inside the chains'
  * time and everything inside the step's, and the results of the step do not change. */
-#include "unit/sim_fixture.h"
+#include "support/sim_fixture.h"
 
 enum { CHAINS = 64, BONES = 8 };
 

@@ -1,6 +1,6 @@
 /* test_sim_registry.c - the handle registry: bind's dedupe and a root's destruction find the
  * handles on one root through a per-root list, whatever else is bound, in any bind/destroy order. */
-#include "unit/sim_fixture.h"
+#include "support/sim_fixture.h"
 
 static bool handle_equal(tress_handle_id a, tress_handle_id b) {
   return a.index1 == b.index1 && a.generation == b.generation;

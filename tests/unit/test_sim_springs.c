@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "sim_fixture.h"
+#include "support/sim_fixture.h"
 #include "tress/spring_bind.h"
 #include "tress/spring_import.h"
 

@@ -1,8 +1,8 @@
 /* test_sim_vrm.c - the VRM spring model (TRESS_SPRING_VRM, sim.h): first joints turn, a chain
  * held out sideways curls, per-joint settings, frame-rate independence, no allocation per
  * frame, and a check against a plain scalar re-implementation of VRMC_springBone-1.0. */
-#include "unit/alloc_count.h"
-#include "unit/sim_fixture.h"
+#include "support/alloc_count.h"
+#include "support/sim_fixture.h"
 
 #define DT (1.0 / 60.0)
 

@@ -17,6 +17,7 @@
 #include "tress/gltf.h"
 #include "tress/mesh.h"
 #include "tress/spring_import.h"
+#include "support/spring_import_queries.h"
 #include "tress/spring_report.h"
 
 /* ---- writing model files ---- */
@@ -105,19 +106,6 @@ static tress_spring_import *load(const char *path, float units_per_metre) {
   assert_int_equal(rc, 0);
   assert_non_null(imp);
   return imp;
-}
-
-static bool has_warning(const tress_spring_import *imp, const char *a, const char *b) {
-  for (uint32_t i = 0; i < imp->warning_count; i++)
-    if (strstr(imp->warnings[i], a) && (!b || strstr(imp->warnings[i], b))) return true;
-  return false;
-}
-
-static const tress_spring_chain *chain_rooted(const tress_spring_import *imp, const char *name) {
-  int32_t n = tress_spring_import_find_node(imp, name);
-  for (uint32_t i = 0; i < imp->chain_count; i++)
-    if (imp->chains[i].root == n) return &imp->chains[i];
-  return NULL;
 }
 
 /* ---- a VRM 1.0 model with good and bad springs ---- */
@@ -233,7 +221,7 @@ static void test_vrm1_springs_and_colliders(void **state) {
   tress_spring_import *imp = load(path, 1.0f);
   assert_int_equal(imp->node_count, 14);
   assert_int_equal(imp->chain_count, 2);
-  const tress_spring_chain *hair = chain_rooted(imp, "HairA_0");
+  const tress_spring_chain *hair = import_chain_rooted(imp, "HairA_0");
   assert_non_null(hair);
   assert_int_equal(hair->joint_count, 3);
   assert_string_equal(imp->nodes[hair->joints[2]].name, "HairA_2");
@@ -246,7 +234,7 @@ static void test_vrm1_springs_and_colliders(void **state) {
   assert_float_equal(hair->radius, 0.02f, 1e-6f);
   assert_float_equal(hair->end_length, 0.0f, 0.0f);
   assert_int_equal(hair->colliders.count, 2);
-  const tress_spring_chain *tail = chain_rooted(imp, "Tail_0");
+  const tress_spring_chain *tail = import_chain_rooted(imp, "Tail_0");
   assert_non_null(tail);
   assert_int_equal(tail->joint_count, 4);
   assert_int_equal(tail->colliders.count, 0); /* its group held only bad colliders */
@@ -261,20 +249,20 @@ static void test_vrm1_springs_and_colliders(void **state) {
   assert_float_equal(imp->colliders[1].height, 0.2f, 1e-6f);
   assert_float_equal(imp->colliders[1].tail[1], 0.2f, 1e-6f);
   /* every bad spring and collider is a warning */
-  assert_true(has_warning(imp, "\"notchain\"", "parent-child"));
-  assert_true(has_warning(imp, "\"single\"", "at least two"));
-  assert_true(has_warning(imp, "\"oob\"", "out of range"));
-  assert_true(has_warning(imp, "\"side\"", "Side_extra"));
-  assert_true(has_warning(imp, "\"neg\"", "negative hitRadius"));
-  assert_true(has_warning(imp, "collider 2", "negative radius"));
-  assert_true(has_warning(imp, "collider 3", "out of range"));
-  assert_true(has_warning(imp, "collider 4", "no length"));
-  assert_true(has_warning(imp, "collider group 1", "out of range"));
+  assert_true(import_has_warning(imp, "\"notchain\"", "parent-child"));
+  assert_true(import_has_warning(imp, "\"single\"", "at least two"));
+  assert_true(import_has_warning(imp, "\"oob\"", "out of range"));
+  assert_true(import_has_warning(imp, "\"side\"", "Side_extra"));
+  assert_true(import_has_warning(imp, "\"neg\"", "negative hitRadius"));
+  assert_true(import_has_warning(imp, "collider 2", "negative radius"));
+  assert_true(import_has_warning(imp, "collider 3", "out of range"));
+  assert_true(import_has_warning(imp, "collider 4", "no length"));
+  assert_true(import_has_warning(imp, "collider group 1", "out of range"));
   tress_spring_import_free(imp);
 
   /* the default scale turns metres into studs */
   imp = load(path, 0.0f);
-  hair = chain_rooted(imp, "HairA_0");
+  hair = import_chain_rooted(imp, "HairA_0");
   assert_float_equal(hair->radius, 0.02f / 0.28f, 1e-5f);
   assert_float_equal(imp->colliders[0].radius, 0.1f / 0.28f, 1e-5f);
   assert_float_equal(hair->gravity[1], -6.0f / 0.28f, 1e-3f);
@@ -315,10 +303,10 @@ static void test_names_only_model(void **state) {
   cJSON_Delete(doc);
   tress_spring_import *imp = load(path, 1.0f);
   assert_int_equal(imp->chain_count, 4);
-  const tress_spring_chain *fringe = chain_rooted(imp, "Hair_Fringe_A_00");
-  const tress_spring_chain *pony = chain_rooted(imp, "Hair_Ponytail_Main_00");
-  const tress_spring_chain *temple = chain_rooted(imp, "Hair_Temple_L_C_00");
-  const tress_spring_chain *mohawk = chain_rooted(imp, "Hair_Mohawk_D_00");
+  const tress_spring_chain *fringe = import_chain_rooted(imp, "Hair_Fringe_A_00");
+  const tress_spring_chain *pony = import_chain_rooted(imp, "Hair_Ponytail_Main_00");
+  const tress_spring_chain *temple = import_chain_rooted(imp, "Hair_Temple_L_C_00");
+  const tress_spring_chain *mohawk = import_chain_rooted(imp, "Hair_Mohawk_D_00");
   assert_non_null(fringe);
   assert_non_null(pony);
   assert_non_null(temple);
@@ -335,7 +323,7 @@ static void test_names_only_model(void **state) {
   assert_float_equal(temple->stiffness, s, 0.0f);
   assert_false(tress_spring_region_get_preset("Mohawk", &s, &d));
   assert_float_equal(mohawk->stiffness, 0.1f, 0.0f);
-  assert_true(has_warning(imp, "Mohawk", "no preset"));
+  assert_true(import_has_warning(imp, "Mohawk", "no preset"));
   /* Earth's gravity in the model's metres */
   assert_float_equal(fringe->gravity[1], -9.81f, 1e-5f);
   /* as the sim's settings: damping = 1 - drag, gravity as a scale of the sim's */
@@ -356,9 +344,9 @@ static void test_names_only_model(void **state) {
   assert_float_equal(imp->colliders[1].tail[0], 0.0f, 0.0f);
   /* every name-made chain is kept out of every collider */
   for (uint32_t i = 0; i < imp->chain_count; i++) assert_int_equal(imp->chains[i].colliders.count, 2);
-  assert_true(has_warning(imp, "SBC_Capsule_Bad_r3_h0", "no length"));
-  assert_true(has_warning(imp, "SBC_Sphere_Broken_rX", "_r<cm>"));
-  assert_true(has_warning(imp, "Hair_Crown_B_00", "no child bones"));
+  assert_true(import_has_warning(imp, "SBC_Capsule_Bad_r3_h0", "no length"));
+  assert_true(import_has_warning(imp, "SBC_Sphere_Broken_rX", "_r<cm>"));
+  assert_true(import_has_warning(imp, "Hair_Crown_B_00", "no child bones"));
   tress_spring_import_free(imp);
 }
 
@@ -397,7 +385,7 @@ static void test_extras_override(void **state) {
   cJSON_Delete(doc);
 
   tress_spring_import *imp = load(path, 1.0f);
-  const tress_spring_chain *hair = chain_rooted(imp, "HairA_0");
+  const tress_spring_chain *hair = import_chain_rooted(imp, "HairA_0");
   assert_non_null(hair);
   assert_int_equal(hair->joint_count, 3);
   assert_float_equal(hair->stiffness, 0.7f, 1e-6f);
@@ -414,7 +402,7 @@ static void test_extras_override(void **state) {
     assert_float_equal(c->height, 0.3f, 1e-6f);
     assert_int_equal(c->source, TRESS_SPRING_FROM_EXTRAS);
   }
-  const tress_spring_chain *single = chain_rooted(imp, "Hair_Fringe_S_00");
+  const tress_spring_chain *single = import_chain_rooted(imp, "Hair_Fringe_S_00");
   assert_non_null(single);
   assert_int_equal(single->source, TRESS_SPRING_FROM_EXTRAS);
   assert_float_equal(single->stiffness, 0.25f, 1e-6f); /* not the Fringe preset */
@@ -471,15 +459,15 @@ static void test_bad_node_tree_keeps_good_parts(void **state) {
   assert_true(imp->nodes[s].bad);
   assert_false(imp->nodes[a].bad);
   assert_false(imp->nodes[h0].bad);
-  assert_true(has_warning(imp, "\"B\"", "two"));
-  assert_true(has_warning(imp, "cycle", NULL));
-  assert_true(has_warning(imp, "\"Hair_Fringe_A_01\"", "out of range"));
-  assert_true(has_warning(imp, "\"loop\"", "bad part"));
-  assert_true(has_warning(imp, "\"bc\"", "bad part"));
-  assert_true(has_warning(imp, "collider 0", "bad part"));
+  assert_true(import_has_warning(imp, "\"B\"", "two"));
+  assert_true(import_has_warning(imp, "cycle", NULL));
+  assert_true(import_has_warning(imp, "\"Hair_Fringe_A_01\"", "out of range"));
+  assert_true(import_has_warning(imp, "\"loop\"", "bad part"));
+  assert_true(import_has_warning(imp, "\"bc\"", "bad part"));
+  assert_true(import_has_warning(imp, "collider 0", "bad part"));
   /* the good parts are still imported */
   assert_int_equal(imp->chain_count, 1);
-  assert_non_null(chain_rooted(imp, "Hair_Fringe_A_00"));
+  assert_non_null(import_chain_rooted(imp, "Hair_Fringe_A_00"));
   assert_int_equal(imp->collider_count, 1);
   assert_string_equal(imp->nodes[imp->colliders[0].node].name, "SBC_Sphere_Ok_r5");
   tress_spring_import_free(imp);
@@ -586,7 +574,7 @@ static void test_vrm0_secondary_animation(void **state) {
 
   tress_spring_import *imp = load(path, 1.0f);
   assert_int_equal(imp->chain_count, 1);
-  const tress_spring_chain *ch = chain_rooted(imp, "hair0");
+  const tress_spring_chain *ch = import_chain_rooted(imp, "hair0");
   assert_non_null(ch);
   assert_int_equal(ch->source, TRESS_SPRING_FROM_VRM0);
   assert_int_equal(ch->joint_count, 3);
@@ -598,8 +586,8 @@ static void test_vrm0_secondary_animation(void **state) {
   assert_float_equal(imp->colliders[0].offset[0], 0.02f, 1e-6f); /* three-vrm: (x, y, -z) */
   assert_float_equal(imp->colliders[0].radius, 0.12f, 1e-6f);
   assert_int_equal(ch->colliders.count, 1);
-  assert_true(has_warning(imp, "negative radius", NULL));
-  assert_true(has_warning(imp, "bone index out of range", NULL));
+  assert_true(import_has_warning(imp, "negative radius", NULL));
+  assert_true(import_has_warning(imp, "bone index out of range", NULL));
   tress_spring_import_free(imp);
 }
 
@@ -628,7 +616,7 @@ static void test_apply_builds_bones_and_colliders(void **state) {
   tress_spring_scene ss;
   tress_error err = {0};
   assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
-  const tress_spring_chain *fringe = chain_rooted(imp, "Hair_Fringe_A_00");
+  const tress_spring_chain *fringe = import_chain_rooted(imp, "Hair_Fringe_A_00");
   tress_id b0 = ss.node_bones[fringe->joints[0]], b1 = ss.node_bones[fringe->joints[1]];
   assert_false(tress_id_is_null(b0));
   char b1_name[TRESS_NAME_MAX];
@@ -762,7 +750,7 @@ static void test_our_glb_writer_output(void **state) {
   tress_spring_import_def def = tress_default_spring_import_def();
   def.units_per_metre = 1.0f;
   assert_int_equal(tress_spring_import_read_memory(glb, glb_size, &def, &imp, &err), 0);
-  const tress_spring_chain *fringe = chain_rooted(imp, "Hair_Fringe_A_00");
+  const tress_spring_chain *fringe = import_chain_rooted(imp, "Hair_Fringe_A_00");
   assert_non_null(fringe);
   assert_int_equal(fringe->joint_count, 3);
   assert_int_equal(imp->collider_count, 1);
@@ -826,7 +814,7 @@ static void test_our_glb_writer_output(void **state) {
   free(out);
 
   imp = load(path, 1.0f);
-  fringe = chain_rooted(imp, "Hair_Fringe_A_00");
+  fringe = import_chain_rooted(imp, "Hair_Fringe_A_00");
   assert_non_null(fringe);
   assert_int_equal(fringe->source, TRESS_SPRING_FROM_VRM1); /* VRM first, the name fills nothing */
   assert_int_equal(fringe->joint_count, 3);
@@ -941,7 +929,7 @@ static void test_deep_node_tree(void **state) {
   assert_int_equal(imp->chains[0].joint_count, DEEP);
   assert_int_equal(imp->chains[0].source, TRESS_SPRING_FROM_VRM1);
   assert_true(imp->nodes[loop0].bad);
-  assert_true(has_warning(imp, "cycle", NULL));
+  assert_true(import_has_warning(imp, "cycle", NULL));
   /* and it applies: one bone per strand node, nested, none for the cycle */
   tress_scene *scene = tress_scene_create();
   tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "tress/spring_import.h"
+#include "support/spring_import_queries.h"
 #include "tress/spring_report.h"
 
 /* Imports glTF JSON text in metres (units_per_metre 1). */
@@ -27,19 +28,6 @@ static tress_spring_import *import_text(const char *json) {
   assert_int_equal(rc, 0);
   assert_non_null(imp);
   return imp;
-}
-
-static bool has_warning(const tress_spring_import *imp, const char *a, const char *b) {
-  for (uint32_t i = 0; i < imp->warning_count; i++)
-    if (strstr(imp->warnings[i], a) && (!b || strstr(imp->warnings[i], b))) return true;
-  return false;
-}
-
-static const tress_spring_chain *chain_rooted(const tress_spring_import *imp, const char *name) {
-  int32_t n = tress_spring_import_find_node(imp, name);
-  for (uint32_t i = 0; i < imp->chain_count; i++)
-    if (imp->chains[i].root == n) return &imp->chains[i];
-  return NULL;
 }
 
 static float length3(const float v[3]) { return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
@@ -62,7 +50,7 @@ static const char SCALED[] =
 static void test_spring_under_a_scaled_node(void **state) {
   (void)state;
   tress_spring_import *imp = import_text(SCALED);
-  const tress_spring_chain *ch = chain_rooted(imp, "H0");
+  const tress_spring_chain *ch = import_chain_rooted(imp, "H0");
   assert_non_null(ch);
   assert_int_equal(ch->joint_count, 3);
   /* links, offsets and radii are a quarter of what the file writes */
@@ -100,7 +88,7 @@ static void test_vrm0_collider_in_front_of_the_face(void **state) {
   assert_float_equal(imp->colliders[0].offset[1], 0.05f, 1e-6f);
   assert_float_equal(imp->colliders[0].offset[2], -0.08f, 1e-6f);
   /* the gravity direction as written, sideways part included (three-vrm converts nothing) */
-  const tress_spring_chain *ch = chain_rooted(imp, "Bang0");
+  const tress_spring_chain *ch = import_chain_rooted(imp, "Bang0");
   assert_non_null(ch);
   assert_float_equal(ch->gravity[0], 0.6f * 0.1f * 60.0f, 1e-4f);
   assert_float_equal(ch->gravity[1], -0.8f * 0.1f * 60.0f, 1e-4f);
@@ -123,7 +111,7 @@ static const char PER_JOINT[] =
 static void test_per_joint_settings_and_gravity_direction(void **state) {
   (void)state;
   tress_spring_import *imp = import_text(PER_JOINT);
-  const tress_spring_chain *ch = chain_rooted(imp, "T0");
+  const tress_spring_chain *ch = import_chain_rooted(imp, "T0");
   assert_non_null(ch);
   assert_int_equal(ch->joint_count, 3);
   const tress_spring_joint_settings *j = ch->joint_settings;
@@ -193,7 +181,7 @@ static const char ESTELLA[] =
 static void test_estella_extras_keys(void **state) {
   (void)state;
   tress_spring_import *imp = import_text(ESTELLA);
-  const tress_spring_chain *tail = chain_rooted(imp, "Tail");
+  const tress_spring_chain *tail = import_chain_rooted(imp, "Tail");
   assert_non_null(tail);
   assert_int_equal(tail->source, TRESS_SPRING_FROM_EXTRAS);
   assert_float_equal(tail->stiffness, 0.3f, 1e-6f);
@@ -205,18 +193,18 @@ static void test_estella_extras_keys(void **state) {
   assert_float_equal(tail->joint_settings[0].radius, 0.02f, 1e-6f);
   /* its rest stiffness turns a 0.1 m link as fast as 0.3 a step does */
   assert_float_equal(tail->joint_settings[0].rest_stiffness, -logf(0.7f) * 0.1f * 60.0f, 1e-4f);
-  assert_true(has_warning(imp, "extras.estella.springBone on \"Tail\"", "\"wind\" is not imported"));
+  assert_true(import_has_warning(imp, "extras.estella.springBone on \"Tail\"", "\"wind\" is not imported"));
   assert_int_equal(imp->collider_count, 1);
   assert_int_equal(imp->colliders[0].shape, TRESS_COLLIDER_CAPSULE);
   assert_float_equal(imp->colliders[0].radius, 0.08f, 1e-6f);
   assert_float_equal(imp->colliders[0].height, 0.1f, 1e-6f);
-  const tress_spring_chain *old = chain_rooted(imp, "Old");
+  const tress_spring_chain *old = import_chain_rooted(imp, "Old");
   assert_non_null(old);
   assert_float_equal(old->stiffness, 0.6f, 1e-6f);
-  const tress_spring_chain *both = chain_rooted(imp, "Both");
+  const tress_spring_chain *both = import_chain_rooted(imp, "Both");
   assert_non_null(both);
   assert_float_equal(both->stiffness, 0.2f, 1e-6f);
-  assert_true(has_warning(imp, "extras.tress.springBone on \"Both\"", "extras.estella.springBone is read"));
+  assert_true(import_has_warning(imp, "extras.tress.springBone on \"Both\"", "extras.estella.springBone is read"));
   tress_spring_import_free(imp);
 }
 
@@ -240,12 +228,12 @@ static void test_unimported_parts_are_named(void **state) {
   (void)state;
   tress_spring_import *imp = import_text(UNIMPORTED);
   assert_int_equal(imp->chain_count, 1);
-  assert_true(has_warning(imp, "collider 0 on \"Face\"", "extended_collider plane is not imported"));
-  assert_true(has_warning(imp, "collider 1 on \"Head\"", "inside sphere is not imported"));
-  assert_true(has_warning(imp, "spring 0 \"a\"", "VRMC_springBone_limit (rotation limits) is not imported"));
-  assert_true(has_warning(imp, "VRM0 secondaryAnimation", "not imported"));
-  assert_true(has_warning(imp, "specVersion \"0.9\"", NULL));
-  assert_true(has_warning(imp, "\"A0\"", "non-uniform scale"));
+  assert_true(import_has_warning(imp, "collider 0 on \"Face\"", "extended_collider plane is not imported"));
+  assert_true(import_has_warning(imp, "collider 1 on \"Head\"", "inside sphere is not imported"));
+  assert_true(import_has_warning(imp, "spring 0 \"a\"", "VRMC_springBone_limit (rotation limits) is not imported"));
+  assert_true(import_has_warning(imp, "VRM0 secondaryAnimation", "not imported"));
+  assert_true(import_has_warning(imp, "specVersion \"0.9\"", NULL));
+  assert_true(import_has_warning(imp, "\"A0\"", "non-uniform scale"));
   tress_spring_import_free(imp);
 }
 
@@ -258,7 +246,7 @@ static void test_bad_center_is_named(void **state) {
   tress_spring_import *imp = import_text(json);
   assert_int_equal(imp->chain_count, 1);
   assert_int_equal(imp->chains[0].center, -1);
-  assert_true(has_warning(imp, "spring 0 \"a\"", "center is not a node index"));
+  assert_true(import_has_warning(imp, "spring 0 \"a\"", "center is not a node index"));
   tress_spring_import_free(imp);
 }
 

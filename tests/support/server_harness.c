@@ -1,6 +1,6 @@
 /* Integration harness: a real server process and real ENet clients. Nothing here fakes the
  * server; helpers only spawn it, wait for its port file, and speak the wire through the codec. */
-#include "server_harness.h"
+#include "support/server_harness.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

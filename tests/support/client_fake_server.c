@@ -1,6 +1,6 @@
 /* client_fake_server.c - the scripted test server: accepts one client at a time, says WELCOME
  * and ROOM_JOINED, records SPAWN_CHARACTER, and sends test-built (or corrupt) messages. */
-#include "client_fake_server.h"
+#include "support/client_fake_server.h"
 
 #include <stdlib.h>
 #include <string.h>
