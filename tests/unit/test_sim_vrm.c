@@ -1,6 +1,6 @@
 /* test_sim_vrm.c - the VRM spring model (TRESS_SPRING_VRM, sim.h): first joints turn, a chain
- * held out sideways curls, per-joint settings, frame-rate independence, no allocation per
- * frame, and a check against a plain scalar re-implementation of VRMC_springBone-1.0. */
+ * held out sideways curls, per-joint settings, a chain started by a zero step, frame-rate
+ * independence, no allocation per frame, and a check against a plain scalar re-implementation of VRMC_springBone-1.0. */
 #include "support/alloc_count.h"
 #include "support/sim_fixture.h"
 
@@ -156,6 +156,37 @@ static tress_xform head_at(double t) {
 
 /* The same pose at the same sim time whether the game draws at 30, 60 or 144 fps: the solver
  * steps at its fixed 60 Hz and frames between steps only carry the drawing. */
+/* A chain starts on its first frame even when that frame runs no substep (a zero step, or a
+ * 144 Hz frame before the first 60 Hz slice): it snaps where it is drawn then, so the first
+ * substep swings it from that pose, as three-vrm's setInitState does. Without it the chain
+ * would start (snap) at the first substep's pose instead and show no lag after a move. */
+static void test_zero_step_starts_the_chain(void **state) {
+  (void)state;
+  for (int model = 0; model < 2; model++) {
+    float tip_z[2];
+    for (int started = 0; started < 2; started++) {
+      tress_scene *scene = tress_scene_create();
+      fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.2f);
+      tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+      tress_chain_settings s = model ? vrm_settings(1.0f, 0.4f, 0.0f) : tress_default_chain_settings();
+      s.gravity_scale = 0.0f;
+      assert_int_equal(tress_sim_bind_bone_chain(sim, c.bones[0], &s, NULL), TRESS_OK);
+      if (started) assert_int_equal(tress_sim_step(sim, 0.0), TRESS_OK);
+      tress_part_set_cframe(scene, c.part, tress_xform_from_pos(0, 5, 0.1f));
+      assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
+      float tip[3];
+      fix_world_pos(scene, c.bones[3], tip);
+      tip_z[started] = tip[2];
+      tress_sim_destroy(sim);
+      tress_scene_destroy(scene);
+    }
+    print_message("%s model: tip z after a 0.1 move, started at the first pose %.4f, not %.4f\n",
+                  model ? "VRM" : "pose", (double)tip_z[1], (double)tip_z[0]);
+    assert_float_equal(tip_z[0], 0.1f, 1e-4f); /* snapped at the moved pose: no lag */
+    assert_true(tip_z[1] < 0.09f);             /* started before the move: the tip lags */
+  }
+}
+
 static void test_frame_rate_independent(void **state) {
   (void)state;
   const int rates[3] = {30, 60, 144};
@@ -546,6 +577,7 @@ int main(void) {
       cmocka_unit_test(test_first_joint_turns),
       cmocka_unit_test(test_sideways_chain_curls),
       cmocka_unit_test(test_joint_settings_per_node),
+      cmocka_unit_test(test_zero_step_starts_the_chain),
       cmocka_unit_test(test_frame_rate_independent),
       cmocka_unit_test(test_matches_scalar_reference),
       cmocka_unit_test(test_vrm_frames_allocate_nothing),

@@ -3,7 +3,11 @@
 through three-vrm (reference.mjs) and through tress (tress_trace), and compares them
 (compare.py). Skips (exit 77) with a message only when node is missing.
 
-  conformance.py TRESS_TRACE WORK_DIR [--extended]
+  conformance.py TRESS_TRACE WORK_DIR [--extended] [--scenes a,b,...] [--fixed-length]
+
+--scenes runs only the named scenes (file names without .gltf; default: every scene in the set);
+--fixed-length runs three-vrm with each joint's length fixed at its initial value (see
+reference.mjs) instead of the length it re-measures from a stale child matrix each update.
 
 three-vrm is taken from tests/vrm/node_modules when it is installed there, else installed
 into WORK_DIR/node with `npm ci` from the committed package.json + package-lock.json."""
@@ -35,6 +39,10 @@ def main():
         return 2
     trace, work = sys.argv[1], sys.argv[2]
     extended = "--extended" in sys.argv
+    only = None
+    if "--scenes" in sys.argv:
+        only = set(sys.argv[sys.argv.index("--scenes") + 1].split(","))
+    ref_flags = ["--fixed-length"] if "--fixed-length" in sys.argv else []
     if not shutil.which("node"):
         print("SKIP: node is missing, so three-vrm (the reference) cannot run; install nodejs and npm")
         return SKIP
@@ -44,12 +52,20 @@ def main():
     subprocess.run(["node", os.path.join(nd, "make_scenes.mjs"), scenes], check=True)
     folder = os.path.join(scenes, "extended") if extended else scenes
     failed = 0
-    for name in sorted(f for f in os.listdir(folder) if f.endswith(".gltf")):
+    names = sorted(f for f in os.listdir(folder) if f.endswith(".gltf"))
+    if only is not None:
+        missing = only - {n[:-5] for n in names}
+        if missing:
+            print(f"no such scene(s): {', '.join(sorted(missing))}")
+            return 2
+        names = [n for n in names if n[:-5] in only]
+    tag = ".fixed" if ref_flags else ""
+    for name in names:
         scene = os.path.join(folder, name)
-        ref_json = os.path.join(work, name + ".reference.json")
+        ref_json = os.path.join(work, name + tag + ".reference.json")
         run_json = os.path.join(work, name + ".tress.json")
         with open(ref_json, "w") as out:
-            subprocess.run(["node", os.path.join(nd, "reference.mjs"), scene], stdout=out, check=True)
+            subprocess.run(["node", os.path.join(nd, "reference.mjs"), scene] + ref_flags, stdout=out, check=True)
         with open(run_json, "w") as out:
             subprocess.run([trace, scene], stdout=out, check=True)
         failed += subprocess.run([sys.executable, os.path.join(HERE, "compare.py"), ref_json, run_json]).returncode != 0

@@ -12,7 +12,14 @@
 // springs updated by 1/60 s. `hits` says which colliders push which joint with which radius
 // (a tail joint is pushed with its upper joint's hitRadius), for the penetration check.
 //
-//   node reference.mjs SCENE.gltf [--no-extended]
+//   node reference.mjs SCENE.gltf [--no-extended] [--fixed-length]
+//
+// --fixed-length: three-vrm measures each joint's length on every update from its child's world
+// matrix, which at that point still holds the child's last pose (the child's own joint runs
+// later in the same update), so a moving chain's tails are kept at a stretched length (up to 44%
+// in the sideways scene). The rotations only see the tail's direction, but the stretched tail is
+// the next frame's inertia. This flag fixes each joint's length at its setInitState value (the
+// spec's and UniVRM's fixed joint length) and changes nothing else in three-vrm.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as THREE from 'three';
@@ -27,10 +34,11 @@ import {
 
 const path = process.argv[2];
 if (!path) {
-  console.error('usage: node reference.mjs SCENE.gltf [--no-extended]');
+  console.error('usage: node reference.mjs SCENE.gltf [--no-extended] [--fixed-length]');
   process.exit(2);
 }
 const useExtended = !process.argv.includes('--no-extended');
+const fixedLength = process.argv.includes('--fixed-length');
 const gltf = JSON.parse(readFileSync(path, 'utf8'));
 const spec = gltf.extensions?.VRMC_springBone;
 const vrm0 = gltf.extensions?.VRM?.secondaryAnimation;
@@ -161,6 +169,16 @@ const dt = 1 / drive.fps;
 pose(0);
 world.updateMatrixWorld(true);
 manager.setInitState();
+if (fixedLength) {
+  world.updateMatrixWorld(true); // setInitState updated the joints' matrices, not their tips'
+  for (const joint of manager.joints) {
+    joint._calcWorldSpaceBoneLength();
+    const length = joint._worldSpaceBoneLength;
+    joint._calcWorldSpaceBoneLength = () => {
+      joint._worldSpaceBoneLength = length;
+    };
+  }
+}
 const frames = [positions()], colliderFrames = [colliderState()];
 for (let f = 1; f <= drive.move + drive.settle; f++) {
   pose(f);

@@ -8,7 +8,9 @@
  * Lengths are metres (units_per_metre 1, units_per_stud 0.28). The driven node's path is the
  * one reference.mjs computes: translation base + amplitude * w, rotation base * yaw(w) with
  * w = sin(2 pi f min(frame, move) / fps); it is given as the node's animated value on top of
- * its rest cframe (the scenes' driven nodes have no rest rotation, so the two agree). */
+ * its rest cframe (the scenes' driven nodes have no rest rotation, so the two agree). Frame 0
+ * is a step of dt 0, which starts the chains at the frame-0 pose as three-vrm's setInitState
+ * does (without it they would start at frame 1's pose, a frame behind the reference). */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,6 +143,7 @@ int main(int argc, char **argv) {
   for (uint32_t i = 0; i < n; i++) printf("%s\"%s\"", i ? "," : "", imp->nodes[joints[i]].name);
   printf("],\"frames\":[");
   tress_bone_set_animated(scene, driven, drive_pose(&drive, 0));
+  tress_sim_step(sim, 0.0); /* three-vrm's setInitState: the chains start at the frame-0 pose */
   print_frame(scene, &ss, joints, n, true);
   for (int f = 1; f <= drive.move + drive.settle; f++) {
     tress_bone_set_animated(scene, driven, drive_pose(&drive, f));

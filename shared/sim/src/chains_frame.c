@@ -43,8 +43,9 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
     if (!s->used) continue;
     float act = 0.0f;
     tress_handle *h = tress__handle_own(sim, s->handle);
-    /* a frame without substeps still rewrites poses of a chain that is awake */
-    if (h && h->eligible && (f->substeps > 0 || h->was_awake)) act = 1.0f;
+    /* a frame without substeps still rewrites poses of a chain that is awake, and starts a new
+     * one (it snaps where it is drawn now, so the first substep moves it from this pose) */
+    if (h && h->eligible && (f->substeps > 0 || h->was_awake || s->fresh)) act = 1.0f;
     if (act != s->act_last) {
       /* a disabled chain is read and written (its animated pose, exactly) but never stepped */
       float step = (s->features & FEAT_DISABLED) ? 0.0f : act;

@@ -266,7 +266,9 @@ tress_result tress_sim_reset(tress_sim *sim, tress_id root);
  * written once at the end. Call it once per drawn frame at any rate: a frame that ends between
  * fixed steps (no substep, or time left after the last) draws every chain, rope and cloth carried
  * rigidly with what it hangs from since its last substep, so nothing stretches behind a moving
- * character; the simulated state itself only changes at substeps. */
+ * character; the simulated state itself only changes at substeps. A new chain starts (at the pose
+ * it is drawn in) on its first frame, substep or not: tress_sim_step(sim, 0) right after binding
+ * starts it at the bind pose, so the first substep swings it from there (three-vrm's setInitState). */
 tress_result tress_sim_step(tress_sim *sim, double dt);
 void tress_sim_set_camera(tress_sim *sim, const float position[3]);
 tress_sim_stats tress_sim_get_stats(const tress_sim *sim);
