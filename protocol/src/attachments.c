@@ -94,15 +94,6 @@ static tress_wire_status check_cloth(const tress_wire_cloth *c, uint32_t i, size
   return check_settings(&c->settings, what, at, err);
 }
 
-static tress_wire_status write_name(wire_writer *w, const char *s, const char *what, tress_wire_error *err) {
-  size_t n = strnlen(s, TRESS_WIRE_MAX_NAME_BYTES + 1);
-  tress_wire_status st = wire_check_utf8(s, n, TRESS_WIRE_MAX_NAME_BYTES, what, w->len, err);
-  if (st) return st;
-  wire_write_u8(w, (uint8_t)n);
-  wire_write_bytes(w, s, n);
-  return TRESS_WIRE_OK;
-}
-
 static void write_f3(wire_writer *w, const float v[3]) {
   for (int k = 0; k < 3; k++) wire_write_f32(w, v[k]);
 }
@@ -115,7 +106,7 @@ static void write_settings(wire_writer *w, const tress_wire_particle_settings *s
 
 static tress_wire_status write_end(wire_writer *w, const tress_wire_rope_end *e, tress_wire_error *err) {
   wire_write_u8(w, e->pinned ? 1 : 0);
-  tress_wire_status st = write_name(w, e->part, "rope end part", err);
+  tress_wire_status st = wire_write_name(w, e->part, "rope end part", err);
   if (st) return st;
   write_f3(w, e->offset);
   return TRESS_WIRE_OK;
@@ -138,7 +129,7 @@ tress_wire_status tress_wire_attachments_encode(const tress_wire_attachments *a,
   for (uint32_t i = 0; i < a->rope_count; i++) {
     const tress_wire_rope *r = &a->ropes[i];
     if ((st = check_rope(r, i, w.len, err))) return st;
-    if ((st = write_name(&w, r->name, "rope name", err)) || (st = write_end(&w, &r->start, err)) ||
+    if ((st = wire_write_name(&w, r->name, "rope name", err)) || (st = write_end(&w, &r->start, err)) ||
         (st = write_end(&w, &r->end, err)))
       return st;
     wire_write_u16(&w, r->segments);
@@ -149,7 +140,7 @@ tress_wire_status tress_wire_attachments_encode(const tress_wire_attachments *a,
   for (uint32_t i = 0; i < a->cloth_count; i++) {
     const tress_wire_cloth *c = &a->cloths[i];
     if ((st = check_cloth(c, i, w.len, err))) return st;
-    if ((st = write_name(&w, c->name, "cloth name", err)) || (st = write_name(&w, c->part, "cloth part", err)))
+    if ((st = wire_write_name(&w, c->name, "cloth name", err)) || (st = wire_write_name(&w, c->part, "cloth part", err)))
       return st;
     wire_write_u8(&w, c->width);
     wire_write_u8(&w, c->height);
@@ -166,22 +157,6 @@ tress_wire_status tress_wire_attachments_encode(const tress_wire_attachments *a,
   if (buf && w.len > cap)
     return wire_fail(err, TRESS_WIRE_ERR_BUFFER_TOO_SMALL, cap, "needs %zu bytes, have %zu", w.len, cap);
   return TRESS_WIRE_OK;
-}
-
-static bool read_name(wire_reader *r, char *dst, const char *what) {
-  size_t at = wire_reader_offset(r);
-  uint8_t n;
-  if (!wire_read_u8(r, &n, what)) return false;
-  if (n > TRESS_WIRE_MAX_NAME_BYTES) {
-    r->status = wire_fail(r->err, TRESS_WIRE_ERR_STRING_TOO_LONG, at, "%s: %u bytes, limit %d", what, n,
-                          TRESS_WIRE_MAX_NAME_BYTES);
-    return false;
-  }
-  if (!wire_read_bytes(r, dst, n, what)) return false;
-  dst[n] = '\0';
-  tress_wire_status st = wire_check_utf8(dst, n, TRESS_WIRE_MAX_NAME_BYTES, what, at, r->err);
-  if (st) r->status = st;
-  return st == TRESS_WIRE_OK;
 }
 
 static bool read_f3(wire_reader *r, float v[3], const char *what) {
@@ -202,7 +177,7 @@ static bool read_end(wire_reader *r, tress_wire_rope_end *e) {
     return false;
   }
   e->pinned = pinned;
-  return read_name(r, e->part, "rope end part") && read_f3(r, e->offset, "rope end offset");
+  return wire_read_name(r, e->part, "rope end part") && read_f3(r, e->offset, "rope end offset");
 }
 
 static tress_wire_status decode_body(wire_reader *r, tress_wire_attachments *out) {
@@ -220,7 +195,7 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_attachments *out
   for (uint32_t i = 0; i < n; i++) {
     tress_wire_rope *rope = &out->ropes[i];
     at = wire_reader_offset(r);
-    if (!read_name(r, rope->name, "rope name") || !read_end(r, &rope->start) || !read_end(r, &rope->end) ||
+    if (!wire_read_name(r, rope->name, "rope name") || !read_end(r, &rope->start) || !read_end(r, &rope->end) ||
         !wire_read_u16(r, &rope->segments, "rope segments") || !wire_read_f32(r, &rope->length, "rope length") ||
         !read_settings(r, &rope->settings))
       return r->status;
@@ -234,7 +209,7 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_attachments *out
   for (uint32_t i = 0; i < n; i++) {
     tress_wire_cloth *c = &out->cloths[i];
     at = wire_reader_offset(r);
-    if (!read_name(r, c->name, "cloth name") || !read_name(r, c->part, "cloth part") ||
+    if (!wire_read_name(r, c->name, "cloth name") || !wire_read_name(r, c->part, "cloth part") ||
         !wire_read_u8(r, &c->width, "cloth width") || !wire_read_u8(r, &c->height, "cloth height") ||
         !read_f3(r, c->origin, "cloth origin") || !read_f3(r, c->step_u, "cloth step_u") ||
         !read_f3(r, c->step_v, "cloth step_v") || !wire_read_u8(r, &c->pinned_edge, "cloth pinned edge") ||

@@ -66,15 +66,6 @@ static tress_wire_status check_chain(const tress_wire_spring_chain *c, uint32_t 
   return TRESS_WIRE_OK;
 }
 
-static tress_wire_status write_name(wire_writer *w, const char *s, const char *what, tress_wire_error *err) {
-  size_t n = strnlen(s, TRESS_WIRE_MAX_NAME_BYTES + 1);
-  tress_wire_status st = wire_check_utf8(s, n, TRESS_WIRE_MAX_NAME_BYTES, what, w->len, err);
-  if (st) return st;
-  wire_write_u8(w, (uint8_t)n);
-  wire_write_bytes(w, s, n);
-  return TRESS_WIRE_OK;
-}
-
 tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t *buf, size_t cap, size_t *out_len,
                                             tress_wire_error *err) {
   if (err) memset(err, 0, sizeof *err);
@@ -94,7 +85,7 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
     const tress_wire_collider *c = &s->colliders[i];
     if ((st = check_collider(c, i, w.len, err))) return st;
     wire_write_u8(&w, c->shape);
-    if ((st = write_name(&w, c->attach, "collider attach", err))) return st;
+    if ((st = wire_write_name(&w, c->attach, "collider attach", err))) return st;
     for (int k = 0; k < 3; k++) wire_write_f32(&w, c->offset[k]);
     for (int k = 0; k < 3; k++) wire_write_f32(&w, c->tail[k]);
     wire_write_f32(&w, c->radius);
@@ -103,7 +94,7 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
   for (uint32_t i = 0; i < s->chain_count; i++) {
     const tress_wire_spring_chain *c = &s->chains[i];
     if ((st = check_chain(c, i, s->collider_count, w.len, err))) return st;
-    if ((st = write_name(&w, c->root, "chain root", err))) return st;
+    if ((st = wire_write_name(&w, c->root, "chain root", err))) return st;
     const tress_chain_settings *t = &c->settings;
     const float f[9] = {t->damping, t->stiffness,  t->gravity_scale,  t->wind_scale, t->radius,
                         t->end_length, t->wind_gust, t->wind_frequency, t->weight};
@@ -121,22 +112,6 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
   return TRESS_WIRE_OK;
 }
 
-static bool read_name(wire_reader *r, char *dst, const char *what) {
-  size_t at = wire_reader_offset(r);
-  uint8_t n;
-  if (!wire_read_u8(r, &n, what)) return false;
-  if (n > TRESS_WIRE_MAX_NAME_BYTES) {
-    r->status = wire_fail(r->err, TRESS_WIRE_ERR_STRING_TOO_LONG, at, "%s: %u bytes, limit %d", what, n,
-                          TRESS_WIRE_MAX_NAME_BYTES);
-    return false;
-  }
-  if (!wire_read_bytes(r, dst, n, what)) return false;
-  dst[n] = '\0';
-  tress_wire_status st = wire_check_utf8(dst, n, TRESS_WIRE_MAX_NAME_BYTES, what, at, r->err);
-  if (st) r->status = st;
-  return st == TRESS_WIRE_OK;
-}
-
 static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
   uint8_t format, n;
   if (!wire_read_u8(r, &format, "springs format")) return r->status;
@@ -152,7 +127,7 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
   for (uint32_t i = 0; i < n; i++) {
     tress_wire_collider *c = &out->colliders[i];
     at = wire_reader_offset(r);
-    if (!wire_read_u8(r, &c->shape, "collider shape") || !read_name(r, c->attach, "collider attach")) return r->status;
+    if (!wire_read_u8(r, &c->shape, "collider shape") || !wire_read_name(r, c->attach, "collider attach")) return r->status;
     for (int k = 0; k < 3; k++)
       if (!wire_read_f32(r, &c->offset[k], "collider offset")) return r->status;
     for (int k = 0; k < 3; k++)
@@ -169,7 +144,7 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
   for (uint32_t i = 0; i < n; i++) {
     tress_wire_spring_chain *c = &out->chains[i];
     at = wire_reader_offset(r);
-    if (!read_name(r, c->root, "chain root")) return r->status;
+    if (!wire_read_name(r, c->root, "chain root")) return r->status;
     c->settings = tress_default_chain_settings();
     tress_chain_settings *t = &c->settings;
     float *f[9] = {&t->damping, &t->stiffness,  &t->gravity_scale,  &t->wind_scale, &t->radius,

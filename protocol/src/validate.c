@@ -2,6 +2,7 @@
  * unit quaternions, sizes and settings in range. Encode and decode run the same checks, so a
  * message the encoder accepts is one every decoder accepts. */
 #include <math.h>
+#include <string.h>
 
 #include "wire_internal.h"
 
@@ -117,4 +118,30 @@ tress_wire_status wire_check_rig_options(const tress_wire_rig_options *o, size_t
   if (fabsf(o->axis[0]) + fabsf(o->axis[1]) + fabsf(o->axis[2]) < 1e-6f)
     return wire_fail(err, TRESS_WIRE_ERR_BAD_FLOAT, offset, "rig options axis: zero vector");
   return wire_check_vec3(o->root, TRESS_WIRE_MAX_COORD, "rig options root", offset, err);
+}
+
+/* A name field (u8 length + UTF-8 bytes, at most TRESS_WIRE_MAX_NAME_BYTES), both ways. */
+tress_wire_status wire_write_name(wire_writer *w, const char *s, const char *what, tress_wire_error *err) {
+  size_t n = strnlen(s, TRESS_WIRE_MAX_NAME_BYTES + 1);
+  tress_wire_status st = wire_check_utf8(s, n, TRESS_WIRE_MAX_NAME_BYTES, what, w->len, err);
+  if (st) return st;
+  wire_write_u8(w, (uint8_t)n);
+  wire_write_bytes(w, s, n);
+  return TRESS_WIRE_OK;
+}
+
+bool wire_read_name(wire_reader *r, char *dst, const char *what) {
+  size_t at = wire_reader_offset(r);
+  uint8_t n;
+  if (!wire_read_u8(r, &n, what)) return false;
+  if (n > TRESS_WIRE_MAX_NAME_BYTES) {
+    r->status = wire_fail(r->err, TRESS_WIRE_ERR_STRING_TOO_LONG, at, "%s: %u bytes, limit %d", what, n,
+                          TRESS_WIRE_MAX_NAME_BYTES);
+    return false;
+  }
+  if (!wire_read_bytes(r, dst, n, what)) return false;
+  dst[n] = '\0';
+  tress_wire_status st = wire_check_utf8(dst, n, TRESS_WIRE_MAX_NAME_BYTES, what, at, r->err);
+  if (st) r->status = st;
+  return st == TRESS_WIRE_OK;
 }

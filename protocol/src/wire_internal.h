@@ -119,6 +119,10 @@ void wire_arena_release(void **arena);
 
 /* ---- validators (shared by encode and decode; offset is for the message only) ---------------- */
 
+/* A name field of a section (u8 length + UTF-8, <= TRESS_WIRE_MAX_NAME_BYTES): writes it, or
+ * reads it into dst (TRESS_WIRE_NAME_CAP bytes), setting r->status on failure. */
+tress_wire_status wire_write_name(wire_writer *w, const char *s, const char *what, tress_wire_error *err);
+bool wire_read_name(wire_reader *r, char *dst, const char *what);
 tress_wire_status wire_check_utf8(const char *s, size_t n, size_t max_bytes, const char *what, size_t offset,
                                   tress_wire_error *err);
 tress_wire_status wire_check_xform(const tress_xform *x, const char *what, size_t offset, tress_wire_error *err);

@@ -11,6 +11,7 @@
  * - nothing here allocates per frame: lookups are O(1), walks are over the tree itself.
  */
 #include "tress/scene.h"
+#include "owner_tag.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -82,26 +83,6 @@ struct tress_scene {
   uint32_t owner;         /* the tag every id and connection of this scene carries */
 };
 
-/* The scene's owner tag, from its address and the monotonic clock at creation, mixed
- * (splitmix64) and folded to 32 bits; never 0, so a zeroed id never names a live scene. No
- * global counter, so scenes in one process share nothing. What it guarantees: two scenes alive
- * at once (distinct addresses) get equal tags only with probability 2^-32 per pair, and a scene
- * made later at a freed scene's address gets a fresh tag (the clock moved), so ids kept from a
- * destroyed scene are refused by its successor too. On a collision the index and generation
- * checks still hold, so an id never reaches a freed slot. */
-static uint32_t owner_tag(const tress_scene *s) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  uint64_t x = (uint64_t)(uintptr_t)s ^ ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) * 0x9e3779b97f4a7c15u;
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9u;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebu;
-  x ^= x >> 31;
-  uint32_t tag = (uint32_t)(x ^ (x >> 32));
-  return tag ? tag : 1u;
-}
-
 static instance *slot_get(const tress_scene *s, tress_id id) {
   if (!s || id.index1 == 0 || id.index1 > s->slot_count || id.owner != s->owner) return NULL;
   instance *in = &s->slots[id.index1 - 1];
@@ -153,7 +134,7 @@ static uint32_t slot_alloc(tress_scene *s) {
 tress_scene *tress_scene_create(void) {
   tress_scene *s = calloc(1, sizeof *s);
   if (!s) return NULL;
-  s->owner = owner_tag(s);
+  s->owner = tress__owner_tag(s);
   uint32_t root = slot_alloc(s);
   if (!root) {
     free(s);

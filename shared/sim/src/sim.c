@@ -18,29 +18,11 @@
 #include <time.h>
 
 #include "sim_internal.h"
+#include "owner_tag.h"
 
 #define TELEPORT_STUDS 50.0f
 #define SERVER_MAX_DISTANCE 100.0f
 #define SERVER_MAX_CHAINS 20
-
-/* The owner tag of a new sim, with no global counter: the sim's address mixed (splitmix64's
- * finalizer) with the monotonic clock at creation, folded to 32 bits, never 0. What it
- * guarantees: nothing absolute (32 bits of a hash), but two sims alive together share a tag only
- * with probability 2^-32 per pair, and a sim created later at a freed sim's address gets a fresh
- * tag (the clock moved), so a kept id of a destroyed sim is refused by its successor too. Ids are
- * still checked for index and generation, so a tag collision never names a freed slot. */
-static uint32_t owner_tag(const tress_sim *sim) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  uint64_t x = (uint64_t)(uintptr_t)sim ^ ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) * 0x9e3779b97f4a7c15u;
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9u;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebu;
-  x ^= x >> 31;
-  uint32_t tag = (uint32_t)(x ^ (x >> 32));
-  return tag ? tag : 1u;
-}
 
 double tress__clock_ms(void) {
   struct timespec ts;
@@ -103,7 +85,7 @@ tress_sim *tress_sim_create(const tress_sim_def *def) {
   if (!sim) return NULL;
   sim->def = *def;
   sim->scene = def->scene;
-  sim->owner = owner_tag(sim);
+  sim->owner = tress__owner_tag(sim);
   sim->profiling = def->enable_profile;
   tress_sim_def *d = &sim->def;
   d->units_per_stud = finite_or(d->units_per_stud, 1.0f);

@@ -85,7 +85,7 @@ struct tress_ropes;
 
 struct tress_sim {
   tress_sim_colliders *colliders;
-  uint32_t owner;     /* the tag every id this sim hands out carries (owner_tag in sim.c) */
+  uint32_t owner;     /* the tag every id this sim hands out carries (tress__owner_tag, core/internal/owner_tag.h) */
   bool profiling;     /* def.enable_profile: step times its phases into profile */
   tress_sim_profile profile;
   tress_sim_def def;
