@@ -93,7 +93,6 @@ typedef struct tress_particles {
   uint64_t step_index;  /* fixed steps seen, staggers 15 Hz ticks */
   uint32_t lod_pending; /* fixed steps since the last reduced-rate tick */
   tress_rope_lod lod;
-  bool fresh;           /* pins have no previous frame yet */
   bool collision_off;   /* the raycast callback misbehaved */
   bool stopped;         /* a non-finite state was caught: frozen */
   const char *fault;

@@ -3,7 +3,9 @@
  * Every rope and cloth sheet is one particle system (particles.h) the sim steps through the
  * tress__ropes_* entry points. A frame reads each pin's world position once, then for each fixed
  * step k of the frame moves the pins' target to the position interpolated at k's time
- * (tress__frame_alpha), so a 30 Hz and a 144 Hz host take the same steps, and ticks:
+ * (tress__frame_alpha), so a 30 Hz and a 144 Hz host take the same steps, and ticks. The first
+ * frame after a bind (or a reset) moves the pins from where they were then, not from the frame's
+ * own pose: that would make its first steps depend on how long the frame is. Each handle:
  * - FULL: every fixed step, `substeps` substeps;
  * - REDUCED (camera beyond lod_distance): once every fixed_hz / 15 fixed steps (staggered by
  *   slot so ropes do not all tick on one frame), covering the elapsed time in lod_substeps
@@ -353,7 +355,7 @@ static void display_point(const tress_particles *ps, uint32_t i, float out[3]) {
 void tress__ropes_reset(tress_sim *sim, const tress_handle *h) {
   struct tress_ropes *r = sim->ropes;
   tress_particles *ps = h->slot < r->slot_count ? r->slots[h->slot] : NULL;
-  if (!ps || ps->fresh || ps->pin_count == 0) return; /* fresh: nothing simulated yet */
+  if (!ps || ps->pin_count == 0) return;
   float now[3], d[3];
   pin_world(sim->scene, &ps->pins[0], now);
   for (int k = 0; k < 3; k++) d[k] = now[k] - ps->pins[0].frame_cur[k];
@@ -372,7 +374,6 @@ void tress__ropes_reset(tress_sim *sim, const tress_handle *h) {
     memcpy(pin->tick_prev, pin->frame_cur, sizeof pin->frame_cur);
     memcpy(pin->target, pin->frame_cur, sizeof pin->frame_cur);
   }
-  ps->fresh = true; /* the next frame starts its pins where they are now */
   sources_rest(sim->scene, ps);
   for (int k = 0; k < 3; k++) ps->center[k] += d[k];
 }
@@ -445,7 +446,6 @@ tress_result tress__ropes_register(tress_sim *sim, tress_particles *ps, tress_ha
   }
   ps->handle = id;
   ps->slot = slot;
-  ps->fresh = true;
   r->slots[slot] = ps;
   /* The root pin is watched by the sim; every other pinned instance (once each) by us. */
   for (uint32_t p = 0; p < ps->pin_count; p++) {
@@ -751,16 +751,13 @@ void tress__ropes_frame(tress_sim *sim, const tress_frame *f) {
       src->world = tress_instance_get_world(sim->scene, src->instance);
       memcpy(src->q_prev, src->q_cur, sizeof src->q_cur);
       memcpy(src->q_cur, src->world.q, sizeof src->q_cur);
-      if (ps->fresh) memcpy(src->q_prev, src->q_cur, sizeof src->q_cur);
     }
     for (uint32_t p = 0; p < ps->pin_count; p++) {
       particle_pin *pin = &ps->pins[p];
       memcpy(pin->frame_prev, pin->frame_cur, sizeof pin->frame_cur);
       if (tress_id_is_null(pin->instance)) memcpy(pin->frame_cur, pin->local, sizeof pin->local);
       else tress_xform_point(ps->sources[pin->source].world, pin->local, pin->frame_cur); /* = pin_world */
-      if (ps->fresh) memcpy(pin->frame_prev, pin->frame_cur, sizeof pin->frame_cur);
     }
-    ps->fresh = false;
     ps->lod = choose_lod(sim, h, ps);
     for (int k = 0; k < 3; k++)
       ps->accel[k] = f->gravity[k] * ps->settings.gravity_scale + f->wind[k] * ps->settings.wind_scale;
