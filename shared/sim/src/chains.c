@@ -85,7 +85,7 @@ static void resolve_gravity_dir(const tress_sim *sim, const float dir[3], float 
 static chain_params params_of(const tress_sim *sim, tress_chain_settings s) {
   chain_params p = {s.damping,   s.stiffness,      s.gravity_scale, s.wind_scale, s.radius,
                     s.end_length, s.wind_gust,     s.wind_frequency, s.weight,    s.enabled,
-                    (uint8_t)s.model, s.rotations_only, {0.0f, 0.0f, 0.0f}};
+                    (uint8_t)s.model, s.rotations_only, {0.0f, 0.0f, 0.0f}, s.center, s.center_inertia};
   resolve_gravity_dir(sim, s.gravity_dir, p.gravity_dir);
   return p;
 }
@@ -111,6 +111,7 @@ static tress_chain_settings sanitize(const tress_chain_settings *in) {
   s.wind_gust = clamp01(in->wind_gust, d.wind_gust);
   s.wind_frequency = isfinite(in->wind_frequency) && in->wind_frequency > 0.0f ? in->wind_frequency : 0.0f;
   s.weight = clamp01(in->weight, d.weight);
+  s.center_inertia = clamp01(in->center_inertia, d.center_inertia);
   return s;
 }
 
@@ -118,12 +119,26 @@ static bool settings_valid(const tress_chain_settings *s) {
   return !s || (isfinite(s->damping) && isfinite(s->stiffness) && isfinite(s->gravity_scale) &&
                 isfinite(s->wind_scale) && isfinite(s->radius) && isfinite(s->end_length) &&
                 isfinite(s->wind_gust) && isfinite(s->wind_frequency) && isfinite(s->weight) &&
-                isfinite(s->gravity_dir[0]) && isfinite(s->gravity_dir[1]) && isfinite(s->gravity_dir[2]) &&
+                isfinite(s->center_inertia) && isfinite(s->gravity_dir[0]) && isfinite(s->gravity_dir[1]) && isfinite(s->gravity_dir[2]) &&
                 (s->model == TRESS_SPRING_POSE || s->model == TRESS_SPRING_VRM) &&
                 s->collider_count <= TRESS_CHAIN_COLLIDERS_MAX);
 }
 
-/* The settings' collider ids as a set of indices; false when one is stale. */
+/* A center must be the chain's root or one of its ancestors (what it hangs under). */
+static bool center_valid(const tress_sim *sim, const tress_chain_settings *s, tress_id root) {
+  if (!s || tress_id_is_null(s->center)) return true;
+  if (!tress_instance_is_valid(sim->scene, s->center)) return false;
+  return tress_id_is_equal(s->center, root) || tress_instance_is_descendant_of(sim->scene, root, s->center);
+}
+
+/* Where a centered chain's center is now: its motion is measured from here. */
+static void center_start(const tress_sim *sim, chain_slot *s) {
+  tress_xform now = tress_xform_identity();
+  if (!tress_id_is_null(s->settings.center)) now = tress_instance_get_world(sim->scene, s->settings.center);
+  if (!tress_xform_is_finite(now)) now = tress_xform_identity();
+  s->center_prev = s->center_now = s->center_pin = now;
+}
+
 /* The settings' collider ids as this sim's collider indices: TRESS_ERR_STALE_ID for a destroyed
  * collider, TRESS_ERR_WRONG_OWNER for another sim's. */
 static tress_result settings_set(const tress_sim *sim, const tress_chain_settings *s, tress_collider_set *out) {
@@ -156,7 +171,8 @@ static void slot_features(struct tress_chains *c, uint32_t si) {
   const chain_params *st = &s->settings;
   s->features = (uint8_t)((c->own_sets[si].count > 0 ? FEAT_COLLIDES : 0u) |
                           (!st->enabled || st->weight < 1.0f ? FEAT_WEIGHTED : 0u) |
-                          (st->wind_gust > 0.0f ? FEAT_GUSTY : 0u) | (!st->enabled ? FEAT_DISABLED : 0u));
+                          (st->wind_gust > 0.0f ? FEAT_GUSTY : 0u) | (!st->enabled ? FEAT_DISABLED : 0u) |
+                          (!tress_id_is_null(st->center) && st->center_inertia > 0.0f ? FEAT_CENTERED : 0u));
   if (s->features & FEAT_COLLIDES) c->collider_chains++;
   /* enabled toggled: refill the node masks (the substep mask depends on it) */
   if ((s->features & FEAT_DISABLED) != was_disabled && s->act_last >= 0.0f) s->act_last = -1.0f;
@@ -342,6 +358,7 @@ static void set_bones_simulated(tress_scene *scene, const chain_slot *s, bool on
 
 static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bone, tress_id handle_root,
                                const tress_chain_settings *settings, tress_handle_id *out) {
+  if (!center_valid(sim, settings, handle_root)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_collider_set set;
   tress_result set_result = settings_set(sim, settings, &set);
   if (set_result != TRESS_OK) return set_result;
@@ -355,6 +372,7 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
   s->root_bone = root_bone;
   s->last_part = s->prev_part = s->pin = tress_xform_identity();
   s->settings = params_of(sim, sanitize(settings));
+  center_start(sim, s);
   c->own_sets[si] = set;
   s->fresh = true;
   tress_result r = slot_build_bones(sim, s);
@@ -414,14 +432,15 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   if (!settings_valid(settings)) return TRESS_ERR_INVALID_ARGUMENT;
   /* the VRM model and rotations_only write bone rotations only: a part chain has none */
   if (settings && (settings->model != TRESS_SPRING_POSE || settings->rotations_only)) return TRESS_ERR_INVALID_ARGUMENT;
-  tress_collider_set set;
-  tress_result set_result = settings_set(sim, settings, &set);
-  if (set_result != TRESS_OK) return set_result;
   for (uint32_t i = 0; i < count; i++) {
     if (!tress_instance_is_valid(sim->scene, parts[i])) return TRESS_ERR_STALE_ID;
     if (tress_instance_get_kind(sim->scene, parts[i]) != TRESS_KIND_PART) return TRESS_ERR_INVALID_ARGUMENT;
     if (!tress_xform_is_finite(tress_part_get_cframe(sim->scene, parts[i]))) return TRESS_ERR_INVALID_ARGUMENT;
   }
+  if (!center_valid(sim, settings, parts[0])) return TRESS_ERR_INVALID_ARGUMENT;
+  tress_collider_set set;
+  tress_result set_result = settings_set(sim, settings, &set);
+  if (set_result != TRESS_OK) return set_result;
   struct tress_chains *c = sim->chains;
   uint32_t si = slot_new(c);
   if (si == UINT32_MAX) return TRESS_ERR_OUT_OF_MEMORY;
@@ -435,6 +454,7 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   s->part = parts[0];
   s->last_part = s->prev_part = s->pin = tress_xform_identity();
   s->settings = params_of(sim, sanitize(settings));
+  center_start(sim, s);
   c->own_sets[si] = set;
   s->node_count = count;
   s->fresh = true;
@@ -558,6 +578,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   if (set_result != TRESS_OK) return set_result;
   struct tress_chains *c = sim->chains;
   chain_slot *s = &c->slots[h->slot];
+  if (!center_valid(sim, in, s->from_bone ? s->root_bone : s->part)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_chain_settings next = sanitize(in);
   /* a tile holds one kind: moving a chain to another re-lays the batch out */
   chain_params next_params = params_of(sim, next);
@@ -584,7 +605,9 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
     c->dirty = true;
   }
   uint8_t was_model = s->settings.model;
+  bool new_center = !tress_id_is_equal(next.center, s->settings.center);
   s->settings = params_of(sim, next);
+  if (new_center) center_start(sim, s);
   /* joints keep their values, re-sanitized when the model (and so their meaning) changed */
   if (s->joints && was_model != s->settings.model)
     for (uint32_t k = 0; k < s->joint_count; k++)

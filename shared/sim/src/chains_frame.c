@@ -184,6 +184,7 @@ static void snap_slot(struct tress_chains *c, chain_slot *s) {
   chain_nodes *n = &c->nodes;
   /* the chain restarts at its anchor now: nothing to interpolate from, nothing to carry */
   s->prev_part = s->pin = s->last_part;
+  s->center_prev = s->center_pin = s->center_now; /* the same for its center */
   for (uint32_t k = 0; k < s->node_count; k++) {
     uint32_t i = s->global[k];
     n->px[i] = n->ox[i] = n->pa_px[i] = n->aw_px[i];
@@ -305,6 +306,14 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
     if (feat & FEAT_GUSTY) gust_slot(c, s, f->time);
     tress_handle *h = slot_handle(sim, si);
     float dx = n->aw_px[r] - n->pa_px[r], dy = n->aw_py[r] - n->pa_py[r], dz = n->aw_pz[r] - n->pa_pz[r];
+    if (feat & FEAT_CENTERED) {
+      /* the root's motion in its center's frame: riding along with the center is no jump */
+      flags |= TILE_CENTERED;
+      tress__center_read(sim, s);
+      float pa[3] = {n->pa_px[r], n->pa_py[r], n->pa_pz[r]}, aw[3] = {n->aw_px[r], n->aw_py[r], n->aw_pz[r]}, d[3];
+      tress__center_root_motion(s, pa, aw, d);
+      dx = d[0]; dy = d[1]; dz = d[2];
+    }
     float d2 = dx * dx + dy * dy + dz * dz;
     /* a jump is a departure from the path the root was on: a head in a fast car moves far every
      * frame without jumping (measured raw, a short chain would snap every frame there) */
@@ -721,7 +730,9 @@ static void run_frame(tress_sim *sim, const tress_frame *f, tress_sim_profile *p
     prepare_tile(sim, c, f, t);
     double t1 = profile ? tress__clock_ms() : 0.0;
     bool vrm = c->tile_kind[t] & TILE_KIND_VRM;
+    bool centered = c->tile_flags[t] & TILE_CENTERED;
     for (int k = 0; k < f->substeps; k++) {
+      if (centered) tress__center_substep_tile(c, tress__frame_alpha(f, k), t);
       if (vrm) tress__vrm_substep_tile(c, f, tress__frame_alpha(f, k), t);
       else substep_tile(c, f, tress__frame_alpha(f, k), t);
     }

@@ -63,6 +63,13 @@
  * pose model's motion. Chains alternating kinds slot by slot make many small tiles (each level
  * padded to 16 lanes): binding order keeps them apart in practice.
  *
+ * Center space (issue 15). A chain with a center (FEAT_CENTERED, TILE_CENTERED on its tile) is
+ * moved rigidly, current and previous positions alike, with its center's motion since the last
+ * substep (scaled by center_inertia) before each substep, per chain and only on flagged tiles:
+ * verlet velocity and the VRM tails' inertia are then measured in the center's frame, as
+ * UniVRM's and three-vrm's center-space tails are. The reset checks measure the root in that
+ * frame too, so a character riding or teleporting with its center neither whips nor snaps.
+ *
  * Render carry. A frame that ends between fixed steps (no substep, or time left after the last)
  * draws each chain carried rigidly with its anchor from where the last substep left it (its
  * pin) to where the anchor is now, so a game drawing at 144 Hz sees hair attached, not
@@ -138,6 +145,7 @@ typedef struct tile_scratch {
 #define FEAT_WEIGHTED 2u /* weight < 1 or disabled */
 #define FEAT_GUSTY 4u
 #define FEAT_DISABLED 8u
+#define FEAT_CENTERED 16u /* a center whose motion is (partly) taken out of the inertia */
 
 /* tress_chain_settings without the collider id list (which becomes an index set): kept small
  * so the per-frame slot loops stride through little memory. gravity_dir is resolved (unit, or
@@ -148,6 +156,8 @@ typedef struct chain_params {
   uint8_t model; /* tress_spring_model */
   bool rotations_only;
   float gravity_dir[3];
+  tress_id center;      /* null: world */
+  float center_inertia; /* 0..1 */
 } chain_params;
 
 /* One joint's own values (tress_handle_set_joint_settings), sanitized for the chain's model;
@@ -179,6 +189,9 @@ typedef struct chain_slot {
   tress_xform prev_part;     /* last frame's anchor: the substeps interpolate from it */
   tress_xform pin;           /* the anchor where the last substep left the chain */
   float carry[7];            /* this frame's carry: rotation q, translation t (R p + t) */
+  /* Center space (chains_center.c), FEAT_CENTERED only: the center's world pose last frame and
+   * now (a center gone since holds still: world inertia), and where the last substep saw it. */
+  tress_xform center_prev, center_now, center_pin;
   tress_handle_id handle;
   tress_id root_bone;
   chain_params settings;     /* sanitized; the collider set lives in c->own_sets */
@@ -280,6 +293,7 @@ static inline uint8_t chain_tile_kind(const chain_params *p) {
 #define TILE_COLLIDES 1u
 #define TILE_WEIGHTED 2u
 #define TILE_CARRIED 4u /* some chain is drawn carried with its anchor since its last substep */
+#define TILE_CENTERED 8u /* some chain moves with its center before each substep */
 
 /* Level views and the shortest arc, shared by the pose model's frame and the VRM model's. */
 #include <math.h>
@@ -341,6 +355,12 @@ tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s); /* w
 void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t);
 void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float alpha, uint32_t t);
 void tress__vrm_output_roots(struct tress_chains *c, uint32_t t, bool display);
+/* Center space (chains_center.c): a centered slot's center read once per frame (after which
+ * its root's frame motion, as the reset checks see it, is aw - D(pa): `root_motion`), and
+ * before each substep of a TILE_CENTERED tile every centered chain carried with its center. */
+void tress__center_read(const tress_sim *sim, chain_slot *s);
+void tress__center_root_motion(const chain_slot *s, const float pa[3], const float aw[3], float out[3]);
+void tress__center_substep_tile(struct tress_chains *c, float alpha, uint32_t t);
 void tress__vrm_output_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, bool display);
 
 #endif

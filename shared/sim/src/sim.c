@@ -54,6 +54,7 @@ tress_chain_settings tress_default_chain_settings(void) {
                                 .wind_frequency = 0.5f,
                                 .weight = 1.0f,
                                 .enabled = true,
+                                .center_inertia = 1.0f,
                                 .collider_count = 0};
 }
 

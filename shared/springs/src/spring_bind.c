@@ -44,6 +44,22 @@ tress_chain_settings tress_spring_chain_get_sim_settings(const tress_spring_chai
   return s;
 }
 
+/* VRM `center`: the bone of the spring's center node, when it is the root joint or one of its
+ * ancestors (the sim's rule), with its motion taken out fully as UniVRM and three-vrm do; any
+ * other center leaves the chain in world space rather than failing its bind. */
+static void map_center(const tress_sim *sim, const tress_spring_chain *ch, const tress_spring_scene *scene,
+                       tress_chain_settings *s) {
+  s->center = (tress_id){0};
+  if (ch->center < 0 || (uint32_t)ch->center >= scene->node_count) return;
+  tress_id center = scene->node_bones[ch->center], root = scene->node_bones[ch->root];
+  const tress_scene *world = tress_sim_get_def(sim)->scene;
+  if (tress_id_is_null(center) ||
+      !(tress_id_is_equal(center, root) || tress_instance_is_descendant_of(world, root, center)))
+    return;
+  s->center = center;
+  s->center_inertia = 1.0f;
+}
+
 tress_result tress_spring_bind(tress_sim *sim, const tress_spring_import *imp, const tress_spring_scene *scene,
                                tress_spring_binding *out) {
   if (!out) return TRESS_ERR_INVALID_ARGUMENT;
@@ -72,6 +88,7 @@ tress_result tress_spring_bind(tress_sim *sim, const tress_spring_import *imp, c
       continue;
     }
     tress_chain_settings s = tress_spring_chain_get_sim_settings(ch, gravity, out->colliders, out->collider_count);
+    map_center(sim, ch, scene, &s);
     tress_result r = tress_sim_bind_bone_chain(sim, scene->node_bones[ch->root], &s, &out->handles[c]);
     /* a VRM spring tunes every joint: each one's own values (the last joint is only a tail) */
     for (uint32_t j = 0; r == TRESS_OK && tress_spring_chain_is_vrm(ch) && j < ch->joint_count; j++) {

@@ -136,6 +136,8 @@ typedef struct tress_chain_settings {
   tress_spring_model model; /* TRESS_SPRING_POSE */
   float gravity_dir[3];     /* VRM model only: (0, 0, 0) = the sim's gravity direction */
   bool rotations_only;      /* false: see below (the VRM model always writes rotations only) */
+  tress_id center;          /* null = world: see "Center space" below */
+  float center_inertia;     /* 1: 0..1, how much of the center's motion is taken out */
   uint32_t collider_count; /* 0: colliders[0..count) are this chain's collider set */
   tress_collider_id colliders[TRESS_CHAIN_COLLIDERS_MAX];
 } tress_chain_settings;
@@ -143,6 +145,16 @@ typedef struct tress_chain_settings {
 /* rotations_only (bone chains; the spring-bones seed's output on the pose model's motion): every
  * bone, the chain's first included, is turned to aim at where its first child has got to and
  * keeps its animated local translation; no position is written, so no bone leaves its parent. */
+
+/* Center space (VRM `center`; any chain, either model): center names an instance the chain's
+ * root is, or hangs under (its anchor or an ancestor, e.g. a character's root or hips). Before
+ * every substep the chain's current and previous positions are carried rigidly with the
+ * center's motion since the last substep, so inertia is measured in the center's frame: a
+ * character running, riding or teleporting keeps its hair's local sway instead of flinging it.
+ * center_inertia scales that motion (translation scaled, rotation nlerped from identity): 1
+ * takes it out fully, 0 leaves world inertia (as a null center does). The reset checks (jump,
+ * teleport guard) measure the root's motion in the same frame. A center that is not such an
+ * instance is TRESS_ERR_INVALID_ARGUMENT; one destroyed later falls back to world. */
 
 /* One joint's own spring values (VRM springs tune every joint): they move the joint's tails
  * (its child bones, or its end tip) in place of the chain's values of the same names, in either
