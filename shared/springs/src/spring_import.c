@@ -25,6 +25,7 @@
 
 #include "tress/result.h"
 #include "tress/file_read.h"
+#include "vrm_extended_collider.h"
 
 #define TRESS_SPRING_ERROR_MAX 200 /* the parsers' message buffers */
 
@@ -547,24 +548,39 @@ static int32_t read_center(builder *b, const char *what, const cJSON *obj) {
   return center;
 }
 
-/* The sim has spheres and capsules only (outside): an extended collider's plane or inside shape
- * is not imported, and the spec's fallback shape stands in for it. */
-static void warn_extended_collider(builder *b, int index, const char *node, const cJSON *col, const char *fallback) {
+/* A collider's extensions other than VRMC_springBone_extended_collider are not imported; an
+ * extended collider that could not be used (why) leaves its fallback shape standing in. */
+static void warn_collider_extensions(builder *b, int index, const char *node, const cJSON *col, const char *fallback,
+                                     const char *why) {
   const cJSON *exts = cJSON_GetObjectItemCaseSensitive(col, "extensions");
   const cJSON *e;
   cJSON_ArrayForEach(e, exts) {
     if (!e->string) continue;
-    if (strcmp(e->string, "VRMC_springBone_extended_collider") != 0) {
+    if (strcmp(e->string, "VRMC_springBone_extended_collider") != 0)
       warn(b, "VRMC_springBone collider %d on \"%s\": extension %s is not imported", index, node, e->string);
-      continue;
-    }
-    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
-    const cJSON *kind = cJSON_IsObject(shape) ? shape->child : NULL;
-    bool inside = kind && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kind, "inside"));
-    warn(b, "VRMC_springBone collider %d on \"%s\": VRMC_springBone_extended_collider %s%s is not imported: its "
-            "fallback %s is used",
-         index, node, inside ? "inside " : "", kind && kind->string ? kind->string : "shape", fallback);
+    else if (why && why[0])
+      warn(b, "VRMC_springBone collider %d on \"%s\": VRMC_springBone_extended_collider is not usable (%s): its "
+              "fallback %s is used", index, node, why, fallback ? fallback : "shape");
   }
+}
+
+/* An extended collider's shape (vrm_extended_collider.c) as an import collider on node. */
+static int32_t extended_collider_add(builder *b, int32_t node, const tress_vrm_extended_shape *ex) {
+  tress_spring_collider *c = collider_add(b);
+  if (!c) return -1;
+  float sc = b->imp->nodes[node].scale * b->scale;
+  c->shape = ex->shape;
+  c->node = node;
+  for (int a = 0; a < 3; a++) {
+    c->offset[a] = ex->offset[a] * sc;
+    c->tail[a] = ex->tail[a] * sc;
+    c->normal[a] = ex->normal[a];
+  }
+  c->radius = ex->radius * sc;
+  float dx = ex->tail[0] - ex->offset[0], dy = ex->tail[1] - ex->offset[1], dz = ex->tail[2] - ex->offset[2];
+  c->height = sqrtf(dx * dx + dy * dy + dz * dz) * sc;
+  c->source = TRESS_SPRING_FROM_VRM1;
+  return (int32_t)(b->imp->collider_count - 1);
 }
 
 /* Joint extensions (VRMC_springBone_limit's rotation limits, others) are not imported: one
@@ -611,12 +627,18 @@ static void read_vrm1(builder *b, const cJSON *ext) {
     const cJSON *capsule = cJSON_GetObjectItemCaseSensitive(shape, "capsule");
     const cJSON *s = sphere ? sphere : capsule;
     float radius = 0.0f, offset[3] = {0, 0, 0}, tail[3] = {0, 0, 0};
+    tress_vrm_extended_shape ex;
+    char ex_why[96];
+    tress_vrm_extended_status ext = tress__vrm_read_extended_collider(col, &ex, ex_why, sizeof ex_why);
     if (!json_index(cJSON_GetObjectItemCaseSensitive(col, "node"), &node) || node < 0 ||
         (uint32_t)node >= imp->node_count) {
       warn(b, "VRMC_springBone collider %d: node index out of range: skipped", ci);
     } else if (imp->nodes[node].bad) {
       warn(b, "VRMC_springBone collider %d: node \"%s\" is in a bad part of the node tree: skipped", ci,
            imp->nodes[node].name);
+    } else if (ext == TRESS_VRM_EXTENDED_READ) {
+      warn_collider_extensions(b, ci, imp->nodes[node].name, col, NULL, NULL);
+      map[ci] = extended_collider_add(b, node, &ex);
     } else if (!cJSON_IsObject(s)) {
       warn(b, "VRMC_springBone collider %d on \"%s\": no sphere or capsule shape: skipped", ci, imp->nodes[node].name);
     } else {
@@ -642,7 +664,7 @@ static void read_vrm1(builder *b, const cJSON *ext) {
           }
           c->radius = radius * sc;
           c->height = sphere ? 0.0f : height * sc;
-          warn_extended_collider(b, ci, imp->nodes[node].name, col, sphere ? "sphere" : "capsule");
+          warn_collider_extensions(b, ci, imp->nodes[node].name, col, sphere ? "sphere" : "capsule", ex_why);
           c->source = TRESS_SPRING_FROM_VRM1;
           map[ci] = (int32_t)(imp->collider_count - 1);
         }
@@ -1433,6 +1455,7 @@ static int import_apply(const tress_spring_import *imp, tress_scene *scene, tres
     d->attach = out->node_bones[sc->node];
     memcpy(d->offset, sc->offset, sizeof d->offset);
     memcpy(d->tail, sc->tail, sizeof d->tail);
+    if (sc->shape == TRESS_COLLIDER_PLANE) memcpy(d->normal, sc->normal, sizeof d->normal);
     d->radius = sc->radius;
   }
   free(need);
