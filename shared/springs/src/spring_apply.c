@@ -109,6 +109,7 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
     d->attach = out->node_bones[sc->node];
     memcpy(d->offset, sc->offset, sizeof d->offset);
     memcpy(d->tail, sc->tail, sizeof d->tail);
+    if (sc->shape == TRESS_COLLIDER_PLANE) memcpy(d->normal, sc->normal, sizeof d->normal);
     d->radius = sc->radius;
   }
   free(need);

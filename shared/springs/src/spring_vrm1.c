@@ -1,5 +1,6 @@
 /* spring_vrm1.c - VRMC_springBone (VRM 1.0): colliders, collider groups and springs. */
 #include "spring_import_internal.h"
+#include "vrm_extended_collider.h"
 
 #include <cglm/cglm.h>
 #include <math.h>
@@ -34,24 +35,40 @@ static bool joints_are_chain(tress__spring_builder *b, const char *what, const i
   return ok;
 }
 
-/* The sim has spheres and capsules only (outside): an extended collider's plane or inside shape
- * is not imported, and the spec's fallback shape stands in for it. */
-static void warn_extended_collider(tress__spring_builder *b, int index, const char *node, const cJSON *col, const char *fallback) {
+/* A collider's extensions other than VRMC_springBone_extended_collider are not imported; an
+ * extended collider that could not be used (why) leaves its fallback shape standing in. */
+static void warn_collider_extensions(tress__spring_builder *b, int index, const char *node, const cJSON *col,
+                                     const char *fallback, const char *why) {
   const cJSON *exts = cJSON_GetObjectItemCaseSensitive(col, "extensions");
   const cJSON *e;
   cJSON_ArrayForEach(e, exts) {
     if (!e->string) continue;
-    if (strcmp(e->string, "VRMC_springBone_extended_collider") != 0) {
-      tress__spring_warn(b, "VRMC_springBone collider %d on \"%s\": extension %s is not imported", index, node, e->string);
-      continue;
-    }
-    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
-    const cJSON *kind = cJSON_IsObject(shape) ? shape->child : NULL;
-    bool inside = kind && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kind, "inside"));
-    tress__spring_warn(b, "VRMC_springBone collider %d on \"%s\": VRMC_springBone_extended_collider %s%s is not imported: its "
-            "fallback %s is used",
-         index, node, inside ? "inside " : "", kind && kind->string ? kind->string : "shape", fallback);
+    if (strcmp(e->string, "VRMC_springBone_extended_collider") != 0)
+      tress__spring_warn(b, "VRMC_springBone collider %d on \"%s\": extension %s is not imported", index, node,
+                         e->string);
+    else if (why && why[0])
+      tress__spring_warn(b, "VRMC_springBone collider %d on \"%s\": VRMC_springBone_extended_collider is not usable "
+                            "(%s): its fallback %s is used", index, node, why, fallback ? fallback : "shape");
   }
+}
+
+/* An extended collider's shape (vrm_extended_collider.c) as an import collider on node. */
+static int32_t extended_collider_add(tress__spring_builder *b, int32_t node, const tress_vrm_extended_shape *ex) {
+  tress_spring_collider *c = tress__spring_collider_add(b);
+  if (!c) return -1;
+  float sc = b->imp->nodes[node].scale * b->scale;
+  c->shape = ex->shape;
+  c->node = node;
+  for (int a = 0; a < 3; a++) {
+    c->offset[a] = ex->offset[a] * sc;
+    c->tail[a] = ex->tail[a] * sc;
+    c->normal[a] = ex->normal[a];
+  }
+  c->radius = ex->radius * sc;
+  float dx = ex->tail[0] - ex->offset[0], dy = ex->tail[1] - ex->offset[1], dz = ex->tail[2] - ex->offset[2];
+  c->height = sqrtf(dx * dx + dy * dy + dz * dz) * sc;
+  c->source = TRESS_SPRING_FROM_VRM1;
+  return (int32_t)(b->imp->collider_count - 1);
 }
 
 /* Joint extensions (VRMC_springBone_limit's rotation limits, others) are not imported: one
@@ -98,12 +115,18 @@ void tress__spring_read_vrm1(tress__spring_builder *b, const cJSON *ext) {
     const cJSON *capsule = cJSON_GetObjectItemCaseSensitive(shape, "capsule");
     const cJSON *s = sphere ? sphere : capsule;
     float radius = 0.0f, offset[3] = {0, 0, 0}, tail[3] = {0, 0, 0};
+    tress_vrm_extended_shape ex;
+    char ex_why[96];
+    tress_vrm_extended_status ext_status = tress__vrm_read_extended_collider(col, &ex, ex_why, sizeof ex_why);
     if (!tress__spring_json_index(cJSON_GetObjectItemCaseSensitive(col, "node"), &node) || node < 0 ||
         (uint32_t)node >= imp->node_count) {
       tress__spring_warn(b, "VRMC_springBone collider %d: node index out of range: skipped", ci);
     } else if (imp->nodes[node].bad) {
       tress__spring_warn(b, "VRMC_springBone collider %d: node \"%s\" is in a bad part of the node tree: skipped", ci,
            imp->nodes[node].name);
+    } else if (ext_status == TRESS_VRM_EXTENDED_READ) {
+      warn_collider_extensions(b, ci, imp->nodes[node].name, col, NULL, NULL);
+      map[ci] = extended_collider_add(b, node, &ex);
     } else if (!cJSON_IsObject(s)) {
       tress__spring_warn(b, "VRMC_springBone collider %d on \"%s\": no sphere or capsule shape: skipped", ci, imp->nodes[node].name);
     } else {
@@ -129,7 +152,7 @@ void tress__spring_read_vrm1(tress__spring_builder *b, const cJSON *ext) {
           }
           c->radius = radius * sc;
           c->height = sphere ? 0.0f : height * sc;
-          warn_extended_collider(b, ci, imp->nodes[node].name, col, sphere ? "sphere" : "capsule");
+          warn_collider_extensions(b, ci, imp->nodes[node].name, col, sphere ? "sphere" : "capsule", ex_why);
           c->source = TRESS_SPRING_FROM_VRM1;
           map[ci] = (int32_t)(imp->collider_count - 1);
         }
