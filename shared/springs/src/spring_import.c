@@ -45,7 +45,7 @@ const char *tress_spring_source_name(tress_spring_source s) {
 }
 
 tress_spring_import_def tress_default_spring_import_def(void) {
-  tress_spring_import_def d = {1.0f / 0.28f, true, true, true};
+  tress_spring_import_def d = {1.0f / 0.28f, true, true, true, TRESS_VRM_LENGTH_FIXED};
   return d;
 }
 
@@ -1251,6 +1251,11 @@ static int import_memory(const uint8_t *data, size_t size, const tress_spring_im
     if (imp->collider_count > TRESS_COLLIDER_SET_MAX)
       warn(&b, "chain \"%s\": %u colliders, the first %d are used", node_name(&b, imp->chains[i].root),
            imp->collider_count, TRESS_COLLIDER_SET_MAX);
+  }
+  for (uint32_t i = 0; !b.oom && i < imp->chain_count; i++) {
+    tress_spring_chain *ch = &imp->chains[i];
+    bool vrm = ch->source == TRESS_SPRING_FROM_VRM1 || ch->source == TRESS_SPRING_FROM_VRM0;
+    ch->vrm_length = vrm ? d.vrm_length : TRESS_VRM_LENGTH_FIXED;
   }
   free(all_colliders);
   free(b.first_child);
