@@ -60,8 +60,11 @@
  * direction under the parent's current rotation, which a second pass per level carries down
  * the chain as it is solved) and its rotation-only output, which every joint uses, roots
  * included, and no position is written. Pose chains with rotations_only use that output on the
- * pose model's motion. Chains alternating kinds slot by slot make many small tiles (each level
- * padded to 16 lanes): binding order keeps them apart in practice.
+ * pose model's motion. VRM chains measuring their joints' lengths as three-vrm does
+ * (TRESS_VRM_LENGTH_THREE_VRM) are a kind of their own (TILE_KIND_THREE_VRM_LENGTH), so only
+ * their tiles build the last drawn pose and keep joint heads apart from the tails. Chains
+ * alternating kinds slot by slot make many small tiles (each level padded to 16 lanes): binding
+ * order keeps them apart in practice.
  *
  * Center space (issue 15). A chain with a center (FEAT_CENTERED, TILE_CENTERED on its tile) is
  * moved rigidly, current and previous positions alike, with its center's motion since the last
