@@ -23,6 +23,7 @@
 
 #include "tress/collider.h"
 #include "tress/sim.h"
+#include "bench_env.h"
 
 enum { CHAINS = 10000, NODES = 10, SPHERES = 4, CAPSULES = 2, COLLIDERS = SPHERES + CAPSULES };
 enum { WARM_FRAMES = 60, ROUND_FRAMES = 120, ROUNDS = 3 };
@@ -179,6 +180,7 @@ static figures run(rig *r) {
 
 int main(int argc, char **argv) {
   bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
+  bench_env_print(json ? stderr : stdout, "bench/colliders");
   static rig bare, body; /* large: keep them off the stack */
   rig_build(&bare, false);
   figures none = run(&bare);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "tress/sim.h"
+#include "bench_env.h"
 
 static double now_s(void) {
   struct timespec ts;
@@ -55,6 +56,7 @@ static void wear(tress_scene *s, tress_id model, tress_id head, tress_joint_kind
 }
 
 int main(int argc, char **argv) {
+  bench_env_print(stdout, "bench/pendulums");
   int characters = argc > 1 ? atoi(argv[1]) : 250;
   int frames = argc > 2 ? atoi(argv[2]) : 300;
   if (characters < 1) characters = 1;

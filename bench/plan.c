@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "tress/plan.h"
+#include "bench_env.h"
 
 /* CPU time of this thread: "one core" even when the machine is shared with other work, which
  * wall-clock time is not. Wall time is printed beside it. */
@@ -67,6 +68,7 @@ static void measure(const tress_plan_opts *opts, bool locks, const uint32_t *siz
 
 int main(int argc, char **argv) {
   bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
+  bench_env_print(json ? stderr : stdout, "bench/plan");
   const uint32_t sizes[] = {1000, 10000, 100000, 1000000};
   const char *modes[2] = {"sectors", "strands"};
   double rates[2][4], wall_rates[2][4];

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "tress/pose.h"
+#include "bench_env.h"
 
 enum { BONES = 60, ENTRIES = BONES + 2 };
 
@@ -24,6 +25,7 @@ static double now(void) {
 }
 
 int main(int argc, char **argv) {
+  bench_env_print(stdout, "bench/pose");
   int frames = argc > 1 ? atoi(argv[1]) : 20000;
   tress_scene *scene = tress_scene_create();
   tress_id model = tress_instance_create(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));

@@ -14,6 +14,7 @@
 
 #include "../shared/sim/src/particles.h" /* tress__rope_ungroup, tress__particles_of: pick the path */
 #include "tress/rope.h"
+#include "bench_env.h"
 
 /* CPU time of this thread, not wall time: on a shared machine the time slices other processes
  * take are not ours (cache and SMT interference still are; hence best-of and the load average). */
@@ -188,6 +189,7 @@ static double load_average(void) {
 
 int main(int argc, char **argv) {
   bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
+  bench_env_print(json ? stderr : stdout, "bench/rope");
   double load_before = load_average();
   enum { ROWS = 4 };
   rope_result ropes[ROWS] = {

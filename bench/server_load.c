@@ -24,6 +24,7 @@
 #include "tress/codec.h"
 #include "tress/manifest_json.h"
 #include "tress/msg.h"
+#include "bench_env.h"
 
 typedef struct bot {
   ENetPeer *peer;
@@ -167,6 +168,7 @@ static long server_rss_kb(pid_t pid) {
 }
 
 int main(int argc, char **argv) {
+  bench_env_print(stdout, "bench/server_load");
   int target_peers = 1000, samples = 30;
   for (int i = 1; i + 1 < argc; i++) {
     if (strcmp(argv[i], "--peers") == 0) target_peers = atoi(argv[++i]);

@@ -20,6 +20,10 @@
  * the last table gives each VRM row's cost over its pose-model row, measured in the same run.
  * Every figure is the median over the frames (robust on a shared machine), divided by the node
  * count; `--best` reports the fastest frame instead (what a quiet core does). Figures are printed, never asserted. `--json` prints one object per configuration.
+ * Ratios measured in the same run (bench_env.h): each whole step over the yardstick's frame at the
+ * same size (limit.c's fastest variant on this CPU, median frame; for +6c it tests 4 spheres and
+ * no capsules), and three-vrm's update per joint over tress's whole step per node at 300 x 7.
+ * `--no-yardstick` skips both.
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +32,7 @@
 #include <time.h>
 
 #include "tress/sim.h"
+#include "bench_env.h"
 
 typedef struct config {
   uint32_t chains, bones;
@@ -235,18 +240,77 @@ static result run(config cfg, double budget_node_frames, bool best) {
   return res;
 }
 
+/* The yardstick at one configuration's size, and three-vrm at 300 x 7 (bench_env.h). */
+typedef struct yard {
+  bool have;
+  double ns; /* its ns per node per frame */
+  char variant[32];
+} yard;
+
+typedef struct three_vrm {
+  bool have;
+  double ns; /* per joint per frame */
+  char note[1200];
+} three_vrm;
+
+static void measure_yardsticks(const result *res, size_t sizes, bool enabled, yard *ys, three_vrm *tv) {
+  memset(ys, 0, sizes * sizeof *ys);
+  memset(tv, 0, sizeof *tv);
+  if (!enabled) {
+    snprintf(tv->note, sizeof tv->note, "--no-yardstick");
+    return;
+  }
+  bench_yardstick y;
+  bench_yardstick_prepare(&y);
+  fprintf(stderr, "# %s\n", y.note);
+  for (size_t i = 0; i < sizes; i++) {
+    const config *c = &res[i].cfg;
+    ys[i].have = bench_yardstick_frame_ns(&y, c->chains, c->bones, c->colliders ? 4 : 0, &ys[i].ns, ys[i].variant,
+                                          sizeof ys[i].variant);
+  }
+  tv->have = bench_three_vrm_joint_ns(300, 7, &tv->ns, tv->note, sizeof tv->note);
+}
+
+static void print_yardsticks(const result *res, size_t n, size_t sizes, const yard *ys, const three_vrm *tv) {
+  printf("\nwhole step over the yardstick's frame at the same size, same run (limit.c: the pose algorithm on\n"
+         "flat arrays, no scene; its fastest variant on this CPU, median frame; +6c: it tests 4 spheres, no capsules)\n");
+  printf("%-16s %10s %10s %9s %9s\n", "config", "yardstick", "variant", "pose", "vrm");
+  for (size_t i = 0; i < sizes; i++) {
+    const result *p = &res[i], *v = i + sizes < n ? &res[i + sizes] : NULL;
+    char name[32];
+    snprintf(name, sizeof name, "%u x %u%s", p->cfg.chains, p->cfg.bones, p->cfg.colliders ? " +6c" : "");
+    if (!ys[i].have) {
+      printf("%-16s %10s\n", name, "-");
+      continue;
+    }
+    printf("%-16s %10.2f %10s %8.2fx %8.2fx\n", name, ys[i].ns, ys[i].variant, p->step_ns / ys[i].ns,
+           v ? v->step_ns / ys[i].ns : 0.0);
+  }
+  const result *pose = &res[0], *vrm = sizes < n ? &res[sizes] : NULL;
+  printf("\nthree-vrm per joint over tress's whole step per node, 300 x 7, same run (goal >= 100x)\n");
+  if (!tv->have) {
+    printf("  not measured: %s\n", tv->note);
+    return;
+  }
+  printf("  %s\n  three-vrm %.1f ns/joint; pose %.2f ns/node: %.0fx", tv->note, tv->ns, pose->step_ns, tv->ns / pose->step_ns);
+  if (vrm) printf("; vrm %.2f ns/node: %.0fx", vrm->step_ns, tv->ns / vrm->step_ns);
+  printf("\n");
+}
+
 int main(int argc, char **argv) {
-  bool json = false, report_best = false;
+  bool json = false, report_best = false, yardsticks = true;
   double budget = 3e7; /* node-frames per configuration: a second or two each */
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) json = true;
     else if (strcmp(argv[i], "--quick") == 0) budget = 3e6;
     else if (strcmp(argv[i], "--best") == 0) report_best = true;
+    else if (strcmp(argv[i], "--no-yardstick") == 0) yardsticks = false;
     else {
-      fprintf(stderr, "usage: %s [--json] [--quick] [--best]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick]\n", argv[0]);
       return 2;
     }
   }
+  bench_env_print(json ? stderr : stdout, "bench/solver");
   const config cfgs[] = {{300, 7, false, TRESS_SPRING_POSE},  {1000, 10, false, TRESS_SPRING_POSE},
                          {10000, 10, false, TRESS_SPRING_POSE}, {300, 7, true, TRESS_SPRING_POSE},
                          {1000, 10, true, TRESS_SPRING_POSE},   {10000, 10, true, TRESS_SPRING_POSE},
@@ -257,6 +321,9 @@ int main(int argc, char **argv) {
   enum { POSE_CONFIGS = 6 };
   result res[sizeof cfgs / sizeof cfgs[0]];
   for (size_t i = 0; i < ncfg; i++) res[i] = run(cfgs[i], budget, report_best);
+  yard ys[POSE_CONFIGS];
+  three_vrm tv;
+  measure_yardsticks(res, POSE_CONFIGS, yardsticks, ys, &tv);
   if (json) {
     printf("[\n");
     for (size_t i = 0; i < ncfg; i++) {
@@ -265,9 +332,16 @@ int main(int argc, char **argv) {
              "\"ns_per_node_substep\": %.3f, "
              "\"ns_per_node_output\": %.3f, \"ns_per_node_prepare\": %.3f, "
              "\"ns_per_node_frame\": %.3f, \"ns_per_node_frame_with_prepare\": %.3f, \"ns_per_node_step\": %.3f, "
-             "\"ms_per_frame\": %.4f, \"ns_per_node_step_144hz_mean\": %.3f, \"us_per_chain_bind\": %.3f}%s\n",
+             "\"ms_per_frame\": %.4f, \"ns_per_node_step_144hz_mean\": %.3f, \"us_per_chain_bind\": %.3f",
              tress_spring_model_name(r->cfg.model), r->cfg.chains, r->cfg.bones, r->cfg.colliders ? 6 : 0, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
-             r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us, i + 1 < ncfg ? "," : "");
+             r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us);
+      const yard *y = &ys[i % POSE_CONFIGS];
+      if (y->have)
+        printf(", \"yardstick\": \"%s\", \"yardstick_ns_per_node_frame\": %.3f, \"step_over_yardstick\": %.3f", y->variant,
+               y->ns, r->step_ns / y->ns);
+      if (tv.have && i % POSE_CONFIGS == 0)
+        printf(", \"three_vrm_ns_per_joint\": %.3f, \"three_vrm_over_step\": %.2f", tv.ns, tv.ns / r->step_ns);
+      printf("}%s\n", i + 1 < ncfg ? "," : "");
     }
     printf("]\n");
     return 0;
@@ -298,5 +372,6 @@ int main(int argc, char **argv) {
     printf("%-16s %9.2f %9.2f %9.2f %9.2f %9.2f\n", name, v->substep_ns / p->substep_ns, v->output_ns / p->output_ns,
            v->frame_ns / p->frame_ns, v->step_ns / p->step_ns, v->step144_ns / p->step144_ns);
   }
+  print_yardsticks(res, ncfg, POSE_CONFIGS, ys, &tv);
   return 0;
 }

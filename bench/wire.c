@@ -14,6 +14,7 @@
 #include "tress/mesh_hash.h"
 #include "tress/rig.h"
 #include "tress/rig_payload.h"
+#include "bench_env.h"
 
 static double now_s(void) {
   struct timespec ts;
@@ -133,6 +134,7 @@ static size_t rig_and_measure(const char *label, const tress_mesh *mesh, tress_m
 }
 
 int main(void) {
+  bench_env_print(stdout, "bench/wire");
   printf("== rig payloads (RIG_RESULT; skin B/vtx excludes the bone list and header) ==\n");
   sample_store st = {0};
   tress_msg synth = {.type = TRESS_MSG_RIG_RESULT};

@@ -237,6 +237,11 @@ typedef struct ref_chain {
   double cur[8][3], prev[8][3]; /* tail of joint k (= joint k + 1) */
   double world[8][3];
   double sphere[3], sphere_radius; /* offset on the head, radius */
+  /* three-vrm's lengths: each joint's length measured every update from its head now to its
+   * child's world matrix, which still holds the last update's local rotations (lrot) under the
+   * head where it is now; false keeps the rest length (the spec's) */
+  bool three_vrm;
+  double lrot[8][4]; /* each joint's local rotation last update (zero: identity, as at init) */
 } ref_chain;
 
 static void rq_rot(const double q[4], const double v[3], double r[3]) {
@@ -280,13 +285,24 @@ static void ref_update(ref_chain *c, const double hp[3], const double hq[4], dou
   double sc[3];
   rq_rot(hq, c->sphere, sc);
   for (int a = 0; a < 3; a++) sc[a] += hp[a];
+  double stale[8][3], sp[3] = {hp[0], hp[1], hp[2]}, sq[4] = {hq[0], hq[1], hq[2], hq[3]};
+  for (int k = 0; k < c->joints; k++) { /* where each joint's bone was last drawn, head now */
+    double o[3], q[4], l[4] = {c->lrot[k][0], c->lrot[k][1], c->lrot[k][2], c->lrot[k][3]};
+    if (l[0] == 0 && l[1] == 0 && l[2] == 0 && l[3] == 0) l[3] = 1;
+    rq_rot(sq, c->local[k], o);
+    for (int a = 0; a < 3; a++) sp[a] = stale[k][a] = sp[a] + o[a];
+    rq_mul(sq, l, q);
+    memcpy(sq, q, sizeof sq);
+  }
   for (int k = 0; k < c->joints; k++) {
     double o[3], pos[3];
     rq_rot(pq, c->local[k], o);
     for (int a = 0; a < 3; a++) pos[a] = c->world[k][a] = pp[a] + o[a];
     if (k == c->joints - 1) break; /* the last joint is only a tail */
-    double len = rv_len(c->local[k + 1]), axis[3], dir[3];
-    for (int a = 0; a < 3; a++) axis[a] = c->local[k + 1][a] / len;
+    double rest = rv_len(c->local[k + 1]), axis[3], dir[3];
+    double gap[3] = {stale[k + 1][0] - pos[0], stale[k + 1][1] - pos[1], stale[k + 1][2] - pos[2]};
+    double len = c->three_vrm ? rv_len(gap) : rest;
+    for (int a = 0; a < 3; a++) axis[a] = c->local[k + 1][a] / rest;
     /* A: the parent's current rotation times the joint's initial local rotation (identity) */
     rq_rot(pq, axis, dir);
     double next[3];
@@ -313,6 +329,7 @@ static void ref_update(ref_chain *c, const double hp[3], const double hq[4], dou
     double tl = rv_len(local_to);
     for (int a = 0; a < 3; a++) local_to[a] /= tl;
     rq_from_to(axis, local_to, turn);
+    memcpy(c->lrot[k], turn, sizeof turn);
     rq_mul(pq, turn, q);
     memcpy(pp, pos, sizeof pp);
     memcpy(pq, q, sizeof pq);
@@ -333,7 +350,7 @@ typedef struct ref_run {
 
 /* One chain of per-joint values under a head that moves and turns, tress's kernel and the
  * scalar spec side by side, every joint's world position every frame. */
-static ref_run run_against_reference(bool sphere_on) {
+static ref_run run_against_reference(bool sphere_on, tress_vrm_length tress_length, bool ref_three_vrm) {
   enum { N = 5, FRAMES = 240 };
   ref_run out = {0};
   tress_scene *scene = tress_scene_create();
@@ -342,11 +359,13 @@ static ref_run run_against_reference(bool sphere_on) {
   ref_chain ref;
   memset(&ref, 0, sizeof ref);
   ref.joints = N;
+  ref.three_vrm = ref_three_vrm;
   ref.local[0][1] = 0.5;
   for (int k = 1; k < N; k++) ref.local[k][0] = 0.3;
   ref.sphere[0] = 0.6;
   ref.sphere_radius = 0.25;
   tress_chain_settings s = vrm_settings(1.0f, 0.4f, 0.0f);
+  s.vrm_length = tress_length;
   if (sphere_on) {
     tress_collider_def cd = tress_default_collider_def();
     cd.attach = c.part;
@@ -409,15 +428,43 @@ static ref_run run_against_reference(bool sphere_on) {
  * was 0.027 units off here). */
 static void test_matches_scalar_reference(void **state) {
   (void)state;
-  ref_run free_run = run_against_reference(false);
+  ref_run free_run = run_against_reference(false, TRESS_VRM_LENGTH_FIXED, false);
   print_message("no collider: largest deviation from the scalar reference %g units\n", (double)free_run.worst);
   assert_true(free_run.worst < 1e-4f);
-  ref_run hit = run_against_reference(true);
+  ref_run hit = run_against_reference(true, TRESS_VRM_LENGTH_FIXED, false);
   print_message("sphere: largest deviation %g units, deepest joint inside: tress %g, reference %g\n",
                 (double)hit.worst, hit.tress_depth, hit.ref_depth);
   assert_true(hit.ref_depth > 1e-3); /* the chain does swing into the sphere */
   assert_true(hit.tress_depth <= hit.ref_depth + 1e-5);
   assert_true(hit.worst < 1e-4f);
+}
+
+/* TRESS_VRM_LENGTH_THREE_VRM: the scalar spec with three-vrm's re-measured lengths (from each
+ * joint's head now to where its child was last drawn under the head now) matches the kernel in
+ * that mode within 1e-4 (with a sphere: as close as tress's own push allows, never deeper);
+ * the lengths do change the motion (the fixed mode is centimetres off that reference, and the
+ * three-vrm mode as far off the fixed one). */
+static void test_three_vrm_length(void **state) {
+  (void)state;
+  for (int sphere = 0; sphere < 2; sphere++) {
+    ref_run same = run_against_reference(sphere, TRESS_VRM_LENGTH_THREE_VRM, true);
+    ref_run fixed = run_against_reference(sphere, TRESS_VRM_LENGTH_FIXED, true);
+    ref_run cross = run_against_reference(sphere, TRESS_VRM_LENGTH_THREE_VRM, false);
+    print_message("%s: three-vrm lengths vs their reference %g units (depth %g vs %g); fixed vs it %g; "
+                  "three-vrm vs the fixed reference %g\n", sphere ? "sphere" : "free", (double)same.worst,
+                  same.tress_depth, same.ref_depth, (double)fixed.worst, (double)cross.worst);
+    /* with the sphere, tress keeps its own push (test_matches_scalar_reference) */
+    assert_true(same.worst < (sphere ? 0.05f : 1e-4f));
+    assert_true(same.tress_depth <= same.ref_depth);
+    if (sphere) continue;
+    assert_true(fixed.worst > 0.01f);
+    assert_true(cross.worst > 0.01f);
+  }
+  assert_string_equal(tress_vrm_length_name(TRESS_VRM_LENGTH_THREE_VRM), "three-vrm");
+  tress_vrm_length m = TRESS_VRM_LENGTH_FIXED;
+  assert_true(tress_vrm_length_from_name("three-vrm", &m) && m == TRESS_VRM_LENGTH_THREE_VRM);
+  assert_true(tress_vrm_length_from_name("fixed", &m) && m == TRESS_VRM_LENGTH_FIXED);
+  assert_false(tress_vrm_length_from_name("stretchy", &m));
 }
 
 /* VRM chains allocate nothing per frame: colliders, weights, frame rates, sleep and a hitch. */
@@ -580,6 +627,7 @@ int main(void) {
       cmocka_unit_test(test_zero_step_starts_the_chain),
       cmocka_unit_test(test_frame_rate_independent),
       cmocka_unit_test(test_matches_scalar_reference),
+      cmocka_unit_test(test_three_vrm_length),
       cmocka_unit_test(test_vrm_frames_allocate_nothing),
       cmocka_unit_test(test_model_refused_where_it_cannot_run),
       cmocka_unit_test(test_pose_rotations_only),

@@ -1,6 +1,7 @@
 /* test_spring_import_fidelity.c - what the spring importer keeps of a file: world scale, VRM 0.x
  * collider axes, per-joint settings, the full gravity direction, `center`, the seed's
- * extras.estella keys, and a named warning for each part it does not import. */
+ * extras.estella keys, the VRM joint length it binds with, and a named warning for each part it
+ * does not import. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "tress/spring_bind.h"
 #include "tress/spring_import.h"
 #include "support/spring_import_queries.h"
 #include "tress/spring_report.h"
@@ -135,6 +137,29 @@ static void test_per_joint_settings_and_gravity_direction(void **state) {
   assert_float_equal(ch->radius, 0.05f, 1e-6f);
   assert_int_equal(ch->center, 0);
   tress_spring_import_free(imp);
+}
+
+/* VRM springs bind with the def's joint length (tress_vrm_length): fixed by default, three-vrm's
+ * when asked for. */
+static void test_vrm_length_from_the_def(void **state) {
+  (void)state;
+  const float gravity[3] = {0.0f, -9.81f, 0.0f};
+  for (int mode = 0; mode < 2; mode++) {
+    tress_spring_import_def def = tress_default_spring_import_def();
+    def.units_per_metre = 1.0f;
+    if (mode) def.vrm_length = TRESS_VRM_LENGTH_THREE_VRM;
+    tress_spring_import *imp = NULL;
+    tress_error err = {0};
+    assert_int_equal(tress_spring_import_read_memory((const uint8_t *)SCALED, strlen(SCALED), &def, &imp, &err), 0);
+    const tress_spring_chain *ch = import_chain_rooted(imp, "H0");
+    assert_non_null(ch);
+    tress_vrm_length want = mode ? TRESS_VRM_LENGTH_THREE_VRM : TRESS_VRM_LENGTH_FIXED;
+    assert_int_equal(ch->vrm_length, want);
+    tress_chain_settings s = tress_spring_chain_get_sim_settings(ch, gravity, NULL, 0);
+    assert_int_equal(s.model, TRESS_SPRING_VRM);
+    assert_int_equal(s.vrm_length, want);
+    tress_spring_import_free(imp);
+  }
 }
 
 /* The springs report shows each joint's own settings and the center. */
@@ -272,6 +297,7 @@ int main(void) {
       cmocka_unit_test(test_estella_extras_keys),
       cmocka_unit_test(test_unimported_parts_are_named),
       cmocka_unit_test(test_bad_center_is_named),
+      cmocka_unit_test(test_vrm_length_from_the_def),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,9 @@ through three-vrm (reference.mjs) and through tress (tress_trace), and compares 
 --scenes runs only the named scenes (file names without .gltf, "extended/NAME" for the extended
 set; default: every scene of the set --extended picks);
 --fixed-length runs three-vrm with each joint's length fixed at its initial value (see
-reference.mjs) instead of the length it re-measures from a stale child matrix each update.
+reference.mjs) instead of the length it re-measures from a stale child matrix each update, and
+tress with its fixed VRM length (the spec's and UniVRM's; tress_trace --length fixed). Without
+it tress measures the lengths as three-vrm does (tress_trace's default, --length three-vrm).
 
 three-vrm is taken from tests/vrm/node_modules when it is installed there, else installed
 into WORK_DIR/node with `npm ci` from the committed package.json + package-lock.json."""
@@ -44,6 +46,7 @@ def main():
     if "--scenes" in sys.argv:
         only = set(sys.argv[sys.argv.index("--scenes") + 1].split(","))
     ref_flags = ["--fixed-length"] if "--fixed-length" in sys.argv else []
+    trace_flags = ["--length", "fixed" if ref_flags else "three-vrm"]
     if not shutil.which("node"):
         print("SKIP: node is missing, so three-vrm (the reference) cannot run; install nodejs and npm")
         return SKIP
@@ -66,11 +69,11 @@ def main():
         scene = os.path.join(scenes, name)
         base = name.replace("/", "_")
         ref_json = os.path.join(work, base + tag + ".reference.json")
-        run_json = os.path.join(work, base + ".tress.json")
+        run_json = os.path.join(work, base + tag + ".tress.json")
         with open(ref_json, "w") as out:
             subprocess.run(["node", os.path.join(nd, "reference.mjs"), scene] + ref_flags, stdout=out, check=True)
         with open(run_json, "w") as out:
-            subprocess.run([trace, scene], stdout=out, check=True)
+            subprocess.run([trace, scene] + trace_flags, stdout=out, check=True)
         failed += subprocess.run([sys.executable, os.path.join(HERE, "compare.py"), ref_json, run_json]).returncode != 0
     print(f"{failed} scene(s) missed the goals" if failed else "every scene within the goals")
     return 1 if failed else 0

@@ -3,7 +3,11 @@
  * path in its extras.conformance at 60 fps (tress_sim_step with dt = 1/60) and prints every
  * joint's world position each frame in reference.mjs's JSON shape ({scene, dt, joints, frames}).
  *
- *   tress_trace SCENE.gltf > trace.json
+ *   tress_trace SCENE.gltf [--length fixed|three-vrm] > trace.json
+ *
+ * --length: how the VRM springs measure their joints' lengths (tress_vrm_length, sim.h). The
+ * default, three-vrm, is how the reference moves them as it is; fixed is the specification's
+ * and UniVRM's length, which reference.mjs --fixed-length gives three-vrm too.
  *
  * Lengths are metres (units_per_metre 1, units_per_stud 0.28). The driven node's path is the
  * one reference.mjs computes: translation base + amplitude * w, rotation base * yaw(w) with
@@ -95,14 +99,17 @@ static void print_frame(const tress_scene *scene, const tress_spring_scene *ss, 
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: tress_trace SCENE.gltf\n");
+  tress_vrm_length length = TRESS_VRM_LENGTH_THREE_VRM;
+  bool usage = argc != 2 && !(argc == 4 && strcmp(argv[2], "--length") == 0);
+  if (usage || (argc == 4 && !tress_vrm_length_from_name(argv[3], &length))) {
+    fprintf(stderr, "usage: tress_trace SCENE.gltf [--length fixed|three-vrm]\n");
     return 2;
   }
   drive_path drive;
   if (read_drive(argv[1], &drive) != 0) return 1;
   tress_spring_import_def def = tress_default_spring_import_def();
   def.units_per_metre = 1.0f;
+  def.vrm_length = length;
   tress_spring_import *imp = NULL;
   tress_error err;
   if (tress_spring_import_load(argv[1], &def, &imp, &err) != 0) {

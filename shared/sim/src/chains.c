@@ -66,6 +66,24 @@ const char *tress_spring_model_name(tress_spring_model m) {
   return "unknown";
 }
 
+const char *tress_vrm_length_name(tress_vrm_length m) {
+  switch (m) {
+  case TRESS_VRM_LENGTH_FIXED: return "fixed";
+  case TRESS_VRM_LENGTH_THREE_VRM: return "three-vrm";
+  }
+  return "unknown";
+}
+
+bool tress_vrm_length_from_name(const char *text, tress_vrm_length *out) {
+  const tress_vrm_length all[] = {TRESS_VRM_LENGTH_FIXED, TRESS_VRM_LENGTH_THREE_VRM};
+  for (size_t k = 0; text && k < sizeof all / sizeof all[0]; k++)
+    if (strcmp(text, tress_vrm_length_name(all[k])) == 0) {
+      *out = all[k];
+      return true;
+    }
+  return false;
+}
+
 tress_joint_settings tress_default_joint_settings(void) {
   tress_chain_settings d = tress_default_chain_settings();
   return (tress_joint_settings){.stiffness = d.stiffness, .damping = d.damping, .gravity_scale = d.gravity_scale,
@@ -85,7 +103,8 @@ static void resolve_gravity_dir(const tress_sim *sim, const float dir[3], float 
 static chain_params params_of(const tress_sim *sim, tress_chain_settings s) {
   chain_params p = {s.damping,   s.stiffness,      s.gravity_scale, s.wind_scale, s.radius,
                     s.end_length, s.wind_gust,     s.wind_frequency, s.weight,    s.enabled,
-                    (uint8_t)s.model, s.rotations_only, {0.0f, 0.0f, 0.0f}, s.center, s.center_inertia};
+                    (uint8_t)s.model, s.rotations_only, {0.0f, 0.0f, 0.0f}, s.center, s.center_inertia,
+                    (uint8_t)s.vrm_length};
   resolve_gravity_dir(sim, s.gravity_dir, p.gravity_dir);
   return p;
 }
@@ -121,6 +140,7 @@ static bool settings_valid(const tress_chain_settings *s) {
                 isfinite(s->wind_gust) && isfinite(s->wind_frequency) && isfinite(s->weight) &&
                 isfinite(s->center_inertia) && isfinite(s->gravity_dir[0]) && isfinite(s->gravity_dir[1]) && isfinite(s->gravity_dir[2]) &&
                 (s->model == TRESS_SPRING_POSE || s->model == TRESS_SPRING_VRM) &&
+                (s->vrm_length == TRESS_VRM_LENGTH_FIXED || s->vrm_length == TRESS_VRM_LENGTH_THREE_VRM) &&
                 s->collider_count <= TRESS_CHAIN_COLLIDERS_MAX);
 }
 

@@ -60,8 +60,11 @@
  * direction under the parent's current rotation, which a second pass per level carries down
  * the chain as it is solved) and its rotation-only output, which every joint uses, roots
  * included, and no position is written. Pose chains with rotations_only use that output on the
- * pose model's motion. Chains alternating kinds slot by slot make many small tiles (each level
- * padded to 16 lanes): binding order keeps them apart in practice.
+ * pose model's motion. VRM chains measuring their joints' lengths as three-vrm does
+ * (TRESS_VRM_LENGTH_THREE_VRM) are a kind of their own (TILE_KIND_THREE_VRM_LENGTH), so only
+ * their tiles build the last drawn pose and keep joint heads apart from the tails. Chains
+ * alternating kinds slot by slot make many small tiles (each level padded to 16 lanes): binding
+ * order keeps them apart in practice.
  *
  * Center space (issue 15). A chain with a center (FEAT_CENTERED, TILE_CENTERED on its tile) is
  * moved rigidly, current and previous positions alike, with its center's motion since the last
@@ -118,7 +121,11 @@
   X(cr_qx) X(cr_qy) X(cr_qz) X(cr_qw)     /* carry: rotation since the last substep */          \
   X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */       \
   X(va_x) X(va_y) X(va_z) X(va_w)   /* VRM: parent's current rotation x rest-and-animated local */ \
-  X(pq_x) X(pq_y) X(pq_z) X(pq_w)   /* VRM, roots: last frame's animated world rotation */
+  X(pq_x) X(pq_y) X(pq_z) X(pq_w)   /* VRM, roots: last frame's animated world rotation */ \
+  X(hd_x) X(hd_y) X(hd_z)           /* VRM three-vrm length: joint heads this substep */  \
+  X(sl_x) X(sl_y) X(sl_z) X(sl_m)   /* ... where each bone was last drawn (anchor now); 1: measured */ \
+  X(sq_x) X(sq_y) X(sq_z) X(sq_w)   /* ... its world rotation then (built parents first) */ \
+  X(ln)                             /* ... each tail's length this substep */
 
 #define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
 #define G_OUT 10
@@ -158,6 +165,7 @@ typedef struct chain_params {
   float gravity_dir[3];
   tress_id center;      /* null: world */
   float center_inertia; /* 0..1 */
+  uint8_t vrm_length;   /* tress_vrm_length */
 } chain_params;
 
 /* One joint's own values (tress_handle_set_joint_settings), sanitized for the chain's model;
@@ -283,10 +291,13 @@ static inline uint32_t padded_count(uint32_t lo, uint32_t hi) { return (hi - lo)
  * output (every joint aims, the first included; the VRM model always has it). */
 #define TILE_KIND_VRM 1u
 #define TILE_KIND_ROTATIONS 2u
+#define TILE_KIND_THREE_VRM_LENGTH 4u /* VRM, lengths measured as three-vrm does (chains_vrm.c) */
 
 static inline uint8_t chain_tile_kind(const chain_params *p) {
   bool vrm = p->model == TRESS_SPRING_VRM;
-  return (uint8_t)((vrm ? TILE_KIND_VRM : 0u) | (vrm || p->rotations_only ? TILE_KIND_ROTATIONS : 0u));
+  bool three = vrm && p->vrm_length == TRESS_VRM_LENGTH_THREE_VRM;
+  return (uint8_t)((vrm ? TILE_KIND_VRM : 0u) | (vrm || p->rotations_only ? TILE_KIND_ROTATIONS : 0u) |
+                   (three ? TILE_KIND_THREE_VRM_LENGTH : 0u));
 }
 
 /* Per tile, this frame (tile_flags). */

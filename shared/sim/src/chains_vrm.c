@@ -17,11 +17,50 @@
  *
  * Output: every joint, the first included, keeps its animated local translation (positions
  * are never written) and turns by the shortest arc from its animated aim to where its first
- * child is drawn, measured from its own written position. */
+ * child is drawn, measured from its own written position.
+ *
+ * three-vrm's lengths (TILE_KIND_THREE_VRM_LENGTH, sim.h TRESS_VRM_LENGTH_THREE_VRM): rest_len
+ * above becomes, per tail, the distance from its joint's head now to where the tail's bone was
+ * last drawn with the anchor where it is now (prepare builds that pose from the transforms the
+ * scene holds). The tails then sit off the bones, so each level also keeps its joints' heads
+ * (head = parent's head + unit(tail - parent's head) * rest_len), and the next level pivots,
+ * measures and aims from the heads instead of the tails. */
 #include <math.h>
 #include <string.h>
 
 #include "chains_internal.h"
+
+/* three-vrm's lengths: where every bone of the tile was last drawn, with its chain's anchor
+ * where it is now (three-vrm reads a child's world matrix before the child's own joint has run:
+ * this frame's parents, the last update's local rotations). Parents first: anchor (roots) or
+ * the parent's pose, times cframe, times the transform the scene holds, which is the last one
+ * written. A node that writes nowhere (a virtual tip, padding, a sleeping chain) is not
+ * measured: it keeps its rest length, as three-vrm's childless joints do. */
+static void stale_pose_tile(struct tress_chains *c, uint32_t t) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  const tress_xform rest = tress_xform_identity();
+  for (uint32_t l = 0; l < c->level_count; l++)
+    for (uint32_t i = TILE_LO(c, t, l); i < TILE_HI(c, t, l); i++) {
+      uint32_t j = i - w->base;
+      bool measured = c->out_ptr[i] != &c->sink;
+      const tress_xform *drawn = measured ? c->out_ptr[i] : &rest;
+      tress_xform up = c->slots[c->node_slot[i]].last_part;
+      if (l > 0 && n->parent[i] >= 0) {
+        uint32_t p = (uint32_t)n->parent[i] - w->base;
+        up = (tress_xform){{w->sl_x[p], w->sl_y[p], w->sl_z[p]}, {w->sq_x[p], w->sq_y[p], w->sq_z[p], w->sq_w[p]}};
+      }
+      float cq[4] = {n->cf_qx[i], n->cf_qy[i], n->cf_qz[i], n->cf_qw[i]}, cp[3] = {n->cf_px[i], n->cf_py[i], n->cf_pz[i]};
+      float bq[4], q[4], r[3], s[3];
+      tress_quat_mul(up.q, cq, bq);
+      tress_quat_mul(bq, drawn->q, q);
+      tress_quat_rotate(up.q, cp, r);
+      tress_quat_rotate(bq, drawn->p, s);
+      w->sl_x[j] = up.p[0] + r[0] + s[0]; w->sl_y[j] = up.p[1] + r[1] + s[1]; w->sl_z[j] = up.p[2] + r[2] + s[2];
+      w->sq_x[j] = q[0]; w->sq_y[j] = q[1]; w->sq_z[j] = q[2]; w->sq_w[j] = q[3];
+      w->sl_m[j] = measured ? 1.0f : 0.0f;
+    }
+}
 
 /* After prepare (snaps done): each root's animated world rotation at the last frame, its
  * anchor then composed with this frame's cframe and animated local. The substeps turn from it
@@ -39,6 +78,7 @@ void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t) {
     tress_quat_mul(bq, aq, q);
     w->pq_x[j] = q[0]; w->pq_y[j] = q[1]; w->pq_z[j] = q[2]; w->pq_w[j] = q[3];
   }
+  if (c->tile_kind[t] & TILE_KIND_THREE_VRM_LENGTH) stale_pose_tile(c, t);
 }
 
 /* Roots: pinned to the animated pose at this substep's time (as in the pose model), and their
@@ -114,6 +154,35 @@ HOT_LOOP static void substep_level(uint32_t count, float *restrict px, float *re
   }
 }
 
+/* three-vrm's lengths, one level: from each parent's head now (q) to where the tail's bone was
+ * last drawn (sl); rest_len where it is not measured (m 0). */
+HOT_LOOP static void measure_level(uint32_t count, const float *restrict qx, const float *restrict qy,
+                                   const float *restrict qz, const float *restrict sx, const float *restrict sy,
+                                   const float *restrict sz, const float *restrict sm, const float *restrict rest,
+                                   float *restrict len) {
+  count &= ~(LEVEL_LANES - 1);
+  for (uint32_t j = 0; j < count; j++) {
+    float dx = sx[j] - qx[j], dy = sy[j] - qy[j], dz = sz[j] - qz[j];
+    float d = sqrtf(dx * dx + dy * dy + dz * dz);
+    len[j] = rest[j] + (d - rest[j]) * sm[j];
+  }
+}
+
+/* The heads of one level, its tails final (each at len from its parent's head q): the bone
+ * keeps its rest length along the tail's direction. */
+HOT_LOOP static void heads_level(uint32_t count, const float *restrict qx, const float *restrict qy,
+                                 const float *restrict qz, const float *restrict px, const float *restrict py,
+                                 const float *restrict pz, const float *restrict rest, const float *restrict len,
+                                 float *restrict hx, float *restrict hy, float *restrict hz) {
+  count &= ~(LEVEL_LANES - 1);
+  for (uint32_t j = 0; j < count; j++) {
+    float s = len[j] > 1e-12f ? rest[j] / len[j] : 1.0f;
+    hx[j] = qx[j] + (px[j] - qx[j]) * s;
+    hy[j] = qy[j] + (py[j] - qy[j]) * s;
+    hz[j] = qz[j] + (pz[j] - qz[j]) * s;
+  }
+}
+
 /* Where a parent's first child sits at rest under A_p (A_p times its offset), for levels whose
  * nodes are not all their parent's first child; linear levels kept it from the substep. */
 HOT_LOOP static void rest_aim_level(uint32_t count, const float *restrict aqx, const float *restrict aqy,
@@ -158,25 +227,42 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
   tile_scratch *w = &c->tile;
   pin_roots(c, t, alpha);
   bool collides = (c->tile_flags[t] & TILE_COLLIDES) && c->lanes.slots > 0;
+  bool heads = c->tile_kind[t] & TILE_KIND_THREE_VRM_LENGTH; /* pivot on heads, not tails */
   float *const pos[3] = {n->px, n->py, n->pz};
+  float *const head[3] = {w->hd_x, w->hd_y, w->hd_z};
   float *const rot[4] = {w->va_x, w->va_y, w->va_z, w->va_w};
   float *const rest_off[3] = {n->cf_px, n->cf_py, n->cf_pz};
+  if (heads) {
+    uint32_t lo = TILE_LO(c, t, 0), count = TILE_HI(c, t, 0) - lo;
+    memcpy(w->hd_x + (lo - w->base), n->px + lo, count * sizeof(float));
+    memcpy(w->hd_y + (lo - w->base), n->py + lo, count * sizeof(float));
+    memcpy(w->hd_z + (lo - w->base), n->pz + lo, count * sizeof(float));
+  }
   for (uint32_t l = 1; l < c->level_count; l++) {
     size_t tl = TILE_LEVEL(c, t, l);
     uint32_t lo = TILE_LO(c, t, l), hi = TILE_HI(c, t, l), at = lo - w->base;
     const float *par[3], *pa[4];
-    level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, pos, 0, 3, par, 0);
+    level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, heads ? head : pos, heads ? w->base : 0, 3, par, 0);
     level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, rot, w->base, 4, pa, 3);
+    const float *len = n->rest_len + lo;
+    if (heads) {
+      measure_level(hi - lo, par[0], par[1], par[2], w->sl_x + at, w->sl_y + at, w->sl_z + at, w->sl_m + at,
+                    n->rest_len + lo, w->ln + at);
+      len = w->ln + at;
+    }
     substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, par[0], par[1],
                   par[2], pa[0], pa[1], pa[2], pa[3], n->ax_x + lo, n->ax_y + lo, n->ax_z + lo, n->vg_x + lo,
-                  n->vg_y + lo, n->vg_z + lo, n->damping + lo, n->stiffness + lo, n->rest_len + lo, n->stepping + lo,
+                  n->vg_y + lo, n->vg_z + lo, n->damping + lo, n->stiffness + lo, len, n->stepping + lo,
                   f->dt, c->g[13], c->g[14], c->g[15]);
     if (collides && c->aligned[tl])
-      tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+      tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], len,
                                 n->radius + lo, hi - lo, &c->tile_lanes, TRESS_COLLIDER_PUSH_THEN_RESTORE);
     else if (collides)
-      tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+      tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], len,
                                      n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_PUSH_THEN_RESTORE);
+    if (heads)
+      heads_level(hi - lo, par[0], par[1], par[2], n->px + lo, n->py + lo, n->pz + lo, n->rest_len + lo, len,
+                  w->hd_x + at, w->hd_y + at, w->hd_z + at);
     if (l + 1 == c->level_count) break; /* no level below reads this one's A */
     /* the parent's aim: its first child, which in a linear chain is the node itself (whose rest
      * direction the substep kept in g[13..15]) */

@@ -31,6 +31,7 @@ tress_chain_settings tress_spring_chain_get_sim_settings(const tress_spring_chai
     s.gravity_scale = j->gravity_scale;
     memcpy(s.gravity_dir, j->gravity_dir, sizeof s.gravity_dir);
     s.radius = j->radius;
+    s.vrm_length = chain->vrm_length;
   } else {
     /* extras and names: the spring-bones seed, each bone turned to aim at where its child has
      * got to, only rotations written */

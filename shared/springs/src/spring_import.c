@@ -26,7 +26,7 @@ const char *tress_spring_source_name(tress_spring_source s) {
 }
 
 tress_spring_import_def tress_default_spring_import_def(void) {
-  tress_spring_import_def d = {1.0f / 0.28f, true, true, true};
+  tress_spring_import_def d = {1.0f / 0.28f, true, true, true, TRESS_VRM_LENGTH_FIXED};
   return d;
 }
 
@@ -57,6 +57,11 @@ static bool import_sources(tress__spring_builder *b, const tress__gltf_doc *doc,
     if (imp->collider_count > TRESS_COLLIDER_SET_MAX)
       tress__spring_warn(b, "chain \"%s\": %u colliders, the first %d are used", tress__spring_node_name(b, imp->chains[i].root),
                          imp->collider_count, TRESS_COLLIDER_SET_MAX);
+  }
+  for (uint32_t i = 0; !b->oom && i < imp->chain_count; i++) {
+    tress_spring_chain *ch = &imp->chains[i];
+    bool vrm = ch->source == TRESS_SPRING_FROM_VRM1 || ch->source == TRESS_SPRING_FROM_VRM0;
+    ch->vrm_length = vrm ? d->vrm_length : TRESS_VRM_LENGTH_FIXED;
   }
   free(all_colliders);
   return !b->oom;

@@ -124,6 +124,25 @@ typedef enum tress_spring_model {
 } tress_spring_model;
 
 const char *tress_spring_model_name(tress_spring_model m);
+
+/* How the VRM model measures a joint's length (tress_chain_settings.vrm_length; VRM model only).
+ * - TRESS_VRM_LENGTH_FIXED: the length at rest (world scale), as VRMC_springBone-1.0 and UniVRM
+ *   keep it.
+ * - TRESS_VRM_LENGTH_THREE_VRM: as three-vrm (@pixiv/three-vrm-springbone 3.x) measures it on
+ *   every update: from the joint's head now to where its child bone was last drawn, with the
+ *   chain's anchor where it is now (three-vrm reads the child's world matrix before the child's
+ *   own joint has run, so it still holds the last update's local rotations). A moving chain's
+ *   tails are kept that far from their heads, and that stretch feeds the next step's inertia;
+ *   the heads themselves stay at the rest length (each bone keeps its local translation). Use it
+ *   for content that must move as it does in three-vrm. Virtual end tips keep the rest length
+ *   (three-vrm measures a childless joint from its own matrix). */
+typedef enum tress_vrm_length {
+  TRESS_VRM_LENGTH_FIXED = 0,
+  TRESS_VRM_LENGTH_THREE_VRM,
+} tress_vrm_length;
+
+const char *tress_vrm_length_name(tress_vrm_length m);
+bool tress_vrm_length_from_name(const char *text, tress_vrm_length *out);
 typedef struct tress_chain_settings {
   float damping;       /* 0.92: velocity kept per step */
   float stiffness;     /* 0.1: pull toward the animated pose per step, 0..1 */
@@ -140,6 +159,7 @@ typedef struct tress_chain_settings {
   bool rotations_only;      /* false: see below (the VRM model always writes rotations only) */
   tress_id center;          /* null = world: see "Center space" below */
   float center_inertia;     /* 1: 0..1, how much of the center's motion is taken out */
+  tress_vrm_length vrm_length; /* TRESS_VRM_LENGTH_FIXED: VRM model only, see above */
   uint32_t collider_count; /* 0: colliders[0..count) are this chain's collider set */
   tress_collider_id colliders[TRESS_CHAIN_COLLIDERS_MAX];
 } tress_chain_settings;

@@ -142,6 +142,7 @@ typedef struct tress_spring_chain {
   tress_collider_set colliders; /* indices into the import's colliders */
   char region[32];      /* a name-made chain's region ("Fringe"); "" otherwise */
   tress_spring_source source;
+  tress_vrm_length vrm_length; /* VRM springs: the import def's (tress_chain_settings.vrm_length) */
   /* VRM springs: each joint's own values for the VRM spring model (parallel to joints: VRM's
    * stiffness and gravityPower in units/s, damping = 1 - dragForce, gravityDir, hitRadius in
    * units); NULL for the other sources. The values above are the pose model's equivalents. */
@@ -165,6 +166,10 @@ typedef struct tress_spring_import_def {
   bool read_vrm;         /* VRMC_springBone, else VRM 0.x secondaryAnimation */
   bool read_extras;
   bool read_names;
+  /* How VRM springs measure their joints' lengths (sim.h): TRESS_VRM_LENGTH_FIXED, as the
+   * specification and UniVRM do; TRESS_VRM_LENGTH_THREE_VRM for a model meant to move exactly as
+   * it does in three-vrm. */
+  tress_vrm_length vrm_length;
 } tress_spring_import_def;
 
 tress_spring_import_def tress_default_spring_import_def(void);
