@@ -45,6 +45,8 @@ static const config_field config_fields[] = {
     STR_FIELD(log_level, "debug, info, warn or error"),
     STR_FIELD(auth_token, "token HELLO must carry (empty = none)"),
     U32_FIELD(max_peers, "connected peers"),
+    U32_FIELD(max_peers_per_address, "connections (half-open ones too) from one IP address"),
+    U32_FIELD(hello_timeout_ms, "a connection that has not sent HELLO by then is dropped"),
     U32_FIELD(max_room_peers, "peers per room"),
     U32_FIELD(max_characters_per_peer, "live characters one peer may own"),
     U32_FIELD(max_messages_per_second, "per-peer message rate"),
@@ -70,6 +72,8 @@ tress_server_config tress_default_server_config(void) {
   snprintf(c.log_format, sizeof c.log_format, "text");
   snprintf(c.log_level, sizeof c.log_level, "info");
   c.max_peers = 512;
+  c.max_peers_per_address = 32;
+  c.hello_timeout_ms = 5000;
   c.max_room_peers = 64;
   c.max_characters_per_peer = 8;
   c.max_messages_per_second = 50;
@@ -265,8 +269,9 @@ tress_config_action tress_server_config_load(tress_server_config *cfg, int argc,
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "log_level must be debug, info, warn or error");
     return TRESS_CONFIG_ERROR;
   }
-  if (cfg->max_peers == 0 || cfg->max_peers > 4095) {
-    snprintf(err, TRESS_CONFIG_ERROR_MAX, "max_peers must be 1..4095 (ENet's peer limit)");
+  if (cfg->max_peers == 0 || cfg->max_peers > 4095 - TRESS_CONFIG_FULL_RESERVE) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "max_peers must be 1..%u (ENet's peer limit less the SERVER_FULL reserve)",
+             4095 - TRESS_CONFIG_FULL_RESERVE);
     return TRESS_CONFIG_ERROR;
   }
   if (cfg->max_room_peers == 0 || cfg->max_room_peers > 256) {
@@ -275,7 +280,7 @@ tress_config_action tress_server_config_load(tress_server_config *cfg, int argc,
   }
   if (cfg->max_characters_per_peer == 0 || cfg->max_characters_per_peer > 65535 || cfg->max_messages_per_second == 0 ||
       cfg->max_bytes_per_second == 0 || cfg->service_interval_ms == 0 || cfg->max_pending_rigs == 0 ||
-      cfg->max_rigs_per_peer == 0) {
+      cfg->max_rigs_per_peer == 0 || cfg->max_peers_per_address == 0 || cfg->hello_timeout_ms == 0) {
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "limits and intervals must be non-zero");
     return TRESS_CONFIG_ERROR;
   }

@@ -9,6 +9,9 @@
 
 #define TRESS_CONFIG_PATH_MAX 1024
 #define TRESS_CONFIG_ERROR_MAX 256
+/* ENet slots beyond max_peers: a connection that lands there is told REJECT SERVER_FULL and let
+ * go, instead of ENet ignoring its CONNECT and the client timing out without knowing why. */
+#define TRESS_CONFIG_FULL_RESERVE 32
 
 typedef enum tress_log_format {
   TRESS_LOG_FORMAT_TEXT = 0, /* key=value (logfmt) */
@@ -26,6 +29,8 @@ typedef struct tress_server_config {
   char log_level[8];                    /* "debug" | "info" | "warn" | "error" */
   char auth_token[256];                 /* "" = no auth */
   uint32_t max_peers;
+  uint32_t max_peers_per_address;       /* ENet connections (half-open ones too) from one IP */
+  uint32_t hello_timeout_ms;            /* a peer (or ENet handshake) without HELLO by then is dropped */
   uint32_t max_room_peers;
   uint32_t max_characters_per_peer;
   uint32_t max_messages_per_second;     /* token bucket, burst = 2 s worth */
