@@ -120,15 +120,9 @@ static int set_from_string(tress_server_config *cfg, const config_field *f, cons
   return 0;
 }
 
-static int load_file(tress_server_config *cfg, const char *path, char *err) {
-  size_t len = 0;
-  char *text = (char *)tress_file_read(path, 1 << 20, &len, NULL);
-  if (!text) {
-    snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: cannot read: %s", path, strerror(errno));
-    return -1;
-  }
+int tress_server_config_apply_json(tress_server_config *cfg, const char *text, size_t len, const char *path,
+                                   char err[TRESS_CONFIG_ERROR_MAX]) {
   cJSON *root = cJSON_ParseWithLength(text, len);
-  free(text);
   if (!cJSON_IsObject(root)) {
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: not a JSON object", path);
     cJSON_Delete(root);
@@ -147,7 +141,8 @@ static int load_file(tress_server_config *cfg, const char *path, char *err) {
       } else rc = set_from_string(cfg, f, item->valuestring, err);
     } else {
       double d = cJSON_GetNumberValue(item);
-      if (!cJSON_IsNumber(item) || d < 0 || d != (double)(unsigned long long)d) {
+      /* range first: casting a double past 2^64 (or NaN) to an integer is undefined */
+      if (!cJSON_IsNumber(item) || !(d >= 0 && d < 18446744073709551616.0) || d != (double)(unsigned long long)d) {
         snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: %s must be a non-negative integer", path, f->key);
         rc = -1;
       } else {
@@ -158,6 +153,18 @@ static int load_file(tress_server_config *cfg, const char *path, char *err) {
     }
   }
   cJSON_Delete(root);
+  return rc;
+}
+
+static int load_file(tress_server_config *cfg, const char *path, char *err) {
+  size_t len = 0;
+  char *text = (char *)tress_file_read(path, 1 << 20, &len, NULL);
+  if (!text) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: cannot read: %s", path, strerror(errno));
+    return -1;
+  }
+  int rc = tress_server_config_apply_json(cfg, text, len, path, err);
+  free(text);
   return rc;
 }
 

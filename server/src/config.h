@@ -4,6 +4,7 @@
 #define TRESS_SERVER_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -58,6 +59,9 @@ typedef enum tress_config_action {
  * envp is the environment (NULL-terminated). On TRESS_CONFIG_ERROR err says why. */
 tress_config_action tress_server_config_load(tress_server_config *cfg, int argc, char **argv, char **envp,
                                              char err[TRESS_CONFIG_ERROR_MAX]);
+/* Applies one config file's JSON text (named `path` in errors) over cfg: 0, or -1 with err. */
+int tress_server_config_apply_json(tress_server_config *cfg, const char *text, size_t len, const char *path,
+                                   char err[TRESS_CONFIG_ERROR_MAX]);
 void tress_server_config_print_help(FILE *out);
 /* Heap string (free()) with the config as one JSON object. */
 char *tress_server_config_to_json(const tress_server_config *cfg);
