@@ -55,7 +55,7 @@ static const config_field config_fields[] = {
     U64_FIELD(cache_memory_bytes, "rig cache memory budget (LRU)"),
     U64_FIELD(max_asset_bytes, "largest mesh file the store loads"),
     U32_FIELD(max_pending_rigs, "rig jobs queued or running"),
-    U32_FIELD(max_rigs_per_peer, "rig jobs one peer's spawns may have in flight"),
+    U32_FIELD(max_rigs_per_peer, "rig jobs one peer's spawns may have in flight (survives reconnects)"),
     U32_FIELD(shutdown_timeout_ms, "SIGTERM drain bound"),
     U32_FIELD(service_interval_ms, "ENet service timer period"),
 };

@@ -187,6 +187,9 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t a
 /* Starts (or joins) the rig of one accessory. Settles immediately on a memory cache hit. */
 void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t accessory_index);
 void tress_rig_jobs_cancel_all(tress_server *s);
+/* Rig jobs still in flight whose creating peer has gone, started from this IPv4 address: they
+ * count against the address's next connections, so reconnecting does not reset the rig limit. */
+uint32_t tress_rig_jobs_orphaned_from(const tress_server *s, uint32_t host);
 
 /* http.c */
 struct tress_http *tress_http_start(tress_server *s, char err[256]);

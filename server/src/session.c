@@ -192,10 +192,14 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
   }
   /* Rigs are the expensive thing a client can ask for: a peer whose spawns already have
    * max_rigs_per_peer rigs running waits (and retries) instead of queueing more. */
-  if (p->rigs_in_flight >= s->cfg.max_rigs_per_peer) {
+  /* The limit follows the client, not the connection: rigs a departed connection from the same
+   * address left running count too, so disconnect-and-reconnect cannot queue more. (Live peers
+   * sharing an address, e.g. behind one NAT, keep their own limits.) */
+  uint32_t in_flight = p->rigs_in_flight + tress_rig_jobs_orphaned_from(s, p->enet->address.host);
+  if (in_flight >= s->cfg.max_rigs_per_peer) {
     atomic_fetch_add(&s->metrics.rate_limited, 1);
     tress_net_send_error(s, slot, TRESS_CODE_RATE_LIMITED, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
-                         "%u rigs already in flight for this peer, retry later", p->rigs_in_flight);
+                         "%u rigs already in flight for this client, retry later", in_flight);
     return;
   }
   /* Asset ids are checked before the character exists: an id that tries to leave the store is
