@@ -77,8 +77,14 @@ int tress_asset_store_open(tress_asset_store *store, const char *dir, char err[2
   size_t len = 0;
   char *text = (char *)tress_file_read(path, 16u << 20, &len, NULL);
   if (!text) return errno == ENOENT ? 0 : (snprintf(err, 256, "%.200s: %s", path, strerror(errno)), -1);
-  cJSON *root = cJSON_ParseWithLength(text, len);
+  int rc = tress_asset_store_parse_manifest(store, text, len, path, err);
   free(text);
+  return rc;
+}
+
+int tress_asset_store_parse_manifest(tress_asset_store *store, const char *text, size_t len, const char *path,
+                                     char err[256]) {
+  cJSON *root = cJSON_ParseWithLength(text, len);
   cJSON *assets = cJSON_GetObjectItemCaseSensitive(root, "assets");
   if (!cJSON_IsObject(assets)) {
     snprintf(err, 256, "%.200s: expected {\"assets\": {id: {\"mesh_hash\": hex}}}", path);

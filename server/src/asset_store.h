@@ -43,6 +43,10 @@ typedef struct tress_asset_store {
  *   {"assets": {"meshes/bob.glb": {"mesh_hash": "<64 hex>"}, ...}}
  * where mesh_hash is tress_mesh_get_content_hash of the mesh. 0, or -1 with err. */
 int tress_asset_store_open(tress_asset_store *store, const char *dir, char err[256]);
+/* The manifest.json part of open: parses text (named `path` in errors) into store's listed ids
+ * and claimed hashes. 0, or -1 with err (the store is then closed). */
+int tress_asset_store_parse_manifest(tress_asset_store *store, const char *text, size_t len, const char *path,
+                                     char err[256]);
 void tress_asset_store_close(tress_asset_store *store);
 
 /* Loop thread: does the store have the id (syntax ok; listed, when there is a manifest)? */

@@ -45,6 +45,8 @@ static const config_field config_fields[] = {
     STR_FIELD(log_level, "debug, info, warn or error"),
     STR_FIELD(auth_token, "token HELLO must carry (empty = none)"),
     U32_FIELD(max_peers, "connected peers"),
+    U32_FIELD(max_peers_per_address, "connections (half-open ones too) from one IP address"),
+    U32_FIELD(hello_timeout_ms, "a connection that has not sent HELLO by then is dropped"),
     U32_FIELD(max_room_peers, "peers per room"),
     U32_FIELD(max_characters_per_peer, "live characters one peer may own"),
     U32_FIELD(max_messages_per_second, "per-peer message rate"),
@@ -53,7 +55,7 @@ static const config_field config_fields[] = {
     U64_FIELD(cache_memory_bytes, "rig cache memory budget (LRU)"),
     U64_FIELD(max_asset_bytes, "largest mesh file the store loads"),
     U32_FIELD(max_pending_rigs, "rig jobs queued or running"),
-    U32_FIELD(max_rigs_per_peer, "rig jobs one peer's spawns may have in flight"),
+    U32_FIELD(max_rigs_per_peer, "rig jobs one peer's spawns may have in flight (survives reconnects)"),
     U32_FIELD(shutdown_timeout_ms, "SIGTERM drain bound"),
     U32_FIELD(service_interval_ms, "ENet service timer period"),
 };
@@ -70,6 +72,8 @@ tress_server_config tress_default_server_config(void) {
   snprintf(c.log_format, sizeof c.log_format, "text");
   snprintf(c.log_level, sizeof c.log_level, "info");
   c.max_peers = 512;
+  c.max_peers_per_address = 32;
+  c.hello_timeout_ms = 5000;
   c.max_room_peers = 64;
   c.max_characters_per_peer = 8;
   c.max_messages_per_second = 50;
@@ -116,15 +120,9 @@ static int set_from_string(tress_server_config *cfg, const config_field *f, cons
   return 0;
 }
 
-static int load_file(tress_server_config *cfg, const char *path, char *err) {
-  size_t len = 0;
-  char *text = (char *)tress_file_read(path, 1 << 20, &len, NULL);
-  if (!text) {
-    snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: cannot read: %s", path, strerror(errno));
-    return -1;
-  }
+int tress_server_config_apply_json(tress_server_config *cfg, const char *text, size_t len, const char *path,
+                                   char err[TRESS_CONFIG_ERROR_MAX]) {
   cJSON *root = cJSON_ParseWithLength(text, len);
-  free(text);
   if (!cJSON_IsObject(root)) {
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: not a JSON object", path);
     cJSON_Delete(root);
@@ -143,7 +141,8 @@ static int load_file(tress_server_config *cfg, const char *path, char *err) {
       } else rc = set_from_string(cfg, f, item->valuestring, err);
     } else {
       double d = cJSON_GetNumberValue(item);
-      if (!cJSON_IsNumber(item) || d < 0 || d != (double)(unsigned long long)d) {
+      /* range first: casting a double past 2^64 (or NaN) to an integer is undefined */
+      if (!cJSON_IsNumber(item) || !(d >= 0 && d < 18446744073709551616.0) || d != (double)(unsigned long long)d) {
         snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: %s must be a non-negative integer", path, f->key);
         rc = -1;
       } else {
@@ -154,6 +153,18 @@ static int load_file(tress_server_config *cfg, const char *path, char *err) {
     }
   }
   cJSON_Delete(root);
+  return rc;
+}
+
+static int load_file(tress_server_config *cfg, const char *path, char *err) {
+  size_t len = 0;
+  char *text = (char *)tress_file_read(path, 1 << 20, &len, NULL);
+  if (!text) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "config %s: cannot read: %s", path, strerror(errno));
+    return -1;
+  }
+  int rc = tress_server_config_apply_json(cfg, text, len, path, err);
+  free(text);
   return rc;
 }
 
@@ -265,8 +276,9 @@ tress_config_action tress_server_config_load(tress_server_config *cfg, int argc,
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "log_level must be debug, info, warn or error");
     return TRESS_CONFIG_ERROR;
   }
-  if (cfg->max_peers == 0 || cfg->max_peers > 4095) {
-    snprintf(err, TRESS_CONFIG_ERROR_MAX, "max_peers must be 1..4095 (ENet's peer limit)");
+  if (cfg->max_peers == 0 || cfg->max_peers > 4095 - TRESS_CONFIG_FULL_RESERVE) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "max_peers must be 1..%u (ENet's peer limit less the SERVER_FULL reserve)",
+             4095 - TRESS_CONFIG_FULL_RESERVE);
     return TRESS_CONFIG_ERROR;
   }
   if (cfg->max_room_peers == 0 || cfg->max_room_peers > 256) {
@@ -275,7 +287,7 @@ tress_config_action tress_server_config_load(tress_server_config *cfg, int argc,
   }
   if (cfg->max_characters_per_peer == 0 || cfg->max_characters_per_peer > 65535 || cfg->max_messages_per_second == 0 ||
       cfg->max_bytes_per_second == 0 || cfg->service_interval_ms == 0 || cfg->max_pending_rigs == 0 ||
-      cfg->max_rigs_per_peer == 0) {
+      cfg->max_rigs_per_peer == 0 || cfg->max_peers_per_address == 0 || cfg->hello_timeout_ms == 0) {
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "limits and intervals must be non-zero");
     return TRESS_CONFIG_ERROR;
   }

@@ -4,11 +4,15 @@
 #define TRESS_SERVER_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define TRESS_CONFIG_PATH_MAX 1024
 #define TRESS_CONFIG_ERROR_MAX 256
+/* ENet slots beyond max_peers: a connection that lands there is told REJECT SERVER_FULL and let
+ * go, instead of ENet ignoring its CONNECT and the client timing out without knowing why. */
+#define TRESS_CONFIG_FULL_RESERVE 32
 
 typedef enum tress_log_format {
   TRESS_LOG_FORMAT_TEXT = 0, /* key=value (logfmt) */
@@ -26,6 +30,8 @@ typedef struct tress_server_config {
   char log_level[8];                    /* "debug" | "info" | "warn" | "error" */
   char auth_token[256];                 /* "" = no auth */
   uint32_t max_peers;
+  uint32_t max_peers_per_address;       /* ENet connections (half-open ones too) from one IP */
+  uint32_t hello_timeout_ms;            /* a peer (or ENet handshake) without HELLO by then is dropped */
   uint32_t max_room_peers;
   uint32_t max_characters_per_peer;
   uint32_t max_messages_per_second;     /* token bucket, burst = 2 s worth */
@@ -53,6 +59,9 @@ typedef enum tress_config_action {
  * envp is the environment (NULL-terminated). On TRESS_CONFIG_ERROR err says why. */
 tress_config_action tress_server_config_load(tress_server_config *cfg, int argc, char **argv, char **envp,
                                              char err[TRESS_CONFIG_ERROR_MAX]);
+/* Applies one config file's JSON text (named `path` in errors) over cfg: 0, or -1 with err. */
+int tress_server_config_apply_json(tress_server_config *cfg, const char *text, size_t len, const char *path,
+                                   char err[TRESS_CONFIG_ERROR_MAX]);
 void tress_server_config_print_help(FILE *out);
 /* Heap string (free()) with the config as one JSON object. */
 char *tress_server_config_to_json(const tress_server_config *cfg);

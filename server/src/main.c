@@ -30,7 +30,7 @@ static void finish(tress_server *s) {
   tress_log_event(&s->log, TRESS_LOG_INFO, "shutdown_complete", "jobs_left=%u peers_left=%u", s->jobs.count,
                   s->live_peers);
   /* Peers still connected at the deadline are dropped without ceremony. */
-  for (uint32_t i = 0; i < s->cfg.max_peers; i++)
+  for (uint32_t i = 0; i < s->peer_slots; i++)
     if (s->peers[i].enet) enet_peer_reset(s->peers[i].enet);
   enet_host_flush(s->host);
   uv_timer_stop(&s->drain_timer);
@@ -65,7 +65,7 @@ static void start_drain(tress_server *s, const char *why) {
   atomic_store(&s->metrics.draining, true);
   tress_log_event(&s->log, TRESS_LOG_INFO, "shutdown_started", "signal=%s peers=%u jobs=%u", why, s->live_peers,
                   s->jobs.count);
-  for (uint32_t i = 0; i < s->cfg.max_peers; i++) {
+  for (uint32_t i = 0; i < s->peer_slots; i++) {
     if (!s->peers[i].enet || s->peers[i].closing) continue;
     tress_net_send_error(s, i, TRESS_CODE_SERVER_SHUTTING_DOWN, 0, 0, 0, "server shutting down");
     tress_peer_close(s, i, "shutdown");
@@ -142,11 +142,13 @@ int main(int argc, char **argv) {
   if (swept) tress_log_event(&s->log, TRESS_LOG_WARN, "cache_tmp_swept", "files=%d", swept);
   tress_rig_cache_init(&s->cache, s->cfg.cache_dir, s->cfg.cache_memory_bytes);
 
-  s->peers = calloc(s->cfg.max_peers, sizeof *s->peers);
+  s->peer_slots = s->cfg.max_peers + TRESS_CONFIG_FULL_RESERVE;
+  s->peers = calloc(s->peer_slots, sizeof *s->peers);
+  s->handshake_since_ms = calloc(s->peer_slots, sizeof *s->handshake_since_ms);
   s->rooms = calloc(s->cfg.max_peers, sizeof *s->rooms);
   s->scratch = malloc(TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES);
-  if (!s->peers || !s->rooms || !s->scratch || enet_initialize() != 0) goto out;
-  for (uint32_t i = 0; i < s->cfg.max_peers; i++) s->peers[i].room = -1;
+  if (!s->peers || !s->handshake_since_ms || !s->rooms || !s->scratch || enet_initialize() != 0) goto out;
+  for (uint32_t i = 0; i < s->peer_slots; i++) s->peers[i].room = -1;
 
   s->loop = uv_default_loop();
   if (tress_net_start(s, err) != 0) {
@@ -206,6 +208,7 @@ out:
   tress_metrics_destroy(&s->metrics);
   free(s->characters);
   free(s->peers);
+  free(s->handshake_since_ms);
   free(s->rooms);
   free(s->scratch);
   free(s);

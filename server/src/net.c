@@ -43,6 +43,20 @@ static void on_poll(uv_poll_t *h, int status, int events) {
 
 static void on_service(uv_timer_t *t) { drain_events(t->data); }
 
+static void on_hello_sweep(uv_timer_t *t) {
+  tress_server *s = t->data;
+  tress_peer_sweep_unwelcomed(s);
+  enet_host_flush(s->host);
+}
+
+/* What ENet may hold for one peer. Clients send only control messages (<= 64 KiB); a little
+ * more is let through so a slightly oversized one still earns a TOO_LARGE answer, anything
+ * larger ENet refuses before reassembly. ENet's defaults (32 MiB packets, 32 MiB of waiting
+ * fragments per peer) let 16 unauthenticated peers pin half a gigabyte with partial
+ * fragments; two messages' worth of reassembly per peer is all a client ever needs. */
+#define TRESS_NET_MAX_PACKET_BYTES (TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES + 8192)
+#define TRESS_NET_MAX_WAITING_BYTES (2 * TRESS_NET_MAX_PACKET_BYTES)
+
 int tress_net_start(tress_server *s, char err[256]) {
   ENetAddress addr;
   memset(&addr, 0, sizeof addr);
@@ -51,14 +65,17 @@ int tress_net_start(tress_server *s, char err[256]) {
     return -1;
   }
   addr.port = (enet_uint16)s->cfg.udp_port;
-  s->host = enet_host_create(&addr, s->cfg.max_peers, TRESS_CHANNEL_COUNT, 0, 0);
+  s->host = enet_host_create(&addr, s->peer_slots, TRESS_CHANNEL_COUNT, 0, 0);
   if (!s->host) {
     snprintf(err, 256, "cannot bind UDP %s:%u", s->cfg.host, s->cfg.udp_port);
     return -1;
   }
-  /* Clients only send control messages; anything much larger is refused by ENet itself before
-   * reassembly, while sizes between the control limit and this get a TOO_LARGE error back. */
-  s->host->maximumPacketSize = 4 * TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES;
+  s->host->maximumPacketSize = TRESS_NET_MAX_PACKET_BYTES;
+  s->host->maximumWaitingData = TRESS_NET_MAX_WAITING_BYTES;
+  /* ENet's own per-address cap: it counts every peer from the address that is past its first
+   * CONNECT (half-open handshakes included) and ignores further CONNECTs, so one address
+   * cannot take the slots another needs. */
+  s->host->duplicatePeers = s->cfg.max_peers_per_address;
   /* ENet's socket is non-blocking and a full send buffer silently drops datagrams (ENet then
    * waits out a retransmit timeout). Room broadcasts and drains burst to many peers at once, so
    * ask for large buffers (the kernel caps them at wmem_max / rmem_max). */
@@ -73,6 +90,13 @@ int tress_net_start(tress_server *s, char err[256]) {
   uv_timer_init(s->loop, &s->service_timer);
   s->service_timer.data = s;
   uv_timer_start(&s->service_timer, on_service, s->cfg.service_interval_ms, s->cfg.service_interval_ms);
+  /* A quarter of the deadline (at most 250 ms): a silent peer goes within 1.25 deadlines. */
+  uint64_t sweep_ms = s->cfg.hello_timeout_ms / 4;
+  if (sweep_ms > 250) sweep_ms = 250;
+  if (sweep_ms == 0) sweep_ms = 1;
+  uv_timer_init(s->loop, &s->hello_timer);
+  s->hello_timer.data = s;
+  uv_timer_start(&s->hello_timer, on_hello_sweep, sweep_ms, sweep_ms);
   return 0;
 }
 
@@ -88,6 +112,8 @@ void tress_net_stop(tress_server *s) {
   uv_close((uv_handle_t *)&s->enet_poll, closed_noop);
   uv_timer_stop(&s->service_timer);
   uv_close((uv_handle_t *)&s->service_timer, closed_noop);
+  uv_timer_stop(&s->hello_timer);
+  uv_close((uv_handle_t *)&s->hello_timer, closed_noop);
 }
 
 /* Encodes msg into an ENet packet: control messages through the scratch buffer, bulk ones

@@ -1,13 +1,17 @@
 /* Peers
  * -----
- * Every byte from a peer is untrusted. The order of checks on a packet is the order of cost:
+ * Every byte from a peer is untrusted. Before any of it is read, ENet's own limits apply
+ * (net.c: packet size, reassembly bytes per peer, connections per address), a connection past
+ * max_peers is told REJECT SERVER_FULL, and one that has not sent HELLO within hello_timeout_ms
+ * (or never finished ENet's handshake) is dropped by a timer. The first message must be HELLO:
+ * anything else is REJECTed. After WELCOME the order of checks on a packet is the order of cost:
  *  1. the peer is not closing, and the packet came on the control channel;
  *  2. rate limits: two token buckets per peer (messages/s and bytes/s, burst of two seconds);
  *     an empty bucket drops the message, answers RATE_LIMITED at most once a second and
  *     counts a strike;
  *  3. size: anything over the control-message limit is TOO_LARGE without decoding;
  *  4. decode with the codec's full validation; failure is MALFORMED / UNKNOWN_TYPE;
- *  5. state and direction: HELLO first and once, server-to-client types never accepted.
+ *  5. state and direction: HELLO once, server-to-client types never accepted.
  * Each refusal sends an ERROR (the peer learns what it did) and costs a strike; past
  * cfg.max_strikes the peer is disconnected. None of this touches any other peer's state, so a
  * misbehaving client can only ever lose its own connection. */
@@ -22,6 +26,20 @@ static uint32_t slot_of(tress_server *s, ENetPeer *enet) { return (uint32_t)(ene
 
 static uint64_t now_ms(tress_server *s) { return uv_now(s->loop); }
 
+static void send_reject(tress_server *s, uint32_t slot, tress_wire_code code, const char *reason) {
+  tress_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = TRESS_MSG_REJECT;
+  m.reject.code = (uint16_t)code;
+  m.reject.server_major = TRESS_PROTOCOL_VERSION_MAJOR;
+  m.reject.server_minor = TRESS_PROTOCOL_VERSION_MINOR;
+  snprintf(m.reject.reason, sizeof m.reject.reason, "%s", reason);
+  tress_net_send(s, slot, &m);
+  tress_log_event(&s->log, TRESS_LOG_INFO, "peer_rejected", "peer=%u code=%s", s->peers[slot].peer_id,
+                  tress_wire_code_name(code));
+  tress_peer_close(s, slot, "rejected");
+}
+
 void tress_peer_on_connect(tress_server *s, ENetPeer *enet) {
   uint32_t slot = slot_of(s, enet);
   tress_peer *p = &s->peers[slot];
@@ -34,6 +52,9 @@ void tress_peer_on_connect(tress_server *s, ENetPeer *enet) {
   p->msg_tokens = 2.0 * s->cfg.max_messages_per_second;
   p->byte_tokens = 2.0 * s->cfg.max_bytes_per_second;
   p->refill_ms = now_ms(s);
+  p->connected_ms = now_ms(s);
+  s->handshake_since_ms[slot] = 0;
+  bool full = s->live_peers >= s->cfg.max_peers; /* before counting this one: it is in a reserve slot */
   enet_address_get_host_ip(&enet->address, p->addr, sizeof p->addr);
   enet_peer_timeout(enet, 0, 5000, 15000);
   s->live_peers++;
@@ -43,6 +64,55 @@ void tress_peer_on_connect(tress_server *s, ENetPeer *enet) {
   if (s->draining) {
     tress_net_send_error(s, slot, TRESS_CODE_SERVER_SHUTTING_DOWN, 0, 0, 0, "server shutting down");
     tress_peer_close(s, slot, "draining");
+  } else if (full) {
+    atomic_fetch_add(&s->metrics.disconnects_forced, 1);
+    send_reject(s, slot, TRESS_CODE_SERVER_FULL, "server full, try again later");
+  }
+}
+
+/* No DISCONNECT event follows enet_peer_disconnect_now, so the slot is cleaned up here. */
+static void drop_now(tress_server *s, uint32_t slot, const char *why) {
+  tress_peer *p = &s->peers[slot];
+  ENetPeer *enet = p->enet;
+  atomic_fetch_add(&s->metrics.disconnects_forced, 1);
+  tress_log_event(&s->log, TRESS_LOG_INFO, "peer_dropped", "peer=%u why=%s", p->peer_id, why);
+  tress_peer_on_disconnect(s, enet);
+  enet_peer_disconnect_now(enet, 0);
+}
+
+static bool is_handshake(const ENetPeer *e) {
+  return e->state == ENET_PEER_STATE_ACKNOWLEDGING_CONNECT || e->state == ENET_PEER_STATE_CONNECTION_PENDING ||
+         e->state == ENET_PEER_STATE_CONNECTION_SUCCEEDED;
+}
+
+void tress_peer_sweep_unwelcomed(tress_server *s) {
+  uint64_t now = now_ms(s), limit = s->cfg.hello_timeout_ms;
+  uint32_t handshakes = 0;
+  for (uint32_t slot = 0; slot < s->peer_slots; slot++) {
+    tress_peer *p = &s->peers[slot];
+    ENetPeer *e = &s->host->peers[slot];
+    if (p->enet) {
+      /* Rejected peers (closing, never welcomed) go at the same deadline: a client that does not
+       * acknowledge the disconnect would otherwise keep its slot until ENet's timeout. */
+      if (!p->welcomed && now - p->connected_ms >= limit) drop_now(s, slot, p->closing ? "rejected" : "no_hello");
+      continue;
+    }
+    if (!is_handshake(e)) {
+      s->handshake_since_ms[slot] = 0;
+      continue;
+    }
+    /* An ENet handshake nobody finishes (CONNECT sent, VERIFY_CONNECT never acknowledged) holds a
+     * slot for ENet's whole retransmit timeout; it gets the HELLO deadline instead. */
+    if (s->handshake_since_ms[slot] == 0) s->handshake_since_ms[slot] = now ? now : 1;
+    else if (now - s->handshake_since_ms[slot] >= limit) {
+      enet_peer_reset(e);
+      s->handshake_since_ms[slot] = 0;
+      handshakes++;
+    }
+  }
+  if (handshakes) {
+    atomic_fetch_add(&s->metrics.disconnects_forced, handshakes);
+    tress_log_event(&s->log, TRESS_LOG_INFO, "handshakes_dropped", "count=%u", handshakes);
   }
 }
 
@@ -106,20 +176,6 @@ static tress_wire_code code_for_status(tress_wire_status st) {
   }
 }
 
-static void send_reject(tress_server *s, uint32_t slot, tress_wire_code code, const char *reason) {
-  tress_msg m;
-  memset(&m, 0, sizeof m);
-  m.type = TRESS_MSG_REJECT;
-  m.reject.code = (uint16_t)code;
-  m.reject.server_major = TRESS_PROTOCOL_VERSION_MAJOR;
-  m.reject.server_minor = TRESS_PROTOCOL_VERSION_MINOR;
-  snprintf(m.reject.reason, sizeof m.reject.reason, "%s", reason);
-  tress_net_send(s, slot, &m);
-  tress_log_event(&s->log, TRESS_LOG_INFO, "peer_rejected", "peer=%u code=%s", s->peers[slot].peer_id,
-                  tress_wire_code_name(code));
-  tress_peer_close(s, slot, "rejected");
-}
-
 static void on_hello(tress_server *s, uint32_t slot, const tress_msg_hello *h) {
   tress_peer *p = &s->peers[slot];
   if (s->cfg.auth_token[0] &&
@@ -147,6 +203,43 @@ static void on_hello(tress_server *s, uint32_t slot, const tress_msg_hello *h) {
                   tress_log_quote(p->name, q, sizeof q), h->version_minor);
 }
 
+/* Before WELCOME the first message decides: a HELLO is answered, anything else (another type,
+ * garbage, the bulk channel) is REJECTed and the peer let go, as PROTOCOL.md section 6 says. */
+static void on_first_message(tress_server *s, uint32_t slot, const ENetPacket *packet, uint8_t channel) {
+  size_t len = packet->dataLength;
+  if (channel != TRESS_CHANNEL_CONTROL) {
+    send_reject(s, slot, TRESS_CODE_UNEXPECTED_MESSAGE, "HELLO first, on the control channel");
+    return;
+  }
+  if (len > TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES) {
+    atomic_fetch_add(&s->metrics.malformed, 1);
+    send_reject(s, slot, TRESS_CODE_TOO_LARGE, "HELLO first; this message is over the control limit");
+    return;
+  }
+  tress_msg msg;
+  tress_wire_error err;
+  tress_wire_status st = tress_msg_decode(packet->data, len, &msg, &err);
+  char reason[TRESS_WIRE_TEXT_CAP];
+  if (st == TRESS_WIRE_ERR_BAD_VERSION && len && packet->data[0] == TRESS_MSG_HELLO) {
+    snprintf(reason, sizeof reason, "protocol %u.x required, client speaks %u.%u", TRESS_PROTOCOL_VERSION_MAJOR,
+             msg.hello.version_major, msg.hello.version_minor);
+    send_reject(s, slot, TRESS_CODE_BAD_VERSION, reason);
+    return;
+  }
+  if (st != TRESS_WIRE_OK) {
+    atomic_fetch_add(&s->metrics.malformed, 1);
+    snprintf(reason, sizeof reason, "HELLO first; %s: %.180s", tress_wire_status_name(st), err.message);
+    send_reject(s, slot, code_for_status(st), reason);
+    return;
+  }
+  if (msg.type == TRESS_MSG_HELLO) on_hello(s, slot, &msg.hello);
+  else {
+    snprintf(reason, sizeof reason, "HELLO first, not %s", tress_msg_type_name(msg.type));
+    send_reject(s, slot, TRESS_CODE_UNEXPECTED_MESSAGE, reason);
+  }
+  tress_msg_free(&msg);
+}
+
 void tress_peer_on_receive(tress_server *s, ENetPeer *enet, const ENetPacket *packet, uint8_t channel) {
   uint32_t slot = slot_of(s, enet);
   tress_peer *p = &s->peers[slot];
@@ -156,6 +249,10 @@ void tress_peer_on_receive(tress_server *s, ENetPeer *enet, const ENetPacket *pa
   atomic_fetch_add(&s->metrics.messages_in, 1);
   uint8_t first = len ? packet->data[0] : 0;
 
+  if (!p->welcomed) {
+    on_first_message(s, slot, packet, channel);
+    return;
+  }
   if (!rate_allow(s, p, len)) {
     atomic_fetch_add(&s->metrics.rate_limited, 1);
     uint64_t now = now_ms(s);
@@ -183,13 +280,6 @@ void tress_peer_on_receive(tress_server *s, ENetPeer *enet, const ENetPacket *pa
   tress_msg msg;
   tress_wire_error err;
   tress_wire_status st = tress_msg_decode(packet->data, len, &msg, &err);
-  if (st == TRESS_WIRE_ERR_BAD_VERSION && first == TRESS_MSG_HELLO && !p->welcomed) {
-    char reason[128];
-    snprintf(reason, sizeof reason, "protocol %u.x required, client speaks %u.%u", TRESS_PROTOCOL_VERSION_MAJOR,
-             msg.hello.version_major, msg.hello.version_minor);
-    send_reject(s, slot, TRESS_CODE_BAD_VERSION, reason);
-    return;
-  }
   if (st != TRESS_WIRE_OK) {
     atomic_fetch_add(&s->metrics.malformed, 1);
     tress_net_send_error(s, slot, code_for_status(st), first, 0, 0, "%s: %.180s", tress_wire_status_name(st),
@@ -198,15 +288,6 @@ void tress_peer_on_receive(tress_server *s, ENetPeer *enet, const ENetPacket *pa
     return;
   }
 
-  if (!p->welcomed) {
-    if (msg.type == TRESS_MSG_HELLO) on_hello(s, slot, &msg.hello);
-    else {
-      tress_net_send_error(s, slot, TRESS_CODE_UNEXPECTED_MESSAGE, msg.type, 0, 0, "HELLO first");
-      tress_peer_strike(s, slot, "before_hello");
-    }
-    tress_msg_free(&msg);
-    return;
-  }
   switch (msg.type) {
     case TRESS_MSG_JOIN_ROOM: tress_room_join(s, slot, &msg.join_room); break;
     case TRESS_MSG_SPAWN_CHARACTER: tress_session_spawn(s, slot, &msg); break; /* takes ownership */

@@ -41,6 +41,7 @@
 #define FILE_MAGIC "TRESSRIG"
 #define FILE_VERSION 2u
 #define HEADER_BYTES (8 + 4 + 4 + 12 + 32)
+_Static_assert(HEADER_BYTES == TRESS_RIG_CACHE_HEADER_BYTES, "rig_cache.h states the header size");
 
 void tress_rig_cache_key(const uint8_t mesh_hash[TRESS_MESH_HASH_BYTES], const tress_wire_rig_options *o,
                          uint8_t key[TRESS_RIG_KEY_BYTES]) {
@@ -262,16 +263,21 @@ static void file_checksum(const uint8_t key[TRESS_RIG_KEY_BYTES], const float me
   crypto_generichash_final(&st, out, 32);
 }
 
-int tress_rig_cache_write_file(const char *dir, const tress_rig_entry *e, char reason[TRESS_WIRE_TEXT_CAP]) {
-  const uint8_t *payload = e->payload;
-  size_t len = e->encoded_bytes;
-  uint8_t header[HEADER_BYTES];
+void tress_rig_cache_file_header(const uint8_t key[TRESS_RIG_KEY_BYTES], const float mesh_size[3],
+                                 const uint8_t *payload, size_t len, uint8_t header[TRESS_RIG_CACHE_HEADER_BYTES]) {
   uint32_t version = FILE_VERSION, plen = (uint32_t)len;
   memcpy(header, FILE_MAGIC, 8);
   memcpy(header + 8, &version, 4);
   memcpy(header + 12, &plen, 4);
-  memcpy(header + 16, e->mesh_size, 12);
-  file_checksum(e->key, e->mesh_size, payload, len, header + 28);
+  memcpy(header + 16, mesh_size, 12);
+  file_checksum(key, mesh_size, payload, len, header + 28);
+}
+
+int tress_rig_cache_write_file(const char *dir, const tress_rig_entry *e, char reason[TRESS_WIRE_TEXT_CAP]) {
+  const uint8_t *payload = e->payload;
+  size_t len = e->encoded_bytes;
+  uint8_t header[HEADER_BYTES];
+  tress_rig_cache_file_header(e->key, e->mesh_size, payload, len, header);
   char path[PATH_MAX];
   tress_rig_cache_file_path(dir, e->key, path, sizeof path);
   int rc = tress_file_write_atomic(path, header, sizeof header, payload, len);
@@ -291,36 +297,40 @@ tress_cache_read tress_rig_cache_read_file(const char *dir, const uint8_t key[TR
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "read: %s", strerror(errno));
     return TRESS_CACHE_READ_CORRUPT;
   }
-  tress_cache_read result = TRESS_CACHE_READ_CORRUPT;
+  tress_cache_read result = tress_rig_cache_parse_file(key, data, len, out, reason);
+  free(data);
+  return result;
+}
+
+tress_cache_read tress_rig_cache_parse_file(const uint8_t key[TRESS_RIG_KEY_BYTES], const uint8_t *data, size_t len,
+                                            tress_rig_entry **out, char reason[TRESS_WIRE_TEXT_CAP]) {
+  *out = NULL;
   uint32_t version, plen;
   float mesh_size[3];
   uint8_t sum[32];
   if (len < HEADER_BYTES || memcmp(data, FILE_MAGIC, 8) != 0) {
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "bad header");
-    goto done;
+    return TRESS_CACHE_READ_CORRUPT;
   }
   memcpy(&version, data + 8, 4);
   memcpy(&plen, data + 12, 4);
   memcpy(mesh_size, data + 16, 12);
   if (version != FILE_VERSION || (size_t)plen != len - HEADER_BYTES) {
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "version %u or length %u does not match the file (%zu bytes)", version, plen, len);
-    goto done;
+    return TRESS_CACHE_READ_CORRUPT;
   }
   file_checksum(key, mesh_size, data + HEADER_BYTES, plen, sum);
   if (sodium_memcmp(sum, data + 28, 32) != 0) {
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "checksum mismatch");
-    goto done;
+    return TRESS_CACHE_READ_CORRUPT;
   }
   tress_rig_entry *e = entry_from_stored(data + HEADER_BYTES, plen, mesh_size, reason);
-  if (!e) goto done;
+  if (!e) return TRESS_CACHE_READ_CORRUPT;
   if (memcmp(e->key, key, TRESS_RIG_KEY_BYTES) != 0) {
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload belongs to another key");
     tress_rig_entry_release(e);
-    goto done;
+    return TRESS_CACHE_READ_CORRUPT;
   }
   *out = e;
-  result = TRESS_CACHE_READ_OK;
-done:
-  free(data);
-  return result;
+  return TRESS_CACHE_READ_OK;
 }

@@ -63,6 +63,13 @@ typedef enum tress_cache_read {
 } tress_cache_read;
 tress_cache_read tress_rig_cache_read_file(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], tress_rig_entry **out,
                                            char reason[TRESS_WIRE_TEXT_CAP]);
+/* The reading half of read_file, on bytes already read: header, checksum, payload decode. */
+tress_cache_read tress_rig_cache_parse_file(const uint8_t key[TRESS_RIG_KEY_BYTES], const uint8_t *data, size_t len,
+                                            tress_rig_entry **out, char reason[TRESS_WIRE_TEXT_CAP]);
+/* A cache file's header (magic, version, length, mesh size, checksum) for this payload. */
+#define TRESS_RIG_CACHE_HEADER_BYTES 60
+void tress_rig_cache_file_header(const uint8_t key[TRESS_RIG_KEY_BYTES], const float mesh_size[3],
+                                 const uint8_t *payload, size_t len, uint8_t header[TRESS_RIG_CACHE_HEADER_BYTES]);
 int tress_rig_cache_write_file(const char *dir, const tress_rig_entry *e, char reason[TRESS_WIRE_TEXT_CAP]);
 /* This wearer's RIG_RESULT bytes (malloc'd): a copy of the entry's payload with the given ids.
  * Costs one copy, no encoding. NULL with a reason. */

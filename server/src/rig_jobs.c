@@ -36,6 +36,7 @@ struct tress_rig_job {
   tress_server *server;
   tress_rig_job *next;
   uint32_t creator_slot, creator_peer_id; /* whose spawn started it (per-peer rig limit) */
+  uint32_t creator_host;                  /* and from which IPv4 address (the limit outlives the connection) */
   char asset_id[TRESS_WIRE_TEXT_CAP];
   tress_wire_rig_options options;
   bool pre_skinned; /* the file's own skin, not a rig */
@@ -328,11 +329,22 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   }
   j->creator_slot = c->owner_slot;
   j->creator_peer_id = c->owner_peer_id;
+  j->creator_host = s->peers[c->owner_slot].enet ? s->peers[c->owner_slot].enet->address.host : 0;
   s->peers[c->owner_slot].rigs_in_flight++;
   j->next = s->jobs.head;
   s->jobs.head = j;
   s->jobs.count++;
   atomic_store(&s->metrics.rig_jobs_in_flight, s->jobs.count);
+}
+
+uint32_t tress_rig_jobs_orphaned_from(const tress_server *s, uint32_t host) {
+  uint32_t n = 0;
+  for (const tress_rig_job *j = s->jobs.head; j; j = j->next) {
+    const tress_peer *creator = &s->peers[j->creator_slot];
+    bool creator_gone = !creator->enet || creator->peer_id != j->creator_peer_id;
+    n += creator_gone && j->creator_host == host;
+  }
+  return n;
 }
 
 void tress_rig_jobs_cancel_all(tress_server *s) {

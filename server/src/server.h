@@ -25,6 +25,7 @@ typedef struct tress_peer {
   uint32_t peer_id;       /* wire id, non-zero */
   uint64_t session_id;
   bool welcomed;
+  uint64_t connected_ms;  /* loop time of the ENet connect: the HELLO deadline counts from it */
   bool closing;           /* a disconnect is under way: ignore further input */
   char name[TRESS_WIRE_NAME_CAP];
   char addr[48];
@@ -109,9 +110,12 @@ typedef struct tress_server {
   ENetHost *host;
   uv_poll_t enet_poll;
   uv_timer_t service_timer;
+  uv_timer_t hello_timer;  /* drops peers and ENet handshakes past cfg.hello_timeout_ms */
+  uint32_t peer_slots;     /* ENet peers: cfg.max_peers + the SERVER_FULL reserve */
+  uint64_t *handshake_since_ms; /* per slot: when a half-open ENet handshake was first seen, 0 = none */
   uint16_t udp_port, http_port; /* as bound */
 
-  tress_peer *peers; /* cfg.max_peers slots, indexed like host->peers */
+  tress_peer *peers; /* peer_slots slots, indexed like host->peers */
   tress_room *rooms; /* cfg.max_peers slots (a room needs a member) */
   tress_character *characters;
   uint32_t character_cap;
@@ -157,6 +161,9 @@ void tress_peer_on_disconnect(tress_server *s, ENetPeer *enet);
 /* A bad message: one strike, and past cfg.max_strikes a disconnect. */
 void tress_peer_strike(tress_server *s, uint32_t slot, const char *why);
 void tress_peer_close(tress_server *s, uint32_t slot, const char *why);
+/* Drops, at once, peers that sent no HELLO and ENet handshakes that never completed within
+ * cfg.hello_timeout_ms. Called from a timer. */
+void tress_peer_sweep_unwelcomed(tress_server *s);
 
 /* room.c */
 void tress_room_join(tress_server *s, uint32_t slot, const tress_msg_join_room *m);
@@ -180,6 +187,9 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t a
 /* Starts (or joins) the rig of one accessory. Settles immediately on a memory cache hit. */
 void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t accessory_index);
 void tress_rig_jobs_cancel_all(tress_server *s);
+/* Rig jobs still in flight whose creating peer has gone, started from this IPv4 address: they
+ * count against the address's next connections, so reconnecting does not reset the rig limit. */
+uint32_t tress_rig_jobs_orphaned_from(const tress_server *s, uint32_t host);
 
 /* http.c */
 struct tress_http *tress_http_start(tress_server *s, char err[256]);

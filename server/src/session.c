@@ -156,6 +156,21 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t i
   maybe_bind(s, c);
 }
 
+/* Whether this spawn's CHARACTER_ADDED encodes within the control limit (ids are fixed-width,
+ * so placeholders measure the same as the real ones). */
+static bool added_encodes(tress_server *s, const tress_peer *p, const tress_msg *spawn) {
+  tress_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = TRESS_MSG_CHARACTER_ADDED;
+  m.character_added.character_id = UINT32_MAX;
+  m.character_added.owner_peer_id = p->peer_id;
+  m.character_added.request_id = spawn->spawn_character.request_id;
+  m.character_added.manifest = spawn->spawn_character.manifest;
+  size_t len = 0;
+  tress_wire_error err;
+  return tress_msg_encode(&m, s->scratch, TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES, &len, &err) == TRESS_WIRE_OK;
+}
+
 void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
   tress_peer *p = &s->peers[slot];
   const tress_msg_spawn_character *m = &spawn->spawn_character;
@@ -177,10 +192,14 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
   }
   /* Rigs are the expensive thing a client can ask for: a peer whose spawns already have
    * max_rigs_per_peer rigs running waits (and retries) instead of queueing more. */
-  if (p->rigs_in_flight >= s->cfg.max_rigs_per_peer) {
+  /* The limit follows the client, not the connection: rigs a departed connection from the same
+   * address left running count too, so disconnect-and-reconnect cannot queue more. (Live peers
+   * sharing an address, e.g. behind one NAT, keep their own limits.) */
+  uint32_t in_flight = p->rigs_in_flight + tress_rig_jobs_orphaned_from(s, p->enet->address.host);
+  if (in_flight >= s->cfg.max_rigs_per_peer) {
     atomic_fetch_add(&s->metrics.rate_limited, 1);
     tress_net_send_error(s, slot, TRESS_CODE_RATE_LIMITED, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
-                         "%u rigs already in flight for this peer, retry later", p->rigs_in_flight);
+                         "%u rigs already in flight for this client, retry later", in_flight);
     return;
   }
   /* Asset ids are checked before the character exists: an id that tries to leave the store is
@@ -223,6 +242,17 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
                            "attachments section: %s", st == TRESS_WIRE_ERR_OUT_OF_MEMORY ? "no memory" : werr.message);
       return;
     }
+  }
+  /* Everything the room will hear of this character must encode before any of it is sent: a
+   * CHARACTER_ADDED is its SPAWN's manifest plus 8 bytes of ids, so a SPAWN at the control limit
+   * would otherwise give the room rig results and a BIND for a character it never saw. (RIG_RESULT
+   * is bulk; RIG_FAILED and BIND are small and bounded: a springs section is at most 16 KiB.) */
+  if (!added_encodes(s, p, spawn)) {
+    atomic_fetch_add(&s->metrics.malformed, 1);
+    tress_net_send_error(s, slot, TRESS_CODE_TOO_LARGE, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,
+                         "its CHARACTER_ADDED would be over the %u-byte control limit",
+                         TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES);
+    return;
   }
   tress_character *c = alloc_character(s);
   if (!c) {
@@ -294,35 +324,33 @@ void tress_session_remove(tress_server *s, tress_character *c, tress_removed_rea
   atomic_store(&s->metrics.characters, s->live_characters);
 }
 
-void tress_session_despawn(tress_server *s, uint32_t slot, const tress_msg_despawn_character *m) {
-  tress_character *c = tress_session_find(s, m->character_id);
-  if (!c) {
-    tress_net_send_error(s, slot, TRESS_CODE_UNKNOWN_CHARACTER, TRESS_MSG_DESPAWN_CHARACTER, 0, m->character_id,
-                         "no character %u", m->character_id);
-    return;
+/* The character a peer's DESPAWN / SETTINGS_UPDATE names, or NULL after the ERROR. The room is
+ * checked before the owner: a character in another room is UNKNOWN_CHARACTER exactly like one
+ * that does not exist, so NOT_OWNER cannot tell a peer which ids live in rooms it is not in. */
+static tress_character *owned_character(tress_server *s, uint32_t slot, uint32_t character_id, uint8_t type) {
+  tress_character *c = tress_session_find(s, character_id);
+  if (!c || c->room != s->peers[slot].room) {
+    tress_net_send_error(s, slot, TRESS_CODE_UNKNOWN_CHARACTER, type, 0, character_id, "no character %u in your room",
+                         character_id);
+    return NULL;
   }
   if (c->owner_slot != slot) {
-    tress_net_send_error(s, slot, TRESS_CODE_NOT_OWNER, TRESS_MSG_DESPAWN_CHARACTER, 0, m->character_id,
-                         "character %u belongs to another peer", m->character_id);
+    tress_net_send_error(s, slot, TRESS_CODE_NOT_OWNER, type, 0, character_id, "character %u belongs to another peer",
+                         character_id);
     tress_peer_strike(s, slot, "not_owner");
-    return;
+    return NULL;
   }
-  tress_session_remove(s, c, TRESS_REMOVED_DESPAWNED);
+  return c;
+}
+
+void tress_session_despawn(tress_server *s, uint32_t slot, const tress_msg_despawn_character *m) {
+  tress_character *c = owned_character(s, slot, m->character_id, TRESS_MSG_DESPAWN_CHARACTER);
+  if (c) tress_session_remove(s, c, TRESS_REMOVED_DESPAWNED);
 }
 
 void tress_session_settings_update(tress_server *s, uint32_t slot, const tress_msg_settings_update *m) {
-  tress_character *c = tress_session_find(s, m->character_id);
-  if (!c) {
-    tress_net_send_error(s, slot, TRESS_CODE_UNKNOWN_CHARACTER, TRESS_MSG_SETTINGS_UPDATE, 0, m->character_id,
-                         "no character %u", m->character_id);
-    return;
-  }
-  if (c->owner_slot != slot) {
-    tress_net_send_error(s, slot, TRESS_CODE_NOT_OWNER, TRESS_MSG_SETTINGS_UPDATE, 0, m->character_id,
-                         "character %u belongs to another peer", m->character_id);
-    tress_peer_strike(s, slot, "not_owner");
-    return;
-  }
+  tress_character *c = owned_character(s, slot, m->character_id, TRESS_MSG_SETTINGS_UPDATE);
+  if (!c) return;
   if (m->has_chain_settings) c->chain_settings = m->chain_settings;
   if (m->has_accessory_settings) c->accessory_settings = m->accessory_settings;
   tress_msg out;

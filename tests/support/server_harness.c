@@ -265,7 +265,11 @@ int th_client_send(th_client *c, const tress_msg *m) {
 
 int th_client_send_raw(th_client *c, const void *bytes, size_t len, uint8_t channel) {
   ENetPacket *p = enet_packet_create(bytes, len, ENET_PACKET_FLAG_RELIABLE);
-  if (!p || enet_peer_send(c->peer, channel, p) != 0) return -1;
+  if (!p) return -1;
+  if (enet_peer_send(c->peer, channel, p) != 0) { /* e.g. the server already disconnected us */
+    enet_packet_destroy(p);
+    return -1;
+  }
   enet_host_flush(c->host);
   return 0;
 }
