@@ -118,7 +118,8 @@
   X(cr_qx) X(cr_qy) X(cr_qz) X(cr_qw)     /* carry: rotation since the last substep */          \
   X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */       \
   X(va_x) X(va_y) X(va_z) X(va_w)   /* VRM: parent's current rotation x rest-and-animated local */ \
-  X(pq_x) X(pq_y) X(pq_z) X(pq_w)   /* VRM, roots: last frame's animated world rotation */
+  X(pq_x) X(pq_y) X(pq_z) X(pq_w)   /* VRM, roots: last frame's animated world rotation */          \
+  X(lr_x) X(lr_y) X(lr_z) X(lr_w)   /* VRM: cframe x animated local rotation, once per frame */
 
 #define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
 #define G_OUT 10
