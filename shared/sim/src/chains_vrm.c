@@ -242,7 +242,7 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
   const float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
                         *restrict aqw = w->an_qw + at;
   const float *restrict mx = n->aim_x + lo, *restrict my = n->aim_y + lo, *restrict mz = n->aim_z + lo;
-  const float *restrict wt = n->weight + lo;
+  const float *restrict wt = n->weight + lo, *restrict sc = n->sc + lo;
   float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
   float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
                   *restrict tqw = c->g[G_OUT + 6];
@@ -259,7 +259,8 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
     tress_quat_rotate(pq, cp, r);
     tress_quat_mul(pq, cq, bq);
     tress_quat_rotate(bq, ap, s);
-    float x = gpx[j] + r[0] + s[0], y = gpy[j] + r[1] + s[1], z = gpz[j] + r[2] + s[2];
+    float k = sc[j]; /* local offsets in the chain's scale */
+    float x = gpx[j] + r[0] * k + s[0] * k, y = gpy[j] + r[1] * k + s[1] * k, z = gpz[j] + r[2] * k + s[2] * k;
     float aim[3] = {mx[j], my[j], mz[j]}, from[3], to[3];
     tress_quat_rotate(aq, aim, from);
     float sd[3] = {ccx[j] - x, ccy[j] - y, ccz[j] - z};
