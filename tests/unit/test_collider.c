@@ -45,7 +45,7 @@ static void strands_step(strands *s, const tress_collider_lanes *lanes, float dt
     }
     if (lanes)
       tress__collider_push_level(s->x[l], s->y[l], s->z[l], s->x[l - 1], s->y[l - 1], s->z[l - 1], s->rest[l],
-                                s->strand_radius, s->chains, lanes);
+                                s->strand_radius, s->chains, lanes, TRESS_COLLIDER_KEEP_LINK);
   }
 }
 
@@ -159,12 +159,13 @@ static float frand(uint32_t *seed) {
 }
 
 /* The vectorized batch gives what the scalar routine gives, node by node, with sets of
- * different sizes (and an empty one) in one level. */
-static void test_batch_matches_scalar(void **state) {
-  (void)state;
+ * different sizes (and an empty one) in one level, every shape mixed in one set (extended:
+ * planes and inside shapes too), for either response. */
+static void batch_matches_scalar(tress_collider_response response, bool extended) {
   enum { N = 37, C = 6 };
   uint32_t seed = 12345u;
   tress_collider_world world[C];
+  memset(world, 0, sizeof world);
   for (int c = 0; c < C; c++) {
     world[c].ax = frand(&seed); world[c].ay = frand(&seed); world[c].az = frand(&seed);
     bool capsule = c % 3 == 2;
@@ -172,6 +173,17 @@ static void test_batch_matches_scalar(void **state) {
     world[c].by = world[c].ay + (capsule ? frand(&seed) : 0.0f);
     world[c].bz = world[c].az + (capsule ? frand(&seed) : 0.0f);
     world[c].radius = 0.3f + 0.2f * fabsf(frand(&seed));
+    world[c].shape = capsule ? TRESS_COLLIDER_CAPSULE : TRESS_COLLIDER_SPHERE;
+  }
+  if (extended) {
+    world[1].shape = TRESS_COLLIDER_INSIDE_SPHERE;
+    world[1].radius = 0.9f;
+    world[2].shape = TRESS_COLLIDER_INSIDE_CAPSULE;
+    world[2].radius = 0.8f;
+    float n[3] = {0.3f, 0.8f, -0.2f}, l = sqrtf(0.3f * 0.3f + 0.8f * 0.8f + 0.2f * 0.2f);
+    world[3].shape = TRESS_COLLIDER_PLANE;
+    world[3].bx = n[0] / l; world[3].by = n[1] / l; world[3].bz = n[2] / l;
+    world[3].radius = 0.0f;
   }
   tress_collider_set sets[3] = {{0}, {0}, {0}};
   for (uint16_t c = 0; c < C; c++) tress_collider_set_add(&sets[0], c);
@@ -193,7 +205,7 @@ static void test_batch_matches_scalar(void **state) {
   assert_int_equal(lanes.slots, C);
   float bx[N], by[N], bz[N];
   memcpy(bx, x, sizeof x); memcpy(by, y, sizeof y); memcpy(bz, z, sizeof z);
-  tress__collider_push_level(bx, by, bz, px, py, pz, rest, sr, N, &lanes);
+  tress__collider_push_level(bx, by, bz, px, py, pz, rest, sr, N, &lanes, response);
   int moved_with_set = 0;
   for (int j = 0; j < N; j++) {
     float p[3] = {x[j], y[j], z[j]};
@@ -202,7 +214,7 @@ static void test_batch_matches_scalar(void **state) {
     uint32_t n = 0;
     const tress_collider_set *s = &sets[set_of_node[j]];
     for (uint32_t k = 0; k < s->count; k++) mine[n++] = world[s->index[k]];
-    bool hit = tress__collider_push_point(p, parent, rest[j], sr[j], mine, n);
+    bool hit = tress__collider_push_point(p, parent, rest[j], sr[j], mine, n, response);
     assert_float_equal(bx[j], p[0], 1e-4f);
     assert_float_equal(by[j], p[1], 1e-4f);
     assert_float_equal(bz[j], p[2], 1e-4f);
@@ -218,7 +230,7 @@ static void test_batch_matches_scalar(void **state) {
   tress__collider_lanes_gather(&set_lanes, world, C, sets, 3, NULL, 3);
   float sx[N], sy[N], sz[N];
   memcpy(sx, x, sizeof x); memcpy(sy, y, sizeof y); memcpy(sz, z, sizeof z);
-  tress__collider_push_level_sets(sx, sy, sz, px, py, pz, rest, sr, N, &set_lanes, set_of_node);
+  tress__collider_push_level_sets(sx, sy, sz, px, py, pz, rest, sr, N, &set_lanes, set_of_node, response);
   for (int j = 0; j < N; j++) {
     assert_float_equal(sx[j], bx[j], 1e-6f);
     assert_float_equal(sy[j], by[j], 1e-6f);
@@ -234,9 +246,17 @@ static void test_batch_matches_scalar(void **state) {
   tress__collider_lanes_gather(&block, world, C, sets, 3, set_of_two, 2 * N);
   tress_collider_lanes view = tress__collider_lanes_view(&block, N);
   memcpy(sx, x, sizeof x); memcpy(sy, y, sizeof y); memcpy(sz, z, sizeof z);
-  tress__collider_push_level(sx, sy, sz, px, py, pz, rest, sr, N, &view);
+  tress__collider_push_level(sx, sy, sz, px, py, pz, rest, sr, N, &view, response);
   for (int j = 0; j < N; j++) assert_float_equal(sx[j], bx[j], 1e-6f);
   tress__collider_lanes_free(&block);
+}
+
+static void test_batch_matches_scalar(void **state) {
+  (void)state;
+  batch_matches_scalar(TRESS_COLLIDER_KEEP_LINK, false);
+  batch_matches_scalar(TRESS_COLLIDER_PUSH_THEN_RESTORE, false);
+  batch_matches_scalar(TRESS_COLLIDER_KEEP_LINK, true);
+  batch_matches_scalar(TRESS_COLLIDER_PUSH_THEN_RESTORE, true);
 }
 
 /* Hair tests the head, a tail in the same level does not: the set decides, not the level. */
@@ -254,7 +274,7 @@ static void test_collider_set_separates_chains(void **state) {
   float x[2] = {0.5f, 0.5f}, y[2] = {0.0f, 0.0f}, z[2] = {0.0f, 0.0f};
   float px[2] = {0.5f, 0.5f}, py[2] = {2.0f, 2.0f}, pz[2] = {0.0f, 0.0f};
   float rest[2] = {2.0f, 2.0f}, sr[2] = {0.0f, 0.0f}; /* the link holds while the push moves it */
-  tress__collider_push_level(x, y, z, px, py, pz, rest, sr, 2, &lanes);
+  tress__collider_push_level(x, y, z, px, py, pz, rest, sr, 2, &lanes, TRESS_COLLIDER_KEEP_LINK);
   float d0 = sqrtf(x[0] * x[0] + y[0] * y[0] + z[0] * z[0]);
   float d1 = sqrtf(x[1] * x[1] + y[1] * y[1] + z[1] * z[1]);
   assert_true(d0 > 0.99f);
@@ -271,17 +291,17 @@ static void test_collider_set_separates_chains(void **state) {
  * along +Y and the link wins. */
 static void test_point_on_axis_gets_out(void **state) {
   (void)state;
-  tress_collider_world c = {0, 0, 0, 0, 0, 0, 1.0f};
+  tress_collider_world c = {0, 0, 0, 0, 0, 0, 1.0f, TRESS_COLLIDER_SPHERE};
   float p[3] = {0.0f, 0.0f, 0.0f}, parent[3] = {0.0f, 3.0f, 0.0f};
-  assert_true(tress__collider_push_point(p, parent, 3.0f, 0.25f, &c, 1));
+  assert_true(tress__collider_push_point(p, parent, 3.0f, 0.25f, &c, 1, TRESS_COLLIDER_KEEP_LINK));
   assert_float_equal(sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]), 1.25f, 1e-4f);
   float dy = p[1] - 3.0f;
   assert_float_equal(sqrtf(p[0] * p[0] + dy * dy + p[2] * p[2]), 3.0f, 1e-4f);
   float again[3] = {0.0f, 0.0f, 0.0f};
-  tress__collider_push_point(again, parent, 3.0f, 0.25f, &c, 1);
+  tress__collider_push_point(again, parent, 3.0f, 0.25f, &c, 1, TRESS_COLLIDER_KEEP_LINK);
   assert_memory_equal(p, again, sizeof p);
   float q[3] = {0.0f, 0.0f, 0.0f};
-  assert_true(tress__collider_push_point(q, parent, 1.0f, 0.25f, &c, 1));
+  assert_true(tress__collider_push_point(q, parent, 1.0f, 0.25f, &c, 1, TRESS_COLLIDER_KEEP_LINK));
   assert_float_equal(q[0], 0.0f, 1e-6f);
   assert_float_equal(q[1], 2.0f, 1e-5f);
 }

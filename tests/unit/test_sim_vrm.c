@@ -402,11 +402,11 @@ static ref_run run_against_reference(bool sphere_on) {
   return out;
 }
 
-/* The batched kernel against the scalar spec with per-joint values: without colliders every
- * joint's world position every frame within 1e-4. With a sphere the chain swings into, tress
- * keeps its own push (the point on the link's circle outside the collider) where the spec
- * pushes radially and restores the length, which leaves a joint inside: tress never goes
- * deeper than the spec, and stays within a few centimetres of it. */
+/* The batched kernel against the scalar spec with per-joint values: every joint's world
+ * position every frame within 1e-4, without colliders and with a sphere the chain swings into
+ * (the VRM model pushes radially and restores the length as the spec does, which leaves a
+ * joint inside by as much as the spec's; the pose model's push, kept on the link's circle,
+ * was 0.027 units off here). */
 static void test_matches_scalar_reference(void **state) {
   (void)state;
   ref_run free_run = run_against_reference(false);
@@ -416,8 +416,8 @@ static void test_matches_scalar_reference(void **state) {
   print_message("sphere: largest deviation %g units, deepest joint inside: tress %g, reference %g\n",
                 (double)hit.worst, hit.tress_depth, hit.ref_depth);
   assert_true(hit.ref_depth > 1e-3); /* the chain does swing into the sphere */
-  assert_true(hit.tress_depth <= hit.ref_depth);
-  assert_true(hit.worst < 0.05f);
+  assert_true(hit.tress_depth <= hit.ref_depth + 1e-5);
+  assert_true(hit.worst < 1e-4f);
 }
 
 /* VRM chains allocate nothing per frame: colliders, weights, frame rates, sleep and a hitch. */

@@ -220,7 +220,10 @@ static const char UNIMPORTED[] =
     "{\"plane\":{\"offset\":[0,0,0],\"normal\":[0,0,1]}}}}},"
     "{\"node\":0,\"shape\":{\"sphere\":{\"radius\":0.1}},"
     "\"extensions\":{\"VRMC_springBone_extended_collider\":{\"specVersion\":\"1.0\",\"shape\":"
-    "{\"sphere\":{\"radius\":0.3,\"inside\":true}}}}}],"
+    "{\"sphere\":{\"radius\":0.3,\"inside\":true}}}}},"
+    "{\"node\":0,\"shape\":{\"capsule\":{\"tail\":[0,0.1,0],\"radius\":0.05}},"
+    "\"extensions\":{\"VRMC_springBone_extended_collider\":{\"specVersion\":\"2.0\",\"shape\":"
+    "{\"plane\":{\"normal\":[0,1,0]}}}}}],"
     "\"springs\":[{\"name\":\"a\",\"joints\":[{\"node\":1,\"extensions\":{\"VRMC_springBone_limit\":"
     "{\"limit\":{\"cone\":{\"angle\":0.5}}}}},{\"node\":2}]}]}}}";
 
@@ -228,8 +231,18 @@ static void test_unimported_parts_are_named(void **state) {
   (void)state;
   tress_spring_import *imp = import_text(UNIMPORTED);
   assert_int_equal(imp->chain_count, 1);
-  assert_true(import_has_warning(imp, "collider 0 on \"Face\"", "extended_collider plane is not imported"));
-  assert_true(import_has_warning(imp, "collider 1 on \"Head\"", "inside sphere is not imported"));
+  /* extended colliders are imported (their fallbacks are not used); one of an unknown
+   * specVersion keeps its fallback, named */
+  assert_int_equal(imp->collider_count, 3);
+  assert_int_equal(imp->colliders[0].shape, TRESS_COLLIDER_PLANE);
+  assert_float_equal(imp->colliders[0].normal[2], 1.0f, 1e-6f);
+  assert_float_equal(imp->colliders[0].offset[2], 0.0f, 1e-6f);
+  assert_int_equal(imp->colliders[1].shape, TRESS_COLLIDER_INSIDE_SPHERE);
+  assert_float_equal(imp->colliders[1].radius, 0.3f, 1e-6f);
+  assert_int_equal(imp->colliders[2].shape, TRESS_COLLIDER_CAPSULE);
+  assert_false(import_has_warning(imp, "collider 0 on \"Face\"", NULL));
+  assert_false(import_has_warning(imp, "collider 1 on \"Head\"", NULL));
+  assert_true(import_has_warning(imp, "collider 2 on \"Head\"", "specVersion is not \"1.0\"): its fallback capsule"));
   assert_true(import_has_warning(imp, "spring 0 \"a\"", "VRMC_springBone_limit (rotation limits) is not imported"));
   assert_true(import_has_warning(imp, "VRM0 secondaryAnimation", "not imported"));
   assert_true(import_has_warning(imp, "specVersion \"0.9\"", NULL));

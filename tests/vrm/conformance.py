@@ -5,7 +5,8 @@ through three-vrm (reference.mjs) and through tress (tress_trace), and compares 
 
   conformance.py TRESS_TRACE WORK_DIR [--extended] [--scenes a,b,...] [--fixed-length]
 
---scenes runs only the named scenes (file names without .gltf; default: every scene in the set);
+--scenes runs only the named scenes (file names without .gltf, "extended/NAME" for the extended
+set; default: every scene of the set --extended picks);
 --fixed-length runs three-vrm with each joint's length fixed at its initial value (see
 reference.mjs) instead of the length it re-measures from a stale child matrix each update.
 
@@ -50,20 +51,22 @@ def main():
     nd = node_dir(work)
     scenes = os.path.join(work, "scenes")
     subprocess.run(["node", os.path.join(nd, "make_scenes.mjs"), scenes], check=True)
-    folder = os.path.join(scenes, "extended") if extended else scenes
     failed = 0
-    names = sorted(f for f in os.listdir(folder) if f.endswith(".gltf"))
-    if only is not None:
-        missing = only - {n[:-5] for n in names}
+    plain = sorted(f for f in os.listdir(scenes) if f.endswith(".gltf"))
+    ext = sorted("extended/" + f for f in os.listdir(os.path.join(scenes, "extended")) if f.endswith(".gltf"))
+    names = ext if extended else plain
+    if only is not None:  # names: "chain5", or "extended/plane" for the extended set
+        missing = only - {n[:-5] for n in plain + ext}
         if missing:
             print(f"no such scene(s): {', '.join(sorted(missing))}")
             return 2
-        names = [n for n in names if n[:-5] in only]
+        names = [n for n in plain + ext if n[:-5] in only]
     tag = ".fixed" if ref_flags else ""
     for name in names:
-        scene = os.path.join(folder, name)
-        ref_json = os.path.join(work, name + tag + ".reference.json")
-        run_json = os.path.join(work, name + ".tress.json")
+        scene = os.path.join(scenes, name)
+        base = name.replace("/", "_")
+        ref_json = os.path.join(work, base + tag + ".reference.json")
+        run_json = os.path.join(work, base + ".tress.json")
         with open(ref_json, "w") as out:
             subprocess.run(["node", os.path.join(nd, "reference.mjs"), scene] + ref_flags, stdout=out, check=True)
         with open(run_json, "w") as out:

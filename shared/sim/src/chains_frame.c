@@ -421,10 +421,10 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
     /* then out of the chain's colliders, the link kept (parents are final: previous level) */
     if (collides && c->aligned[TILE_LEVEL(c, t, l)])
       tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
-                                n->radius + lo, hi - lo, &c->tile_lanes);
+                                n->radius + lo, hi - lo, &c->tile_lanes, TRESS_COLLIDER_KEEP_LINK);
     else if (collides)
       tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
-                                     n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo);
+                                     n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_KEEP_LINK);
   }
 }
 

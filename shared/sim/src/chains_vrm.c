@@ -199,10 +199,10 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
                   f->dt, c->g[13], c->g[14], c->g[15]);
     if (collides && c->aligned[tl])
       tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
-                                n->radius + lo, hi - lo, &c->tile_lanes);
+                                n->radius + lo, hi - lo, &c->tile_lanes, TRESS_COLLIDER_PUSH_THEN_RESTORE);
     else if (collides)
       tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
-                                     n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo);
+                                     n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_PUSH_THEN_RESTORE);
     if (l + 1 == c->level_count) break; /* no level below reads this one's A */
     /* the parent's aim: its first child, which in a linear chain is the node itself (whose rest
      * direction the substep kept in g[13..15]) */

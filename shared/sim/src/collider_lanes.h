@@ -20,11 +20,24 @@
 
 _Static_assert(TRESS_CHAIN_COLLIDERS_MAX == TRESS_COLLIDER_SET_MAX, "a chain's colliders fit one collider set");
 
-/* Scalar: pushes point p out of n world colliders by (collider radius + strand_radius), then
+/* How a pushed node keeps its link (tress/collider.h): the pose model's nearest point on the
+ * circle that keeps it, or the VRM model's push and restore, collider by collider. */
+typedef enum tress_collider_response {
+  TRESS_COLLIDER_KEEP_LINK = 0,
+  TRESS_COLLIDER_PUSH_THEN_RESTORE,
+} tress_collider_response;
+
+/* Scalar: pushes point p out of (or into) n world colliders, keeping strand_radius clear, then
  * restores |p - parent| = rest_len (always, as the batch does). Returns true when a collider
- * moved the point. */
+ * had the point inside. */
 bool tress__collider_push_point(float p[3], const float parent[3], float rest_len, float strand_radius,
-                               const tress_collider_world *colliders, uint32_t n);
+                               const tress_collider_world *colliders, uint32_t n, tress_collider_response response);
+
+/* Rope and cloth particles: each free one (inv_mass > 0) pushed straight out of (or into) the
+ * n colliders in order, particle_radius kept clear. No link, no allocation. */
+void tress__collider_push_free(float *restrict x, float *restrict y, float *restrict z, const float *restrict inv_mass,
+                              uint32_t count, float particle_radius, const tress_collider_world *colliders,
+                              uint32_t n);
 
 /*
  * Batch over one depth level of nodes, structure of arrays. Node j's colliders are given slot
@@ -37,6 +50,7 @@ bool tress__collider_push_point(float p[3], const float parent[3], float rest_le
 #define TRESS_COLLIDER_UNUSED_RADIUS (-1.0e30f)
 typedef struct tress_collider_lanes {
   float *ax, *ay, *az, *bx, *by, *bz, *radius;
+  float *shape; /* 0 outside (sphere, capsule), 1 inside, 2 plane (b holds its unit normal) */
   uint32_t slots;    /* colliders tested per node (the widest set of the level) */
   uint32_t slot_cap; /* slots allocated */
   uint32_t stride;   /* floats from one slot to the next; capacity in nodes */
@@ -63,7 +77,7 @@ tress_collider_lanes tress__collider_lanes_view(const tress_collider_lanes *lane
 void tress__collider_push_level(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
                                const float *restrict py, const float *restrict pz, const float *restrict rest,
                                const float *restrict strand_radius, uint32_t count,
-                               const tress_collider_lanes *lanes);
+                               const tress_collider_lanes *lanes, tress_collider_response response);
 
 /*
  * The same push with no per-node copy of collider data: set_lanes holds one lane per collider
@@ -77,6 +91,7 @@ void tress__collider_push_level(float *restrict x, float *restrict y, float *res
 void tress__collider_push_level_sets(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
                                     const float *restrict py, const float *restrict pz, const float *restrict rest,
                                     const float *restrict strand_radius, uint32_t count,
-                                    const tress_collider_lanes *set_lanes, const uint32_t *restrict set_of_node);
+                                    const tress_collider_lanes *set_lanes, const uint32_t *restrict set_of_node,
+                                    tress_collider_response response);
 
 #endif

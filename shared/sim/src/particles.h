@@ -85,6 +85,10 @@ typedef struct tress_particles {
   float *carry_w;       /* ... and their weights (sum 1), two per particle; NULL otherwise */
   /* settings, already scaled to units */
   tress_particle_settings settings;
+  /* colliders: the settings' ids as sim indices (bind), and their world poses this frame */
+  tress_collider_set collider_set;
+  tress_collider_world collider_world[TRESS_PARTICLE_COLLIDERS_MAX];
+  uint32_t collider_world_count;
   uint32_t segments;    /* ropes: segment count (constraint k's original index is ca[k]) */
   tress_id *output_parts;
   uint32_t output_part_count;
@@ -114,7 +118,7 @@ typedef struct tress_particles {
 #define ROPE_GROUP_MIN_USED 2
 
 /* Ropes with the same particle count, substeps, iterations and relaxation (direct or
- * Gauss-Seidel), without collision, interleaved: element [i * ROPE_LANES + lane] is particle
+ * Gauss-Seidel), without collision (raycast or colliders), interleaved: element [i * ROPE_LANES + lane] is particle
  * (or segment) i of the lane's rope. Every per-particle loop then runs over ROPE_LANES
  * independent ropes side by side, which the compiler turns into vector instructions; even the
  * Thomas algorithm's serial recurrence runs 16 ropes per instruction pair. Lanes that do not tick this
@@ -239,7 +243,10 @@ bool tress__pin_instance_ok(const tress_scene *scene, tress_id id);
 tress_result tress__ropes_fail(tress_error *err, const char *why);
 /* A bind's result, with err filled from the code when the failure left no message (out of memory). */
 tress_result tress__ropes_finish_bind(tress_result r, tress_error *err);
-/* Takes ownership of ps (freed on failure): stores it, allocates its handle, listens on its pins. */
+/* Takes ownership of ps (freed on failure): its collider ids to indices (a stale or foreign id
+ * fails), stores it, allocates its handle, listens on its pins. */
 tress_result tress__ropes_register(tress_sim *sim, tress_particles *ps, tress_handle_id *out);
+/* Drops collider index from every rope's and sheet's set (sim_colliders.c, on destroy). */
+void tress__ropes_forget_collider(tress_sim *sim, uint32_t index);
 
 #endif

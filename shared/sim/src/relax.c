@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collider_lanes.h"
 #include "particles.h"
 
 /* ---- storage ---- */
@@ -539,6 +540,9 @@ void tress__particles_tick(tress_particles *ps, const particle_env *env, float t
       }
     }
     apply_tethers(ps);
+    if (ps->collider_world_count)
+      tress__collider_push_free(x, y, z, w, n, ps->settings.collider_radius, ps->collider_world,
+                                ps->collider_world_count);
     if (collide) {
       collide_particles(ps);
       if (ps->settings.segment_collision) collide_segments(ps);

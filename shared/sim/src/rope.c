@@ -127,6 +127,7 @@ tress_particle_settings tress__particle_settings_resolve(const tress_particle_se
   /* Averaged Jacobi is stable for factors below 2; 1.9 leaves margin. */
   s.over_relaxation = clampf(s.over_relaxation, 1.0f, 1.9f, 1.5f);
   s.skin = s.skin > 0.0f && isfinite(s.skin) ? s.skin : DEFAULT_SKIN_STUDS * ups;
+  s.collider_radius = s.collider_radius > 0.0f && isfinite(s.collider_radius) ? s.collider_radius : 0.0f;
   s.lod_distance = scaled_distance(s.lod_distance, DEFAULT_LOD_STUDS, ups);
   s.freeze_distance = scaled_distance(s.freeze_distance, DEFAULT_FREEZE_STUDS, ups);
   return s;
@@ -416,8 +417,51 @@ static void on_pin_destroying(tress_scene *scene, tress_id instance, tress_event
   }
 }
 
+/* The settings' collider ids as this sim's indices, in order. */
+static tress_result collider_set_from_settings(const tress_sim *sim, tress_particles *ps) {
+  memset(&ps->collider_set, 0, sizeof ps->collider_set);
+  uint32_t n = ps->settings.collider_count;
+  if (n > TRESS_PARTICLE_COLLIDERS_MAX) return TRESS_ERR_INVALID_ARGUMENT;
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t i;
+    tress_result r = tress__collider_lookup(sim, ps->settings.colliders[k], &i);
+    if (r != TRESS_OK) return r;
+    tress_collider_set_add(&ps->collider_set, (uint16_t)i);
+  }
+  return TRESS_OK;
+}
+
+void tress__ropes_forget_collider(tress_sim *sim, uint32_t index) {
+  struct tress_ropes *r = sim->ropes;
+  for (uint32_t slot = 0; slot < r->slot_count; slot++) {
+    tress_particles *ps = r->slots[slot];
+    if (!ps) continue;
+    tress_collider_set *set = &ps->collider_set;
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < set->count; k++)
+      if (set->index[k] != index) set->index[kept++] = set->index[k];
+    set->count = kept;
+    ps->collider_world_count = 0; /* refilled from the set next frame */
+  }
+}
+
+/* The colliders' world poses for this frame, copied next to the particles (the tick reads them
+ * every substep). */
+static void particles_colliders_frame(const tress_sim *sim, tress_particles *ps) {
+  const tress_sim_colliders *c = sim->colliders;
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < ps->collider_set.count; k++)
+    if (ps->collider_set.index[k] < c->count) ps->collider_world[n++] = c->world[ps->collider_set.index[k]];
+  ps->collider_world_count = n;
+}
+
 tress_result tress__ropes_register(tress_sim *sim, tress_particles *ps, tress_handle_id *out) {
   struct tress_ropes *r = sim->ropes;
+  tress_result cr = collider_set_from_settings(sim, ps);
+  if (cr != TRESS_OK) {
+    tress__particles_free(ps);
+    return cr;
+  }
   if (!sources_setup(sim->scene, ps)) {
     tress__particles_free(ps);
     return TRESS_ERR_OUT_OF_MEMORY;
@@ -734,11 +778,18 @@ void tress__ropes_frame(tress_sim *sim, const tress_frame *f) {
   struct tress_ropes *r = sim->ropes;
   uint32_t stride = (uint32_t)lroundf(sim->def.fixed_hz / LOD_HZ);
   if (stride < 1) stride = 1;
+  /* Colliders to world once per frame when some rope or sheet lists any (the chains may have
+   * done it already; it is per collider, not per particle). */
+  bool colliders = false;
+  for (uint32_t slot = 0; slot < r->slot_count && !colliders; slot++)
+    colliders = r->slots[slot] && r->slots[slot]->collider_set.count > 0;
+  if (colliders) tress__colliders_resolve(sim);
   /* Pins read once per frame, before any rope writes its output parts. */
   for (uint32_t slot = 0; slot < r->slot_count; slot++) {
     tress_particles *ps = r->slots[slot];
     if (!ps) continue;
     ps->ticks = 0;
+    if (colliders) particles_colliders_frame(sim, ps);
     tress_handle *h = tress__handle_get(sim, ps->handle);
     if (!h) {
       ps->lod = TRESS_ROPE_FROZEN;

@@ -34,7 +34,7 @@
 #define LANE_LOOP TRESS_KEEP_LOOP TRESS_IVDEP for (uint32_t l = 0; l < L; l++)
 
 static bool rope_fits_lanes(const tress_particles *ps) {
-  return ps->kind == TRESS_HANDLE_ROPE && ps->settings.raycast == NULL &&
+  return ps->kind == TRESS_HANDLE_ROPE && ps->settings.raycast == NULL && ps->collider_set.count == 0 &&
          (ps->settings.relax == TRESS_RELAX_DIRECT || ps->settings.relax == TRESS_RELAX_GAUSS_SEIDEL);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collider_lanes.h"
+#include "particles.h"
 #include "scene_slots.h"
 #include "sim_internal.h"
 
@@ -140,6 +141,7 @@ void tress_collider_destroy(tress_sim *sim, tress_collider_id id) {
   int32_t i = tress__collider_index(sim, id);
   if (i < 0) return;
   tress__chains_forget_collider(sim, (uint32_t)i);
+  tress__ropes_forget_collider(sim, (uint32_t)i);
   sim->colliders->alive[i] = false;
   if ((uint32_t)i < sim->colliders->free_hint) sim->colliders->free_hint = (uint32_t)i;
 }

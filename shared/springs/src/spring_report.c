@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *shape_name(tress_collider_shape s) {
-  return s == TRESS_COLLIDER_CAPSULE ? "capsule" : "sphere";
+  return tress_collider_shape_name(s);
 }
 
 static const char *node_name(const tress_spring_import *imp, int32_t i) {
@@ -71,7 +71,8 @@ static int write_json(const tress_spring_import *imp, const char *label, FILE *o
     cJSON_AddStringToObject(o, "shape", shape_name(c->shape));
     cJSON_AddStringToObject(o, "node", node_name(imp, c->node));
     cJSON_AddItemToObject(o, "offset", vec3_json(c->offset));
-    if (c->shape == TRESS_COLLIDER_CAPSULE) cJSON_AddItemToObject(o, "tail", vec3_json(c->tail));
+    if (tress_collider_shape_is_capsule(c->shape)) cJSON_AddItemToObject(o, "tail", vec3_json(c->tail));
+    if (c->shape == TRESS_COLLIDER_PLANE) cJSON_AddItemToObject(o, "normal", vec3_json(c->normal));
     cJSON_AddNumberToObject(o, "radius", c->radius);
     cJSON_AddNumberToObject(o, "height", c->height);
     cJSON_AddStringToObject(o, "source", tress_spring_source_name(c->source));

@@ -1,5 +1,6 @@
-/* tress/collider.h - sphere and capsule colliders that keep chain nodes (strands of a given
- * radius) out of the head and shoulders: their definitions, world poses and per-chain sets. */
+/* tress/collider.h - colliders that keep chain nodes and rope / cloth particles (of a given
+ * radius) out of the head and shoulders (spheres, capsules), on one side of a plane, or within a
+ * sphere or capsule: their definitions, world poses and per-chain sets. */
 #ifndef TRESS_COLLIDER_H
 #define TRESS_COLLIDER_H
 
@@ -29,13 +30,33 @@ extern "C" {
  * its already solved parent (the circle where the two spheres meet), so a strand rests on a
  * collider without sinking in and without stretching. When no such point exists (a collider
  * swallows the whole link) the node is pushed straight out and the link is restored after,
- * so the link always wins. The drop tests in tests/unit/test_collider.c check both.
+ * so the link always wins. The drop tests in tests/unit/test_collider.c check both. That is
+ * the pose model's response (TRESS_SPRING_POSE). The VRM model (TRESS_SPRING_VRM) does what
+ * VRMC_springBone and three-vrm do: for each collider in the set's order, a node found inside
+ * is pushed straight out and its link length restored at once, so a later collider sees the
+ * earlier one's result and a node may end the substep a little inside.
  */
 
+/*
+ * The extended shapes (VRMC_springBone_extended_collider): a plane keeps a node of radius r at
+ * least r in front of it (on its normal's side); an inside sphere or capsule keeps the node
+ * within (collider radius - r) of its centre or segment. They push with the same order and keep
+ * the link the same way; ropes and cloth push their particles out (or in) with no link to keep.
+ */
 typedef enum tress_collider_shape {
   TRESS_COLLIDER_SPHERE = 0,
   TRESS_COLLIDER_CAPSULE,
+  TRESS_COLLIDER_PLANE,          /* offset: a point on the plane; normal: the side nodes stay on */
+  TRESS_COLLIDER_INSIDE_SPHERE,  /* nodes stay within radius of offset */
+  TRESS_COLLIDER_INSIDE_CAPSULE, /* nodes stay within radius of the segment offset..tail */
 } tress_collider_shape;
+
+/* "sphere", "capsule", "plane", "inside_sphere", "inside_capsule"; "unknown" otherwise. */
+const char *tress_collider_shape_name(tress_collider_shape shape);
+/* A capsule of either side: the shapes that read `tail`. */
+static inline bool tress_collider_shape_is_capsule(tress_collider_shape s) {
+  return s == TRESS_COLLIDER_CAPSULE || s == TRESS_COLLIDER_INSIDE_CAPSULE;
+}
 
 /* A collider definition: what an importer or a game sets up. */
 typedef struct tress_collider_def {
@@ -43,7 +64,8 @@ typedef struct tress_collider_def {
   tress_id attach; /* part or bone it follows; null = world space */
   float offset[3]; /* sphere centre, or a capsule's first end centre, in attach's frame */
   float tail[3];   /* a capsule's second end centre in attach's frame (ignored for a sphere) */
-  float radius;    /* units, >= 0 */
+  float radius;    /* units, >= 0 (a plane ignores it) */
+  float normal[3]; /* a plane's normal in attach's frame, any length > 0 (default +Z, as VRM's) */
 } tress_collider_def;
 
 /* Sphere of radius 10 at the attach frame's origin (the seed's default). */
@@ -52,14 +74,20 @@ tress_collider_def tress_default_collider_def(void);
 tress_collider_def tress_collider_capsule_y(tress_id attach, const float offset[3], float height, float radius);
 /* Distance between the end centres (0 for a sphere). */
 float tress_collider_def_get_height(const tress_collider_def *def);
-/* False for a negative or non-finite radius, non-finite offsets, or a capsule with no length. */
+/* A plane through offset (attach's frame) facing `normal`. */
+tress_collider_def tress_collider_plane(tress_id attach, const float offset[3], const float normal[3]);
+/* False for a negative or non-finite radius, non-finite offsets, a capsule with no length, a
+ * plane with no normal, or a shape not listed. */
 bool tress_collider_def_is_valid(const tress_collider_def *def);
 
-/* A collider resolved to world space for one frame: end centres a, b and radius. */
+/* A collider resolved to world space for one frame: end centres a, b and radius (a sphere has
+ * a == b). A plane: a is its point, b its unit normal, radius 0. A zero-initialised shape is
+ * an (outside) sphere or capsule. */
 typedef struct tress_collider_world {
   float ax, ay, az;
   float bx, by, bz;
   float radius;
+  tress_collider_shape shape;
 } tress_collider_world;
 
 /* World pose of def through its attach instance's drawn pose (tress_instance_get_world). A stale

@@ -35,6 +35,9 @@ typedef struct tress_rope_pin {
   float position[3];
 } tress_rope_pin;
 
+/* Colliders a rope or cloth sheet lists (tress_particle_settings.colliders). */
+#define TRESS_PARTICLE_COLLIDERS_MAX 8
+
 /* Settings shared by ropes and cloth. For skin, lod_distance and freeze_distance, 0 picks the
  * default in studs times the sim's units_per_stud; a value you set is in units. */
 typedef struct tress_particle_settings {
@@ -54,6 +57,13 @@ typedef struct tress_particle_settings {
   float lod_distance;       /* 150 studs: beyond it the handle ticks at 15 Hz with lod_substeps; < 0: never */
   int lod_substeps;         /* 4 per 15 Hz tick */
   float freeze_distance;    /* 450 studs: beyond it the handle freezes; < 0: never */
+  /* The sim's colliders (tress_sim_create_collider) every free particle is pushed out of (into,
+   * for an inside shape; in front of, for a plane) after relaxation, each substep, in order,
+   * keeping collider_radius clear. Bind refuses a destroyed or another sim's id
+   * (TRESS_ERR_STALE_ID / TRESS_ERR_WRONG_OWNER); a collider destroyed later is dropped. */
+  uint32_t collider_count;  /* 0 */
+  tress_collider_id colliders[TRESS_PARTICLE_COLLIDERS_MAX];
+  float collider_radius;    /* 0 units */
 } tress_particle_settings;
 
 typedef struct tress_rope_def {

@@ -87,7 +87,8 @@ static inline bool tress_collider_is_null(tress_collider_id c) { return c.index1
  * 9), whose defaults change nothing, so a caller that starts from tress_default_chain_settings()
  * and sets only the first four gets the seed's solver.
  * - radius, colliders: after the link constraint each node is pushed out of every collider in
- *   the chain's set by (collider radius + radius), parents first, link length kept.
+ *   the chain's set by (collider radius + radius), parents first, link length kept (kept in
+ *   front of a plane by radius, within an inside shape by collider radius - radius).
  * - end_length: bone chains only; every leaf bone gets a virtual tip that long (along its
  *   parent-to-leaf direction, +Y for a lone root) so the leaf aims at it and swings. 0: a leaf
  *   keeps its parent's swing and turns no further (it has no child to aim at).
@@ -112,7 +113,8 @@ static inline bool tress_collider_is_null(tress_collider_id c) { return c.index1
  *   joint's rest direction under the parent's current rotation (VRM stiffnessForce, units/s),
  *   gravity_scale * dt along gravity_dir (VRM gravityPower, units/s), its link length is
  *   restored and it is pushed out of the colliders by (collider radius + radius: VRM
- *   hitRadius). Every joint that has a tail, the chain's first joint included, is rotated to
+ *   hitRadius), one collider after the other, its length restored after each push (VRM's and
+ *   three-vrm's order, tress/collider.h). Every joint that has a tail, the chain's first joint included, is rotated to
  *   aim at it; positions are never written (each bone keeps its animated local translation).
  *   Bone chains only: binding parts with it is TRESS_ERR_INVALID_ARGUMENT.
  */

@@ -80,7 +80,7 @@ extern "C" {
  * non-finite radii, capsules with no length, springs of fewer than two joints or whose joints
  * are not a parent-child chain or that would also move nodes they do not name, chain roots
  * with nothing below them: each is a warning and that part is skipped. So is every part of a
- * file that is read but not imported (extended colliders, rotation limits, a VRM 0.x block
+ * file that is read but not imported (an unusable extended collider, rotation limits, a VRM 0.x block
  * next to a VRM 1.0 one, unknown extras fields, an unknown specVersion): a warning names it.
  */
 
@@ -112,6 +112,7 @@ typedef struct tress_spring_collider {
   float tail[3];   /* capsule: second end centre (equal to offset for a sphere) */
   float radius;    /* units */
   float height;    /* capsule: distance between the end centres; 0 for a sphere */
+  float normal[3]; /* plane (VRMC_springBone_extended_collider): unit normal, node frame */
   tress_spring_source source;
 } tress_spring_collider;
 
