@@ -262,13 +262,48 @@ static void test_part_owns_its_mesh(void **state) {
   tress_scene_destroy(s);
 }
 
+/* Scale: a Model at scale 2 places its part's bones and attachments at twice their offsets (the
+ * part's own cframe stays world), composed scales multiply, non-uniform ones are reported, and
+ * bad values are refused. */
+static void test_scale_places_bones_at_size(void **state) {
+  (void)state;
+  tress_scene *s = tress_scene_create();
+  tress_id model = tress_instance_create(s, TRESS_KIND_MODEL, "Character", tress_scene_get_root(s));
+  tress_id part = tress_instance_create(s, TRESS_KIND_PART, "Head", model);
+  tress_part_set_cframe(s, part, tress_xform_from_pos(1, 2, 3));
+  tress_id bone = tress_instance_create(s, TRESS_KIND_BONE, "Hair", part);
+  tress_bone_set_cframe(s, bone, tress_xform_from_pos(0, 0.5f, 0));
+  tress_id tip = tress_instance_create(s, TRESS_KIND_BONE, "Tip", bone);
+  tress_bone_set_cframe(s, tip, tress_xform_from_pos(0.3f, 0, 0));
+  tress_bone_set_transform(s, tip, tress_xform_from_pos(0.1f, 0, 0));
+  tress_id att = tress_instance_create(s, TRESS_KIND_ATTACHMENT, "Hat", part);
+  tress_attachment_set_cframe(s, att, tress_xform_from_pos(0, 1, 0));
+  const float twice[3] = {2, 2, 2}, squashed[3] = {1, 3, 1}, bad[3] = {1, 0, 1};
+  assert_true(tress_instance_set_scale(s, model, twice));
+  assert_false(tress_instance_set_scale(s, model, bad));
+  tress_xform w = tress_bone_get_world(s, tip);
+  assert_float_equal(w.p[0], 1.0f + 2.0f * 0.4f, 1e-6f);
+  assert_float_equal(w.p[1], 2.0f + 2.0f * 0.5f, 1e-6f);
+  assert_float_equal(tress_attachment_get_world(s, att).p[1], 2.0f + 2.0f, 1e-6f);
+  assert_float_equal(tress_part_get_cframe(s, part).p[1], 2.0f, 0.0f);
+  /* a bone's own scale scales what hangs below it */
+  assert_true(tress_instance_set_scale(s, bone, twice));
+  float k[3];
+  assert_true(tress_instance_get_world_scale(s, tip, k));
+  assert_float_equal(k[0], 4.0f, 0.0f);
+  assert_float_equal(tress_bone_get_world(s, tip).p[0], 1.0f + 4.0f * 0.4f, 1e-6f);
+  assert_true(tress_instance_set_scale(s, bone, squashed));
+  assert_false(tress_instance_get_world_scale(s, tip, k));
+  tress_scene_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stale_ids_are_detected),   cmocka_unit_test(test_ids_from_another_scene_are_refused),
       cmocka_unit_test(test_ids_kept_from_a_destroyed_scene_are_refused),   cmocka_unit_test(test_destroy_fires_on_the_whole_subtree),
       cmocka_unit_test(test_disconnected_listener_is_silent), cmocka_unit_test(test_left_the_scene),
       cmocka_unit_test(test_bone_slots_and_world_poses), cmocka_unit_test(test_joints_place_part1),
-      cmocka_unit_test(test_part_owns_its_mesh),
+      cmocka_unit_test(test_part_owns_its_mesh), cmocka_unit_test(test_scale_places_bones_at_size),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

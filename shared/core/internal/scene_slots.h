@@ -13,6 +13,9 @@
 /* The epoch changes whenever instance storage moves or any instance is destroyed; pointers
  * fetched under an older epoch must be re-fetched. */
 uint64_t tress__scene_layout_epoch(const tress_scene *scene);
+/* Changes whenever some instance's scale is set or an instance is reparented: composed scales
+ * read under an older epoch may be stale. */
+uint64_t tress__scene_scale_epoch(const tress_scene *scene);
 /* Fills animated[i] / transform[i] (either array may be NULL) with pointers to bone i's slots,
  * NULL for a stale id, another scene's id or a non-bone, and returns the epoch they stay valid for. */
 uint64_t tress__bone_slot_pointers(tress_scene *scene, const tress_id *bones, size_t n, const tress_xform **animated,

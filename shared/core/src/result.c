@@ -13,6 +13,7 @@ static const char *const result_names[] = {
     [TRESS_ERR_TOO_FEW_PARTS] = "too_few_parts",
     [TRESS_ERR_OUT_OF_MEMORY] = "out_of_memory",
     [TRESS_ERR_WRONG_OWNER] = "wrong_owner",
+    [TRESS_ERR_NON_UNIFORM_SCALE] = "non_uniform_scale",
 };
 #define RESULT_COUNT (sizeof result_names / sizeof result_names[0])
 

@@ -30,6 +30,7 @@ typedef struct instance {
   uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* one-based slots */
   uint32_t first_listener;                                               /* one-based */
   uint64_t seq;                                                          /* creation order */
+  float scale[3]; /* its own scale: it scales the local offsets of everything below it */
   union {
     struct {
       tress_xform cframe;
@@ -80,6 +81,7 @@ struct tress_scene {
   uint32_t *scratch;      /* reused buffer for subtree walks */
   uint32_t scratch_cap;
   uint64_t layout_epoch;  /* bumped when slot storage moves or a slot is freed */
+  uint64_t scale_epoch;   /* bumped when a scale is set or an instance is reparented */
   uint32_t owner;         /* the tag every id and connection of this scene carries */
 };
 
@@ -145,6 +147,7 @@ tress_scene *tress_scene_create(void) {
   in->generation = 1;
   in->alive = true;
   in->kind = TRESS_KIND_ROOT;
+  in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
   copy_name(in->name, "Scene");
   s->live_count = 1;
   return s;
@@ -187,6 +190,7 @@ tress_id tress_instance_create(tress_scene *s, tress_kind kind, const char *name
   in->alive = true;
   in->kind = kind;
   in->seq = ++s->next_seq;
+  in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
   copy_name(in->name, name);
   switch (kind) {
   case TRESS_KIND_PART:
@@ -390,6 +394,7 @@ bool tress_instance_set_parent(tress_scene *s, tress_id id, tress_id parent) {
   if (in->parent == parent.index1) return true;
   unlink_child(s, id.index1);
   if (!tress_id_is_null(parent)) link_child(s, parent.index1, id.index1);
+  s->scale_epoch++; /* its subtree now composes another chain of scales */
   uint32_t n;
   tress_id *ids = subtree_ids(s, id.index1, &n);
   if (ids) {
@@ -587,6 +592,20 @@ uint64_t tress__bone_slot_pointers(tress_scene *s, const tress_id *bones, size_t
 /* World frame of a part, bone or attachment, with bones composed through `which` slot. */
 enum bone_slot { SLOT_REST, SLOT_TRANSFORM, SLOT_ANIMATED };
 
+/* The product of the scales of slot i and its ancestors, per axis (exact for uniform scales;
+ * for non-uniform ones the per-axis product, as a lossy scale). */
+static void composed_scale(const tress_scene *s, uint32_t i, float out[3]) {
+  out[0] = out[1] = out[2] = 1.0f;
+  for (uint32_t cur = i, n = 0; cur && n < 4096; cur = s->slots[cur - 1].parent, n++)
+    for (int k = 0; k < 3; k++) out[k] *= s->slots[cur - 1].scale[k];
+}
+
+/* parent * local, the local translation in the parent's scaled space (scale per axis). */
+static tress_xform mul_scaled(tress_xform parent, tress_xform local, const float scale[3]) {
+  for (int k = 0; k < 3; k++) local.p[k] *= scale[k];
+  return tress_xform_mul(parent, local);
+}
+
 static tress_xform world_of(const tress_scene *s, uint32_t i, enum bone_slot which) {
   /* Walk up to the first part, then compose back down; depth is small (bone chains). */
   uint32_t chain[256];
@@ -599,21 +618,62 @@ static tress_xform world_of(const tress_scene *s, uint32_t i, enum bone_slot whi
     cur = in->parent;
   }
   tress_xform w = tress_xform_identity();
+  /* the scale the next local offset lives in: everything above it composed */
+  float scale[3] = {1.0f, 1.0f, 1.0f};
   for (uint32_t k = n; k-- > 0;) {
     instance *in = &s->slots[chain[k] - 1];
     switch (in->kind) {
     case TRESS_KIND_PART: w = in->u.part.cframe; break;
-    case TRESS_KIND_ATTACHMENT: w = tress_xform_mul(w, in->u.attachment.cframe); break;
-    case TRESS_KIND_BONE:
-      w = tress_xform_mul(w, in->u.bone.cframe);
-      if (which == SLOT_TRANSFORM) w = tress_xform_mul(w, s->bone_transform[chain[k] - 1]);
-      else if (which == SLOT_ANIMATED) w = tress_xform_mul(w, s->bone_animated[chain[k] - 1]);
+    case TRESS_KIND_ATTACHMENT: w = mul_scaled(w, in->u.attachment.cframe, scale); break;
+    case TRESS_KIND_BONE: {
+      const tress_xform *anim = which == SLOT_TRANSFORM  ? &s->bone_transform[chain[k] - 1]
+                                : which == SLOT_ANIMATED ? &s->bone_animated[chain[k] - 1]
+                                                         : NULL;
+      if (scale[0] == 1.0f && scale[1] == 1.0f && scale[2] == 1.0f) {
+        /* unscaled: the same two products as always, bit for bit */
+        w = tress_xform_mul(w, in->u.bone.cframe);
+        if (anim) w = tress_xform_mul(w, *anim);
+      } else {
+        w = mul_scaled(w, anim ? tress_xform_mul(in->u.bone.cframe, *anim) : in->u.bone.cframe, scale);
+      }
       break;
+    }
     default: break;
     }
+    if (k == n - 1) composed_scale(s, chain[k], scale); /* the top instance and its ancestors */
+    else for (int a = 0; a < 3; a++) scale[a] *= in->scale[a];
   }
   return w;
 }
+
+bool tress_instance_set_scale(tress_scene *s, tress_id id, const float scale[3]) {
+  instance *in = slot_get(s, id);
+  if (!in || !scale) return false;
+  for (int k = 0; k < 3; k++)
+    if (!(isfinite(scale[k]) && scale[k] > 0.0f)) return false;
+  memcpy(in->scale, scale, sizeof in->scale);
+  s->scale_epoch++;
+  return true;
+}
+
+void tress_instance_get_scale(const tress_scene *s, tress_id id, float out[3]) {
+  instance *in = slot_get(s, id);
+  for (int k = 0; k < 3; k++) out[k] = in ? in->scale[k] : 1.0f;
+}
+
+bool tress_instance_get_world_scale(const tress_scene *s, tress_id id, float out[3]) {
+  out[0] = out[1] = out[2] = 1.0f;
+  if (!slot_get(s, id)) return true;
+  composed_scale(s, id.index1, out);
+  bool uniform = true;
+  for (uint32_t cur = id.index1, n = 0; cur && n < 4096; cur = s->slots[cur - 1].parent, n++) {
+    const float *k = s->slots[cur - 1].scale;
+    uniform = uniform && tress_scale_is_uniform(k);
+  }
+  return uniform;
+}
+
+uint64_t tress__scene_scale_epoch(const tress_scene *s) { return s ? s->scale_epoch : 0; }
 
 tress_xform tress_bone_get_world_rest(const tress_scene *s, tress_id id) {
   return slot_kind(s, id, TRESS_KIND_BONE) ? world_of(s, id.index1, SLOT_REST) : tress_xform_identity();

@@ -182,7 +182,7 @@ static void sync_set(struct tress_chains *c, uint32_t si) {
 
 /* One slot's feature byte from its settings (none once unused), keeping the count of chains
  * that use colliders. Per slot, so binding one chain costs the same however many are bound. */
-static void slot_features(struct tress_chains *c, uint32_t si) {
+void tress__chain_slot_features(struct tress_chains *c, uint32_t si) {
   chain_slot *s = &c->slots[si];
   if (s->features & FEAT_COLLIDES) c->collider_chains--;
   uint8_t was_disabled = s->features & FEAT_DISABLED;
@@ -190,8 +190,8 @@ static void slot_features(struct tress_chains *c, uint32_t si) {
   if (!s->used) return;
   const chain_params *st = &s->settings;
   s->features = (uint8_t)((c->own_sets[si].count > 0 ? FEAT_COLLIDES : 0u) |
-                          (!st->enabled || st->weight < 1.0f ? FEAT_WEIGHTED : 0u) |
-                          (st->wind_gust > 0.0f ? FEAT_GUSTY : 0u) | (!st->enabled ? FEAT_DISABLED : 0u) |
+                          (!st->enabled || s->scale_refused || st->weight < 1.0f ? FEAT_WEIGHTED : 0u) |
+                          (st->wind_gust > 0.0f ? FEAT_GUSTY : 0u) | (!st->enabled || s->scale_refused ? FEAT_DISABLED : 0u) |
                           (!tress_id_is_null(st->center) && st->center_inertia > 0.0f ? FEAT_CENTERED : 0u));
   if (s->features & FEAT_COLLIDES) c->collider_chains++;
   /* enabled toggled: refill the node masks (the substep mask depends on it) */
@@ -209,7 +209,7 @@ void tress__chains_forget_collider(tress_sim *sim, uint32_t index) {
       if (set->index[k] != index) set->index[w++] = set->index[k];
     set->count = w;
     sync_set(c, i);
-    slot_features(c, i);
+    tress__chain_slot_features(c, i);
   }
 }
 
@@ -338,7 +338,7 @@ static tress_result slot_build_bones(tress_sim *sim, chain_slot *s) {
 }
 
 /* The longest rest path from a root (tips included): what "a few chain lengths" measures. */
-static void slot_measure(chain_slot *s) {
+void tress__chain_measure(chain_slot *s) {
   float reach = 0.0f;
   float *path = calloc(s->node_count ? s->node_count : 1, sizeof *path);
   if (path) {
@@ -350,7 +350,7 @@ static void slot_measure(chain_slot *s) {
     }
     free(path);
   }
-  float jump = TRESS_JUMP_RESET_CHAINS * reach;
+  float jump = TRESS_JUMP_RESET_CHAINS * reach * s->scale;
   /* a chain with no length has nothing to whip; keep the check from firing on rounding */
   if (jump < 1e-3f) jump = 1e-3f;
   s->jump2 = jump * jump;
@@ -365,7 +365,7 @@ static tress_result slot_publish(tress_sim *sim, uint32_t si, tress_id handle_ro
   if (tress_handle_is_null(h)) return TRESS_ERR_OUT_OF_MEMORY;
   s->handle = h;
   sync_set(c, si);
-  slot_features(c, si);
+  tress__chain_slot_features(c, si);
   c->dirty = true;
   if (out) *out = h;
   return TRESS_OK;
@@ -395,12 +395,14 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
   center_start(sim, s);
   c->own_sets[si] = set;
   s->fresh = true;
+  s->scale = s->scale_bind = 1.0f;
   tress_result r = slot_build_bones(sim, s);
+  if (r == TRESS_OK && !tress__chain_scale_read(sim, s, &s->scale)) r = TRESS_ERR_NON_UNIFORM_SCALE;
   if (r != TRESS_OK) {
     slot_free(s);
     return r;
   }
-  slot_measure(s);
+  tress__chain_measure(s);
   s->used = true;
   set_bones_simulated(sim->scene, s, true);
   r = slot_publish(sim, si, handle_root, out);
@@ -472,6 +474,13 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   s->used = true;
   s->kind = TRESS_HANDLE_PARTS;
   s->part = parts[0];
+  float pin_scale[3];
+  if (!tress_instance_get_world_scale(sim->scene, parts[0], pin_scale)) {
+    slot_free(s);
+    return TRESS_ERR_NON_UNIFORM_SCALE;
+  }
+  s->scale = 1.0f; /* the links are measured below at this scale */
+  s->scale_bind = pin_scale[0];
   s->last_part = s->prev_part = s->pin = tress_xform_identity();
   s->settings = params_of(sim, sanitize(settings));
   center_start(sim, s);
@@ -486,7 +495,7 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
                         : tress_xform_inv_mul(tress_part_get_cframe(sim->scene, parts[i - 1]),
                                               tress_part_get_cframe(sim->scene, parts[i]));
   }
-  slot_measure(s);
+  tress__chain_measure(s);
   tress_result r = slot_publish(sim, si, parts[0], out);
   if (r != TRESS_OK) slot_free(s);
   return r;
@@ -506,7 +515,7 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
     }
   }
   s->used = false;
-  slot_features(c, h->slot); /* drops its collider count */
+  tress__chain_slot_features(c, h->slot); /* drops its collider count */
   slot_free(s);
   memset(&c->sets[h->slot], 0, sizeof c->sets[h->slot]);
   memset(&c->own_sets[h->slot], 0, sizeof c->own_sets[h->slot]);
@@ -514,23 +523,32 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
   c->dirty = true;
 }
 
-/* Per-node copies of a slot's settings (static until the settings change): a node moves by
- * its parent joint's own values where that joint has them, else by the chain's. */
+/* Per-node copies of a slot's settings (static until the settings or the chain's scale change):
+ * a node moves by its parent joint's own values where that joint has them, else by the chain's.
+ * Everything measured in units follows the chain's scale k (sim.h, "Scale"): link lengths, the
+ * strand radius, the accelerations (gravity and wind scales; the VRM model's stiffness and
+ * gravity power, which are units/s); fractions (damping, pose stiffness, weight) do not. */
 void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
   const chain_params *st = &s->settings;
-  float weight = st->enabled ? st->weight : 0.0f;
+  float weight = st->enabled && !s->scale_refused ? st->weight : 0.0f;
+  float k_scale = s->scale;
+  bool vrm = st->model == TRESS_SPRING_VRM;
   for (uint32_t k = 0; k < s->node_count; k++) {
     uint32_t i = s->global[k];
     int32_t p = s->local_parent[k];
     const joint_params *j = s->joints && p >= 0 && (uint32_t)p < s->joint_count && s->joints[p].set ? &s->joints[p]
                                                                                                      : NULL;
     const float *dir = j ? j->gravity_dir : st->gravity_dir;
-    float power = j ? j->gravity_scale : st->gravity_scale;
+    float power = (j ? j->gravity_scale : st->gravity_scale) * k_scale;
+    const float *r = s->rest[k].p;
+    n->rest_len[i] = p < 0 ? 0.0f : sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) * k_scale;
+    n->sc[i] = k_scale;
+    n->isc[i] = 1.0f / k_scale;
     n->damping[i] = j ? j->damping : st->damping;
-    n->stiffness[i] = j ? j->stiffness : st->stiffness;
+    n->stiffness[i] = (j ? j->stiffness : st->stiffness) * (vrm ? k_scale : 1.0f);
     n->gscale[i] = power;
-    n->wscale[i] = st->wind_scale;
-    n->radius[i] = j ? j->radius : st->radius;
+    n->wscale[i] = st->wind_scale * k_scale;
+    n->radius[i] = (j ? j->radius : st->radius) * k_scale;
     n->weight[i] = weight;
     n->vg_x[i] = dir[0] * power;
     n->vg_y[i] = dir[1] * power;
@@ -620,7 +638,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
     }
     slot_free_nodes(s);
     *s = tmp;
-    slot_measure(s);
+    tress__chain_measure(s);
     s->fresh = true;
     c->dirty = true;
   }
@@ -638,7 +656,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
         s->joints[k] = joint_of(sim, &js, s->settings.model);
       }
   c->own_sets[h->slot] = set;
-  slot_features(c, h->slot);
+  tress__chain_slot_features(c, h->slot);
   sync_set(c, h->slot);
   if (!c->dirty) {
     tress__chain_fill_settings(&c->nodes, s);

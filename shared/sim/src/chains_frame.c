@@ -119,6 +119,7 @@ HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t
   float *restrict wpx = n->aw_px + lo, *restrict wpy = n->aw_py + lo, *restrict wpz = n->aw_pz + lo;
   float *restrict wqx = w->aw_qx + at, *restrict wqy = w->aw_qy + at, *restrict wqz = w->aw_qz + at,
                   *restrict wqw = w->aw_qw + at;
+  const float *restrict sc = n->sc + lo;
   uint32_t count = padded_count(lo, hi);
   /* the arrays never overlap (parents live in the previous level): let it vectorize */
 #pragma GCC ivdep
@@ -134,7 +135,9 @@ HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t
     tress_quat_mul(q, cq, bq);
     tress_quat_rotate(bq, ap, s);
     tress_quat_mul(bq, aq, wq);
-    wpx[j] = gpx[j] + r[0] + s[0]; wpy[j] = gpy[j] + r[1] + s[1]; wpz[j] = gpz[j] + r[2] + s[2];
+    /* local offsets in the chain's scale (x 1 is exact: an unscaled chain keeps its bits) */
+    float k = sc[j];
+    wpx[j] = gpx[j] + r[0] * k + s[0] * k; wpy[j] = gpy[j] + r[1] * k + s[1] * k; wpz[j] = gpz[j] + r[2] * k + s[2] * k;
     wqx[j] = wq[0]; wqy[j] = wq[1]; wqz[j] = wq[2]; wqw[j] = wq[3];
   }
 }
@@ -268,6 +271,7 @@ static bool frame_begin(tress_sim *sim, struct tress_chains *c, const tress_fram
   swap_arrays(&n->pa_px, &n->aw_px);
   swap_arrays(&n->pa_py, &n->aw_py);
   swap_arrays(&n->pa_pz, &n->aw_pz);
+  if (c->scale_epoch != tress__scene_scale_epoch(sim->scene)) tress__chains_refresh_scales(sim, c);
   update_activity(sim, c, f);
   if (c->collider_chains > 0) gather_colliders(sim, c);
   return true;
@@ -280,7 +284,7 @@ static void gust_slot(struct tress_chains *c, const chain_slot *s, double time) 
   double w = 6.283185307179586 * st->wind_frequency;
   for (uint32_t k = 0; k < s->node_count; k++) {
     double phase = w * (time - (double)s->depth[k] * TRESS_GUST_DELAY);
-    n->wscale[s->global[k]] = st->wind_scale * (1.0f + st->wind_gust * (float)sin(phase));
+    n->wscale[s->global[k]] = st->wind_scale * s->scale * (1.0f + st->wind_gust * (float)sin(phase));
   }
 }
 
@@ -322,7 +326,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
     float jump = ex * ex + ey * ey + ez * ez;
     /* every reset check is independent (sim.h): teleport guard, jump of a few chain lengths,
      * a stalled step, a game-marked reset; a disabled chain rests at its animated pose */
-    bool reset = d2 > tele2 || jump > s->jump2 || f->stalled || s->reset || (feat & FEAT_DISABLED);
+    bool reset = d2 > tele2 * s->scale * s->scale || jump > s->jump2 || f->stalled || s->reset || (feat & FEAT_DISABLED);
     bool resume = s->fresh || (h && !h->was_awake);
     if (resume || reset) snap_slot(c, s);
     /* a chain that just started or woke has no last frame to measure a velocity from; after a
@@ -453,6 +457,7 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
   const float *restrict px = csrc[0] + (lo - cbase), *restrict py = csrc[1] + (lo - cbase),
                         *restrict pz = csrc[2] + (lo - cbase);
   const float *restrict wt = n->weight + lo;
+  const float *restrict sc = n->sc + lo, *restrict isc = n->isc + lo;
   const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
   float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
   float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
@@ -469,12 +474,14 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
     float aq[4] = {aqx[j], aqy[j], aqz[j], aqw[j]};
     float bq[4], r[3];
     tress_quat_rotate(pq, cp, r);
-    float bpx = gpx[j] + r[0], bpy = gpy[j] + r[1], bpz = gpz[j] + r[2];
+    float bpx = gpx[j] + r[0] * sc[j], bpy = gpy[j] + r[1] * sc[j], bpz = gpz[j] + r[2] * sc[j];
     tress_quat_mul(pq, cq, bq);
     /* local translation: where the simulation put the node, seen from base */
     float d[3] = {px[j] - bpx, py[j] - bpy, pz[j] - bpz};
     float tp[3];
     tress_quat_rotate_inv(bq, d, tp);
+    /* back to the unscaled local offset the scene scales again */
+    tp[0] *= isc[j]; tp[1] *= isc[j]; tp[2] *= isc[j];
     /* aim: animated direction (in base frame) vs simulated direction (in base frame) */
     float aim[3] = {mx[j], my[j], mz[j]};
     float from[3];

@@ -108,7 +108,8 @@
   X(stepping)                 /* active and enabled: the substep mask (a disabled chain takes none) */ \
   X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */ \
   X(ax_x) X(ax_y) X(ax_z)                 /* VRM: unit rest offset from the parent (bone axis) */ \
-  X(vg_x) X(vg_y) X(vg_z)                 /* VRM: gravity, direction x power (units/s) */
+  X(vg_x) X(vg_y) X(vg_z)                 /* VRM: gravity, direction x power (units/s) */ \
+  X(sc) X(isc)           /* its chain's scale on local offsets, and its inverse (0 on padding) */
 
 /* Per-node values that live only while one tile's frame runs: they sit in one tile-sized
  * scratch (indexed by node - tile base), recomputed for every node each frame, so they never
@@ -125,7 +126,8 @@
   X(hd_x) X(hd_y) X(hd_z)           /* VRM three-vrm length: joint heads this substep */  \
   X(sl_x) X(sl_y) X(sl_z) X(sl_m)   /* ... where each bone was last drawn (anchor now); 1: measured */ \
   X(sq_x) X(sq_y) X(sq_z) X(sq_w)   /* ... its world rotation then (built parents first) */ \
-  X(ln)                             /* ... each tail's length this substep */
+  X(ln)                             /* ... each tail's length this substep */ \
+  X(lr_x) X(lr_y) X(lr_z) X(lr_w)   /* VRM: cframe x animated local rotation, once per frame */
 
 #define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
 #define G_OUT 10
@@ -184,6 +186,11 @@ typedef struct chain_slot {
   tress_id part;             /* bones: the part (or, from_bone, the part or bone) the roots hang
                                 from; parts: the pin */
   float jump2;               /* squared root jump that resets: (3 x the chain's length)^2 */
+  /* Uniform scale (chains_scale.c): the factor its rest data is taken at (bones: the composed
+   * scale of what the roots hang from; parts: that over the pin's scale at bind, scale_bind),
+   * and whether a non-uniform scale holds it at its animated pose. */
+  float scale, scale_bind;
+  bool scale_refused;
   float root_velocity[3];    /* its root's animated velocity over the last frame (units/s) */
   uint32_t node_count;
   tress_id *ids;             /* bone or part per node, parents first */
@@ -267,6 +274,7 @@ struct tress_chains {
   uint64_t frame_index;
   uint64_t implicit_pins; /* frame whose anchors are every chain's pin (0: pins are explicit) */
   uint8_t carry_mode;     /* CARRY_* for this frame */
+  uint64_t scale_epoch;   /* the scene's scale epoch the slots' scales were read at */
 };
 
 
@@ -373,5 +381,13 @@ void tress__center_read(const tress_sim *sim, chain_slot *s);
 void tress__center_root_motion(const chain_slot *s, const float pa[3], const float aw[3], float out[3]);
 void tress__center_substep_tile(struct tress_chains *c, float alpha, uint32_t t);
 void tress__vrm_output_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, bool display);
+/* Uniform scale (chains_scale.c): the factor a slot's rest data is taken at now (false: some
+ * scale on the way is not uniform, or a bone of the chain has a scale of its own), and once per
+ * frame, when the scene's scales changed, every slot's factor re-read: a changed one rescales
+ * the chain's state about its roots and its per-node values, a refused one holds it. */
+bool tress__chain_scale_read(const tress_sim *sim, const chain_slot *s, float *factor);
+void tress__chains_refresh_scales(tress_sim *sim, struct tress_chains *c);
+void tress__chain_slot_features(struct tress_chains *c, uint32_t si); /* FEAT_* from the settings */
+void tress__chain_measure(chain_slot *s);                              /* jump2 from rest and scale */
 
 #endif

@@ -62,9 +62,25 @@ static void stale_pose_tile(struct tress_chains *c, uint32_t t) {
     }
 }
 
+/* cframe x animated local rotation of one level: constant over the frame's substeps, so the
+ * rotation pass reads it instead of multiplying it again every substep. */
+HOT_LOOP static void local_rotation_level(uint32_t count, const float *restrict cqx, const float *restrict cqy,
+                                          const float *restrict cqz, const float *restrict cqw,
+                                          const float *restrict nqx, const float *restrict nqy,
+                                          const float *restrict nqz, const float *restrict nqw, float *restrict lx,
+                                          float *restrict ly, float *restrict lz, float *restrict lw) {
+  count &= ~(LEVEL_LANES - 1);
+  for (uint32_t j = 0; j < count; j++) {
+    float cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]}, nq[4] = {nqx[j], nqy[j], nqz[j], nqw[j]}, l[4];
+    tress_quat_mul(cq, nq, l);
+    lx[j] = l[0]; ly[j] = l[1]; lz[j] = l[2]; lw[j] = l[3];
+  }
+}
+
 /* After prepare (snaps done): each root's animated world rotation at the last frame, its
  * anchor then composed with this frame's cframe and animated local. The substeps turn from it
- * to this frame's (aw_q) as the root positions move from pa_p to aw_p. */
+ * to this frame's (aw_q) as the root positions move from pa_p to aw_p. Also every other
+ * level's cframe x animated local (lr). */
 void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
@@ -78,26 +94,28 @@ void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t) {
     tress_quat_mul(bq, aq, q);
     w->pq_x[j] = q[0]; w->pq_y[j] = q[1]; w->pq_z[j] = q[2]; w->pq_w[j] = q[3];
   }
+  for (uint32_t l = 1; l + 1 < c->level_count; l++) { /* the last level's A is never read */
+    uint32_t lo = TILE_LO(c, t, l), at = lo - w->base;
+    local_rotation_level(TILE_HI(c, t, l) - lo, n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo,
+                         w->an_qx + at, w->an_qy + at, w->an_qz + at, w->an_qw + at, w->lr_x + at, w->lr_y + at,
+                         w->lr_z + at, w->lr_w + at);
+  }
   if (c->tile_kind[t] & TILE_KIND_THREE_VRM_LENGTH) stale_pose_tile(c, t);
 }
 
 /* Roots: pinned to the animated pose at this substep's time (as in the pose model), and their
- * A: the animated world rotation at that time (nlerp, the shorter way round). */
-HOT_LOOP static void pin_roots(struct tress_chains *c, uint32_t t, float alpha) {
-  chain_nodes *n = &c->nodes;
-  tile_scratch *w = &c->tile;
-  uint32_t lo = TILE_LO(c, t, 0), at = lo - w->base, count = padded_count(lo, TILE_HI(c, t, 0));
-  float *restrict px = n->px + lo, *restrict py = n->py + lo, *restrict pz = n->pz + lo;
-  float *restrict ox = n->ox + lo, *restrict oy = n->oy + lo, *restrict oz = n->oz + lo;
-  const float *restrict bx = n->pa_px + lo, *restrict by = n->pa_py + lo, *restrict bz = n->pa_pz + lo;
-  const float *restrict ax = n->aw_px + lo, *restrict ay = n->aw_py + lo, *restrict az = n->aw_pz + lo;
-  const float *restrict st = n->stepping + lo;
-  const float *restrict q0x = w->pq_x + at, *restrict q0y = w->pq_y + at, *restrict q0z = w->pq_z + at,
-                        *restrict q0w = w->pq_w + at;
-  const float *restrict q1x = w->aw_qx + at, *restrict q1y = w->aw_qy + at, *restrict q1z = w->aw_qz + at,
-                        *restrict q1w = w->aw_qw + at;
-  float *restrict vx = w->va_x + at, *restrict vy = w->va_y + at, *restrict vz = w->va_z + at,
-                  *restrict vw = w->va_w + at;
+ * A: the animated world rotation at that time (nlerp, the shorter way round). Every array is a
+ * parameter so the loop vectorizes. */
+HOT_LOOP static void pin_roots_level(uint32_t count, float alpha, float *restrict px, float *restrict py,
+                                     float *restrict pz, float *restrict ox, float *restrict oy, float *restrict oz,
+                                     const float *restrict bx, const float *restrict by, const float *restrict bz,
+                                     const float *restrict ax, const float *restrict ay, const float *restrict az,
+                                     const float *restrict st, const float *restrict q0x, const float *restrict q0y,
+                                     const float *restrict q0z, const float *restrict q0w, const float *restrict q1x,
+                                     const float *restrict q1y, const float *restrict q1z, const float *restrict q1w,
+                                     float *restrict vx, float *restrict vy, float *restrict vz,
+                                     float *restrict vw) {
+  count &= ~(LEVEL_LANES - 1);
   for (uint32_t j = 0; j < count; j++) {
     float m = st[j];
     float x = bx[j] + (ax[j] - bx[j]) * alpha, y = by[j] + (ay[j] - by[j]) * alpha, z = bz[j] + (az[j] - bz[j]) * alpha;
@@ -115,6 +133,17 @@ HOT_LOOP static void pin_roots(struct tress_chains *c, uint32_t t, float alpha) 
     float inv = 1.0f / sqrtf(l2 > 1e-30f ? l2 : 1.0f);
     vx[j] = qx * inv; vy[j] = qy * inv; vz[j] = qz * inv; vw[j] = qw * inv;
   }
+}
+
+static void pin_roots(struct tress_chains *c, uint32_t t, float alpha) {
+  chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+  uint32_t lo = TILE_LO(c, t, 0), at = lo - w->base;
+  pin_roots_level(TILE_HI(c, t, 0) - lo, alpha, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo,
+                  n->oz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->aw_px + lo, n->aw_py + lo,
+                  n->aw_pz + lo, n->stepping + lo, w->pq_x + at, w->pq_y + at, w->pq_z + at, w->pq_w + at,
+                  w->aw_qx + at, w->aw_qy + at, w->aw_qz + at, w->aw_qw + at, w->va_x + at, w->va_y + at,
+                  w->va_z + at, w->va_w + at);
 }
 
 /* One level of one substep: inertia, stiffness along the rest direction, gravity, length. */
@@ -199,23 +228,20 @@ HOT_LOOP static void rest_aim_level(uint32_t count, const float *restrict aqx, c
 
 /* A of one level, its tails final: the parent's rotation this substep (A_p turned by the
  * shortest arc from its first child's rest direction `f` to where that child is) times the
- * node's cframe and animated local. */
+ * node's cframe x animated local (lr, from prepare). */
 HOT_LOOP static void rotate_level(uint32_t count, const float *restrict qx, const float *restrict qy,
                                   const float *restrict qz, const float *restrict aqx, const float *restrict aqy,
                                   const float *restrict aqz, const float *restrict aqw, const float *restrict sx,
                                   const float *restrict sy, const float *restrict sz, const float *restrict fx,
-                                  const float *restrict fy, const float *restrict fz, const float *restrict cqx,
-                                  const float *restrict cqy, const float *restrict cqz, const float *restrict cqw,
-                                  const float *restrict nqx, const float *restrict nqy, const float *restrict nqz,
-                                  const float *restrict nqw, float *restrict vx, float *restrict vy,
-                                  float *restrict vz, float *restrict vw) {
+                                  const float *restrict fy, const float *restrict fz, const float *restrict lx,
+                                  const float *restrict ly, const float *restrict lz, const float *restrict lw,
+                                  float *restrict vx, float *restrict vy, float *restrict vz, float *restrict vw) {
   count &= ~(LEVEL_LANES - 1);
   for (uint32_t j = 0; j < count; j++) {
     float a[4] = {aqx[j], aqy[j], aqz[j], aqw[j]};
-    float arc[4], r[4], l[4], cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]}, nq[4] = {nqx[j], nqy[j], nqz[j], nqw[j]};
+    float arc[4], r[4], l[4] = {lx[j], ly[j], lz[j], lw[j]};
     arc_between(fx[j], fy[j], fz[j], sx[j] - qx[j], sy[j] - qy[j], sz[j] - qz[j], arc);
     tress_quat_mul(arc, a, r);
-    tress_quat_mul(cq, nq, l);
     float v[4];
     tress_quat_mul(r, l, v);
     vx[j] = v[0]; vy[j] = v[1]; vz[j] = v[2]; vw[j] = v[3];
@@ -275,8 +301,8 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
       rest_aim_level(hi - lo, pa[0], pa[1], pa[2], pa[3], off[0], off[1], off[2], c->g[13], c->g[14], c->g[15]);
     }
     rotate_level(hi - lo, par[0], par[1], par[2], pa[0], pa[1], pa[2], pa[3], sib[0], sib[1], sib[2], c->g[13],
-                 c->g[14], c->g[15], n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo, w->an_qx + at, w->an_qy + at,
-                 w->an_qz + at, w->an_qw + at, w->va_x + at, w->va_y + at, w->va_z + at, w->va_w + at);
+                 c->g[14], c->g[15], w->lr_x + at, w->lr_y + at, w->lr_z + at, w->lr_w + at, w->va_x + at,
+                 w->va_y + at, w->va_z + at, w->va_w + at);
   }
 }
 
@@ -302,7 +328,7 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
   const float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
                         *restrict aqw = w->an_qw + at;
   const float *restrict mx = n->aim_x + lo, *restrict my = n->aim_y + lo, *restrict mz = n->aim_z + lo;
-  const float *restrict wt = n->weight + lo;
+  const float *restrict wt = n->weight + lo, *restrict sc = n->sc + lo;
   float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
   float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
                   *restrict tqw = c->g[G_OUT + 6];
@@ -319,7 +345,8 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
     tress_quat_rotate(pq, cp, r);
     tress_quat_mul(pq, cq, bq);
     tress_quat_rotate(bq, ap, s);
-    float x = gpx[j] + r[0] + s[0], y = gpy[j] + r[1] + s[1], z = gpz[j] + r[2] + s[2];
+    float k = sc[j]; /* local offsets in the chain's scale */
+    float x = gpx[j] + r[0] * k + s[0] * k, y = gpy[j] + r[1] * k + s[1] * k, z = gpz[j] + r[2] * k + s[2] * k;
     float aim[3] = {mx[j], my[j], mz[j]}, from[3], to[3];
     tress_quat_rotate(aq, aim, from);
     float sd[3] = {ccx[j] - x, ccy[j] - y, ccz[j] - z};

@@ -84,7 +84,7 @@ static bool visit_boned_part(tress_scene *scene, tress_id id, void *user) {
   tress_handle_id h;
   tress_result r = tress_sim_bind(scan->sim, id, scan->settings, &h);
   if (r == TRESS_OK) claim(scan, h);
-  else if (r == TRESS_ERR_OUT_OF_MEMORY && scan->error == TRESS_OK) scan->error = r;
+  else if ((r == TRESS_ERR_OUT_OF_MEMORY || r == TRESS_ERR_NON_UNIFORM_SCALE) && scan->error == TRESS_OK) scan->error = r;
   return true;
 }
 
@@ -119,7 +119,10 @@ tress_result tress_sim_bind_character(tress_sim *sim, const tress_character_def 
   tress_id model = def->model;
   if (!tress_instance_is_valid(sim->scene, model)) return TRESS_ERR_STALE_ID;
   if (tress_instance_get_kind(sim->scene, model) != TRESS_KIND_MODEL) return TRESS_ERR_INVALID_ARGUMENT;
-  /* Refuse bad settings before anything binds, so a refusal changes nothing. */
+  /* Refuse bad settings (or a character squashed out of shape) before anything binds, so a
+   * refusal changes nothing. */
+  float scale[3];
+  if (!tress_instance_get_world_scale(sim->scene, model, scale)) return TRESS_ERR_NON_UNIFORM_SCALE;
   if (!chain_settings_finite(&def->chains) || !accessory_settings_finite(&def->accessories))
     return TRESS_ERR_INVALID_ARGUMENT;
   character_scan scan;

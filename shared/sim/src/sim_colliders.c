@@ -6,11 +6,13 @@
  * is refused. Chains keep indices (tress_collider_set,
  * 16-bit), so there are at most 65535 colliders, and removing one drops it from every set first.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collider_lanes.h"
 #include "particles.h"
+#include "scene_slots.h"
 #include "sim_internal.h"
 
 #define MAX_COLLIDERS 65535u
@@ -21,6 +23,7 @@ void tress__colliders_free(tress_sim_colliders *c) {
   free(c->generation);
   free(c->alive);
   free(c->world);
+  free(c->attach_scale);
   free(c);
 }
 
@@ -36,15 +39,49 @@ static bool grow(tress_sim_colliders *c) {
   if (a) c->alive = a;
   tress_collider_world *w = realloc(c->world, cap * sizeof *w);
   if (w) c->world = w;
-  if (!d || !g || !a || !w) return false;
+  float *sc = realloc(c->attach_scale, cap * sizeof *sc);
+  if (sc) c->attach_scale = sc;
+  if (!d || !g || !a || !w || !sc) return false;
   c->cap = cap;
   return true;
+}
+
+/* The composed scale of a collider's attach instance (sim.h "Scale"): its offsets and radius are
+ * in that instance's local units. A non-uniform one (refused at create) takes its largest axis,
+ * so a strand stays clear rather than inside. */
+static float attach_scale(const tress_scene *scene, tress_id attach) {
+  float w[3];
+  tress_instance_get_world_scale(scene, attach, w);
+  return fmaxf(w[0], fmaxf(w[1], w[2]));
+}
+
+/* frame * def with every length (offset, tail, radius) at scale. */
+static tress_collider_world resolve_scaled(tress_xform frame, float scale, const tress_collider_def *def) {
+  if (scale == 1.0f) return tress_collider_resolve_in(frame, def);
+  tress_collider_def scaled = *def;
+  for (int k = 0; k < 3; k++) {
+    scaled.offset[k] *= scale;
+    scaled.tail[k] *= scale;
+  }
+  scaled.radius *= scale;
+  return tress_collider_resolve_in(frame, &scaled);
+}
+
+static tress_collider_world resolve_one(const tress_scene *scene, const tress_collider_def *def, float scale) {
+  if (tress_id_is_null(def->attach) || !tress_instance_is_valid(scene, def->attach))
+    return tress_collider_resolve(scene, def);
+  tress_xform frame = tress_instance_get_world(scene, def->attach);
+  if (!tress_xform_is_finite(frame)) frame = tress_xform_identity();
+  return resolve_scaled(frame, scale, def);
 }
 
 tress_result tress_sim_create_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out) {
   if (out) *out = (tress_collider_id){0};
   if (!sim || !def || !tress_collider_def_is_valid(def)) return TRESS_ERR_INVALID_ARGUMENT;
   if (!tress_id_is_null(def->attach) && !tress_instance_is_valid(sim->scene, def->attach)) return TRESS_ERR_STALE_ID;
+  float attach_world_scale[3];
+  if (!tress_id_is_null(def->attach) && !tress_instance_get_world_scale(sim->scene, def->attach, attach_world_scale))
+    return TRESS_ERR_NON_UNIFORM_SCALE;
   tress_sim_colliders *c = sim->colliders;
   uint32_t i = c->free_hint;
   while (i < c->count && c->alive[i]) i++;
@@ -57,7 +94,8 @@ tress_result tress_sim_create_collider(tress_sim *sim, const tress_collider_def 
   c->defs[i] = *def;
   c->alive[i] = true;
   c->generation[i] = c->generation[i] + 1 ? c->generation[i] + 1 : 1;
-  c->world[i] = tress_collider_resolve(sim->scene, def);
+  c->attach_scale[i] = tress_id_is_null(def->attach) ? 1.0f : attach_scale(sim->scene, def->attach);
+  c->world[i] = resolve_one(sim->scene, def, c->attach_scale[i]);
   if (out) *out = (tress_collider_id){i + 1, c->generation[i], sim->owner};
   return TRESS_OK;
 }
@@ -94,7 +132,8 @@ tress_result tress_collider_get_world(const tress_sim *sim, tress_collider_id id
   tress_result r = tress__collider_lookup(sim, id, &i);
   if (r != TRESS_OK) return r;
   if (!out) return TRESS_ERR_INVALID_ARGUMENT;
-  *out = tress_collider_resolve(sim->scene, &sim->colliders->defs[i]);
+  const tress_collider_def *d = &sim->colliders->defs[i];
+  *out = resolve_one(sim->scene, d, tress_id_is_null(d->attach) ? 1.0f : attach_scale(sim->scene, d->attach));
   return TRESS_OK;
 }
 
@@ -112,7 +151,12 @@ void tress__colliders_resolve(tress_sim *sim) {
   /* colliders of one body part are usually added together: their attach frame is walked once */
   tress_id last = (tress_id){0};
   tress_xform frame = tress_xform_identity();
+  float scale = 1.0f;
   bool have = false;
+  /* scales are re-read only after some scale in the scene changed (an ancestor walk each) */
+  uint64_t epoch = tress__scene_scale_epoch(sim->scene);
+  bool rescale = epoch != c->scale_epoch;
+  c->scale_epoch = epoch;
   for (uint32_t i = 0; i < c->count; i++) {
     /* a collider whose body is gone stops pushing (it would otherwise sit at the origin) */
     const tress_collider_def *d = &c->defs[i];
@@ -125,10 +169,12 @@ void tress__colliders_resolve(tress_sim *sim) {
       if (!have || !tress_id_is_equal(last, d->attach)) {
         frame = tress_instance_get_world(sim->scene, d->attach);
         if (!tress_xform_is_finite(frame)) frame = tress_xform_identity();
+        if (rescale) scale = attach_scale(sim->scene, d->attach);
         last = d->attach;
         have = true;
       }
-      c->world[i] = tress_collider_resolve_in(frame, d);
+      if (rescale) c->attach_scale[i] = scale;
+      c->world[i] = resolve_scaled(frame, c->attach_scale[i], d);
     } else {
       memset(&c->world[i], 0, sizeof c->world[i]);
       c->world[i].radius = TRESS_COLLIDER_UNUSED_RADIUS;

@@ -55,6 +55,8 @@ typedef struct tress_sim_colliders {
   uint32_t *generation;
   bool *alive;
   tress_collider_world *world;
+  float *attach_scale; /* its attach instance's composed scale, re-read when the scene's change */
+  uint64_t scale_epoch; /* the scene's scale epoch attach_scale was read at */
   uint32_t count, cap;
   uint32_t free_hint; /* no free index below it: adding scans from here */
 } tress_sim_colliders;

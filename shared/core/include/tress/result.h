@@ -14,6 +14,7 @@ typedef enum tress_result {
   TRESS_ERR_TOO_FEW_PARTS,    /* bind_parts needs a pin and at least one link */
   TRESS_ERR_OUT_OF_MEMORY,
   TRESS_ERR_WRONG_OWNER,      /* an id made by another sim (or scene): refused, never acted on */
+  TRESS_ERR_NON_UNIFORM_SCALE, /* a scale the simulation cannot follow (not the same on every axis) */
 } tress_result;
 
 /* "ok", "invalid_argument", "stale_id", ...: a static string; "unknown" for a value not listed. */

@@ -135,6 +135,28 @@ void tress_instance_visit_descendants(tress_scene *scene, tress_id id, tress_vis
 tress_connection tress_instance_connect(tress_scene *scene, tress_id id, tress_listener_fn fn, void *user);
 void tress_connection_disconnect(tress_scene *scene, tress_connection c);
 
+/*
+ * Scale. Every instance has one (1, 1, 1 by default); it scales the local offsets of everything
+ * below it: a bone's or attachment's translation (cframe x transform) is taken in the composed
+ * scale of its ancestors, so the world queries below (bone, attachment, instance world) place a
+ * scaled character's bones and attachments at its size. Rotations are never scaled, and a part's
+ * cframe is world already (the game places parts; their sizes are its business). The composed
+ * (world) scale is the per-axis product over the instance and its ancestors: exact for uniform
+ * scales, a lossy scale otherwise. Simulation accepts uniform scales only (tress/sim.h).
+ */
+#define TRESS_SCALE_UNIFORM_TOLERANCE 1e-5f /* relative difference of the axes that still counts as uniform */
+static inline bool tress_scale_is_uniform(const float s[3]) {
+  float hi = fmaxf(s[0], fmaxf(s[1], s[2])), lo = fminf(s[0], fminf(s[1], s[2]));
+  return hi - lo <= TRESS_SCALE_UNIFORM_TOLERANCE * hi;
+}
+/* False (nothing set) for a stale id or a component that is not finite and positive. */
+bool tress_instance_set_scale(tress_scene *scene, tress_id id, const float scale[3]);
+/* Its own scale ((1, 1, 1) for a stale id). */
+void tress_instance_get_scale(const tress_scene *scene, tress_id id, float out[3]);
+/* The composed scale of id and its ancestors into out; true when every one of them is uniform
+ * (then out's axes are equal and exact). A stale id gives (1, 1, 1) and true. */
+bool tress_instance_get_world_scale(const tress_scene *scene, tress_id id, float out[3]);
+
 /* Parts: world cframe, size; an optional mesh (owned by the part, released when it is destroyed). */
 tress_xform tress_part_get_cframe(const tress_scene *scene, tress_id part);
 void tress_part_set_cframe(tress_scene *scene, tress_id part, tress_xform cframe);

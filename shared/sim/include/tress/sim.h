@@ -255,6 +255,8 @@ tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const 
                                       tress_handle_id *out);
 /* Every boned descendant part of def->model, then every remaining accessory def->match accepts.
  * Idempotent (an already bound part or accessory returns its handle and keeps its settings).
+ * A model scaled non-uniformly binds nothing (TRESS_ERR_NON_UNIFORM_SCALE); a part inside it
+ * that is, is skipped and the call returns that code after binding the rest.
  * Writes up to max_out handles and the total count to *count. */
 tress_result tress_sim_bind_character(tress_sim *sim, const tress_character_def *def, tress_handle_id *out,
                                       uint32_t max_out, uint32_t *count);
@@ -324,6 +326,30 @@ tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id h, 
                                              const tress_joint_settings *s);
 tress_result tress_handle_set_accessory_settings(tress_sim *sim, tress_handle_id h,
                                                  const tress_accessory_settings *s);
+/*
+ * Scale (tress/scene.h, "Scale"). A bone or part chain follows the uniform composed scale k of
+ * what its roots hang from (its part, or the part or bone above its root bone; a part chain: its
+ * pin's, relative to bind), re-read whenever some scale in the scene changes: it swings the same
+ * shape at its size. Everything measured in units follows k: link lengths, end tips, the strand
+ * radius, the jump and teleport reset distances, and the accelerations the chain feels (the
+ * sim's gravity and wind x k, the VRM model's stiffness and gravity power x k, both units/s):
+ * the convention of Kawaii Physics and VRM, lengths scale and the motion keeps its shape and
+ * timing (a chain at scale 2 moved along twice the path traces exactly twice the scale-1 path).
+ * Set gravity_scale to 1/k to get the slower swing a really bigger pendulum has. Fractions
+ * (damping, pose stiffness, weight) and times (TRESS_STALL_SECONDS) do not scale. When k changes
+ * the chain's state is scaled about its roots, so it keeps swinging at the new size. A collider
+ * follows its attach instance's composed scale (offset, tail, radius).
+ * A non-uniform scale (axes differ by more than TRESS_SCALE_UNIFORM_TOLERANCE) on the way, or a
+ * scale on one of the chain's own bones, cannot be followed: binding is refused with
+ * TRESS_ERR_NON_UNIFORM_SCALE, and one that appears later holds the chain at its animated pose
+ * (as a disabled one) and tress_handle_get_status reports it until the scale is uniform again.
+ * A collider on a non-uniformly scaled instance is refused at create; one that becomes so later
+ * takes its largest axis. Accessory pendulums do not follow scale yet.
+ */
+/* TRESS_OK, TRESS_ERR_STALE_ID / TRESS_ERR_WRONG_OWNER for a handle that is not this sim's live
+ * one, or TRESS_ERR_NON_UNIFORM_SCALE while a chain is held by a scale it cannot follow. */
+tress_result tress_handle_get_status(const tress_sim *sim, tress_handle_id h);
+
 /* Whether the handle stepped in the last frame (false while culled or asleep). */
 bool tress_handle_is_awake(const tress_sim *sim, tress_handle_id h);
 
