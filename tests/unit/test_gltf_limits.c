@@ -322,14 +322,16 @@ static double skin_read_seconds(int joints) {
   return took;
 }
 
-/* The skin reader is linear in joints: 2000 joints in a chain read in well under a second (the
- * cubic reader took 24 s), and 4000 take about twice as long as 2000, not 8 times. */
+/* The skin reader is linear in joints: 2000 joints in a chain read in well under a second in a
+ * release build (the cubic reader took 24 s), and 4000 take about 4 times as long as 1000. */
 static void test_skin_reader_is_linear(void **state) {
   (void)state;
   double t1000 = skin_read_seconds(1000), t2000 = skin_read_seconds(2000), t4000 = skin_read_seconds(4000);
   print_message("skin read: 1000 joints %.4f s, 2000 joints %.4f s, 4000 joints %.4f s\n", t1000, t2000, t4000);
-  assert_true(t2000 < 0.5);
-  assert_true(t4000 < 1.0);
+  /* linear: 4x the joints ~4x the time (quadratic would be 16x, the old cubic reader 64x);
+   * 5 s for 2000 leaves room for a sanitizer build on a loaded machine (the cubic one took 24 s) */
+  assert_true(t4000 < 8.0 * t1000);
+  assert_true(t2000 < 5.0);
 }
 
 int main(void) {
