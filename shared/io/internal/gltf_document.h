@@ -96,7 +96,12 @@ typedef struct tress__gltf_doc {
   cJSON *root;
   tress_error *err; /* the caller's, may be NULL */
   tress_result code; /* the first failure's code (kept when err is NULL) */
-  const char *base_dir; /* external buffers resolve under it; NULL = the current directory */
+  const char *base_dir; /* external buffer URIs are relative to it; NULL = the current directory */
+  /* Set between open and load_buffers (open sets the defaults): the directory external buffers
+   * must resolve beneath (NULL = base_dir), and the bytes buffers may still take. */
+  const char *root_dir;
+  uint64_t bytes_left;
+  uint64_t expand_left; /* bytes sparse expansion may still allocate (TRESS__GLTF_MAX_MATERIALISED_BYTES) */
   /* the GLB bytes after the JSON chunk (the BIN chunk is located when buffers load) */
   const uint8_t *glb;
   uint64_t glb_length, glb_after_json;
@@ -139,7 +144,10 @@ int tress__gltf_doc_open(tress__gltf_doc *doc, const uint8_t *data, size_t size,
 void tress__gltf_doc_close(tress__gltf_doc *doc);
 
 /* Resolves every buffer (the GLB BIN chunk, data: URIs, external files) and checks each holds
- * its byteLength. */
+ * its byteLength. An external file must resolve (symlinks followed) to a regular file beneath
+ * root_dir, is opened component by component without following links (so one swapped in
+ * meanwhile is refused too) and never read when it is not regular; each buffer's size is
+ * counted against bytes_left before it is read or decoded. Failures name the URI as written. */
 bool tress__gltf_doc_load_buffers(tress__gltf_doc *doc);
 
 /* Fails the read: sets the code and the message (the first failure wins) and returns false. */
@@ -163,9 +171,10 @@ void tress__gltf_mat_mul(const double a[16], const double b[16], double out[16])
 /* One bufferView: its bytes and byteStride (0 when unset). Buffers must be loaded. */
 bool tress__gltf_view_get(tress__gltf_doc *doc, uint64_t view_index, const char *what, tress__gltf_span *bytes,
                           uint64_t *stride);
-/* Accessor `index` with this many components and a component type in allowed, every byte it
- * names checked (sparse ones expanded). role names it in failures. */
-bool tress__gltf_accessor_get(tress__gltf_doc *doc, uint64_t index, int components, unsigned allowed,
+/* Accessor `index` with this many components, a component type in allowed and at most
+ * max_count elements, every byte it names checked; a sparse one is expanded once its count and
+ * bytes are known to fit (max_count, expand_left). role names it in failures. */
+bool tress__gltf_accessor_get(tress__gltf_doc *doc, uint64_t index, int components, unsigned allowed, uint64_t max_count,
                               tress__gltf_accessor *out, const char *role);
 /* Component c of element k as a float (normalized integers scaled to 0..1 or -1..1). */
 float tress__gltf_read_float(const tress__gltf_accessor *a, uint64_t k, int c);

@@ -62,16 +62,20 @@ static uint8_t *scratch_alloc(tress__gltf_doc *doc, uint64_t size, bool zeroed) 
  * both the indices and the values must lie inside their bufferViews (tightly packed, as the spec
  * says). The copy is at most TRESS__GLTF_MAX_MATERIALISED_BYTES, since a sparse accessor with no bufferView
  * has a count no byte of the file backs. */
-static bool sparse_materialise(tress__gltf_doc *doc, const cJSON *sparse, const char *what, tress__gltf_accessor *a) {
+static bool sparse_materialise(tress__gltf_doc *doc, const cJSON *sparse, const char *what, uint64_t max_count,
+                               tress__gltf_accessor *a) {
   uint64_t element = (uint64_t)component_size(a->component_type) * (uint64_t)a->components;
   if (!cJSON_IsObject(sparse)) return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s sparse is not an object", what);
   uint64_t scount = 0;
   if (!tress__gltf_get_uint(doc, sparse, "count", -1, UINT32_MAX, &scount, "sparse")) return false;
   if (scount < 1 || scount > a->count)
     return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s has %llu sparse values for %llu elements", what, (unsigned long long)scount, (unsigned long long)a->count);
-  if (a->count * element > TRESS__GLTF_MAX_MATERIALISED_BYTES)
+  if (a->count * element > doc->expand_left)
     return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s is sparse over %llu elements, more than the reader expands (%u bytes)", what, (unsigned long long)a->count,
                  TRESS__GLTF_MAX_MATERIALISED_BYTES);
+  if (a->count > max_count)
+    return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s is sparse over %llu elements, more than the %llu allowed", what,
+                            (unsigned long long)a->count, (unsigned long long)max_count);
   const cJSON *ind = cJSON_GetObjectItemCaseSensitive(sparse, "indices"), *val = cJSON_GetObjectItemCaseSensitive(sparse, "values");
   if (!cJSON_IsObject(ind) || !cJSON_IsObject(val)) return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s sparse needs indices and values objects", what);
   uint64_t ict = 0, iview = 0, ioff = 0, vview = 0, voff = 0, unused_stride;
@@ -93,6 +97,7 @@ static bool sparse_materialise(tress__gltf_doc *doc, const cJSON *sparse, const 
                  (unsigned long long)scount, (unsigned long long)element, (unsigned long long)voff, (unsigned long long)vview,
                  (unsigned long long)vbytes.size);
   uint8_t *dense = scratch_alloc(doc, a->count * element, a->base == NULL);
+  doc->expand_left -= a->count * element;
   if (!dense) return tress__gltf_fail(doc, TRESS_ERR_OUT_OF_MEMORY, "out of memory");
   if (a->base)
     for (uint64_t k = 0; k < a->count; k++) memcpy(dense + k * element, a->base + k * a->stride, element);
@@ -121,7 +126,8 @@ static bool sparse_materialise(tress__gltf_doc *doc, const cJSON *sparse, const 
 /* Resolves accessor `index` and checks that every byte it names is inside its buffer. The
  * caller states which component types and element size it accepts (allowed is a bit set over
  * the six component types, indexed ct - 5120). */
-bool tress__gltf_accessor_get(tress__gltf_doc *doc, uint64_t index, int components, unsigned allowed, tress__gltf_accessor *out, const char *role) {
+bool tress__gltf_accessor_get(tress__gltf_doc *doc, uint64_t index, int components, unsigned allowed, uint64_t max_count,
+                              tress__gltf_accessor *out, const char *role) {
   char what[64];
   snprintf(what, sizeof what, "accessor %llu (%s)", (unsigned long long)index, role);
   const cJSON *acc = tress__gltf_array_item(doc, "accessors", index, what);
@@ -146,7 +152,7 @@ bool tress__gltf_accessor_get(tress__gltf_doc *doc, uint64_t index, int componen
   out->normalized = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(acc, "normalized"));
   if (!cJSON_GetObjectItemCaseSensitive(acc, "bufferView")) {
     if (!sparse) return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s has no bufferView", what);
-    return sparse_materialise(doc, sparse, what, out);
+    return sparse_materialise(doc, sparse, what, max_count, out);
   }
   if (!tress__gltf_get_uint(doc, acc, "bufferView", -1, UINT32_MAX, &view_index, what)) return false;
   tress__gltf_span view;
@@ -160,7 +166,11 @@ bool tress__gltf_accessor_get(tress__gltf_doc *doc, uint64_t index, int componen
                  (unsigned long long)acc_offset, (unsigned long long)count, (unsigned long long)stride, (unsigned long long)view.size);
   out->base = view.data + acc_offset;
   out->stride = (uint32_t)stride;
-  return sparse ? sparse_materialise(doc, sparse, what, out) : true;
+  if (sparse) return sparse_materialise(doc, sparse, what, max_count, out);
+  if (count > max_count)
+    return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s has %llu elements, more than the %llu allowed", what,
+                            (unsigned long long)count, (unsigned long long)max_count);
+  return true;
 }
 
 /* Component c of element k as a float (normalized integers scaled to 0..1 or -1..1). */

@@ -1,14 +1,20 @@
 /* gltf_buffers.c - a glTF document's buffers: the GLB BIN chunk, base64 data: URIs and external
- * files under the document's base directory (gltf_document.h). A buffer's declared byteLength
- * must not exceed the bytes it actually resolved to. */
+ * files beneath the document's root directory (gltf_document.h). A buffer's declared byteLength
+ * must not exceed the bytes it actually resolved to; what a buffer costs is counted before it is
+ * read or decoded; an external file is read only when it is a regular file that resolves beneath
+ * the root, and failures name the URI as written, never a resolved path. */
 #include "gltf_document.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "tress/file_read.h"
 #include "tress/gltf.h"
 
 #define GLB_CHUNK_BIN 0x004E4942u
@@ -28,7 +34,8 @@ static bool glb_bin(tress__gltf_doc *doc, tress__gltf_span *bin, bool *have_bin)
   return true;
 }
 
-/* External buffers must stay under base_dir: a relative path with no "..", no scheme. */
+/* A URI must be a relative path with no "..", no scheme and no percent-escapes before it is
+ * resolved at all. */
 static bool safe_relative_uri(const char *uri) {
   if (!uri[0] || uri[0] == '/' || uri[0] == '\\' || strchr(uri, ':') || strchr(uri, '%')) return false;
   const char *p = uri;
@@ -41,11 +48,22 @@ static bool safe_relative_uri(const char *uri) {
   return true;
 }
 
+/* Counts n bytes against what buffers may still take. */
+static bool budget_take(tress__gltf_doc *doc, uint64_t n, const char *what, const char *uri) {
+  if (n <= doc->bytes_left) {
+    doc->bytes_left -= n;
+    return true;
+  }
+  return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s' is %llu bytes, more than the read may still load (%llu)",
+                          what, uri, (unsigned long long)n, (unsigned long long)doc->bytes_left);
+}
+
 static bool data_uri(tress__gltf_doc *doc, int i, const char *uri, const char *what, tress__gltf_span *got) {
   const char *comma = strchr(uri, ',');
   if (!comma || comma - uri < 12 || strncmp(comma - 7, ";base64", 7) != 0)
     return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s data URI is not base64", what);
   size_t enc = strlen(comma + 1), cap = enc / 4 * 3 + 3;
+  if (!budget_take(doc, cap, what, "data:")) return false;
   uint8_t *bin = malloc(cap ? cap : 1);
   size_t bin_len = 0;
   if (!bin) return tress__gltf_fail(doc, TRESS_ERR_OUT_OF_MEMORY, "out of memory");
@@ -56,19 +74,104 @@ static bool data_uri(tress__gltf_doc *doc, int i, const char *uri, const char *w
   return true;
 }
 
+/* Opens `relative` (a resolved path below the directory dir_fd is open on) one component at a
+ * time, never following a link, the last one non-blocking (a FIFO opens without a writer and is
+ * refused by the caller's fstat, never read). Returns the fd or -1 with errno set. */
+static int open_beneath(int dir_fd, const char *relative) {
+  char part[PATH_MAX];
+  int fd = dup(dir_fd);
+  const char *p = relative;
+  while (fd >= 0 && *p) {
+    const char *slash = strchr(p, '/');
+    size_t n = slash ? (size_t)(slash - p) : strlen(p);
+    if (n == 0 || n >= sizeof part) {
+      close(fd);
+      errno = EINVAL;
+      return -1;
+    }
+    memcpy(part, p, n);
+    part[n] = 0;
+    int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (slash ? O_DIRECTORY : O_NONBLOCK);
+    int next = openat(fd, part, flags);
+    int e = errno;
+    close(fd);
+    errno = e;
+    fd = next;
+    p = slash ? slash + 1 : p + n;
+  }
+  return fd;
+}
+
+/* The bytes of an opened regular file of `size` bytes: one byte more is asked for, so a file
+ * that grew since fstat is refused rather than cut short. */
+static uint8_t *read_whole(int fd, uint64_t size) {
+  uint8_t *buf = malloc((size_t)size + 1);
+  if (!buf) return NULL;
+  uint64_t got = 0;
+  while (got <= size) {
+    ssize_t n = read(fd, buf + got, (size_t)(size + 1 - got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += (uint64_t)n;
+  }
+  if (got != size) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+/* Resolves base_dir/uri (symlinks followed) and the root it must stay beneath; *relative points
+ * into resolved, past the root. */
+static bool resolve_beneath(tress__gltf_doc *doc, const char *uri, const char *what, char root[PATH_MAX], char resolved[PATH_MAX],
+                            const char **relative) {
+  const char *base = doc->base_dir && doc->base_dir[0] ? doc->base_dir : ".";
+  const char *confine = doc->root_dir && doc->root_dir[0] ? doc->root_dir : base;
+  char joined[PATH_MAX];
+  int len = snprintf(joined, sizeof joined, "%s/%s", base, uri);
+  if (len < 0 || (size_t)len >= sizeof joined)
+    return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s' makes too long a path", what, uri);
+  if (!realpath(confine, root))
+    return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s': the asset directory cannot be opened: %s", what, uri,
+                            strerror(errno));
+  if (!realpath(joined, resolved))
+    return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s' cannot be opened: %s", what, uri, strerror(errno));
+  size_t rl = strlen(root);
+  if (rl == 1) rl = 0; /* the root is "/" */
+  if (strncmp(resolved, root, rl) != 0 || resolved[rl] != '/')
+    return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s' leaves the asset directory (through a link)", what, uri);
+  *relative = resolved + rl + 1;
+  return true;
+}
+
 static bool external_file(tress__gltf_doc *doc, int i, const char *uri, const char *what, tress__gltf_span *got) {
   if (!safe_relative_uri(uri))
     return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s' leaves the asset directory", what, uri);
-  const char *base = doc->base_dir;
-  char path[4096];
-  int len = snprintf(path, sizeof path, "%s%s%s", base ? base : "", base && base[0] ? "/" : "", uri);
-  if (len < 0 || (size_t)len >= sizeof path) return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s path is too long", what);
-  size_t size;
-  tress_error ferr = {0};
-  uint8_t *bin = tress_file_read(path, TRESS_GLTF_MAX_FILE_BYTES, &size, &ferr);
-  if (!bin) return tress__gltf_fail(doc, ferr.code, "%s: %s", what, ferr.message);
+  char root[PATH_MAX], resolved[PATH_MAX];
+  const char *relative = NULL;
+  if (!resolve_beneath(doc, uri, what, root, resolved, &relative)) return false;
+  int dir_fd = open(root, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+  int fd = dir_fd >= 0 ? open_beneath(dir_fd, relative) : -1;
+  int e = errno;
+  if (dir_fd >= 0) close(dir_fd);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    if (fd >= 0) close(fd);
+    return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s' cannot be opened: %s", what, uri, strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s' is not a regular file", what, uri);
+  }
+  if (!budget_take(doc, (uint64_t)st.st_size, what, uri)) {
+    close(fd);
+    return false;
+  }
+  uint8_t *bin = read_whole(fd, (uint64_t)st.st_size);
+  close(fd);
+  if (!bin) return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s' cannot be read whole", what, uri);
   doc->owned[i] = bin;
-  *got = (tress__gltf_span){bin, size};
+  *got = (tress__gltf_span){bin, (uint64_t)st.st_size};
   return true;
 }
 

@@ -226,6 +226,8 @@ int tress__gltf_doc_open(tress__gltf_doc *doc, const uint8_t *data, size_t size,
   memset(doc, 0, sizeof *doc);
   doc->err = err;
   doc->base_dir = base_dir;
+  doc->bytes_left = UINT64_MAX;
+  doc->expand_left = TRESS__GLTF_MAX_MATERIALISED_BYTES;
   const char *json = (const char *)data;
   size_t json_len = size;
   if (!data || size == 0) {
@@ -337,8 +339,8 @@ bool tress__gltf_skin_read(tress__gltf_doc *doc, uint64_t index, uint32_t max_jo
   if (ok && cJSON_GetObjectItemCaseSensitive(skin, "inverseBindMatrices")) {
     uint64_t ibm_index = 0;
     ok = tress__gltf_get_uint(doc, skin, "inverseBindMatrices", -1, UINT32_MAX, &ibm_index, "skin") &&
-         tress__gltf_accessor_get(doc, ibm_index, 16, TRESS__GLTF_ALLOW(TRESS__GLTF_FLOAT), &out->inverse_binds,
-                                  "inverseBindMatrices");
+         tress__gltf_accessor_get(doc, ibm_index, 16, TRESS__GLTF_ALLOW(TRESS__GLTF_FLOAT), max_joints,
+                                  &out->inverse_binds, "inverseBindMatrices");
     if (ok && out->inverse_binds.count < (uint64_t)jn)
       ok = tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "skin has %d joints but %llu inverse bind matrices", jn,
                             (unsigned long long)out->inverse_binds.count);

@@ -20,18 +20,20 @@
 #include "tress/result.h"
 
 #define MAX_PRIMITIVES 256
-#define MAX_JOINTS 65535
 
 #define ALLOW(ct) TRESS__GLTF_ALLOW(ct)
 enum { CT_UBYTE = TRESS__GLTF_UBYTE, CT_USHORT = TRESS__GLTF_USHORT, CT_UINT = TRESS__GLTF_UINT, CT_FLOAT = TRESS__GLTF_FLOAT };
 
-typedef tress__gltf_doc reader;
+/* One read: the document and the limits of what it may make. */
+typedef struct reader {
+  tress__gltf_doc doc;
+  tress_gltf_read_opts opts;
+} reader;
+
 typedef tress__gltf_accessor accessor_view;
-#define failf(r, ...) tress__gltf_fail((r), TRESS_ERR_INVALID_ARGUMENT, __VA_ARGS__)
-#define oom(r) tress__gltf_fail((r), TRESS_ERR_OUT_OF_MEMORY, "out of memory")
-#define get_uint tress__gltf_get_uint
-#define array_item tress__gltf_array_item
-#define accessor_get tress__gltf_accessor_get
+/* The reader's failures are the document's (the last one sets the message). */
+#define failf(r, ...) tress__gltf_fail(&(r)->doc, TRESS_ERR_INVALID_ARGUMENT, __VA_ARGS__)
+#define oom(r) tress__gltf_fail(&(r)->doc, TRESS_ERR_OUT_OF_MEMORY, "out of memory")
 #define read_float tress__gltf_read_float
 #define read_uint tress__gltf_read_uint
 
@@ -46,7 +48,8 @@ static bool optional_attr(reader *r, const cJSON *attrs, const char *name, int c
   *has = false;
   if (!it) return true;
   if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble != floor(it->valuedouble)) return failf(r, "attribute %s is not an index", name);
-  if (!accessor_get(r, (uint64_t)it->valuedouble, comps, allowed, a, name)) return false;
+  /* at most POSITION's count: a longer (sparse) accessor is refused before it is expanded */
+  if (!tress__gltf_accessor_get(&r->doc, (uint64_t)it->valuedouble, comps, allowed, vertex_count, a, name)) return false;
   if (a->count != vertex_count)
     return failf(r, "attribute %s has %llu elements but POSITION has %llu", name, (unsigned long long)a->count, (unsigned long long)vertex_count);
   *has = true;
@@ -56,13 +59,13 @@ static bool optional_attr(reader *r, const cJSON *attrs, const char *name, int c
 static bool read_primitive(reader *r, const cJSON *prim, prim_info *p) {
   memset(p, 0, sizeof *p);
   uint64_t mode = 0;
-  if (!get_uint(r, prim, "mode", 4, 6, &mode, "primitive")) return false;
+  if (!tress__gltf_get_uint(&r->doc, prim, "mode", 4, 6, &mode, "primitive")) return false;
   if (mode != 4) return failf(r, "primitive mode %llu is not triangles", (unsigned long long)mode);
   const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
   if (!cJSON_IsObject(attrs)) return failf(r, "primitive has no attributes");
   uint64_t pos_index = 0;
-  if (!get_uint(r, attrs, "POSITION", -1, UINT32_MAX, &pos_index, "primitive attributes")) return false;
-  if (!accessor_get(r, pos_index, 3, ALLOW(CT_FLOAT), &p->pos, "POSITION")) return false;
+  if (!tress__gltf_get_uint(&r->doc, attrs, "POSITION", -1, UINT32_MAX, &pos_index, "primitive attributes")) return false;
+  if (!tress__gltf_accessor_get(&r->doc, pos_index, 3, ALLOW(CT_FLOAT), r->opts.max_vertices, &p->pos, "POSITION")) return false;
   uint64_t n = p->pos.count;
   bool has_joints, has_weights;
   if (!optional_attr(r, attrs, "NORMAL", 3, ALLOW(CT_FLOAT), &p->nrm, &p->has_nrm, n) ||
@@ -75,8 +78,10 @@ static bool read_primitive(reader *r, const cJSON *prim, prim_info *p) {
   const cJSON *ind = cJSON_GetObjectItemCaseSensitive(prim, "indices");
   if (ind) {
     uint64_t idx_index = 0;
-    if (!get_uint(r, prim, "indices", -1, UINT32_MAX, &idx_index, "primitive")) return false;
-    if (!accessor_get(r, idx_index, 1, ALLOW(CT_UBYTE) | ALLOW(CT_USHORT) | ALLOW(CT_UINT), &p->idx, "indices")) return false;
+    if (!tress__gltf_get_uint(&r->doc, prim, "indices", -1, UINT32_MAX, &idx_index, "primitive")) return false;
+    if (!tress__gltf_accessor_get(&r->doc, idx_index, 1, ALLOW(CT_UBYTE) | ALLOW(CT_USHORT) | ALLOW(CT_UINT), r->opts.max_indices, &p->idx,
+                                  "indices"))
+      return false;
     if (p->idx.count % 3) return failf(r, "index count %llu is not a multiple of 3", (unsigned long long)p->idx.count);
     p->has_idx = true;
   } else if (n % 3) {
@@ -122,15 +127,15 @@ typedef struct node_walk {
 /* The roots of the default scene ("scene", else scenes[0], else every node no node lists as a
  * child); roots has room for every node. */
 static bool scene_roots(reader *r, int *roots, int *root_count) {
-  int node_count = (int)r->node_count;
-  const cJSON *scene_key = cJSON_GetObjectItemCaseSensitive(r->root, "scene");
-  const cJSON *scenes = cJSON_GetObjectItemCaseSensitive(r->root, "scenes");
+  int node_count = (int)r->doc.node_count;
+  const cJSON *scene_key = cJSON_GetObjectItemCaseSensitive(r->doc.root, "scene");
+  const cJSON *scenes = cJSON_GetObjectItemCaseSensitive(r->doc.root, "scenes");
   *root_count = 0;
   if (scene_key || cJSON_GetArraySize(scenes) > 0) {
     uint64_t scene_index = 0;
     const cJSON *scene = NULL;
-    if (!get_uint(r, r->root, "scene", 0, UINT32_MAX, &scene_index, "the document") ||
-        !(scene = array_item(r, "scenes", scene_index, "the document")))
+    if (!tress__gltf_get_uint(&r->doc, r->doc.root, "scene", 0, UINT32_MAX, &scene_index, "the document") ||
+        !(scene = tress__gltf_array_item(&r->doc, "scenes", scene_index, "the document")))
       return false;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(scene, "nodes"), *it;
     if (list && !cJSON_IsArray(list)) return failf(r, "scenes[%llu].nodes is not an array", (unsigned long long)scene_index);
@@ -142,7 +147,7 @@ static bool scene_roots(reader *r, int *roots, int *root_count) {
   }
   /* No scenes: every node nobody lists as a child is a root. */
   for (int n = 0; n < node_count; n++) {
-    const tress__gltf_node *nd = &r->nodes[n];
+    const tress__gltf_node *nd = &r->doc.nodes[n];
     if (nd->children_state == TRESS__GLTF_BAD) return failf(r, "node %d children is not an array", n);
     for (uint32_t k = 0; k < nd->child_count; k++) {
       int child = 0;
@@ -150,7 +155,7 @@ static bool scene_roots(reader *r, int *roots, int *root_count) {
     }
   }
   for (int n = 0; n < node_count; n++)
-    if (r->nodes[n].parent < 0) roots[(*root_count)++] = n;
+    if (r->doc.nodes[n].parent < 0) roots[(*root_count)++] = n;
   return true;
 }
 
@@ -160,8 +165,8 @@ static bool scene_roots(reader *r, int *roots, int *root_count) {
 static bool collect_instances(reader *r, mesh_instance **out, int *out_count) {
   *out = NULL;
   *out_count = 0;
-  if (r->nodes_not_array) return failf(r, "nodes is not an array");
-  int node_count = (int)r->node_count;
+  if (r->doc.nodes_not_array) return failf(r, "nodes is not an array");
+  int node_count = (int)r->doc.node_count;
   if (node_count == 0) return true;
   uint8_t *seen = calloc((size_t)node_count, 1);
   node_walk *stack = malloc(sizeof *stack * (size_t)node_count);
@@ -171,7 +176,7 @@ static bool collect_instances(reader *r, mesh_instance **out, int *out_count) {
   if (!ok) oom(r);
   int root_count = 0, found = 0;
   for (int i = 0; i < node_count && ok; i++)
-    if (!r->nodes[i].is_object) ok = failf(r, "nodes[%d] is not an object", i);
+    if (!r->doc.nodes[i].is_object) ok = failf(r, "nodes[%d] is not an object", i);
   if (ok) ok = scene_roots(r, roots, &root_count);
   for (int ri = 0; ri < root_count && ok; ri++) {
     int depth = 0;
@@ -181,9 +186,9 @@ static bool collect_instances(reader *r, mesh_instance **out, int *out_count) {
     memcpy(stack[depth++].parent_world, IDENTITY, sizeof IDENTITY);
     while (depth > 0 && ok) {
       node_walk at = stack[--depth];
-      const tress__gltf_node *node = &r->nodes[at.node];
+      const tress__gltf_node *node = &r->doc.nodes[at.node];
       double local[16], world[16];
-      if (!(ok = tress__gltf_node_matrix(r, at.node, local))) break;
+      if (!(ok = tress__gltf_node_matrix(&r->doc, at.node, local))) break;
       tress__gltf_mat_mul(at.parent_world, local, world);
       for (int k = 0; k < 16; k++)
         if (!isfinite(world[k])) { ok = failf(r, "node %d world matrix is not finite", at.node); break; }
@@ -192,9 +197,9 @@ static bool collect_instances(reader *r, mesh_instance **out, int *out_count) {
         uint64_t skin = 0;
         char what[32];
         snprintf(what, sizeof what, "nodes[%d]", at.node);
-        ok = get_uint(r, node->json, "mesh", -1, UINT32_MAX, &mi->mesh, what);
+        ok = tress__gltf_get_uint(&r->doc, node->json, "mesh", -1, UINT32_MAX, &mi->mesh, what);
         bool has_skin = cJSON_GetObjectItemCaseSensitive(node->json, "skin") != NULL;
-        if (ok && has_skin) ok = get_uint(r, node->json, "skin", -1, UINT32_MAX, &skin, what);
+        if (ok && has_skin) ok = tress__gltf_get_uint(&r->doc, node->json, "skin", -1, UINT32_MAX, &skin, what);
         mi->skin = has_skin ? (int64_t)skin : -1;
         mi->node = at.node;
         memcpy(mi->world, world, sizeof world);
@@ -228,37 +233,69 @@ static bool collect_instances(reader *r, mesh_instance **out, int *out_count) {
   return true;
 }
 
-/* Reads the skin's joints as bones: names, parents (from node children), bind positions. */
+/* No inverse bind matrices: a joint's bind position is its node translation plus its parent
+ * joint's. Each joint is summed once, parents first through a path stack, so a chain of n joints
+ * costs n steps (not n per joint); a cycle of joints ends the sum where it closes. */
+static bool bind_from_translations(reader *r, const tress__gltf_skin *skin, tress_mesh *m) {
+  uint32_t jn = skin->joint_count;
+  uint8_t *state = calloc(jn, 1); /* 0 not summed, 1 on the path, 2 summed */
+  uint32_t *path = malloc(sizeof *path * jn);
+  if (!state || !path) {
+    free(state);
+    free(path);
+    return oom(r);
+  }
+  for (uint32_t j = 0; j < jn; j++) {
+    uint32_t depth = 0;
+    int32_t b = (int32_t)j;
+    while (b >= 0 && state[b] == 0) {
+      state[b] = 1;
+      path[depth++] = (uint32_t)b;
+      b = m->bones[b].parent;
+    }
+    const float zero[3] = {0.0f, 0.0f, 0.0f};
+    const float *base = b >= 0 && state[b] == 2 ? m->bones[b].bind_pos : zero;
+    while (depth > 0) {
+      uint32_t x = path[--depth];
+      const tress__gltf_local *l = &r->doc.nodes[skin->joint_node[x]].local;
+      for (int k = 0; k < 3; k++) m->bones[x].bind_pos[k] = base[k] + (l->translation == TRESS__GLTF_OK ? (float)l->t[k] : 0.0f);
+      state[x] = 2;
+      base = m->bones[x].bind_pos;
+    }
+  }
+  free(state);
+  free(path);
+  return true;
+}
+
+/* Bind positions from the inverse bind matrices: each one's inverse's translation. */
+static bool bind_from_inverse_binds(reader *r, const tress__gltf_skin *skin, tress_mesh *m) {
+  for (uint32_t j = 0; j < skin->joint_count; j++) {
+    mat4 inv, world;
+    for (int c = 0; c < 4; c++)
+      for (int k = 0; k < 4; k++) inv[c][k] = read_float(&skin->inverse_binds, (uint64_t)j, 4 * c + k);
+    glm_mat4_inv(inv, world);
+    /* a singular matrix inverts to infinities: there is no bind pose to read */
+    for (int k = 0; k < 3; k++)
+      if (!isfinite(world[3][k])) return failf(r, "inverse bind matrix of joint %u is not invertible", j);
+    for (int k = 0; k < 3; k++) m->bones[j].bind_pos[k] = world[3][k];
+  }
+  return true;
+}
+
+/* Reads the skin's joints as bones: names, parents (from node children), bind positions. Linear
+ * in joints and nodes. */
 static bool read_skin(reader *r, uint64_t skin_index, tress_mesh *m) {
   tress__gltf_skin skin;
-  if (!tress__gltf_skin_read(r, skin_index, MAX_JOINTS, &skin)) return false;
+  if (!tress__gltf_skin_read(&r->doc, skin_index, r->opts.max_joints, &skin)) return false;
   uint32_t jn = skin.joint_count;
   bool ok = tress_mesh_add_skin(m, jn) || oom(r);
   for (uint32_t j = 0; j < jn && ok; j++) {
-    const char *name = r->nodes[skin.joint_node[j]].name;
+    const char *name = r->doc.nodes[skin.joint_node[j]].name;
     snprintf(m->bones[j].name, sizeof m->bones[j].name, "%s", name ? name : "");
     m->bones[j].parent = skin.joint_parent[j];
   }
-  for (uint32_t j = 0; j < jn && ok; j++) {
-    if (skin.has_inverse_binds) {
-      mat4 inv, world;
-      for (int c = 0; c < 4; c++)
-        for (int k = 0; k < 4; k++) inv[c][k] = read_float(&skin.inverse_binds, (uint64_t)j, 4 * c + k);
-      glm_mat4_inv(inv, world);
-      /* a singular matrix inverts to infinities: there is no bind pose to read */
-      for (int k = 0; k < 3 && ok; k++)
-        if (!isfinite(world[3][k])) ok = failf(r, "inverse bind matrix of joint %u is not invertible", j);
-      for (int k = 0; k < 3 && ok; k++) m->bones[j].bind_pos[k] = world[3][k];
-    } else {
-      /* No inverse bind matrices: sum node translations up the joint hierarchy. */
-      uint32_t guard = 0;
-      for (int32_t b = (int32_t)j; b >= 0 && guard++ <= jn; b = m->bones[b].parent) {
-        const tress__gltf_local *l = &r->nodes[skin.joint_node[b]].local;
-        if (l->translation == TRESS__GLTF_ABSENT) continue;
-        for (int k = 0; k < 3; k++) m->bones[j].bind_pos[k] += (float)l->t[k];
-      }
-    }
-  }
+  if (ok) ok = skin.has_inverse_binds ? bind_from_inverse_binds(r, &skin, m) : bind_from_translations(r, &skin, m);
   tress__gltf_skin_free(&skin);
   return ok;
 }
@@ -341,6 +378,12 @@ static bool emit_primitive(reader *r, const prim_info *p, const mesh_instance *i
   return true;
 }
 
+static bool within_limits(reader *r, uint64_t vertices, uint64_t indices) {
+  if (vertices <= r->opts.max_vertices && indices <= r->opts.max_indices) return true;
+  return failf(r, "the scene's meshes are too large (more than %u vertices or %u indices)", r->opts.max_vertices,
+               r->opts.max_indices);
+}
+
 /* "The mesh" of a file, as the rigger sees it:
  *   - a node of the scene with a skin: that node's mesh alone, as stored (a skinned mesh is
  *     placed by its joints, never by its node), with its skin as bones;
@@ -360,7 +403,7 @@ static tress_mesh *read_document(reader *r) {
     }
   if (count == 0) {
     const cJSON *n;
-    cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(r->root, "nodes")) {
+    cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(r->doc.root, "nodes")) {
       if (cJSON_GetObjectItemCaseSensitive(n, "mesh")) {
         free(inst);
         failf(r, "no node of the scene instances a mesh");
@@ -372,7 +415,7 @@ static tress_mesh *read_document(reader *r) {
     count = 1;
   }
   tress_mesh *m = NULL;
-  const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(r->root, "meshes");
+  const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(r->doc.root, "meshes");
   int mesh_count = cJSON_IsArray(meshes) ? cJSON_GetArraySize(meshes) : 0;
   int *slot_of = malloc(sizeof(int) * (size_t)(mesh_count ? mesh_count : 1));
   mesh_slot *slots = calloc((size_t)count, sizeof *slots);
@@ -383,7 +426,7 @@ static tress_mesh *read_document(reader *r) {
   for (int i = 0; i < mesh_count; i++) slot_of[i] = -1;
   /* Each distinct mesh once: count its primitives, then read them all. */
   for (int i = 0; i < count; i++) {
-    const cJSON *mesh = array_item(r, "meshes", inst[i].mesh, inst[i].node >= 0 ? "a node" : "the document");
+    const cJSON *mesh = tress__gltf_array_item(&r->doc, "meshes", inst[i].mesh, inst[i].node >= 0 ? "a node" : "the document");
     if (!mesh) goto done;
     if (slot_of[inst[i].mesh] >= 0) continue;
     const cJSON *prims = cJSON_GetObjectItemCaseSensitive(mesh, "primitives");
@@ -397,6 +440,7 @@ static tress_mesh *read_document(reader *r) {
   info = calloc(prim_total, sizeof *info);
   if (!info) { failf(r, "out of memory"); goto done; }
   bool all_nrm = true, all_uv = true, all_skin = true, any_idx = false;
+  uint64_t read_vertices = 0, read_indices = 0;
   for (uint32_t s = 0; s < slot_count; s++) {
     int k = 0;
     const cJSON *prim;
@@ -405,6 +449,10 @@ static tress_mesh *read_document(reader *r) {
       if (!read_primitive(r, prim, p)) goto done;
       slots[s].vertices += p->pos.count;
       slots[s].indices += p->has_idx ? p->idx.count : p->pos.count;
+      read_vertices += p->pos.count;
+      read_indices += p->has_idx ? p->idx.count : p->pos.count;
+      /* the distinct meshes alone already too large: stop before reading (expanding) more */
+      if (!within_limits(r, read_vertices, read_indices)) goto done;
       all_nrm &= p->has_nrm;
       all_uv &= p->has_uv;
       all_skin &= p->has_skin;
@@ -417,10 +465,7 @@ static tress_mesh *read_document(reader *r) {
     vertices += ms->vertices;
     indices += ms->indices;
     prim_instances += ms->prim_count;
-    if (vertices > TRESS_GLTF_MAX_VERTICES || indices > TRESS_GLTF_MAX_INDICES) {
-      failf(r, "the scene's meshes are too large (more than %u vertices or %u indices)", TRESS_GLTF_MAX_VERTICES, TRESS_GLTF_MAX_INDICES);
-      goto done;
-    }
+    if (!within_limits(r, vertices, indices)) goto done;
   }
   tress_mesh_def mesh_def = {.vertex_count = (uint32_t)vertices,
                              .index_count = any_idx || prim_instances > 1 ? (uint32_t)indices : 0,
@@ -451,39 +496,59 @@ done:
   return m;
 }
 
-tress_mesh *tress_gltf_read_memory(const uint8_t *data, size_t size, const char *base_dir, tress_error *err) {
+tress_gltf_read_opts tress_default_gltf_read_opts(void) {
+  tress_gltf_read_opts o = {NULL, NULL, TRESS_GLTF_MAX_FILE_BYTES, TRESS_GLTF_MAX_VERTICES, TRESS_GLTF_MAX_INDICES,
+                            TRESS_GLTF_MAX_JOINTS};
+  return o;
+}
+
+tress_mesh *tress_gltf_read_memory_opts(const uint8_t *data, size_t size, const tress_gltf_read_opts *opts, tress_error *err) {
+  reader r;
+  r.opts = opts ? *opts : tress_default_gltf_read_opts();
   if (!data || size == 0) {
     tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "empty input");
     return NULL;
   }
-  if (size > TRESS_GLTF_MAX_FILE_BYTES) {
+  if (size > TRESS_GLTF_MAX_FILE_BYTES || size > r.opts.max_bytes) {
     tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "input is too large");
     return NULL;
   }
-  reader r;
   tress_mesh *m = NULL;
-  if (tress__gltf_doc_open(&r, data, size, base_dir, err) == 0) {
-    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(r.root, "asset");
+  if (tress__gltf_doc_open(&r.doc, data, size, r.opts.base_dir, err) == 0) {
+    r.doc.root_dir = r.opts.root_dir;
+    r.doc.bytes_left = r.opts.max_bytes - size;
+    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(r.doc.root, "asset");
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(asset, "version");
     if (!cJSON_IsString(version) || strncmp(version->valuestring, "2.", 2) != 0)
       failf(&r, "not glTF 2.x (asset.version)");
-    else if (tress__gltf_doc_load_buffers(&r))
+    else if (tress__gltf_doc_load_buffers(&r.doc))
       m = read_document(&r);
   }
-  tress__gltf_doc_close(&r);
+  tress__gltf_doc_close(&r.doc);
   return m;
 }
 
-tress_mesh *tress_gltf_load(const char *path, tress_error *err) {
+tress_mesh *tress_gltf_read_memory(const uint8_t *data, size_t size, const char *base_dir, tress_error *err) {
+  tress_gltf_read_opts opts = tress_default_gltf_read_opts();
+  opts.base_dir = base_dir;
+  return tress_gltf_read_memory_opts(data, size, &opts, err);
+}
+
+tress_mesh *tress_gltf_load_opts(const char *path, const tress_gltf_read_opts *opts, tress_error *err) {
+  tress_gltf_read_opts o = opts ? *opts : tress_default_gltf_read_opts();
   size_t size;
-  uint8_t *data = tress_file_read(path, TRESS_GLTF_MAX_FILE_BYTES, &size, err);
+  uint64_t cap = o.max_bytes < TRESS_GLTF_MAX_FILE_BYTES ? o.max_bytes : TRESS_GLTF_MAX_FILE_BYTES;
+  uint8_t *data = tress_file_read(path, (size_t)cap, &size, err);
   if (!data) return NULL;
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
-  if (slash) *slash = 0;
+  if (slash) slash[slash == dir ? 1 : 0] = 0; /* "/a.gltf": the root directory */
   else snprintf(dir, sizeof dir, ".");
-  tress_mesh *m = tress_gltf_read_memory(data, size, dir, err);
+  o.base_dir = dir;
+  tress_mesh *m = tress_gltf_read_memory_opts(data, size, &o, err);
   free(data);
   return m;
 }
+
+tress_mesh *tress_gltf_load(const char *path, tress_error *err) { return tress_gltf_load_opts(path, NULL, err); }

@@ -45,7 +45,7 @@ const char *tress_plan_status_name(tress_plan_status s) {
   switch (s) {
   case TRESS_PLAN_OK: return "ok";
   case TRESS_PLAN_ERR_EMPTY: return "the mesh has no vertices";
-  case TRESS_PLAN_ERR_NOT_FINITE: return "a vertex has a NaN or infinite coordinate";
+  case TRESS_PLAN_ERR_NOT_FINITE: return "a vertex has a NaN or infinite coordinate, or lies too far from the root";
   case TRESS_PLAN_ERR_ABOVE_ROOT: return "every vertex is at or above the root plane";
   case TRESS_PLAN_ERR_OPTIONS:
     return "bad plan options: sectors and segments must be 1..64, axis and root finite, axis non-zero";
@@ -148,8 +148,7 @@ static void survey(const float *vertices, uint32_t n, const frame *f, float *cou
     uint32_t bin = tress__plan_bin(tress__plan_angle(x, y));
     counts[bin] += 1.0f;
     depth_sums[bin] += t;
-    uint32_t slice = (uint32_t)(t * inv_slice);
-    slice = slice < TRESS__PLAN_SLICES ? slice : TRESS__PLAN_SLICES - 1;
+    uint32_t slice = tress__plan_cell(t * inv_slice, TRESS__PLAN_SLICES);
     uint32_t cell = slice * TRESS__PLAN_WEDGES + bin / (TRESS__PLAN_BINS / TRESS__PLAN_WEDGES);
     bool inner = r2 < env->min_r2[cell];
     env->min_r2[cell] = inner ? r2 : env->min_r2[cell];
@@ -326,8 +325,7 @@ static bool trace_strands(const float *vertices, uint32_t n, const frame *f, con
     float d[3] = {v[0] - f->root[0], v[1] - f->root[1], v[2] - f->root[2]};
     float t = dot3(d, f->axis), x = dot3(d, f->u), y = dot3(d, f->w);
     if (!(t > 0.0f) || in_scalp(z, x, y, t)) continue;
-    uint32_t g = group_of_bin[tress__plan_bin(tress__plan_angle(x, y))], slice = (uint32_t)(t * inv_slice);
-    slice = slice < L ? slice : L - 1;
+    uint32_t g = group_of_bin[tress__plan_bin(tress__plan_angle(x, y))], slice = tress__plan_cell(t * inv_slice, L);
     double *c = sums + 4 * ((size_t)g * L + slice);
     c[0] += v[0]; c[1] += v[1]; c[2] += v[2]; c[3] += 1.0;
   }
@@ -339,8 +337,7 @@ static bool trace_strands(const float *vertices, uint32_t n, const frame *f, con
 static inline float strand_band(const strand_lines *lines, uint32_t g, float slice_pos, uint32_t bands) {
   const uint32_t L = TRESS__PLAN_STRAND_SLICES;
   float total = lines->total[g];
-  uint32_t s = (uint32_t)slice_pos;
-  s = s < L - 1 ? s : L - 1;
+  uint32_t s = tress__plan_cell(slice_pos, L);
   float frac = slice_pos - (float)s;
   frac = frac < 1.0f ? frac : 1.0f;
   const float *arc = lines->arc + (size_t)g * L;
@@ -369,6 +366,16 @@ static void place_strand_bones(tress_plan_result *p, const strand_lines *lines, 
  * hair below the scalp spread radially over more than 12% of its distance from the axis. */
 #define STRANDLESS_UNIFORMITY 0.3f
 #define STRANDLESS_SPREAD 0.12f
+
+/* Every vertex-to-root distance, and its square, is finite when the bounds lie within
+ * PLAN_MAX_REACH of the root on each axis: finite coordinates far apart (a degenerate file's
+ * 1e38 and -1e38) would overflow to infinity and NaN in the survey's angles and cells. */
+#define PLAN_MAX_REACH 1e15f
+static bool within_reach(const float mn[3], const float mx[3], const float root[3]) {
+  for (int k = 0; k < 3; k++)
+    if (!(fabsf(mn[k] - root[k]) < PLAN_MAX_REACH && fabsf(mx[k] - root[k]) < PLAN_MAX_REACH)) return false;
+  return true;
+}
 
 tress_plan_status tress_plan_build(const float *vertices, uint32_t n, const tress_plan_opts *opts_in, tress_plan_result *out) {
   memset(out, 0, sizeof *out);
@@ -404,7 +411,7 @@ tress_plan_status tress_plan_build(const float *vertices, uint32_t n, const tres
       mx[k] = v[k] > mx[k] ? v[k] : mx[k];
     }
   }
-  if (poison != 0.0f) return TRESS_PLAN_ERR_NOT_FINITE;
+  if (poison != 0.0f || !within_reach(mn, mx, root)) return TRESS_PLAN_ERR_NOT_FINITE;
   if (!(depth > 0.0f)) return TRESS_PLAN_ERR_ABOVE_ROOT;
   memcpy(f.mn, mn, sizeof mn);
   memcpy(f.mx, mx, sizeof mx);
@@ -509,8 +516,7 @@ tress_plan_status tress_plan_build(const float *vertices, uint32_t n, const tres
       s = sec.label_by_rank[rank];
       bf = below ? t * inv_h : 0.0f;
     }
-    uint32_t b = (uint32_t)bf;
-    b = b < B ? b : B - 1;
+    uint32_t b = tress__plan_cell(bf, B);
     float frac = bf - (float)b;
     frac = frac < 1.0f ? frac : 1.0f;
     uint32_t primary = 1 + s * B + b;

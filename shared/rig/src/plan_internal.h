@@ -27,9 +27,14 @@ static inline float tress__plan_angle(float x, float y) {
   return r;
 }
 
+/* A position v on a grid of n cells as a cell index, clamped before the conversion (NaN gives 0),
+ * so no float reaches an integer conversion out of its range. */
+static inline uint32_t tress__plan_cell(float v, uint32_t n) {
+  return v >= 0.0f ? (v < (float)(n - 1) ? (uint32_t)v : n - 1) : 0;
+}
+
 static inline uint32_t tress__plan_bin(float angle) {
-  uint32_t bin = (uint32_t)(angle * (float)(TRESS__PLAN_BINS / 6.28318530717958647692));
-  return bin < TRESS__PLAN_BINS ? bin : TRESS__PLAN_BINS - 1;
+  return tress__plan_cell(angle * (float)(TRESS__PLAN_BINS / 6.28318530717958647692), TRESS__PLAN_BINS);
 }
 
 /* The sector frame: boundaries (radians, ascending) and which sector label a vertex gets from the

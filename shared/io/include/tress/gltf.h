@@ -16,10 +16,30 @@ extern "C" {
 /* Inputs larger than this are refused before parsing (a hair mesh is a few MB at most). */
 #define TRESS_GLTF_MAX_FILE_BYTES (512u * 1024u * 1024u)
 
-/* The reader's output is capped (a hair mesh is ~100 k vertices; the cap also stops a small file
- * from instancing one mesh into gigabytes). */
-#define TRESS_GLTF_MAX_VERTICES (1u << 24)
-#define TRESS_GLTF_MAX_INDICES (1u << 26)
+/* The reader's output is capped by default (a hair mesh is ~100 k vertices; the cap also stops a
+ * small file from expanding a sparse accessor, or instancing one mesh, into gigabytes). */
+#define TRESS_GLTF_MAX_VERTICES (1u << 22)
+#define TRESS_GLTF_MAX_INDICES (1u << 24)
+#define TRESS_GLTF_MAX_JOINTS 65535u
+
+/* What a read may load and make. Every limit is checked before the memory it guards is
+ * allocated: bytes before a buffer is read or decoded, vertex / index counts per accessor before
+ * a sparse accessor is expanded and in total (after instancing) before the mesh is made, joints
+ * before a skin is read. */
+typedef struct tress_gltf_read_opts {
+  /* External buffer URIs are relative to the file (tress_gltf_load) or to base_dir
+   * (tress_gltf_read_memory; NULL = the current directory) and must resolve, symlinks followed,
+   * to a regular file beneath root_dir (NULL = that same directory). Error texts name the URI as
+   * written, never a resolved path. */
+  const char *base_dir;
+  const char *root_dir;
+  uint64_t max_bytes;    /* the input and every buffer it loads, together (TRESS_GLTF_MAX_FILE_BYTES) */
+  uint32_t max_vertices; /* TRESS_GLTF_MAX_VERTICES */
+  uint32_t max_indices;  /* TRESS_GLTF_MAX_INDICES */
+  uint32_t max_joints;   /* TRESS_GLTF_MAX_JOINTS */
+} tress_gltf_read_opts;
+
+tress_gltf_read_opts tress_default_gltf_read_opts(void);
 
 /* Reads "the mesh" of the file's default scene ("scene", else scenes[0], else every root node)
  * as one tress_mesh of triangle primitives:
@@ -37,10 +57,13 @@ extern "C" {
  * Sparse accessors are expanded (over their bufferView or over zeros). Every accessor, view and
  * buffer range and every sparse index is checked; a file that lies yields NULL and err (may be
  * NULL) says why. External buffers resolve relative to base_dir (NULL = current directory) and may not
- * leave it (no absolute paths, no "..", no schemes). */
+ * leave it (no absolute paths, no "..", no schemes, no symlink out of it); default limits. */
 tress_mesh *tress_gltf_read_memory(const uint8_t *data, size_t size, const char *base_dir, tress_error *err);
-/* Loads a .glb or .gltf file (detected by content, not name). */
+/* Loads a .glb or .gltf file (detected by content, not name); default limits. */
 tress_mesh *tress_gltf_load(const char *path, tress_error *err);
+/* The same with the caller's limits (opts NULL = the defaults). */
+tress_mesh *tress_gltf_read_memory_opts(const uint8_t *data, size_t size, const tress_gltf_read_opts *opts, tress_error *err);
+tress_mesh *tress_gltf_load_opts(const char *path, const tress_gltf_read_opts *opts, tress_error *err);
 
 /* Writes a .glb: POSITION (with min/max), NORMAL and TEXCOORD_0 when present, indices, and for
  * a skinned mesh JOINTS_0 (UNSIGNED_BYTE up to 256 bones, else UNSIGNED_SHORT), WEIGHTS_0

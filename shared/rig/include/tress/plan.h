@@ -19,7 +19,7 @@ extern "C" {
 typedef enum tress_plan_status {
   TRESS_PLAN_OK = 0,
   TRESS_PLAN_ERR_EMPTY,       /* n == 0 or vertices == NULL */
-  TRESS_PLAN_ERR_NOT_FINITE,  /* a NaN or infinite coordinate */
+  TRESS_PLAN_ERR_NOT_FINITE,  /* a NaN or infinite coordinate, or one over 1e15 from the root (distances would overflow) */
   TRESS_PLAN_ERR_ABOVE_ROOT,  /* no vertex below the root plane: nothing to hang chains on */
   TRESS_PLAN_ERR_OPTIONS,     /* sectors/segments 0 or over the cap, zero or non-finite axis/root */
   TRESS_PLAN_ERR_NO_ROOT,     /* has_root is false: plan() needs a root (rig() fills one in) */
