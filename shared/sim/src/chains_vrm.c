@@ -158,6 +158,7 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
   tile_scratch *w = &c->tile;
   pin_roots(c, t, alpha);
   bool collides = (c->tile_flags[t] & TILE_COLLIDES) && c->lanes.slots > 0;
+  bool limited = c->tile_flags[t] & TILE_LIMITED;
   float *const pos[3] = {n->px, n->py, n->pz};
   float *const rot[4] = {w->va_x, w->va_y, w->va_z, w->va_w};
   float *const rest_off[3] = {n->cf_px, n->cf_py, n->cf_pz};
@@ -171,12 +172,19 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
                   par[2], pa[0], pa[1], pa[2], pa[3], n->ax_x + lo, n->ax_y + lo, n->ax_z + lo, n->vg_x + lo,
                   n->vg_y + lo, n->vg_z + lo, n->damping + lo, n->stiffness + lo, n->rest_len + lo, n->stepping + lo,
                   f->dt, c->g[13], c->g[14], c->g[15]);
+    /* the limits in the parents' frames A, after the inertia and again after the colliders */
+    if (limited)
+      tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], pa[0], pa[1], pa[2],
+                         pa[3], n, lo);
     if (collides && c->aligned[tl])
       tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
                                 n->radius + lo, hi - lo, &c->tile_lanes);
     else if (collides)
       tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
                                      n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo);
+    if (limited && collides)
+      tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], pa[0], pa[1], pa[2],
+                         pa[3], n, lo);
     if (l + 1 == c->level_count) break; /* no level below reads this one's A */
     /* the parent's aim: its first child, which in a linear chain is the node itself (whose rest
      * direction the substep kept in g[13..15]) */
