@@ -70,6 +70,13 @@
  * UniVRM's and three-vrm's center-space tails are. The reset checks measure the root in that
  * frame too, so a character riding or teleporting with its center neither whips nor snaps.
  *
+ * Rotation limits (issue 15). A joint's limit (tress_joint_limit) becomes per-node copies on its
+ * tails (lm_*: kind, cos/sin of the angle, sin of the yaw, the limit's frame in the joint's) and
+ * FEAT_LIMITED on its slot; only TILE_LIMITED tiles run chains_limit.c's pass, after each
+ * level's step and again after its collider push, in either model (the VRM model hands it the
+ * parents' A; the pose model builds its frames from the animated pose). Unlimited nodes in a
+ * limited tile are masked out (bit-identical to no pass).
+ *
  * Render carry. A frame that ends between fixed steps (no substep, or time left after the last)
  * draws each chain carried rigidly with its anchor from where the last substep left it (its
  * pin) to where the anchor is now, so a game drawing at 144 Hz sees hair attached, not
