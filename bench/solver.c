@@ -18,6 +18,9 @@
  * The "vrm" rows run the same six configurations with TRESS_SPRING_VRM (the VRMC_springBone
  * model: stiffness under the parent's current rotation, every joint turned, rotations only), and
  * the last table gives each VRM row's cost over its pose-model row, measured in the same run.
+ * The "+lim" rows run the VRM configurations again with a cone limit (0.6 rad, which the swing
+ * reaches) on every joint (tress_joint_limit), and a last table gives their cost over the same
+ * VRM rows without limits.
  * Every figure is the median over the frames (robust on a shared machine), divided by the node
  * count; `--best` reports the fastest frame instead (what a quiet core does). Figures are printed, never asserted. `--json` prints one object per configuration.
  * Ratios measured in the same run (bench_env.h): each whole step over the yardstick's frame at the
@@ -38,6 +41,7 @@ typedef struct config {
   uint32_t chains, bones;
   bool colliders; /* 4 spheres + 2 capsules per chain, attached to its part, strand radius 0.05 */
   tress_spring_model model;
+  bool limits; /* a cone limit (0.6 rad) on every joint: the VRM "+lim" rows */
 } config;
 
 typedef struct result {
@@ -141,7 +145,18 @@ static void rig_build(rig *r, config cfg, bool profile) {
       tress_sim_create_collider(r->sim, &d, &s.colliders[s.collider_count++]);
       s.radius = 0.05f;
     }
-    tress_sim_bind(r->sim, r->parts[c], &s, NULL);
+    tress_handle_id h;
+    tress_sim_bind(r->sim, r->parts[c], &s, &h);
+    if (cfg.limits) {
+      tress_joint_settings j = tress_chain_settings_get_joint(&s);
+      j.limit.kind = TRESS_LIMIT_CONE;
+      j.limit.angle = 0.6f;
+      tress_id bone = r->parts[c];
+      for (uint32_t b = 0; b < cfg.bones; b++) {
+        bone = tress_instance_get_first_child(r->scene, bone);
+        tress_handle_set_joint_settings(r->sim, h, bone, &j);
+      }
+    }
   }
 }
 
@@ -316,7 +331,10 @@ int main(int argc, char **argv) {
                          {1000, 10, true, TRESS_SPRING_POSE},   {10000, 10, true, TRESS_SPRING_POSE},
                          {300, 7, false, TRESS_SPRING_VRM},     {1000, 10, false, TRESS_SPRING_VRM},
                          {10000, 10, false, TRESS_SPRING_VRM},  {300, 7, true, TRESS_SPRING_VRM},
-                         {1000, 10, true, TRESS_SPRING_VRM},    {10000, 10, true, TRESS_SPRING_VRM}};
+                         {1000, 10, true, TRESS_SPRING_VRM},    {10000, 10, true, TRESS_SPRING_VRM},
+                         {300, 7, false, TRESS_SPRING_VRM, true},     {1000, 10, false, TRESS_SPRING_VRM, true},
+                         {10000, 10, false, TRESS_SPRING_VRM, true},  {300, 7, true, TRESS_SPRING_VRM, true},
+                         {1000, 10, true, TRESS_SPRING_VRM, true},    {10000, 10, true, TRESS_SPRING_VRM, true}};
   const size_t ncfg = sizeof cfgs / sizeof cfgs[0];
   enum { POSE_CONFIGS = 6 };
   result res[sizeof cfgs / sizeof cfgs[0]];
@@ -328,12 +346,13 @@ int main(int argc, char **argv) {
     printf("[\n");
     for (size_t i = 0; i < ncfg; i++) {
       const result *r = &res[i];
-      printf("  {\"model\": \"%s\", \"chains\": %u, \"bones\": %u, \"colliders_per_chain\": %d, \"nodes\": %u, \"frames\": %u, "
+      printf("  {\"model\": \"%s\", \"limits\": %s, \"chains\": %u, \"bones\": %u, \"colliders_per_chain\": %d, \"nodes\": %u, \"frames\": %u, "
              "\"ns_per_node_substep\": %.3f, "
              "\"ns_per_node_output\": %.3f, \"ns_per_node_prepare\": %.3f, "
              "\"ns_per_node_frame\": %.3f, \"ns_per_node_frame_with_prepare\": %.3f, \"ns_per_node_step\": %.3f, "
              "\"ms_per_frame\": %.4f, \"ns_per_node_step_144hz_mean\": %.3f, \"us_per_chain_bind\": %.3f",
-             tress_spring_model_name(r->cfg.model), r->cfg.chains, r->cfg.bones, r->cfg.colliders ? 6 : 0, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
+             tress_spring_model_name(r->cfg.model), r->cfg.limits ? "true" : "false", r->cfg.chains, r->cfg.bones,
+             r->cfg.colliders ? 6 : 0, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
              r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us);
       const yard *y = &ys[i % POSE_CONFIGS];
       if (y->have)
@@ -358,8 +377,8 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < ncfg; i++) {
     const result *r = &res[i];
     char name[32];
-    snprintf(name, sizeof name, "%s%u x %u%s", r->cfg.model == TRESS_SPRING_VRM ? "vrm " : "", r->cfg.chains,
-             r->cfg.bones, r->cfg.colliders ? " +6c" : "");
+    snprintf(name, sizeof name, "%s%u x %u%s%s", r->cfg.model == TRESS_SPRING_VRM ? "vrm " : "", r->cfg.chains,
+             r->cfg.bones, r->cfg.colliders ? " +6c" : "", r->cfg.limits ? " +lim" : "");
     printf("%-16s %8u %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f %9.2f %9.2f\n", name, r->cfg.chains * r->cfg.bones,
            r->prepare_ns, r->substep_ns, r->output_ns, r->frame_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us);
   }
@@ -371,6 +390,15 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "%u x %u%s", p->cfg.chains, p->cfg.bones, p->cfg.colliders ? " +6c" : "");
     printf("%-16s %9.2f %9.2f %9.2f %9.2f %9.2f\n", name, v->substep_ns / p->substep_ns, v->output_ns / p->output_ns,
            v->frame_ns / p->frame_ns, v->step_ns / p->step_ns, v->step144_ns / p->step144_ns);
+  }
+  printf("\nvrm +lim / vrm, same run\n%-16s %9s %9s %9s %9s %9s\n", "config", "substep", "output", "frame", "step",
+         "step144");
+  for (size_t i = 0; i < POSE_CONFIGS && i + 2 * POSE_CONFIGS < ncfg; i++) {
+    const result *v = &res[i + POSE_CONFIGS], *l = &res[i + 2 * POSE_CONFIGS];
+    char name[32];
+    snprintf(name, sizeof name, "%u x %u%s", v->cfg.chains, v->cfg.bones, v->cfg.colliders ? " +6c" : "");
+    printf("%-16s %9.2f %9.2f %9.2f %9.2f %9.2f\n", name, l->substep_ns / v->substep_ns, l->output_ns / v->output_ns,
+           l->frame_ns / v->frame_ns, l->step_ns / v->step_ns, l->step144_ns / v->step144_ns);
   }
   print_yardsticks(res, ncfg, POSE_CONFIGS, ys, &tv);
   return 0;

@@ -136,6 +136,30 @@ static bool add_colliders(tress_client *c, const replica_character *ch, replica_
   return true;
 }
 
+/* A named chain's limit on each of its joints: the root and every bone below it (a bone the
+ * chain does not hold is refused by the sim and skipped), moving as the chain's settings do. */
+typedef struct limit_joints {
+  tress_sim *sim;
+  tress_handle_id handle;
+  tress_joint_settings joint;
+} limit_joints;
+
+static bool limit_visit(tress_scene *scene, tress_id id, void *user) {
+  limit_joints *l = user;
+  if (tress_instance_get_kind(scene, id) == TRESS_KIND_BONE)
+    (void)tress_handle_set_joint_settings(l->sim, l->handle, id, &l->joint);
+  return true;
+}
+
+static void limit_chain(tress_client *c, tress_id root, tress_handle_id h, const tress_chain_settings *s,
+                        const tress_joint_limit *limit) {
+  if (limit->kind == TRESS_LIMIT_NONE) return;
+  limit_joints l = {c->sim, h, tress_chain_settings_get_joint(s)};
+  l.joint.limit = *limit;
+  limit_visit(c->scene, root, &l);
+  tress_instance_visit_descendants(c->scene, root, limit_visit, &l);
+}
+
 /* The section's named chains, from their root bones (sp's colliders already in the sim). */
 static void bind_named_chains(tress_client *c, const replica_character *ch, replica_springs *sp) {
   sp->spring_handle_count = 0;
@@ -160,8 +184,10 @@ static void bind_named_chains(tress_client *c, const replica_character *ch, repl
     tress_chain_settings s = entry_settings(sp, e, e->settings);
     tress_handle_id h;
     tress_result r = tress_sim_bind_bone_chain(c->sim, bone, &s, &h);
-    if (r == TRESS_OK) sp->spring_handles[sp->spring_handle_count++] = h;
-    else
+    if (r == TRESS_OK) {
+      sp->spring_handles[sp->spring_handle_count++] = h;
+      limit_chain(c, bone, h, &s, &e->limit);
+    } else
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: spring chain '%s': %s", ch->id, e->root,
                            tress_result_name(r));
   }

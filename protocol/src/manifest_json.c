@@ -203,7 +203,8 @@ static const char *const CLOTH_KEYS[] = {"name", "part", "width", "height", "ori
                                          "pinned_edge", "damping", "gravity_scale", "wind_scale", NULL};
 static const char *const SPRING_CHAIN_KEYS[] = {"root", "damping", "stiffness", "gravity_scale", "wind_scale",
                                                 "radius", "end_length", "wind_gust", "wind_frequency", "weight",
-                                                "enabled", "colliders", NULL};
+                                                "enabled", "colliders", "limit", NULL};
+static const char *const LIMIT_KEYS[] = {"kind", "angle", "yaw", "rotation", NULL};
 
 /* An optional array at obj.key of at most max items; *count gets its length. */
 static int read_array(const cJSON *obj, const char *key, int max, const cJSON **out, int *count, const char *path,
@@ -233,6 +234,30 @@ static int read_collider(const cJSON *c, const char *at, tress_wire_collider *wc
   return read_floats(c, "tail", wc->tail, 3, at, err);
 }
 
+/* "limit": {"kind": "cone" | "hinge" | "spherical", "angle", "yaw" (radians), "rotation"
+ * [x, y, z, w]}: every joint of a named chain (sim.h, "Rotation limits"); the codec checks
+ * the ranges. */
+static int read_limit(const cJSON *c, const char *at, tress_joint_limit *out, char *err) {
+  *out = (tress_joint_limit){TRESS_LIMIT_NONE, 0.0f, 0.0f, {0.0f, 0.0f, 0.0f, 1.0f}};
+  const cJSON *l = get(c, "limit");
+  if (!l) return 0;
+  char path[PATH_MAX_BYTES];
+  child_path(path, at, "limit");
+  if (!cJSON_IsObject(l)) return fail(err, "%s: must be an object {\"kind\", \"angle\", ...}", path);
+  if (check_object(l, path, LIMIT_KEYS, err)) return -1;
+  char kind[16] = "";
+  if (read_string(l, "kind", kind, sizeof kind, true, path, err)) return -1;
+  if (!tress_limit_kind_from_name(kind, &out->kind) || out->kind == TRESS_LIMIT_NONE)
+    return fail(err, "%s.kind: \"%s\" is not \"cone\", \"hinge\" or \"spherical\"", path, kind);
+  if (!get(l, "angle")) return fail(err, "%s: missing \"angle\" (radians)", path);
+  if (get(l, "yaw") && out->kind != TRESS_LIMIT_SPHERICAL) return fail(err, "%s.yaw: only a spherical limit has a yaw", path);
+  if (out->kind == TRESS_LIMIT_SPHERICAL && !get(l, "yaw")) return fail(err, "%s: a spherical limit needs \"yaw\"", path);
+  return read_number(l, "angle", &out->angle, path, err) || read_number(l, "yaw", &out->yaw, path, err) ||
+                 read_floats(l, "rotation", out->rotation, 4, path, err)
+             ? -1
+             : 0;
+}
+
 static int read_spring_chain(const cJSON *c, const char *at, int collider_count, tress_wire_spring_chain *wc,
                              char *err) {
   if (check_object(c, at, SPRING_CHAIN_KEYS, err)) return -1;
@@ -244,8 +269,10 @@ static int read_spring_chain(const cJSON *c, const char *at, int collider_count,
       read_number(c, "wind_scale", &t->wind_scale, at, err) || read_number(c, "radius", &t->radius, at, err) ||
       read_number(c, "end_length", &t->end_length, at, err) || read_number(c, "wind_gust", &t->wind_gust, at, err) ||
       read_number(c, "wind_frequency", &t->wind_frequency, at, err) || read_number(c, "weight", &t->weight, at, err) ||
-      read_bool(c, "enabled", &t->enabled, at, err))
+      read_bool(c, "enabled", &t->enabled, at, err) || read_limit(c, at, &wc->limit, err))
     return -1;
+  if (wc->limit.kind != TRESS_LIMIT_NONE && !wc->root[0])
+    return fail(err, "%s.limit: a limit needs a named \"root\" (the default entry tunes every rigged chain)", at);
   const cJSON *set;
   int ns;
   if (read_array(c, "colliders", TRESS_CHAIN_COLLIDERS_MAX, &set, &ns, at, err)) return -1;
@@ -669,6 +696,13 @@ static cJSON *springs_json(const tress_wire_manifest *m) {
     cJSON_AddBoolToObject(co, "enabled", t->enabled);
     cJSON *set = cJSON_AddArrayToObject(co, "colliders");
     for (uint32_t k = 0; k < c->collider_count; k++) cJSON_AddItemToArray(set, cJSON_CreateNumber(c->colliders[k]));
+    if (c->limit.kind != TRESS_LIMIT_NONE) {
+      cJSON *l = cJSON_AddObjectToObject(co, "limit");
+      cJSON_AddStringToObject(l, "kind", tress_limit_kind_name(c->limit.kind));
+      cJSON_AddNumberToObject(l, "angle", c->limit.angle);
+      if (c->limit.kind == TRESS_LIMIT_SPHERICAL) cJSON_AddNumberToObject(l, "yaw", c->limit.yaw);
+      cJSON_AddItemToObject(l, "rotation", cJSON_CreateFloatArray(c->limit.rotation, 4));
+    }
     cJSON_AddItemToArray(chains, co);
   }
   free(s);

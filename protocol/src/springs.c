@@ -5,8 +5,10 @@
  *   u8 collider count, then per collider: u8 shape, str attach, f32 x3 offset, f32 x3 tail,
  *      f32 radius
  *   u8 chain count, then per chain: str root, f32 damping, stiffness, gravity_scale, wind_scale,
- *      radius, end_length, wind_gust, wind_frequency, weight, u8 flags (bit 0 enabled),
- *      u8 set count, u8 x count collider indices
+ *      radius, end_length, wind_gust, wind_frequency, weight, u8 flags (bit 0 enabled, bit 1
+ *      limit), u8 set count, u8 x count collider indices, then with the limit bit: u8 kind
+ *      (tress_limit_kind 1..3), f32 angle, f32 yaw, f32 x4 rotation
+ * (A section without limits is byte for byte what it was before limits existed.)
  * The section rides in BIND's opaque sections, so a decoder that predates it keeps the bytes
  * and ignores them: no major bump, no new message type.
  */
@@ -42,6 +44,25 @@ static tress_wire_status check_collider(const tress_wire_collider *c, uint32_t i
   return TRESS_WIRE_OK;
 }
 
+static tress_wire_status check_limit(const tress_joint_limit *l, const char *root, size_t at, tress_wire_error *err) {
+  if (l->kind == TRESS_LIMIT_NONE) return TRESS_WIRE_OK;
+  if (l->kind > TRESS_LIMIT_SPHERICAL)
+    return wire_fail(err, TRESS_WIRE_ERR_BAD_ENUM, at, "chain limit kind %u is not 1..3", (unsigned)l->kind);
+  if (!root[0])
+    return wire_fail(err, TRESS_WIRE_ERR_INVALID_MESSAGE, at, "the default chain entry cannot carry a limit");
+  tress_wire_status st;
+  if ((st = range(l->angle, 0.0f, 3.14159265f, "chain limit angle", at, err))) return st;
+  if ((st = range(l->yaw, 0.0f, 3.14159265f, "chain limit yaw", at, err))) return st;
+  float n2 = 0.0f;
+  for (int k = 0; k < 4; k++) {
+    if ((st = range(l->rotation[k], -1.0f, 1.0f, "chain limit rotation", at, err))) return st;
+    n2 += l->rotation[k] * l->rotation[k];
+  }
+  if (fabsf(n2 - 1.0f) > 1e-3f)
+    return wire_fail(err, TRESS_WIRE_ERR_BAD_FLOAT, at, "chain limit rotation is not a unit quaternion");
+  return TRESS_WIRE_OK;
+}
+
 static tress_wire_status check_chain(const tress_wire_spring_chain *c, uint32_t i, uint32_t colliders, size_t at,
                                      tress_wire_error *err) {
   tress_wire_status st;
@@ -55,6 +76,7 @@ static tress_wire_status check_chain(const tress_wire_spring_chain *c, uint32_t 
   if (c->collider_count > TRESS_CHAIN_COLLIDERS_MAX)
     return wire_fail(err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, at, "chain %u: %u colliders, limit %d", i,
                      c->collider_count, TRESS_CHAIN_COLLIDERS_MAX);
+  if ((st = check_limit(&c->limit, c->root, at, err))) return st;
   for (uint32_t k = 0; k < c->collider_count; k++) {
     if (c->colliders[k] >= colliders)
       return wire_fail(err, TRESS_WIRE_ERR_BAD_INDEX, at, "chain %u: collider index %u, only %u colliders", i,
@@ -99,9 +121,16 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
     const float f[9] = {t->damping, t->stiffness,  t->gravity_scale,  t->wind_scale, t->radius,
                         t->end_length, t->wind_gust, t->wind_frequency, t->weight};
     for (int k = 0; k < 9; k++) wire_write_f32(&w, f[k]);
-    wire_write_u8(&w, t->enabled ? 1 : 0);
+    bool limited = c->limit.kind != TRESS_LIMIT_NONE;
+    wire_write_u8(&w, (uint8_t)((t->enabled ? 1 : 0) | (limited ? 2 : 0)));
     wire_write_u8(&w, c->collider_count);
     wire_write_bytes(&w, c->colliders, c->collider_count);
+    if (limited) {
+      wire_write_u8(&w, (uint8_t)c->limit.kind);
+      wire_write_f32(&w, c->limit.angle);
+      wire_write_f32(&w, c->limit.yaw);
+      for (int k = 0; k < 4; k++) wire_write_f32(&w, c->limit.rotation[k]);
+    }
   }
   if (w.len > TRESS_WIRE_MAX_SECTION_BYTES)
     return wire_fail(err, TRESS_WIRE_ERR_TOO_LARGE, 0, "springs section %zu bytes, limit %u", w.len,
@@ -154,13 +183,25 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
     uint8_t flags;
     size_t fat = wire_reader_offset(r);
     if (!wire_read_u8(r, &flags, "chain flags")) return r->status;
-    if (flags & ~1u) return wire_fail(r->err, TRESS_WIRE_ERR_BAD_ENUM, fat, "chain %u: flags 0x%02x", i, flags);
+    if (flags & ~3u) return wire_fail(r->err, TRESS_WIRE_ERR_BAD_ENUM, fat, "chain %u: flags 0x%02x", i, flags);
     t->enabled = flags & 1u;
     if (!wire_read_u8(r, &c->collider_count, "chain collider count")) return r->status;
     if (c->collider_count > TRESS_CHAIN_COLLIDERS_MAX)
       return wire_fail(r->err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, fat, "chain %u: %u colliders, limit %d", i,
                        c->collider_count, TRESS_CHAIN_COLLIDERS_MAX);
     if (!wire_read_bytes(r, c->colliders, c->collider_count, "chain colliders")) return r->status;
+    c->limit = (tress_joint_limit){TRESS_LIMIT_NONE, 0.0f, 0.0f, {0.0f, 0.0f, 0.0f, 1.0f}};
+    if (flags & 2u) {
+      uint8_t kind;
+      if (!wire_read_u8(r, &kind, "chain limit kind")) return r->status;
+      if (kind < 1 || kind > TRESS_LIMIT_SPHERICAL)
+        return wire_fail(r->err, TRESS_WIRE_ERR_BAD_ENUM, fat, "chain %u: limit kind %u is not 1..3", i, kind);
+      c->limit.kind = (tress_limit_kind)kind;
+      if (!wire_read_f32(r, &c->limit.angle, "chain limit") || !wire_read_f32(r, &c->limit.yaw, "chain limit"))
+        return r->status;
+      for (int k = 0; k < 4; k++)
+        if (!wire_read_f32(r, &c->limit.rotation[k], "chain limit")) return r->status;
+    }
     if ((st = check_chain(c, i, out->collider_count, at, r->err))) return st;
   }
   if (r->remaining)
@@ -189,6 +230,13 @@ const tress_wire_section *tress_msg_bind_get_springs(const tress_msg_bind *bind)
 
 static bool f3(const float a[3], const float b[3]) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
 
+static bool limit_equal(const tress_joint_limit *a, const tress_joint_limit *b) {
+  if (a->kind != b->kind) return false;
+  return a->kind == TRESS_LIMIT_NONE || (a->angle == b->angle && a->yaw == b->yaw && a->rotation[0] == b->rotation[0] &&
+                                         a->rotation[1] == b->rotation[1] && a->rotation[2] == b->rotation[2] &&
+                                         a->rotation[3] == b->rotation[3]);
+}
+
 bool tress_wire_springs_is_equal(const tress_wire_springs *a, const tress_wire_springs *b) {
   if (a->collider_count != b->collider_count || a->chain_count != b->chain_count) return false;
   for (uint32_t i = 0; i < a->collider_count; i++) {
@@ -204,7 +252,7 @@ bool tress_wire_springs_is_equal(const tress_wire_springs *a, const tress_wire_s
         s->gravity_scale != t->gravity_scale || s->wind_scale != t->wind_scale || s->radius != t->radius ||
         s->end_length != t->end_length || s->wind_gust != t->wind_gust || s->wind_frequency != t->wind_frequency ||
         s->weight != t->weight || s->enabled != t->enabled || x->collider_count != y->collider_count ||
-        memcmp(x->colliders, y->colliders, x->collider_count))
+        memcmp(x->colliders, y->colliders, x->collider_count) || !limit_equal(&x->limit, &y->limit))
       return false;
   }
   return true;

@@ -114,6 +114,7 @@ static void test_springs_section_round_trip(void **state) {
   s->chains[0].collider_count = 1;
   s->chains[0].colliders[0] = 1;
   snprintf(s->chains[0].root, sizeof s->chains[0].root, "Hair_Ponytail_00");
+  s->chains[0].limit = (tress_joint_limit){TRESS_LIMIT_SPHERICAL, 0.5f, 0.25f, {0.0f, 0.6f, 0.0f, 0.8f}};
   size_t n = 0;
   static uint8_t bytes[TRESS_WIRE_MAX_SECTION_BYTES];
   assert_int_equal(tress_wire_springs_encode(s, bytes, sizeof bytes, &n, &werr), TRESS_WIRE_OK);
@@ -129,6 +130,8 @@ static void test_springs_section_round_trip(void **state) {
   assert_int_equal(tress_wire_springs_decode(back.sections[0].bytes, back.sections[0].length, t, &werr), TRESS_WIRE_OK);
   assert_true(tress_wire_springs_is_equal(s, t));
   assert_false(t->chains[0].settings.enabled);
+  assert_int_equal(t->chains[0].limit.kind, TRESS_LIMIT_SPHERICAL);
+  assert_float_equal(t->chains[0].limit.yaw, 0.25f, 1e-6);
   tress_manifest_json_free(&back);
   free(s);
   free(t);
@@ -152,6 +155,14 @@ static void test_bad_springs_refused(void **state) {
       {"{\"chains\": [{\"end_length\": \"long\"}]}", "$.springs.chains[0].end_length: must be a number"},
       {"{\"chains\": [{\"enabled\": 1}]}", "$.springs.chains[0].enabled: must be true or false"},
       {"{\"chains\": [{\"colliders\": [0]}]}", "not an index"},
+      {"{\"chains\": [{\"root\": \"H\", \"limit\": {\"kind\": \"twist\", \"angle\": 1}}]}", "\"twist\" is not"},
+      {"{\"chains\": [{\"root\": \"H\", \"limit\": {\"kind\": \"cone\"}}]}", "missing \"angle\""},
+      {"{\"chains\": [{\"root\": \"H\", \"limit\": {\"kind\": \"cone\", \"angle\": 4}}]}", "limit angle"},
+      {"{\"chains\": [{\"root\": \"H\", \"limit\": {\"kind\": \"hinge\", \"angle\": 1, \"yaw\": 1}}]}",
+       "only a spherical"},
+      {"{\"chains\": [{\"root\": \"H\", \"limit\": {\"kind\": \"cone\", \"angle\": 1, \"rotation\": [0, 0, 0, 0.5]}}]}",
+       "not a unit quaternion"},
+      {"{\"chains\": [{\"limit\": {\"kind\": \"cone\", \"angle\": 1}}]}", "needs a named \"root\""},
       {"{\"colliders\": [{\"shape\": \"sphere\", \"radius\": 1}], \"chains\": [{\"colliders\": [0, 0]}]}",
        "listed twice"},
   };

@@ -43,6 +43,7 @@ static tress_wire_springs *sample(void) {
   s->chains[1].settings = tress_default_chain_settings();
   s->chains[1].settings.enabled = false;
   s->chains[1].settings.stiffness = 0.3f;
+  s->chains[1].limit = (tress_joint_limit){TRESS_LIMIT_HINGE, 0.4f, 0.0f, {0.0f, 0.0f, 0.6f, 0.8f}};
   return s;
 }
 
@@ -67,6 +68,21 @@ static void test_round_trip(void **state) {
   assert_int_equal(tress_wire_springs_decode(buf, len, back, &err), TRESS_WIRE_OK);
   assert_true(tress_wire_springs_is_equal(s, back));
   assert_false(back->chains[1].settings.enabled);
+  /* a named chain's limit travels (flag bit 1 and 25 bytes); the default entry's none adds nothing */
+  assert_int_equal(back->chains[1].limit.kind, TRESS_LIMIT_HINGE);
+  assert_float_equal(back->chains[1].limit.rotation[2], 0.6f, 0.0f);
+  assert_int_equal(back->chains[0].limit.kind, TRESS_LIMIT_NONE);
+  {
+    tress_wire_springs *plain = sample();
+    plain->chains[1].limit.kind = TRESS_LIMIT_NONE;
+    size_t plain_len = 0;
+    assert_int_equal(tress_wire_springs_encode(plain, NULL, 0, &plain_len, NULL), TRESS_WIRE_OK);
+    assert_int_equal(len, plain_len + 25);
+    /* and a limit on the default entry is refused */
+    plain->chains[0].limit = s->chains[1].limit;
+    assert_int_equal(tress_wire_springs_encode(plain, NULL, 0, &plain_len, NULL), TRESS_WIRE_ERR_INVALID_MESSAGE);
+    free(plain);
+  }
   assert_string_equal(back->colliders[1].attach, "UpperTorso");
   /* the fullest section the limits allow still fits one section */
   tress_wire_springs *full = calloc(1, sizeof *full);
@@ -201,8 +217,13 @@ static void test_bad_values_are_refused_both_ways(void **state) {
   bad[0] = 2;
   assert_int_equal(tress_wire_springs_decode(bad, len, back, NULL), TRESS_WIRE_ERR_BAD_VERSION);
   memcpy(bad, good, len);
+  /* chain 1 ends with its limit (kind, 6 floats): a kind no sim knows is refused */
+  assert_int_equal(bad[len - 25], TRESS_LIMIT_HINGE);
+  bad[len - 25] = 9;
+  assert_int_equal(tress_wire_springs_decode(bad, len, back, NULL), TRESS_WIRE_ERR_BAD_ENUM);
+  memcpy(bad, good, len);
   /* chain 0's set is the last bytes before chain 1: its second index */
-  size_t chain1 = len - (1 + strlen("Tail_0") + 9 * 4 + 1 + 1);
+  size_t chain1 = len - 25 - (1 + strlen("Tail_0") + 9 * 4 + 1 + 1);
   assert_int_equal(bad[chain1 - 1], 1);
   bad[chain1 - 1] = 7;
   assert_int_equal(tress_wire_springs_decode(bad, len, back, NULL), TRESS_WIRE_ERR_BAD_INDEX);

@@ -268,7 +268,9 @@ static void test_unimported_parts_are_named(void **state) {
   assert_false(import_has_warning(imp, "collider 0 on \"Face\"", NULL));
   assert_false(import_has_warning(imp, "collider 1 on \"Head\"", NULL));
   assert_true(import_has_warning(imp, "collider 2 on \"Head\"", "specVersion is not \"1.0\"): its fallback capsule"));
-  assert_true(import_has_warning(imp, "spring 0 \"a\"", "VRMC_springBone_limit (rotation limits) is not imported"));
+  /* rotation limits are imported (test_spring_limit_import); this one lacks its specVersion */
+  assert_true(import_has_warning(imp, "spring 0 \"a\": joint 0 VRMC_springBone_limit", "read as the draft"));
+  assert_int_equal(imp->chains[0].vrm_joints[0].limit.kind, TRESS_LIMIT_CONE);
   assert_true(import_has_warning(imp, "VRM0 secondaryAnimation", "not imported"));
   assert_true(import_has_warning(imp, "specVersion \"0.9\"", NULL));
   assert_true(import_has_warning(imp, "\"A0\"", "non-uniform scale"));

@@ -36,6 +36,10 @@ typedef struct tress_wire_spring_chain {
   tress_chain_settings settings; /* collider ids are not sent: collider_count / colliders are */
   uint8_t collider_count;        /* 0..TRESS_CHAIN_COLLIDERS_MAX */
   uint8_t colliders[TRESS_CHAIN_COLLIDERS_MAX]; /* distinct indices < the section's collider_count */
+  /* A named chain's rotation limit, on every one of its joints (sim.h, "Rotation limits"); kind
+   * TRESS_LIMIT_NONE sends nothing (the default entry must have none). angle and yaw in
+   * [0, pi] radians, rotation a unit quaternion. */
+  tress_joint_limit limit;
 } tress_wire_spring_chain;
 
 typedef struct tress_wire_springs {

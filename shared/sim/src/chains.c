@@ -74,6 +74,16 @@ const char *tress_vrm_length_name(tress_vrm_length m) {
   return "unknown";
 }
 
+const char *tress_limit_kind_name(tress_limit_kind k) {
+  switch (k) {
+  case TRESS_LIMIT_NONE: return "none";
+  case TRESS_LIMIT_CONE: return "cone";
+  case TRESS_LIMIT_HINGE: return "hinge";
+  case TRESS_LIMIT_SPHERICAL: return "spherical";
+  }
+  return "unknown";
+}
+
 bool tress_vrm_length_from_name(const char *text, tress_vrm_length *out) {
   const tress_vrm_length all[] = {TRESS_VRM_LENGTH_FIXED, TRESS_VRM_LENGTH_THREE_VRM};
   for (size_t k = 0; text && k < sizeof all / sizeof all[0]; k++)
@@ -84,10 +94,28 @@ bool tress_vrm_length_from_name(const char *text, tress_vrm_length *out) {
   return false;
 }
 
+bool tress_limit_kind_from_name(const char *name, tress_limit_kind *out) {
+  if (!name) return false;
+  for (int k = TRESS_LIMIT_NONE; k <= TRESS_LIMIT_SPHERICAL; k++)
+    if (strcmp(name, tress_limit_kind_name((tress_limit_kind)k)) == 0) {
+      *out = (tress_limit_kind)k;
+      return true;
+    }
+  return false;
+}
+
+tress_joint_settings tress_chain_settings_get_joint(const tress_chain_settings *s) {
+  tress_chain_settings d = tress_default_chain_settings();
+  if (!s) s = &d;
+  return (tress_joint_settings){.stiffness = s->stiffness, .damping = s->damping, .gravity_scale = s->gravity_scale,
+                                .gravity_dir = {s->gravity_dir[0], s->gravity_dir[1], s->gravity_dir[2]},
+                                .radius = s->radius, .limit = {.kind = TRESS_LIMIT_NONE, .rotation = {0, 0, 0, 1}}};
+}
+
 tress_joint_settings tress_default_joint_settings(void) {
   tress_chain_settings d = tress_default_chain_settings();
-  return (tress_joint_settings){.stiffness = d.stiffness, .damping = d.damping, .gravity_scale = d.gravity_scale,
-                                .gravity_dir = {0.0f, 0.0f, 0.0f}, .radius = d.radius};
+  d.gravity_dir[0] = d.gravity_dir[1] = d.gravity_dir[2] = 0.0f;
+  return tress_chain_settings_get_joint(&d);
 }
 
 /* A unit gravity direction: the given one, or (when it is zero) the sim's, or none at all. */
@@ -180,6 +208,12 @@ static void sync_set(struct tress_chains *c, uint32_t si) {
   else memset(&c->sets[si], 0, sizeof c->sets[si]);
 }
 
+static bool slot_has_limits(const chain_slot *s) {
+  for (uint32_t k = 0; s->joints && k < s->joint_count; k++)
+    if (s->joints[k].set && s->joints[k].limit.kind != LIMIT_NONE) return true;
+  return false;
+}
+
 /* One slot's feature byte from its settings (none once unused), keeping the count of chains
  * that use colliders. Per slot, so binding one chain costs the same however many are bound. */
 void tress__chain_slot_features(struct tress_chains *c, uint32_t si) {
@@ -192,7 +226,8 @@ void tress__chain_slot_features(struct tress_chains *c, uint32_t si) {
   s->features = (uint8_t)((c->own_sets[si].count > 0 ? FEAT_COLLIDES : 0u) |
                           (!st->enabled || s->scale_refused || st->weight < 1.0f ? FEAT_WEIGHTED : 0u) |
                           (st->wind_gust > 0.0f ? FEAT_GUSTY : 0u) | (!st->enabled || s->scale_refused ? FEAT_DISABLED : 0u) |
-                          (!tress_id_is_null(st->center) && st->center_inertia > 0.0f ? FEAT_CENTERED : 0u));
+                          (!tress_id_is_null(st->center) && st->center_inertia > 0.0f ? FEAT_CENTERED : 0u) |
+                          (slot_has_limits(s) ? FEAT_LIMITED : 0u));
   if (s->features & FEAT_COLLIDES) c->collider_chains++;
   /* enabled toggled: refill the node masks (the substep mask depends on it) */
   if ((s->features & FEAT_DISABLED) != was_disabled && s->act_last >= 0.0f) s->act_last = -1.0f;
@@ -553,6 +588,7 @@ void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
     n->vg_x[i] = dir[0] * power;
     n->vg_y[i] = dir[1] * power;
     n->vg_z[i] = dir[2] * power;
+    tress__limit_fill_node(n, i, j ? &j->limit : NULL);
   }
 }
 
@@ -566,9 +602,16 @@ static joint_params joint_of(const tress_sim *sim, const tress_joint_settings *i
   cs.radius = in->radius;
   memcpy(cs.gravity_dir, in->gravity_dir, sizeof cs.gravity_dir);
   chain_params p = params_of(sim, sanitize(&cs));
-  joint_params j = {true, p.stiffness, p.damping, p.gravity_scale, {0}, p.radius};
+  joint_params j = {true, p.stiffness, p.damping, p.gravity_scale, {0}, p.radius, tress__limit_of(&in->limit)};
   memcpy(j.gravity_dir, p.gravity_dir, sizeof j.gravity_dir);
   return j;
+}
+
+static bool limit_valid(const tress_joint_limit *l) {
+  return (l->kind == TRESS_LIMIT_NONE || l->kind == TRESS_LIMIT_CONE || l->kind == TRESS_LIMIT_HINGE ||
+          l->kind == TRESS_LIMIT_SPHERICAL) &&
+         isfinite(l->angle) && isfinite(l->yaw) && isfinite(l->rotation[0]) && isfinite(l->rotation[1]) &&
+         isfinite(l->rotation[2]) && isfinite(l->rotation[3]);
 }
 
 tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id id, tress_id bone,
@@ -578,7 +621,7 @@ tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id id,
   if (h->kind != TRESS_HANDLE_BONES) return TRESS_ERR_INVALID_ARGUMENT;
   if (in && !(isfinite(in->stiffness) && isfinite(in->damping) && isfinite(in->gravity_scale) &&
               isfinite(in->gravity_dir[0]) && isfinite(in->gravity_dir[1]) && isfinite(in->gravity_dir[2]) &&
-              isfinite(in->radius)))
+              isfinite(in->radius) && limit_valid(&in->limit)))
     return TRESS_ERR_INVALID_ARGUMENT;
   struct tress_chains *c = sim->chains;
   chain_slot *s = &c->slots[h->slot];
@@ -599,6 +642,7 @@ tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id id,
   }
   if (in) s->joints[k] = joint_of(sim, in, s->settings.model);
   else s->joints[k].set = false;
+  tress__chain_slot_features(c, h->slot);
   if (!c->dirty) tress__chain_fill_settings(&c->nodes, s);
   return TRESS_OK;
 }
@@ -652,7 +696,8 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
       if (s->joints[k].set) {
         const joint_params *o = &s->joints[k];
         tress_joint_settings js = {o->stiffness, o->damping, o->gravity_scale,
-                                   {o->gravity_dir[0], o->gravity_dir[1], o->gravity_dir[2]}, o->radius};
+                                   {o->gravity_dir[0], o->gravity_dir[1], o->gravity_dir[2]}, o->radius,
+                                   o->limit.given};
         s->joints[k] = joint_of(sim, &js, s->settings.model);
       }
   c->own_sets[h->slot] = set;

@@ -307,6 +307,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
     uint8_t feat = s->features;
     if (feat & FEAT_COLLIDES) flags |= TILE_COLLIDES;
     if (feat & FEAT_WEIGHTED) flags |= TILE_WEIGHTED;
+    if (feat & FEAT_LIMITED) flags |= TILE_LIMITED;
     if (feat & FEAT_GUSTY) gust_slot(c, s, f->time);
     tress_handle *h = slot_handle(sim, si);
     float dx = n->aw_px[r] - n->pa_px[r], dy = n->aw_py[r] - n->pa_py[r], dz = n->aw_pz[r] - n->pa_pz[r];
@@ -409,6 +410,7 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
   substep_consts k = {f->gravity[0] * dt2, f->gravity[1] * dt2, f->gravity[2] * dt2,
                       f->wind[0] * dt2,    f->wind[1] * dt2,    f->wind[2] * dt2, alpha};
   bool collides = (c->tile_flags[t] & TILE_COLLIDES) && c->lanes.slots > 0;
+  bool limited = c->tile_flags[t] & TILE_LIMITED;
   for (uint32_t l = 1; l < c->level_count; l++) {
     uint32_t lo = TILE_LO(c, t, l), hi = TILE_HI(c, t, l);
     const float *par[3];
@@ -418,6 +420,8 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
                   n->aw_py + lo, n->aw_pz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->damping + lo,
                   n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->stepping + lo, par[0], par[1],
                   par[2], &k);
+    /* the limits after the inertia and link, and again after the colliders (the draft's order) */
+    if (limited) tress__limit_pose_level(c, lo, hi, par);
     /* then out of the chain's colliders, the link kept (parents are final: previous level) */
     if (collides && c->aligned[TILE_LEVEL(c, t, l)])
       tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
@@ -425,6 +429,7 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
     else if (collides)
       tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
                                      n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_KEEP_LINK);
+    if (limited && collides) tress__limit_pose_level(c, lo, hi, par);
   }
 }
 

@@ -73,6 +73,13 @@
  * UniVRM's and three-vrm's center-space tails are. The reset checks measure the root in that
  * frame too, so a character riding or teleporting with its center neither whips nor snaps.
  *
+ * Rotation limits (issue 15). A joint's limit (tress_joint_limit) becomes per-node copies on its
+ * tails (lm_*: kind, cos/sin of the angle, sin of the yaw, the limit's frame in the joint's) and
+ * FEAT_LIMITED on its slot; only TILE_LIMITED tiles run chains_limit.c's pass, after each
+ * level's step and again after its collider push, in either model (the VRM model hands it the
+ * parents' A; the pose model builds its frames from the animated pose). Unlimited nodes in a
+ * limited tile are masked out (bit-identical to no pass).
+ *
  * Render carry. A frame that ends between fixed steps (no substep, or time left after the last)
  * draws each chain carried rigidly with its anchor from where the last substep left it (its
  * pin) to where the anchor is now, so a game drawing at 144 Hz sees hair attached, not
@@ -109,7 +116,9 @@
   X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */ \
   X(ax_x) X(ax_y) X(ax_z)                 /* VRM: unit rest offset from the parent (bone axis) */ \
   X(vg_x) X(vg_y) X(vg_z)                 /* VRM: gravity, direction x power (units/s) */ \
-  X(sc) X(isc)           /* its chain's scale on local offsets, and its inverse (0 on padding) */
+  X(sc) X(isc)           /* its chain's scale on local offsets, and its inverse (0 on padding) */ \
+  X(lm_kind) X(lm_cos) X(lm_sin) X(lm_sy) /* limit on the link to the parent (chains_limit.c) */ \
+  X(lm_qx) X(lm_qy) X(lm_qz) X(lm_qw)     /* limit: its frame in the parent joint's frame */
 
 /* Per-node values that live only while one tile's frame runs: they sit in one tile-sized
  * scratch (indexed by node - tile base), recomputed for every node each frame, so they never
@@ -155,6 +164,7 @@ typedef struct tile_scratch {
 #define FEAT_GUSTY 4u
 #define FEAT_DISABLED 8u
 #define FEAT_CENTERED 16u /* a center whose motion is (partly) taken out of the inertia */
+#define FEAT_LIMITED 32u  /* some joint has a rotation limit */
 
 /* tress_chain_settings without the collider id list (which becomes an index set): kept small
  * so the per-frame slot loops stride through little memory. gravity_dir is resolved (unit, or
@@ -172,9 +182,22 @@ typedef struct chain_params {
 
 /* One joint's own values (tress_handle_set_joint_settings), sanitized for the chain's model;
  * they apply to the joint's tails. */
+/* A rotation limit, sanitized (chains_limit.c): kind LIMIT_CONE or LIMIT_SWING (hinge and
+ * spherical are one shape: a hinge is a spherical limit with no yaw), the cos and sin of the
+ * cone angle or pitch, sin of the yaw, and the limit's own rotation. */
+#define LIMIT_NONE 0u
+#define LIMIT_CONE 1u
+#define LIMIT_SWING 2u
+typedef struct joint_limit {
+  uint8_t kind;
+  float cos_angle, sin_angle, sin_yaw, rotation[4];
+  tress_joint_limit given; /* as set, for reading back */
+} joint_limit;
+
 typedef struct joint_params {
   bool set;
   float stiffness, damping, gravity_scale, gravity_dir[3], radius;
+  joint_limit limit;
 } joint_params;
 
 typedef struct chain_slot {
@@ -313,6 +336,7 @@ static inline uint8_t chain_tile_kind(const chain_params *p) {
 #define TILE_WEIGHTED 2u
 #define TILE_CARRIED 4u /* some chain is drawn carried with its anchor since its last substep */
 #define TILE_CENTERED 8u /* some chain moves with its center before each substep */
+#define TILE_LIMITED 16u /* some chain has a rotation limit: the limit pass runs */
 
 /* Level views and the shortest arc, shared by the pose model's frame and the VRM model's. */
 #include <math.h>
@@ -389,5 +413,15 @@ bool tress__chain_scale_read(const tress_sim *sim, const chain_slot *s, float *f
 void tress__chains_refresh_scales(tress_sim *sim, struct tress_chains *c);
 void tress__chain_slot_features(struct tress_chains *c, uint32_t si); /* FEAT_* from the settings */
 void tress__chain_measure(chain_slot *s);                              /* jump2 from rest and scale */
+/* Rotation limits (chains_limit.c): a joint's limit sanitized; a node's per-node limit copies
+ * (from its parent joint's limit, or none); one level's tails kept inside their limits, the
+ * parent joints' frames given as rotation lanes (the VRM model's A of the parents); and the
+ * pose model's level, which builds those frames from the animated pose and the parents' links. */
+joint_limit tress__limit_of(const tress_joint_limit *in);
+void tress__limit_fill_node(chain_nodes *n, uint32_t i, const joint_limit *l);
+void tress__limit_level(uint32_t count, float *px, float *py, float *pz, const float *qx, const float *qy,
+                        const float *qz, const float *fqx, const float *fqy, const float *fqz, const float *fqw,
+                        const chain_nodes *n, uint32_t lo);
+void tress__limit_pose_level(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par);
 
 #endif

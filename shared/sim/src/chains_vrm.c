@@ -254,6 +254,7 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
   pin_roots(c, t, alpha);
   bool collides = (c->tile_flags[t] & TILE_COLLIDES) && c->lanes.slots > 0;
   bool heads = c->tile_kind[t] & TILE_KIND_THREE_VRM_LENGTH; /* pivot on heads, not tails */
+  bool limited = c->tile_flags[t] & TILE_LIMITED;
   float *const pos[3] = {n->px, n->py, n->pz};
   float *const head[3] = {w->hd_x, w->hd_y, w->hd_z};
   float *const rot[4] = {w->va_x, w->va_y, w->va_z, w->va_w};
@@ -280,12 +281,19 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
                   par[2], pa[0], pa[1], pa[2], pa[3], n->ax_x + lo, n->ax_y + lo, n->ax_z + lo, n->vg_x + lo,
                   n->vg_y + lo, n->vg_z + lo, n->damping + lo, n->stiffness + lo, len, n->stepping + lo,
                   f->dt, c->g[13], c->g[14], c->g[15]);
+    /* the limits in the parents' frames A, after the inertia and again after the colliders */
+    if (limited)
+      tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], pa[0], pa[1], pa[2],
+                         pa[3], n, lo);
     if (collides && c->aligned[tl])
       tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], len,
                                 n->radius + lo, hi - lo, &c->tile_lanes, TRESS_COLLIDER_PUSH_THEN_RESTORE);
     else if (collides)
       tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], len,
                                      n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_PUSH_THEN_RESTORE);
+    if (limited && collides)
+      tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], pa[0], pa[1], pa[2],
+                         pa[3], n, lo);
     if (heads)
       heads_level(hi - lo, par[0], par[1], par[2], n->px + lo, n->py + lo, n->pz + lo, n->rest_len + lo, len,
                   w->hd_x + at, w->hd_y + at, w->hd_z + at);

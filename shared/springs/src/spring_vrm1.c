@@ -1,5 +1,6 @@
 /* spring_vrm1.c - VRMC_springBone (VRM 1.0): colliders, collider groups and springs. */
 #include "spring_import_internal.h"
+#include "spring_limit_import.h"
 #include "vrm_extended_collider.h"
 
 #include <cglm/cglm.h>
@@ -71,8 +72,8 @@ static int32_t extended_collider_add(tress__spring_builder *b, int32_t node, con
   return (int32_t)(b->imp->collider_count - 1);
 }
 
-/* Joint extensions (VRMC_springBone_limit's rotation limits, others) are not imported: one
- * warning per spring and extension. */
+/* Joint extensions other than VRMC_springBone_limit (read by read_joint_limit) are not
+ * imported: one warning per spring and extension. */
 static void warn_joint_extensions(tress__spring_builder *b, const char *what, const cJSON *joints) {
   const cJSON *joint;
   const char *seen[8];
@@ -80,15 +81,32 @@ static void warn_joint_extensions(tress__spring_builder *b, const char *what, co
   cJSON_ArrayForEach(joint, joints) {
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(joint, "extensions")) {
-      if (!e->string) continue;
+      if (!e->string || strcmp(e->string, "VRMC_springBone_limit") == 0) continue;
       bool dup = false;
       for (int k = 0; k < seen_count; k++) dup = dup || strcmp(seen[k], e->string) == 0;
       if (dup) continue;
       if (seen_count < 8) seen[seen_count++] = e->string;
-      tress__spring_warn(b, "%s: joint extension %s%s is not imported", what, e->string,
-           strcmp(e->string, "VRMC_springBone_limit") == 0 ? " (rotation limits)" : "");
+      tress__spring_warn(b, "%s: joint extension %s is not imported", what, e->string);
     }
   }
+}
+
+/* Joint j's VRMC_springBone_limit (spring_limit_import.c), or none: a limit on the last joint
+ * (only a tail) is ignored as the draft says, an unreadable one is warned about and left out. */
+static tress_joint_limit read_joint_limit(tress__spring_builder *b, const char *what, const cJSON *joint, int j, int n) {
+  tress_joint_limit l = {TRESS_LIMIT_NONE, 0.0f, 0.0f, {0.0f, 0.0f, 0.0f, 1.0f}};
+  const cJSON *ext = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(joint, "extensions"),
+                                                      "VRMC_springBone_limit");
+  if (!ext) return l;
+  char why[160];
+  if (j + 1 == n) {
+    tress__spring_warn(b, "%s: VRMC_springBone_limit on the last joint (only a tail): ignored", what);
+  } else if (!tress__spring_limit_read(ext, &l, why, sizeof why)) {
+    tress__spring_warn(b, "%s: joint %d VRMC_springBone_limit not imported: %s", what, j, why);
+  } else if (why[0]) {
+    tress__spring_warn(b, "%s: joint %d VRMC_springBone_limit: %s", what, j, why);
+  }
+  return l;
 }
 
 void tress__spring_read_vrm1(tress__spring_builder *b, const cJSON *ext) {
@@ -186,7 +204,8 @@ void tress__spring_read_vrm1(tress__spring_builder *b, const cJSON *ext) {
     float *k = malloc((size_t)n * sizeof *k), *power = malloc((size_t)n * sizeof *power);
     float *drag = malloc((size_t)n * sizeof *drag), *hit = malloc((size_t)n * sizeof *hit);
     float(*dir)[3] = malloc((size_t)n * sizeof *dir);
-    bool ok = ids && k && power && drag && hit && dir;
+    tress_joint_limit *limits = malloc((size_t)n * sizeof *limits);
+    bool ok = ids && k && power && drag && hit && dir && limits;
     if (!ok) b->oom = true;
     int j = 0;
     const cJSON *joint;
@@ -211,6 +230,7 @@ void tress__spring_read_vrm1(tress__spring_builder *b, const cJSON *ext) {
       tress__spring_json_float(joint, "dragForce", &drag[j]);
       tress__spring_json_float(joint, "hitRadius", &hit[j]);
       tress__spring_json_vec(cJSON_GetObjectItemCaseSensitive(joint, "gravityDir"), dir[j], 3);
+      limits[j] = read_joint_limit(b, what, joint, j, n);
       if (hit[j] < 0.0f || k[j] < 0.0f) {
         tress__spring_warn(b, "%s: joint \"%s\" has a negative %s: skipped", what, imp->nodes[ids[j]].name,
              hit[j] < 0.0f ? "hitRadius" : "stiffness");
@@ -231,6 +251,7 @@ void tress__spring_read_vrm1(tress__spring_builder *b, const cJSON *ext) {
         c->source = TRESS_SPRING_FROM_VRM1;
         c->center = tress__spring_read_center(b, what, spring);
         tress__spring_chain_from_vrm_joints(b, c, k, power, (const float(*)[3])dir, drag, hit, (uint32_t)n);
+        for (uint32_t i = 0; c->vrm_joints && i < c->joint_count; i++) c->vrm_joints[i].limit = limits[i];
         const cJSON *cg = cJSON_GetObjectItemCaseSensitive(spring, "colliderGroups");
         const cJSON *g;
         cJSON_ArrayForEach(g, cg) {
@@ -257,7 +278,7 @@ void tress__spring_read_vrm1(tress__spring_builder *b, const cJSON *ext) {
         }
       }
     }
-    free(ids); free(k); free(power); free(drag); free(hit); free(dir);
+    free(ids); free(k); free(power); free(drag); free(hit); free(dir); free(limits);
   }
   free(map);
 }

@@ -178,6 +178,40 @@ typedef struct tress_chain_settings {
  * teleport guard) measure the root's motion in the same frame. A center that is not such an
  * instance is TRESS_ERR_INVALID_ARGUMENT; one destroyed later falls back to world. */
 
+/*
+ * Rotation limits (VRMC_springBone_limit-1.0 draft, either model): a joint's limit keeps the
+ * direction from the joint to each of its tails inside a shape, after the step's inertia and
+ * link (and again after the collider push, so the limit has the last word). The shape lives in
+ * the limit's frame: the joint's rest orientation under its parent's current rotation (VRM
+ * model: the parent as solved this substep; pose model: the parent's animated rotation turned
+ * by the shortest arc from its animated to its simulated incoming link, a pinned root unswung),
+ * turned by the shortest arc from +Y to the tail's rest direction, then by `rotation`. In that
+ * frame the rest direction is +Y and:
+ * - TRESS_LIMIT_CONE: at most `angle` from +Y (pi: free);
+ * - TRESS_LIMIT_HINGE: in the YZ plane (swinging about X), at most `angle` from +Y;
+ * - TRESS_LIMIT_SPHERICAL: pitch (about X, in the YZ plane) at most `angle`, yaw (toward X)
+ *   at most `yaw` (pi/2: free).
+ * Angles are radians, clamped to [0, pi] (yaw [0, pi/2]); rotation is a quaternion (x y z w),
+ * normalized (zero: identity). The singular directions are resolved as the draft's table says.
+ */
+typedef enum tress_limit_kind {
+  TRESS_LIMIT_NONE = 0,
+  TRESS_LIMIT_CONE,
+  TRESS_LIMIT_HINGE,
+  TRESS_LIMIT_SPHERICAL,
+} tress_limit_kind;
+
+const char *tress_limit_kind_name(tress_limit_kind k);
+/* false (and *out untouched) for a name that is none of "none", "cone", "hinge", "spherical" */
+bool tress_limit_kind_from_name(const char *name, tress_limit_kind *out);
+
+typedef struct tress_joint_limit {
+  tress_limit_kind kind; /* TRESS_LIMIT_NONE */
+  float angle;           /* 0: cone / hinge angle, spherical pitch (radians) */
+  float yaw;             /* 0: spherical only (radians) */
+  float rotation[4];     /* (0, 0, 0, 1): the limit's turn from its default frame */
+} tress_joint_limit;
+
 /* One joint's own spring values (VRM springs tune every joint): they move the joint's tails
  * (its child bones, or its end tip) in place of the chain's values of the same names, in either
  * model. gravity_dir is used by the VRM model only ((0, 0, 0) = the sim's gravity direction). */
@@ -187,6 +221,7 @@ typedef struct tress_joint_settings {
   float gravity_scale;  /* 1 (VRM model: gravityPower, units/s) */
   float gravity_dir[3]; /* (0, 0, 0) */
   float radius;         /* 0 (VRM model: hitRadius) */
+  tress_joint_limit limit; /* none: see "Rotation limits" above */
 } tress_joint_settings;
 
 typedef struct tress_accessory_settings {
@@ -234,6 +269,9 @@ tress_sim_def tress_default_sim_def(void);
 tress_chain_settings tress_default_chain_settings(void);
 tress_accessory_settings tress_default_accessory_settings(void);
 tress_joint_settings tress_default_joint_settings(void);
+/* The joint settings that move a joint exactly as the chain's settings do (no limit): start
+ * here to give one joint of a chain only a limit. */
+tress_joint_settings tress_chain_settings_get_joint(const tress_chain_settings *s);
 tress_character_def tress_default_character_def(void);
 /* The default bindCharacter match: Hair, Hat, Neck, Shoulder, Front, Back, Waist, Unknown. */
 bool tress_default_accessory_match(void *user, const tress_scene *scene, tress_id accessory);
@@ -321,7 +359,7 @@ void tress_handle_destroy(tress_sim *sim, tress_handle_id h);
 tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id h, const tress_chain_settings *s);
 /* One bone's joint settings on a bound bone chain (see tress_joint_settings); NULL gives the
  * joint back to the chain's settings. TRESS_ERR_INVALID_ARGUMENT when the bone is not one of
- * the chain's or a value is not finite. Kept across tress_handle_set_chain_settings. */
+ * the chain's, a value is not finite or the limit kind is unknown. Kept across tress_handle_set_chain_settings. */
 tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id h, tress_id bone,
                                              const tress_joint_settings *s);
 tress_result tress_handle_set_accessory_settings(tress_sim *sim, tress_handle_id h,

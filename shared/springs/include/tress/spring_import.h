@@ -80,7 +80,7 @@ extern "C" {
  * non-finite radii, capsules with no length, springs of fewer than two joints or whose joints
  * are not a parent-child chain or that would also move nodes they do not name, chain roots
  * with nothing below them: each is a warning and that part is skipped. So is every part of a
- * file that is read but not imported (an unusable extended collider, rotation limits, a VRM 0.x block
+ * file that is read but not imported (an unusable extended collider or rotation limit, a VRM 0.x block
  * next to a VRM 1.0 one, unknown extras fields, an unknown specVersion): a warning names it.
  */
 
@@ -145,7 +145,8 @@ typedef struct tress_spring_chain {
   tress_vrm_length vrm_length; /* VRM springs: the import def's (tress_chain_settings.vrm_length) */
   /* VRM springs: each joint's own values for the VRM spring model (parallel to joints: VRM's
    * stiffness and gravityPower in units/s, damping = 1 - dragForce, gravityDir, hitRadius in
-   * units); NULL for the other sources. The values above are the pose model's equivalents. */
+   * units, and a VRM 1.0 joint's VRMC_springBone_limit-1.0 draft rotation limit); NULL for the
+   * other sources. The values above are the pose model's equivalents. */
   tress_joint_settings *vrm_joints;
 } tress_spring_chain;
 
