@@ -1,9 +1,9 @@
 /* tress-rig - rig a boneless hair mesh offline, or write the project's sample hair meshes.
  *
- *   tress-rig hair.glb -o hair_rigged.glb [--sectors N] [--segments N] [--max-influences N]
+ *   tress-rig hair.glb -o hair_rigged(.glb|.gltf) [--sectors N] [--segments N] [--max-influences N]
  *             [--axis x,y,z] [--root x,y,z] [--mode sectors|strands] [--max-chains N]
  *             [--rerig] [--report] [--json]
- *   tress-rig --generate bob|ponytail|long|afro -o FILE(.glb|.obj) [--json]
+ *   tress-rig --generate bob|ponytail|long|afro -o FILE(.glb|.gltf|.obj) [--json]
  *   tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]   (spring_report.c: what the importer made)
  *
  * main() only parses and dispatches to one small function per mode, so a new mode is one more
@@ -13,12 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
-#include "tress/gltf.h"
 #include "tress/mesh_file.h"
-#include "tress/obj.h"
 #include "tress/rig.h"
 #include "tress/sample_hair.h"
 #include "tress/spring_report.h"
@@ -41,10 +38,10 @@ static double now_ms(void) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: tress-rig MESH(.glb|.gltf|.obj) -o OUT.glb [--sectors N] [--segments N] [--max-influences N]\n"
+          "usage: tress-rig MESH(.glb|.gltf|.obj) -o OUT(.glb|.gltf) [--sectors N] [--segments N] [--max-influences N]\n"
           "                 [--axis x,y,z] [--root x,y,z] [--mode sectors|strands]\n"
           "                 [--max-chains N] [--rerig] [--report] [--json]\n"
-          "       tress-rig --generate bob|ponytail|long|afro -o OUT(.glb|.obj) [--json]\n"
+          "       tress-rig --generate bob|ponytail|long|afro -o OUT(.glb|.gltf|.obj) [--json]\n"
           "       tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]\n");
 }
 
@@ -98,14 +95,9 @@ static int parse_args(int argc, char **argv, args *a) {
   return 0;
 }
 
-static bool has_ext(const char *path, const char *ext) {
-  size_t n = strlen(path), e = strlen(ext);
-  return n >= e && strcasecmp(path + n - e, ext) == 0;
-}
-
 static int write_mesh(const tress_mesh *m, const char *path) {
   tress_error err = {0};
-  int rc = has_ext(path, ".obj") ? tress_obj_write(m, path, &err) : tress_gltf_write_glb(m, path, &err);
+  int rc = tress_mesh_file_write(m, path, &err);
   if (rc != 0) fprintf(stderr, "tress-rig: %s\n", err.message);
   return rc;
 }
@@ -236,14 +228,6 @@ static void print_rig(const args *a, const tress_rig_output *out, double load_ms
   cJSON_Delete(j);
 }
 
-/* A rig is a skin, so the output must be a format that holds one. NULL when path is fine. */
-static const char *rig_output_problem(const char *path) {
-  if (has_ext(path, ".glb")) return NULL;
-  if (has_ext(path, ".obj")) return "OBJ cannot hold bones or skin weights; write the rig to a .glb";
-  if (has_ext(path, ".gltf")) return "writing .gltf (JSON with embedded buffers) is not supported yet; write a .glb";
-  return "the output must end in .glb (a skinned binary glTF)";
-}
-
 /* Options plan() clamps rather than refuses are reported, not silently changed. */
 static void report_clamps(const tress_rig_opts *rig) {
   uint32_t mi = rig->plan.max_influences;
@@ -251,7 +235,7 @@ static void report_clamps(const tress_rig_opts *rig) {
 }
 
 static int cmd_rig(const args *a) {
-  const char *problem = rig_output_problem(a->output);
+  const char *problem = tress_mesh_file_output_problem(a->output, true); /* a rig is a skin */
   if (problem) { fprintf(stderr, "tress-rig: %s: %s\n", a->output, problem); return 2; }
   report_clamps(&a->rig);
   tress_error err = {0};

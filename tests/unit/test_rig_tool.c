@@ -162,8 +162,8 @@ static void test_report_and_warnings(void **state) {
 static void test_output_must_hold_a_rig(void **state) {
   (void)state;
   char args[3000], out[4096];
-  const char *cases[][2] = {{"x.obj", "OBJ cannot hold bones"}, {"x.gltf", ".gltf"}, {"x.png", "must end in .glb"}};
-  for (int i = 0; i < 3; i++) {
+  const char *cases[][2] = {{"x.obj", "OBJ cannot hold bones"}, {"x.png", "must end in .glb"}};
+  for (int i = 0; i < 2; i++) {
     snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/%s'", tmp_dir, cases[i][0]);
     assert_int_equal(run(args, out, sizeof out), 2);
     if (!strstr(out, cases[i][1])) fail_msg("%s: %s", cases[i][0], out);
@@ -171,6 +171,20 @@ static void test_output_must_hold_a_rig(void **state) {
     snprintf(path, sizeof path, "%s/%s", tmp_dir, cases[i][0]);
     assert_int_not_equal(access(path, F_OK), 0); /* nothing written */
   }
+  /* .gltf is glTF JSON (not GLB bytes) holding the whole rig. */
+  char path[1200];
+  snprintf(path, sizeof path, "%s/rig.gltf", tmp_dir);
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s'", path);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  assert_int_equal(fgetc(f), '{');
+  fclose(f);
+  tress_error err = {0};
+  tress_mesh *m = tress_gltf_load(path, &err);
+  if (!m) fail_msg("%s", err.message);
+  assert_int_equal(m->bone_count, 10);
+  tress_mesh_release(m);
   /* --generate still writes plain OBJ (no skin to lose). */
   snprintf(args, sizeof args, "--generate bob -o '%s/plain.obj'", tmp_dir);
   assert_int_equal(run(args, out, sizeof out), 0);

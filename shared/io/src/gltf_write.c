@@ -1,6 +1,7 @@
-/* gltf_write.c - writes a mesh as a self-contained glTF 2.0 binary (.glb) on cJSON.
+/* gltf_write.c - writes a mesh as a self-contained glTF 2.0 file on cJSON: binary (.glb) or JSON
+ * (.gltf) with its one buffer embedded as a base64 data: URI.
  *
- * Layout: one buffer (the GLB BIN chunk) holding, each 4-byte aligned, positions, normals, uvs,
+ * Layout: one buffer (the GLB BIN chunk, or the data: URI) holding, each 4-byte aligned, positions, normals, uvs,
  * joints, weights, indices and inverse bind matrices; one bufferView per array. For a skinned
  * mesh the node tree is: node 0 the mesh (a scene root with no transform, as skinned meshes
  * should be), nodes 1.. the bones in mesh bone order, translated from their parent's bind
@@ -13,6 +14,7 @@
 #include "tress/result.h"
 
 #include <cjson/cJSON.h>
+#include <sodium.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,9 +79,10 @@ static int fail(tress_error *err, const char *msg) {
   return tress_error_set(err, strstr(msg, "out of memory") ? TRESS_ERR_OUT_OF_MEMORY : TRESS_ERR_INVALID_ARGUMENT, "%s", msg);
 }
 
-int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_size, tress_error *err) {
-  *out = NULL;
-  *out_size = 0;
+/* The document for m: every JSON object but the buffer, and the buffer's bytes in bin. Returns 0,
+ * or the error code with err filled when the mesh cannot be written. */
+static int build_document(const tress_mesh *m, cJSON **doc, bytes *bin_out, tress_error *err) {
+  *doc = NULL;
   if (!m || m->vertex_count == 0) return fail(err, "nothing to write: the mesh has no vertices");
   if (!m->indices && m->vertex_count % 3) return fail(err, "non-indexed mesh whose vertex count is not a multiple of 3");
   for (uint32_t i = 0; i < m->index_count; i++)
@@ -106,7 +109,7 @@ int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_
   cJSON_AddNumberToObject(attrs, "POSITION", pos);
 
   void *scratch = malloc((size_t)n * 16 > 64 * (size_t)(m->bone_count + 1) ? (size_t)n * 16 : 64 * (size_t)(m->bone_count + 1));
-  if (!scratch) { cJSON_Delete(root); return fail(err, "out of memory"); }
+  if (!scratch) { cJSON_Delete(root); free(bin.data); return fail(err, "out of memory"); }
   if (m->normals) {
     /* Normals must be unit length; a degenerate one becomes +Y rather than an invalid file. */
     float *nrm = scratch;
@@ -209,15 +212,52 @@ int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_
   cJSON *scene = cJSON_CreateObject();
   cJSON_AddItemToObject(scene, "nodes", scene_nodes);
   cJSON_AddItemToArray(scenes, scene);
-  cJSON *buffers = cJSON_AddArrayToObject(root, "buffers");
-  cJSON *buffer = cJSON_CreateObject();
-  size_t bin_len = (bin.len + 3) & ~(size_t)3;
-  cJSON_AddNumberToObject(buffer, "byteLength", (double)bin_len);
-  cJSON_AddItemToArray(buffers, buffer);
+  if (bin.oom) {
+    cJSON_Delete(root);
+    free(bin.data);
+    return fail(err, "out of memory");
+  }
+  *bin_out = bin;
+  *doc = root;
+  return 0;
+}
 
+/* The one buffer: byteLength padded to 4 (GLB's BIN chunk is; the padding is zeros), and for
+ * .gltf the bytes themselves as a base64 data: URI. */
+static bool add_buffer(cJSON *root, const bytes *bin, bool embed) {
+  size_t len = (bin->len + 3) & ~(size_t)3;
+  cJSON *buffer = cJSON_CreateObject();
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "buffers"), buffer);
+  cJSON_AddNumberToObject(buffer, "byteLength", (double)len);
+  if (!embed) return true;
+  static const char prefix[] = "data:application/octet-stream;base64,";
+  size_t b64_cap = sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL);
+  char *uri = malloc(sizeof prefix - 1 + b64_cap);
+  uint8_t *padded = calloc(1, len ? len : 1);
+  bool ok = uri && padded;
+  if (ok) {
+    if (bin->len) memcpy(padded, bin->data, bin->len);
+    memcpy(uri, prefix, sizeof prefix - 1);
+    sodium_bin2base64(uri + sizeof prefix - 1, b64_cap, padded, len, sodium_base64_VARIANT_ORIGINAL);
+    ok = cJSON_AddStringToObject(buffer, "uri", uri) != NULL;
+  }
+  free(uri);
+  free(padded);
+  return ok;
+}
+
+int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_size, tress_error *err) {
+  *out = NULL;
+  *out_size = 0;
+  bytes bin = {0};
+  cJSON *root;
+  int rc = build_document(m, &root, &bin, err);
+  if (rc != 0) return rc;
+  size_t bin_len = (bin.len + 3) & ~(size_t)3;
+  add_buffer(root, &bin, false);
   char *json = cJSON_PrintUnformatted(root);
   cJSON_Delete(root);
-  if (!json || bin.oom) {
+  if (!json) {
     free(json);
     free(bin.data);
     return fail(err, "out of memory");
@@ -246,22 +286,49 @@ int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_
   return 0;
 }
 
-int tress_gltf_write_glb(const tress_mesh *m, const char *path, tress_error *err) {
-  uint8_t *glb;
-  size_t size;
-  int rc = tress_gltf_write_glb_memory(m, &glb, &size, err);
+int tress_gltf_write_gltf_memory(const tress_mesh *m, char **out, size_t *out_size, tress_error *err) {
+  *out = NULL;
+  *out_size = 0;
+  bytes bin = {0};
+  cJSON *root;
+  int rc = build_document(m, &root, &bin, err);
   if (rc != 0) return rc;
-  /* Write beside the target and rename, so a reader never sees half a file. */
+  bool ok = add_buffer(root, &bin, true);
+  free(bin.data);
+  char *json = ok ? cJSON_PrintUnformatted(root) : NULL;
+  cJSON_Delete(root);
+  if (!json) return fail(err, "out of memory");
+  *out = json;
+  *out_size = strlen(json);
+  return 0;
+}
+
+/* Writes beside the target and renames, so a reader never sees half a file. Frees data. */
+static int write_whole_file(void *data, size_t size, const char *path, tress_error *err) {
   char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) { free(glb); return fail(err, "path too long"); }
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) { free(data); return fail(err, "path too long"); }
   FILE *f = fopen(tmp, "wb");
-  if (!f) { free(glb); return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "cannot write %.150s", tmp); }
-  bool ok = fwrite(glb, 1, size, f) == size;
+  if (!f) { free(data); return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "cannot write %.150s", tmp); }
+  bool ok = fwrite(data, 1, size, f) == size;
   ok &= fclose(f) == 0;
-  free(glb);
+  free(data);
   if (!ok || rename(tmp, path) != 0) {
     remove(tmp);
     return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "cannot write %.150s", path);
   }
   return 0;
+}
+
+int tress_gltf_write_glb(const tress_mesh *m, const char *path, tress_error *err) {
+  uint8_t *glb;
+  size_t size;
+  int rc = tress_gltf_write_glb_memory(m, &glb, &size, err);
+  return rc != 0 ? rc : write_whole_file(glb, size, path, err);
+}
+
+int tress_gltf_write_gltf(const tress_mesh *m, const char *path, tress_error *err) {
+  char *json;
+  size_t size;
+  int rc = tress_gltf_write_gltf_memory(m, &json, &size, err);
+  return rc != 0 ? rc : write_whole_file(json, size, path, err);
 }

@@ -1,5 +1,5 @@
 /* tress/gltf.h - glTF 2.0 mesh I/O on cJSON: read .glb / .gltf (external or data: buffers, skins
- * included) into a tress_mesh, and write a mesh (skinned or not) as a self-contained .glb. */
+ * included) into a tress_mesh, and write a mesh (skinned or not) as a self-contained .glb or .gltf. */
 #ifndef TRESS_GLTF_H
 #define TRESS_GLTF_H
 
@@ -48,6 +48,11 @@ tress_mesh *tress_gltf_load(const char *path, tress_error *err);
  * Returns 0, or the error code with err (may be NULL) filled. *out is malloc'd; the caller frees it. */
 int tress_gltf_write_glb_memory(const tress_mesh *mesh, uint8_t **out, size_t *out_size, tress_error *err);
 int tress_gltf_write_glb(const tress_mesh *mesh, const char *path, tress_error *err);
+
+/* The same document as JSON (.gltf) with its one buffer embedded as a base64 data: URI, so the
+ * file stands alone. *out is a malloc'd, NUL-terminated string of *out_size bytes. */
+int tress_gltf_write_gltf_memory(const tress_mesh *mesh, char **out, size_t *out_size, tress_error *err);
+int tress_gltf_write_gltf(const tress_mesh *mesh, const char *path, tress_error *err);
 
 #ifdef __cplusplus
 }
