@@ -10,6 +10,7 @@
  * function and one more branch. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,19 @@
 #include "tress/sample_hair.h"
 #include "tress/spring_report.h"
 
+/* The rig options, so the tool can say which were given and which it did not use. */
+typedef enum rig_option {
+  OPT_SECTORS, OPT_SEGMENTS, OPT_MAX_INFLUENCES, OPT_AXIS, OPT_ROOT, OPT_MODE, OPT_MAX_CHAINS, OPT_RERIG, OPT_REPORT,
+  OPT_COUNT
+} rig_option;
+
+static const char *const OPTION_NAMES[OPT_COUNT] = {"--sectors", "--segments", "--max-influences", "--axis", "--root",
+                                                     "--mode", "--max-chains", "--rerig", "--report"};
+
+#define TOOL_WARNINGS_MAX 1024
+
 typedef struct args {
+  const char *given[OPT_COUNT]; /* the value as typed ("" for a flag), NULL when not given */
   const char *input;
   const char *output;
   const char *generate;
@@ -67,8 +80,8 @@ static int parse_args(int argc, char **argv, args *a) {
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     bool ok = true;
     if (strcmp(s, "--json") == 0) { a->json = true; continue; }
-    if (strcmp(s, "--rerig") == 0) { a->rerig = true; continue; }
-    if (strcmp(s, "--report") == 0) { a->report = true; continue; }
+    if (strcmp(s, "--rerig") == 0) { a->rerig = true; a->given[OPT_RERIG] = ""; continue; }
+    if (strcmp(s, "--report") == 0) { a->report = true; a->given[OPT_REPORT] = ""; continue; }
     if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) { usage(stdout); exit(0); }
     if (s[0] != '-') {
       if (a->input) { fprintf(stderr, "tress-rig: more than one input (%s)\n", s); return 2; }
@@ -90,6 +103,8 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (strcmp(s, "--root") == 0) ok = a->rig.plan.has_root = parse_vec3(val, a->rig.plan.root);
     else { fprintf(stderr, "tress-rig: unknown option %s\n", s); usage(stderr); return 2; }
     if (!ok) { fprintf(stderr, "tress-rig: bad value for %s: %s\n", s, val); return 2; }
+    for (int o = 0; o < OPT_COUNT; o++)
+      if (strcmp(s, OPTION_NAMES[o]) == 0) a->given[o] = val;
   }
   if (!a->output || (!a->input && !a->generate)) { usage(stderr); return 2; }
   return 0;
@@ -108,6 +123,10 @@ static int cmd_generate(const args *a) {
     fprintf(stderr, "tress-rig: unknown style '%s' (bob, ponytail, long, afro)\n", a->generate);
     return 2;
   }
+  for (int o = 0; o < OPT_COUNT; o++)
+    if (a->given[o])
+      fprintf(stderr, "tress-rig: warning: %s%s%s ignored: --generate writes an unrigged sample\n", OPTION_NAMES[o],
+              a->given[o][0] ? " " : "", a->given[o]);
   tress_mesh *m = tress_sample_hair_create(style);
   if (!m) { fprintf(stderr, "tress-rig: out of memory\n"); return 1; }
   int rc = write_mesh(m, a->output);
@@ -191,8 +210,9 @@ static void add_report_json(cJSON *j, const tress_rig_output *out) {
   }
 }
 
-static void print_rig(const args *a, const tress_rig_output *out, double load_ms, double rig_ms, double write_ms) {
-  if (out->warning_text[0] && !a->json) fprintf(stderr, "tress-rig: warning: %s\n", out->warning_text); /* JSON: "warnings" */
+static void print_rig(const args *a, const tress_rig_output *out, const char *warnings, double load_ms, double rig_ms,
+                      double write_ms) {
+  if (warnings[0] && !a->json) fprintf(stderr, "tress-rig: warning: %s\n", warnings); /* JSON: "warnings" */
   if (!a->json) {
     printf("%s -> %s\n", a->input, a->output);
     printf("vertices %u, bones %u, root (%.3f, %.3f, %.3f)\n", out->mesh->vertex_count, out->bone_count, out->root[0], out->root[1], out->root[2]);
@@ -216,7 +236,7 @@ static void print_rig(const args *a, const tress_rig_output *out, double load_ms
     cJSON_AddItemToObject(bone, "position", cJSON_CreateFloatArray(out->bones[b].bind_pos, 3));
     cJSON_AddItemToArray(bones, bone);
   }
-  cJSON_AddStringToObject(j, "warnings", out->warning_text);
+  cJSON_AddStringToObject(j, "warnings", warnings);
   if (a->report) add_report_json(j, out);
   cJSON *t = cJSON_AddObjectToObject(j, "time_ms");
   cJSON_AddNumberToObject(t, "load", load_ms);
@@ -228,21 +248,39 @@ static void print_rig(const args *a, const tress_rig_output *out, double load_ms
   cJSON_Delete(j);
 }
 
-/* Options plan() clamps rather than refuses are reported, not silently changed. */
-static void report_clamps(const tress_rig_opts *rig) {
-  uint32_t mi = rig->plan.max_influences;
-  if (mi < 1 || mi > 4) fprintf(stderr, "tress-rig: note: --max-influences %u clamped to %u (1..4)\n", mi, mi < 1 ? 1 : 4);
+static void append_warning(char *list, const char *format, ...) {
+  size_t used = strlen(list);
+  if (used) used += (size_t)snprintf(list + used, TOOL_WARNINGS_MAX - used, "; ");
+  if (used >= TOOL_WARNINGS_MAX) return;
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(list + used, TOOL_WARNINGS_MAX - used, format, ap);
+  va_end(ap);
+}
+
+/* Options the rig did not use, as warnings naming the option, its value and what was used
+ * instead (plan() reports its own clamps, e.g. max_influences, in the rig's warning text). */
+static void note_ignored_options(const args *a, bool input_skinned, const tress_rig_output *out, char *warnings) {
+  const char *const *given = a->given;
+  if (given[OPT_RERIG] && !input_skinned) append_warning(warnings, "--rerig ignored: the input has no skin to replace");
+  bool strands = a->rig.plan.mode == TRESS_PLAN_MODE_STRANDS;
+  if (given[OPT_MAX_CHAINS] && !strands)
+    append_warning(warnings, "--max-chains %s ignored: only strand mode (--mode strands) uses it", given[OPT_MAX_CHAINS]);
+  bool groups_used = strands && !(out->warnings & TRESS_PLAN_WARN_NO_GROUPS);
+  if (given[OPT_SECTORS] && groups_used)
+    append_warning(warnings, "--sectors %s ignored: strand mode found %u strand groups and made %u chains (--max-chains caps them)",
+                   given[OPT_SECTORS], out->sectors, out->sectors);
 }
 
 static int cmd_rig(const args *a) {
   const char *problem = tress_mesh_file_output_problem(a->output, true); /* a rig is a skin */
   if (problem) { fprintf(stderr, "tress-rig: %s: %s\n", a->output, problem); return 2; }
-  report_clamps(&a->rig);
   tress_error err = {0};
   double t0 = now_ms();
   tress_mesh *in = tress_mesh_file_load(a->input, &err);
   if (!in) { fprintf(stderr, "tress-rig: %s: %s\n", a->input, err.message); return 1; }
-  if (tress_mesh_is_skinned(in) && !a->rerig) {
+  bool input_skinned = tress_mesh_is_skinned(in);
+  if (input_skinned && !a->rerig) {
     fprintf(stderr, "tress-rig: %s: the mesh is already skinned (%u bones); rigging would replace its skin. "
                     "Pass --rerig to replace it\n", a->input, in->bone_count);
     tress_mesh_release(in);
@@ -257,7 +295,10 @@ static int cmd_rig(const args *a) {
   if (st != TRESS_RIG_OK) { fprintf(stderr, "tress-rig: rig failed: %s\n", rig_err.message); return 1; }
   int rc = write_mesh(out.mesh, a->output);
   double t3 = now_ms();
-  if (rc == 0) print_rig(a, &out, t1 - t0, t2 - t1, t3 - t2);
+  char warnings[TOOL_WARNINGS_MAX] = "";
+  if (out.warning_text[0]) append_warning(warnings, "%s", out.warning_text);
+  note_ignored_options(a, input_skinned, &out, warnings);
+  if (rc == 0) print_rig(a, &out, warnings, t1 - t0, t2 - t1, t3 - t2);
   tress_rig_output_free(&out);
   return rc ? 1 : 0;
 }

@@ -211,18 +211,84 @@ static void test_skinned_input_refused_unless_rerig(void **state) {
   tress_mesh_release(m);
 }
 
-static void test_clamped_options_reported(void **state) {
-  (void)state;
+/* Each option the rig clamps or does not use is a warning naming it, its value and what was used. */
+static void expect_warning(const char *extra, const char *warning) {
   char args[3000], out[8192];
-  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 6", tmp_dir);
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/warned.glb' %s", tmp_dir, extra);
   assert_int_equal(run(args, out, sizeof out), 0);
-  assert_non_null(strstr(out, "--max-influences 6 clamped to 4"));
-  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 0", tmp_dir);
-  assert_int_equal(run(args, out, sizeof out), 0);
-  assert_non_null(strstr(out, "--max-influences 0 clamped to 1"));
+  if (!strstr(out, warning)) fail_msg("%s: no \"%s\" in:\n%s", extra, warning, out);
+}
+
+static void test_max_influences_clamp_reported(void **state) {
+  (void)state;
+  expect_warning("--max-influences 6", "max_influences 6 clamped to 4");
+  expect_warning("--max-influences 0", "max_influences 0 clamped to 1");
+  char args[3000], out[8192];
   snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 3", tmp_dir);
   assert_int_equal(run(args, out, sizeof out), 0);
   assert_null(strstr(out, "clamped to"));
+  /* JSON: the same words in "warnings". */
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 9 --json", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  cJSON *j = cJSON_Parse(out);
+  if (!j) fail_msg("not JSON: %s", out);
+  assert_non_null(strstr(cJSON_GetObjectItem(j, "warnings")->valuestring, "max_influences 9 clamped to 4"));
+  cJSON_Delete(j);
+}
+
+static void test_max_chains_ignored_in_sector_mode(void **state) {
+  (void)state;
+  expect_warning("--max-chains 5", "--max-chains 5 ignored: only strand mode");
+  char args[3000], out[8192];
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/s.glb' --max-chains 5 --mode strands", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  assert_null(strstr(out, "--max-chains 5 ignored"));
+}
+
+static void test_sectors_ignored_in_strand_mode(void **state) {
+  (void)state;
+  char args[3000], out[8192];
+  snprintf(args, sizeof args, "assets/meshes/hair_ponytail.glb -o '%s/s.glb' --mode strands --sectors 5", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  if (!strstr(out, "--sectors 5 ignored: strand mode found")) fail_msg("%s", out);
+  /* Not given: nothing to report. */
+  snprintf(args, sizeof args, "assets/meshes/hair_ponytail.glb -o '%s/s.glb' --mode strands", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  assert_null(strstr(out, "--sectors"));
+}
+
+static void test_rerig_ignored_without_skin(void **state) {
+  (void)state;
+  expect_warning("--rerig", "--rerig ignored: the input has no skin");
+}
+
+static void test_rig_options_ignored_by_generate(void **state) {
+  (void)state;
+  char args[3000], out[8192];
+  snprintf(args, sizeof args, "--generate bob -o '%s/g.glb' --sectors 4 --axis 1,0,0 --report", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  const char *expected[] = {"--sectors 4 ignored: --generate", "--axis 1,0,0 ignored: --generate", "--report ignored: --generate"};
+  for (int i = 0; i < 3; i++)
+    if (!strstr(out, expected[i])) fail_msg("no \"%s\" in:\n%s", expected[i], out);
+}
+
+/* A degenerate face is named as such, not as "every vertex is above the root plane". */
+static void test_degenerate_face_named(void **state) {
+  (void)state;
+  const char *meshes[][2] = {{"v 0 1 0\nv 0 1 0\nv 0 1 0\nf 1 2 3\n", "all 3 vertices are at one point"},
+                             {"v 0 1 0\nv 0 0.5 0\nv 0 0 0\nf 1 2 3\n", "degenerate (zero area"}};
+  for (int i = 0; i < 2; i++) {
+    char path[1200], args[3000], out[8192];
+    snprintf(path, sizeof path, "%s/degenerate%d.obj", tmp_dir, i);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(meshes[i][0], f);
+    fclose(f);
+    snprintf(args, sizeof args, "'%s' -o '%s/degenerate.glb'", path, tmp_dir);
+    assert_int_equal(run(args, out, sizeof out), 1);
+    if (!strstr(out, meshes[i][1])) fail_msg("%s", out);
+    assert_null(strstr(out, "above the root plane"));
+  }
 }
 
 /* The tool's rigs of every sample (the afro's fewer bands included) pass the Khronos validator. */
@@ -258,7 +324,12 @@ int main(void) {
     cmocka_unit_test(test_report_and_warnings),
     cmocka_unit_test(test_output_must_hold_a_rig),
     cmocka_unit_test(test_skinned_input_refused_unless_rerig),
-    cmocka_unit_test(test_clamped_options_reported),
+    cmocka_unit_test(test_max_influences_clamp_reported),
+    cmocka_unit_test(test_max_chains_ignored_in_sector_mode),
+    cmocka_unit_test(test_sectors_ignored_in_strand_mode),
+    cmocka_unit_test(test_rerig_ignored_without_skin),
+    cmocka_unit_test(test_rig_options_ignored_by_generate),
+    cmocka_unit_test(test_degenerate_face_named),
     cmocka_unit_test(test_outputs_pass_khronos_validator),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
