@@ -21,6 +21,8 @@
 #include "tress/sample_hair.h"
 #include "tress/spring_report.h"
 
+#include "rig_report.h"
+
 /* The rig options, so the tool can say which were given and which it did not use. */
 typedef enum rig_option {
   OPT_SECTORS, OPT_SEGMENTS, OPT_MAX_INFLUENCES, OPT_AXIS, OPT_ROOT, OPT_MODE, OPT_MAX_CHAINS, OPT_RERIG, OPT_REPORT,
@@ -138,78 +140,6 @@ static int cmd_generate(const args *a) {
   return rc ? 1 : 0;
 }
 
-/* What each chain of a rig holds: the vertices whose heaviest bone is on it, its length from
- * HairRoot through its bones, and its bones that skin nothing or sit outside the mesh's bounds. */
-typedef struct chain_report {
-  uint32_t vertices;
-  float length;
-  uint32_t empty_bones, outside_bones;
-  char empty[256], outside[256];
-} chain_report;
-
-static void append_name(char *list, size_t cap, const char *name) {
-  size_t used = strlen(list);
-  snprintf(list + used, cap - used, "%s%s", used ? " " : "", name);
-}
-
-static void report_chains(const tress_rig_output *out, chain_report *chains) {
-  const tress_mesh *m = out->mesh;
-  uint32_t S = out->sectors, B = out->segments;
-  memset(chains, 0, sizeof(chain_report) * S);
-  uint32_t *per_bone = calloc(out->bone_count, sizeof *per_bone);
-  if (!per_bone) return;
-  for (uint32_t v = 0; v < m->vertex_count; v++) per_bone[m->joints[4 * (size_t)v]]++;
-  float mn[3], mx[3];
-  tress_mesh_get_bounds(m, mn, mx);
-  for (uint32_t s = 0; s < S; s++) {
-    chain_report *c = &chains[s];
-    const float *prev = out->bones[0].bind_pos;
-    for (uint32_t b = 0; b < B; b++) {
-      uint32_t j = 1 + s * B + b;
-      const tress_rig_bone *bone = &out->bones[j];
-      float d[3] = {bone->bind_pos[0] - prev[0], bone->bind_pos[1] - prev[1], bone->bind_pos[2] - prev[2]};
-      c->length += sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-      prev = bone->bind_pos;
-      c->vertices += per_bone[j];
-      if (per_bone[j] == 0) { c->empty_bones++; append_name(c->empty, sizeof c->empty, bone->name); }
-      bool outside = false;
-      for (int k = 0; k < 3; k++) outside |= bone->bind_pos[k] < mn[k] - 1e-5f || bone->bind_pos[k] > mx[k] + 1e-5f;
-      if (outside) { c->outside_bones++; append_name(c->outside, sizeof c->outside, bone->name); }
-    }
-  }
-  free(per_bone);
-}
-
-static void print_report_text(const tress_rig_output *out) {
-  chain_report chains[TRESS_PLAN_MAX_SECTORS];
-  report_chains(out, chains);
-  printf("chains %u x %u bones\n", out->sectors, out->segments);
-  for (uint32_t s = 0; s < out->sectors; s++) {
-    const chain_report *c = &chains[s];
-    printf("  Hair_S%u: skins %u vertices, length %.3f", s + 1, c->vertices, c->length);
-    if (c->empty_bones) printf(", warning: %u empty bones (%s)", c->empty_bones, c->empty);
-    if (c->outside_bones) printf(", warning: %u bones outside the mesh (%s)", c->outside_bones, c->outside);
-    printf("\n");
-  }
-}
-
-static void add_report_json(cJSON *j, const tress_rig_output *out) {
-  chain_report chains[TRESS_PLAN_MAX_SECTORS];
-  report_chains(out, chains);
-  cJSON *list = cJSON_AddArrayToObject(j, "chains");
-  for (uint32_t s = 0; s < out->sectors; s++) {
-    cJSON *c = cJSON_CreateObject();
-    char name[32];
-    snprintf(name, sizeof name, "Hair_S%u", s + 1);
-    cJSON_AddStringToObject(c, "name", name);
-    cJSON_AddNumberToObject(c, "vertices", chains[s].vertices);
-    cJSON_AddNumberToObject(c, "length", chains[s].length);
-    cJSON_AddNumberToObject(c, "empty_bones", chains[s].empty_bones);
-    cJSON_AddNumberToObject(c, "bones_outside_mesh", chains[s].outside_bones);
-    cJSON_AddItemToArray(list, c);
-  }
-}
-
 static void print_rig(const args *a, const tress_rig_output *out, const char *warnings, double load_ms, double rig_ms,
                       double write_ms) {
   if (warnings[0] && !a->json) fprintf(stderr, "tress-rig: warning: %s\n", warnings); /* JSON: "warnings" */
@@ -220,7 +150,7 @@ static void print_rig(const args *a, const tress_rig_output *out, const char *wa
       const tress_rig_bone *bone = &out->bones[b];
       printf("  [%u] %-12s parent %3d  at (%7.3f, %7.3f, %7.3f)\n", b, bone->name, bone->parent, bone->bind_pos[0], bone->bind_pos[1], bone->bind_pos[2]);
     }
-    if (a->report) print_report_text(out);
+    if (a->report) rig_report_print(stdout, out);
     printf("time: load %.2f ms, rig %.2f ms, write %.2f ms\n", load_ms, rig_ms, write_ms);
     return;
   }
@@ -237,7 +167,7 @@ static void print_rig(const args *a, const tress_rig_output *out, const char *wa
     cJSON_AddItemToArray(bones, bone);
   }
   cJSON_AddStringToObject(j, "warnings", warnings);
-  if (a->report) add_report_json(j, out);
+  if (a->report) rig_report_add_json(j, out);
   cJSON *t = cJSON_AddObjectToObject(j, "time_ms");
   cJSON_AddNumberToObject(t, "load", load_ms);
   cJSON_AddNumberToObject(t, "rig", rig_ms);
