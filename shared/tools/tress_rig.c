@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
+#include "tress/gltf_source.h"
 #include "tress/mesh_file.h"
 #include "tress/rig.h"
 #include "tress/sample_hair.h"
@@ -202,6 +204,45 @@ static void note_ignored_options(const args *a, bool input_skinned, const tress_
                    given[OPT_SECTORS], out->sectors, out->sectors);
 }
 
+/* The source file's document (materials, textures, copyright, bind placement) for a glTF
+ * input; NULL for OBJ. A document that cannot be read carries nothing, with a warning. */
+static tress_gltf_source *load_source(const char *path, char *warnings) {
+  size_t n = strlen(path);
+  if (n >= 4 && strcasecmp(path + n - 4, ".obj") == 0) return NULL;
+  tress_error err = {0};
+  tress_gltf_source *src = tress_gltf_source_load(path, &err);
+  if (!src) append_warning(warnings, "nothing carried from the input's document: %s", err.message);
+  else if (tress_gltf_source_get_warning(src)[0]) append_warning(warnings, "%s", tress_gltf_source_get_warning(src));
+  return src;
+}
+
+/* --rerig of a skinned file: the plan works in the mesh's bind space, which a viewer shows
+ * through the bind placement M. The growth axis and root are meant in the viewer's space, so
+ * they are taken back through M's inverse (rotation and scale; the root also by translation). */
+static void options_into_bind_space(const float m[16], tress_plan_opts *plan, char *warnings) {
+  const float *c0 = m, *c1 = m + 4, *c2 = m + 8;
+  float det = c0[0] * (c1[1] * c2[2] - c2[1] * c1[2]) - c1[0] * (c0[1] * c2[2] - c2[1] * c0[2]) + c2[0] * (c0[1] * c1[2] - c1[1] * c0[2]);
+  if (!(fabsf(det) > 1e-12f)) return;
+  bool identity = true;
+  for (int k = 0; k < 16; k++) identity &= fabsf(m[k] - (k % 5 == 0 ? 1.0f : 0.0f)) < 1e-6f;
+  if (identity) return;
+  float inv[3][3]; /* inverse of the 3x3 A (A[row][col] = m[4 * col + row]) */
+  for (int r = 0; r < 3; r++)
+    for (int k = 0; k < 3; k++) {
+      int r1 = (k + 1) % 3, r2 = (k + 2) % 3, k1 = (r + 1) % 3, k2 = (r + 2) % 3;
+      inv[r][k] = (m[4 * k1 + r1] * m[4 * k2 + r2] - m[4 * k2 + r1] * m[4 * k1 + r2]) / det;
+    }
+  float axis[3], root[3], d[3] = {plan->root[0] - m[12], plan->root[1] - m[13], plan->root[2] - m[14]};
+  for (int r = 0; r < 3; r++) {
+    axis[r] = inv[r][0] * plan->axis[0] + inv[r][1] * plan->axis[1] + inv[r][2] * plan->axis[2];
+    root[r] = inv[r][0] * d[0] + inv[r][1] * d[1] + inv[r][2] * d[2];
+  }
+  append_warning(warnings, "--rerig: axis (%g, %g, %g) is (%.3g, %.3g, %.3g) in the mesh's bind space", plan->axis[0],
+                 plan->axis[1], plan->axis[2], axis[0], axis[1], axis[2]);
+  memcpy(plan->axis, axis, sizeof axis);
+  if (plan->has_root) memcpy(plan->root, root, sizeof root);
+}
+
 static int cmd_rig(const args *a) {
   const char *problem = tress_mesh_file_output_problem(a->output, true); /* a rig is a skin */
   if (problem) { fprintf(stderr, "tress-rig: %s: %s\n", a->output, problem); return 2; }
@@ -216,16 +257,28 @@ static int cmd_rig(const args *a) {
     tress_mesh_release(in);
     return 1;
   }
+  char warnings[TOOL_WARNINGS_MAX] = "";
+  tress_gltf_source *src = load_source(a->input, warnings);
+  tress_rig_opts opts = a->rig;
+  float placement[16];
+  if (src && input_skinned && tress_gltf_source_get_bind_placement(src, placement))
+    options_into_bind_space(placement, &opts.plan, warnings);
   double t1 = now_ms();
   tress_rig_output out;
   tress_error rig_err = {0};
-  tress_rig_status st = tress_rig_mesh(in, &a->rig, &out, &rig_err);
+  tress_rig_status st = tress_rig_mesh(in, &opts, &out, &rig_err);
   double t2 = now_ms();
   tress_mesh_release(in);
-  if (st != TRESS_RIG_OK) { fprintf(stderr, "tress-rig: rig failed: %s\n", rig_err.message); return 1; }
-  int rc = write_mesh(out.mesh, a->output);
+  if (st != TRESS_RIG_OK) {
+    fprintf(stderr, "tress-rig: rig failed: %s\n", rig_err.message);
+    tress_gltf_source_destroy(src);
+    return 1;
+  }
+  err = (tress_error){0};
+  int rc = tress_mesh_file_write_from(out.mesh, src, a->output, &err);
+  if (rc != 0) fprintf(stderr, "tress-rig: %s\n", err.message);
+  tress_gltf_source_destroy(src);
   double t3 = now_ms();
-  char warnings[TOOL_WARNINGS_MAX] = "";
   if (out.warning_text[0]) append_warning(warnings, "%s", out.warning_text);
   note_ignored_options(a, input_skinned, &out, warnings);
   if (rc == 0) print_rig(a, &out, warnings, t1 - t0, t2 - t1, t3 - t2);

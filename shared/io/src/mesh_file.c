@@ -24,9 +24,13 @@ const char *tress_mesh_file_output_problem(const char *path, bool skinned) {
 }
 
 int tress_mesh_file_write(const tress_mesh *mesh, const char *path, tress_error *err) {
+  return tress_mesh_file_write_from(mesh, NULL, path, err);
+}
+
+int tress_mesh_file_write_from(const tress_mesh *mesh, const tress_gltf_source *source, const char *path, tress_error *err) {
   const char *problem = tress_mesh_file_output_problem(path, tress_mesh_is_skinned(mesh));
   if (problem) return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "%.150s: %s", path, problem);
   if (has_ext(path, ".obj")) return tress_obj_write(mesh, path, err);
-  if (has_ext(path, ".gltf")) return tress_gltf_write_gltf(mesh, path, err);
-  return tress_gltf_write_glb(mesh, path, err);
+  if (has_ext(path, ".gltf")) return tress_gltf_write_gltf_from(mesh, source, path, err);
+  return tress_gltf_write_glb_from(mesh, source, path, err);
 }

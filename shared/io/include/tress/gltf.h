@@ -8,6 +8,7 @@
 
 #include "tress/result.h"
 #include "tress/mesh.h"
+#include "tress/gltf_source.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,6 +54,17 @@ int tress_gltf_write_glb(const tress_mesh *mesh, const char *path, tress_error *
  * file stands alone. *out is a malloc'd, NUL-terminated string of *out_size bytes. */
 int tress_gltf_write_gltf_memory(const tress_mesh *mesh, char **out, size_t *out_size, tress_error *err);
 int tress_gltf_write_gltf(const tress_mesh *mesh, const char *path, tress_error *err);
+
+/* The same, carrying what source (may be NULL) holds from the file the mesh was read from:
+ * asset.copyright, materials, textures, samplers and images (bytes included), the primitive's
+ * material; for a skinned source, its mesh node's matrix and a "Skeleton" node over the bones
+ * whose matrix is the source's bind placement, so the file shows where the source showed. */
+int tress_gltf_write_glb_memory_from(const tress_mesh *mesh, const tress_gltf_source *source, uint8_t **out,
+                                     size_t *out_size, tress_error *err);
+int tress_gltf_write_gltf_memory_from(const tress_mesh *mesh, const tress_gltf_source *source, char **out,
+                                      size_t *out_size, tress_error *err);
+int tress_gltf_write_glb_from(const tress_mesh *mesh, const tress_gltf_source *source, const char *path, tress_error *err);
+int tress_gltf_write_gltf_from(const tress_mesh *mesh, const tress_gltf_source *source, const char *path, tress_error *err);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 
 #include "tress/result.h"
 #include "tress/mesh.h"
+#include "tress/gltf_source.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,6 +25,10 @@ const char *tress_mesh_file_output_problem(const char *path, bool skinned);
  * data: URI), ".obj" OBJ. A mesh the extension cannot hold is refused, nothing written: returns
  * the error code with err (may be NULL) naming the problem; 0 on success. */
 int tress_mesh_file_write(const tress_mesh *mesh, const char *path, tress_error *err);
+
+/* The same, a glTF output carrying what source (may be NULL; tress/gltf_source.h) holds from the
+ * file the mesh came from. OBJ carries nothing of it. */
+int tress_mesh_file_write_from(const tress_mesh *mesh, const tress_gltf_source *source, const char *path, tress_error *err);
 
 #ifdef __cplusplus
 }
