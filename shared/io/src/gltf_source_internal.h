@@ -9,8 +9,6 @@
 
 #include "tress/gltf_source.h"
 
-#define TRESS__GLTF_SOURCE_MAX_OWNED 64
-
 struct tress_gltf_source {
   char *copyright;
   cJSON *materials, *textures, *images, *samplers; /* copies; NULL when absent */
@@ -22,8 +20,6 @@ struct tress_gltf_source {
   bool skinned;
   float placement[16], mesh_node[16];
   char warning[256];
-  uint8_t *owned[TRESS__GLTF_SOURCE_MAX_OWNED];    /* decoded data: URIs */
-  int owned_count;
 };
 
 #endif
