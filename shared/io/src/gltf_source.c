@@ -60,7 +60,9 @@ static bool world_matrix(tress__gltf_doc *doc, int32_t node, double out[16]) {
     if (depth > doc->node_count || (uint32_t)node >= doc->node_count || doc->nodes[node].bad) return false;
     double local[16];
     if (!tress__gltf_node_matrix(doc, node, local)) return false;
-    tress__gltf_mat_mul(local, m, m);
+    double product[16]; /* mat_mul's out must not alias an input */
+    tress__gltf_mat_mul(local, m, product);
+    memcpy(m, product, sizeof m);
     node = doc->nodes[node].parent;
   }
   memcpy(out, m, sizeof m);
