@@ -20,13 +20,14 @@ bool tress__rig_mesh_is_degenerate(const tress_mesh *m, char *why, size_t cap) {
   tress_mesh_get_bounds(m, mn, mx);
   float size = extent(mn, mx);
   if (!(size > 0.0f)) return false; /* one point: rigs with a root given, else explain_no_depth says so */
-  uint32_t corners = m->indices ? m->index_count : m->vertex_count, faces = corners / 3;
-  if (faces == 0) return false; /* a point cloud: the plan rigs vertices, faces are not needed */
+  /* Only indexed faces are judged: a non-indexed mesh is also how callers hand the plan a bare
+   * point cloud (strand samples in order), whose vertex triples are no faces. */
+  uint32_t faces = m->indices ? m->index_count / 3 : 0;
+  if (faces == 0) return false;
   /* Relative to the mesh's size, so units do not matter: twice the area under 1e-6 of size^2. */
   float min_area = 1e-6f * size * size, min_area2 = min_area * min_area;
   for (uint32_t t = 0; t < faces; t++) {
-    uint32_t i0 = m->indices ? m->indices[3 * t] : 3 * t, i1 = m->indices ? m->indices[3 * t + 1] : 3 * t + 1,
-             i2 = m->indices ? m->indices[3 * t + 2] : 3 * t + 2;
+    uint32_t i0 = m->indices[3 * t], i1 = m->indices[3 * t + 1], i2 = m->indices[3 * t + 2];
     if (i0 >= m->vertex_count || i1 >= m->vertex_count || i2 >= m->vertex_count) continue;
     if (face_has_area(m->positions + 3 * (size_t)i0, m->positions + 3 * (size_t)i1, m->positions + 3 * (size_t)i2, min_area2))
       return false;

@@ -9,7 +9,7 @@
 
 #include "tress/mesh.h"
 
-/* True, with why filled, when the mesh has faces and every one is degenerate (zero area;
+/* True, with why filled, when the mesh has indexed faces and every one is degenerate (zero area;
  * collinear or coincident corners) while its vertices do not all sit at one point. */
 bool tress__rig_mesh_is_degenerate(const tress_mesh *m, char *why, size_t cap);
 
