@@ -1,29 +1,43 @@
 /* tress-rig - rig a boneless hair mesh offline, or write the project's sample hair meshes.
  *
- *   tress-rig hair.glb -o hair_rigged.glb [--sectors N] [--segments N] [--max-influences N]
+ *   tress-rig hair.glb -o hair_rigged(.glb|.gltf) [--sectors N] [--segments N] [--max-influences N]
  *             [--axis x,y,z] [--root x,y,z] [--mode sectors|strands] [--max-chains N]
  *             [--rerig] [--report] [--json]
- *   tress-rig --generate bob|ponytail|long|afro -o FILE(.glb|.obj) [--json]
+ *   tress-rig --generate bob|ponytail|long|afro -o FILE(.glb|.gltf|.obj) [--json]
  *   tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]   (spring_report.c: what the importer made)
  *
  * main() only parses and dispatches to one small function per mode, so a new mode is one more
  * function and one more branch. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
-#include "tress/gltf.h"
+#include "tress/gltf_source.h"
 #include "tress/mesh_file.h"
-#include "tress/obj.h"
 #include "tress/rig.h"
 #include "tress/sample_hair.h"
 #include "tress/spring_report.h"
 
+#include "rig_report.h"
+
+/* The rig options, so the tool can say which were given and which it did not use. */
+typedef enum rig_option {
+  OPT_SECTORS, OPT_SEGMENTS, OPT_MAX_INFLUENCES, OPT_AXIS, OPT_ROOT, OPT_MODE, OPT_MAX_CHAINS, OPT_RERIG, OPT_REPORT,
+  OPT_COUNT
+} rig_option;
+
+static const char *const OPTION_NAMES[OPT_COUNT] = {"--sectors", "--segments", "--max-influences", "--axis", "--root",
+                                                     "--mode", "--max-chains", "--rerig", "--report"};
+
+#define TOOL_WARNINGS_MAX 1024
+
 typedef struct args {
+  const char *given[OPT_COUNT]; /* the value as typed ("" for a flag), NULL when not given */
   const char *input;
   const char *output;
   const char *generate;
@@ -41,10 +55,10 @@ static double now_ms(void) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: tress-rig MESH(.glb|.gltf|.obj) -o OUT.glb [--sectors N] [--segments N] [--max-influences N]\n"
+          "usage: tress-rig MESH(.glb|.gltf|.obj) -o OUT(.glb|.gltf) [--sectors N] [--segments N] [--max-influences N]\n"
           "                 [--axis x,y,z] [--root x,y,z] [--mode sectors|strands]\n"
           "                 [--max-chains N] [--rerig] [--report] [--json]\n"
-          "       tress-rig --generate bob|ponytail|long|afro -o OUT(.glb|.obj) [--json]\n"
+          "       tress-rig --generate bob|ponytail|long|afro -o OUT(.glb|.gltf|.obj) [--json]\n"
           "       tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]\n");
 }
 
@@ -70,8 +84,8 @@ static int parse_args(int argc, char **argv, args *a) {
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     bool ok = true;
     if (strcmp(s, "--json") == 0) { a->json = true; continue; }
-    if (strcmp(s, "--rerig") == 0) { a->rerig = true; continue; }
-    if (strcmp(s, "--report") == 0) { a->report = true; continue; }
+    if (strcmp(s, "--rerig") == 0) { a->rerig = true; a->given[OPT_RERIG] = ""; continue; }
+    if (strcmp(s, "--report") == 0) { a->report = true; a->given[OPT_REPORT] = ""; continue; }
     if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) { usage(stdout); exit(0); }
     if (s[0] != '-') {
       if (a->input) { fprintf(stderr, "tress-rig: more than one input (%s)\n", s); return 2; }
@@ -93,19 +107,16 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (strcmp(s, "--root") == 0) ok = a->rig.plan.has_root = parse_vec3(val, a->rig.plan.root);
     else { fprintf(stderr, "tress-rig: unknown option %s\n", s); usage(stderr); return 2; }
     if (!ok) { fprintf(stderr, "tress-rig: bad value for %s: %s\n", s, val); return 2; }
+    for (int o = 0; o < OPT_COUNT; o++)
+      if (strcmp(s, OPTION_NAMES[o]) == 0) a->given[o] = val;
   }
   if (!a->output || (!a->input && !a->generate)) { usage(stderr); return 2; }
   return 0;
 }
 
-static bool has_ext(const char *path, const char *ext) {
-  size_t n = strlen(path), e = strlen(ext);
-  return n >= e && strcasecmp(path + n - e, ext) == 0;
-}
-
 static int write_mesh(const tress_mesh *m, const char *path) {
   tress_error err = {0};
-  int rc = has_ext(path, ".obj") ? tress_obj_write(m, path, &err) : tress_gltf_write_glb(m, path, &err);
+  int rc = tress_mesh_file_write(m, path, &err);
   if (rc != 0) fprintf(stderr, "tress-rig: %s\n", err.message);
   return rc;
 }
@@ -116,6 +127,10 @@ static int cmd_generate(const args *a) {
     fprintf(stderr, "tress-rig: unknown style '%s' (bob, ponytail, long, afro)\n", a->generate);
     return 2;
   }
+  for (int o = 0; o < OPT_COUNT; o++)
+    if (a->given[o])
+      fprintf(stderr, "tress-rig: warning: %s%s%s ignored: --generate writes an unrigged sample\n", OPTION_NAMES[o],
+              a->given[o][0] ? " " : "", a->given[o]);
   tress_mesh *m = tress_sample_hair_create(style);
   if (!m) { fprintf(stderr, "tress-rig: out of memory\n"); return 1; }
   int rc = write_mesh(m, a->output);
@@ -127,80 +142,9 @@ static int cmd_generate(const args *a) {
   return rc ? 1 : 0;
 }
 
-/* What each chain of a rig holds: the vertices whose heaviest bone is on it, its length from
- * HairRoot through its bones, and its bones that skin nothing or sit outside the mesh's bounds. */
-typedef struct chain_report {
-  uint32_t vertices;
-  float length;
-  uint32_t empty_bones, outside_bones;
-  char empty[256], outside[256];
-} chain_report;
-
-static void append_name(char *list, size_t cap, const char *name) {
-  size_t used = strlen(list);
-  snprintf(list + used, cap - used, "%s%s", used ? " " : "", name);
-}
-
-static void report_chains(const tress_rig_output *out, chain_report *chains) {
-  const tress_mesh *m = out->mesh;
-  uint32_t S = out->sectors, B = out->segments;
-  memset(chains, 0, sizeof(chain_report) * S);
-  uint32_t *per_bone = calloc(out->bone_count, sizeof *per_bone);
-  if (!per_bone) return;
-  for (uint32_t v = 0; v < m->vertex_count; v++) per_bone[m->joints[4 * (size_t)v]]++;
-  float mn[3], mx[3];
-  tress_mesh_get_bounds(m, mn, mx);
-  for (uint32_t s = 0; s < S; s++) {
-    chain_report *c = &chains[s];
-    const float *prev = out->bones[0].bind_pos;
-    for (uint32_t b = 0; b < B; b++) {
-      uint32_t j = 1 + s * B + b;
-      const tress_rig_bone *bone = &out->bones[j];
-      float d[3] = {bone->bind_pos[0] - prev[0], bone->bind_pos[1] - prev[1], bone->bind_pos[2] - prev[2]};
-      c->length += sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-      prev = bone->bind_pos;
-      c->vertices += per_bone[j];
-      if (per_bone[j] == 0) { c->empty_bones++; append_name(c->empty, sizeof c->empty, bone->name); }
-      bool outside = false;
-      for (int k = 0; k < 3; k++) outside |= bone->bind_pos[k] < mn[k] - 1e-5f || bone->bind_pos[k] > mx[k] + 1e-5f;
-      if (outside) { c->outside_bones++; append_name(c->outside, sizeof c->outside, bone->name); }
-    }
-  }
-  free(per_bone);
-}
-
-static void print_report_text(const tress_rig_output *out) {
-  chain_report chains[TRESS_PLAN_MAX_SECTORS];
-  report_chains(out, chains);
-  printf("chains %u x %u bones\n", out->sectors, out->segments);
-  for (uint32_t s = 0; s < out->sectors; s++) {
-    const chain_report *c = &chains[s];
-    printf("  Hair_S%u: skins %u vertices, length %.3f", s + 1, c->vertices, c->length);
-    if (c->empty_bones) printf(", warning: %u empty bones (%s)", c->empty_bones, c->empty);
-    if (c->outside_bones) printf(", warning: %u bones outside the mesh (%s)", c->outside_bones, c->outside);
-    printf("\n");
-  }
-}
-
-static void add_report_json(cJSON *j, const tress_rig_output *out) {
-  chain_report chains[TRESS_PLAN_MAX_SECTORS];
-  report_chains(out, chains);
-  cJSON *list = cJSON_AddArrayToObject(j, "chains");
-  for (uint32_t s = 0; s < out->sectors; s++) {
-    cJSON *c = cJSON_CreateObject();
-    char name[32];
-    snprintf(name, sizeof name, "Hair_S%u", s + 1);
-    cJSON_AddStringToObject(c, "name", name);
-    cJSON_AddNumberToObject(c, "vertices", chains[s].vertices);
-    cJSON_AddNumberToObject(c, "length", chains[s].length);
-    cJSON_AddNumberToObject(c, "empty_bones", chains[s].empty_bones);
-    cJSON_AddNumberToObject(c, "bones_outside_mesh", chains[s].outside_bones);
-    cJSON_AddItemToArray(list, c);
-  }
-}
-
-static void print_rig(const args *a, const tress_rig_output *out, double load_ms, double rig_ms, double write_ms) {
-  if (out->warning_text[0] && !a->json) fprintf(stderr, "tress-rig: warning: %s\n", out->warning_text); /* JSON: "warnings" */
+static void print_rig(const args *a, const tress_rig_output *out, const char *warnings, double load_ms, double rig_ms,
+                      double write_ms) {
+  if (warnings[0] && !a->json) fprintf(stderr, "tress-rig: warning: %s\n", warnings); /* JSON: "warnings" */
   if (!a->json) {
     printf("%s -> %s\n", a->input, a->output);
     printf("vertices %u, bones %u, root (%.3f, %.3f, %.3f)\n", out->mesh->vertex_count, out->bone_count, out->root[0], out->root[1], out->root[2]);
@@ -208,7 +152,7 @@ static void print_rig(const args *a, const tress_rig_output *out, double load_ms
       const tress_rig_bone *bone = &out->bones[b];
       printf("  [%u] %-12s parent %3d  at (%7.3f, %7.3f, %7.3f)\n", b, bone->name, bone->parent, bone->bind_pos[0], bone->bind_pos[1], bone->bind_pos[2]);
     }
-    if (a->report) print_report_text(out);
+    if (a->report) rig_report_print(stdout, out);
     printf("time: load %.2f ms, rig %.2f ms, write %.2f ms\n", load_ms, rig_ms, write_ms);
     return;
   }
@@ -224,8 +168,8 @@ static void print_rig(const args *a, const tress_rig_output *out, double load_ms
     cJSON_AddItemToObject(bone, "position", cJSON_CreateFloatArray(out->bones[b].bind_pos, 3));
     cJSON_AddItemToArray(bones, bone);
   }
-  cJSON_AddStringToObject(j, "warnings", out->warning_text);
-  if (a->report) add_report_json(j, out);
+  cJSON_AddStringToObject(j, "warnings", warnings);
+  if (a->report) rig_report_add_json(j, out);
   cJSON *t = cJSON_AddObjectToObject(j, "time_ms");
   cJSON_AddNumberToObject(t, "load", load_ms);
   cJSON_AddNumberToObject(t, "rig", rig_ms);
@@ -236,44 +180,108 @@ static void print_rig(const args *a, const tress_rig_output *out, double load_ms
   cJSON_Delete(j);
 }
 
-/* A rig is a skin, so the output must be a format that holds one. NULL when path is fine. */
-static const char *rig_output_problem(const char *path) {
-  if (has_ext(path, ".glb")) return NULL;
-  if (has_ext(path, ".obj")) return "OBJ cannot hold bones or skin weights; write the rig to a .glb";
-  if (has_ext(path, ".gltf")) return "writing .gltf (JSON with embedded buffers) is not supported yet; write a .glb";
-  return "the output must end in .glb (a skinned binary glTF)";
+static void append_warning(char *list, const char *format, ...) {
+  size_t used = strlen(list);
+  if (used) used += (size_t)snprintf(list + used, TOOL_WARNINGS_MAX - used, "; ");
+  if (used >= TOOL_WARNINGS_MAX) return;
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(list + used, TOOL_WARNINGS_MAX - used, format, ap);
+  va_end(ap);
 }
 
-/* Options plan() clamps rather than refuses are reported, not silently changed. */
-static void report_clamps(const tress_rig_opts *rig) {
-  uint32_t mi = rig->plan.max_influences;
-  if (mi < 1 || mi > 4) fprintf(stderr, "tress-rig: note: --max-influences %u clamped to %u (1..4)\n", mi, mi < 1 ? 1 : 4);
+/* Options the rig did not use, as warnings naming the option, its value and what was used
+ * instead (plan() reports its own clamps, e.g. max_influences, in the rig's warning text). */
+static void note_ignored_options(const args *a, bool input_skinned, const tress_rig_output *out, char *warnings) {
+  const char *const *given = a->given;
+  if (given[OPT_RERIG] && !input_skinned) append_warning(warnings, "--rerig ignored: the input has no skin to replace");
+  bool strands = a->rig.plan.mode == TRESS_PLAN_MODE_STRANDS;
+  if (given[OPT_MAX_CHAINS] && !strands)
+    append_warning(warnings, "--max-chains %s ignored: only strand mode (--mode strands) uses it", given[OPT_MAX_CHAINS]);
+  bool groups_used = strands && !(out->warnings & TRESS_PLAN_WARN_NO_GROUPS);
+  if (given[OPT_SECTORS] && groups_used)
+    append_warning(warnings, "--sectors %s ignored: strand mode found %u strand groups and made %u chains (--max-chains caps them)",
+                   given[OPT_SECTORS], out->sectors, out->sectors);
+}
+
+/* The source file's document (materials, textures, copyright, bind placement) for a glTF
+ * input; NULL for OBJ. A document that cannot be read carries nothing, with a warning. */
+static tress_gltf_source *load_source(const char *path, char *warnings) {
+  size_t n = strlen(path);
+  if (n >= 4 && strcasecmp(path + n - 4, ".obj") == 0) return NULL;
+  tress_error err = {0};
+  tress_gltf_source *src = tress_gltf_source_load(path, &err);
+  if (!src) append_warning(warnings, "nothing carried from the input's document: %s", err.message);
+  else if (tress_gltf_source_get_warning(src)[0]) append_warning(warnings, "%s", tress_gltf_source_get_warning(src));
+  return src;
+}
+
+/* --rerig of a skinned file: the plan works in the mesh's bind space, which a viewer shows
+ * through the bind placement M. The growth axis and root are meant in the viewer's space, so
+ * they are taken back through M's inverse (rotation and scale; the root also by translation). */
+static void options_into_bind_space(const float m[16], tress_plan_opts *plan, char *warnings) {
+  const float *c0 = m, *c1 = m + 4, *c2 = m + 8;
+  float det = c0[0] * (c1[1] * c2[2] - c2[1] * c1[2]) - c1[0] * (c0[1] * c2[2] - c2[1] * c0[2]) + c2[0] * (c0[1] * c1[2] - c1[1] * c0[2]);
+  if (!(fabsf(det) > 1e-12f)) return;
+  bool identity = true;
+  for (int k = 0; k < 16; k++) identity &= fabsf(m[k] - (k % 5 == 0 ? 1.0f : 0.0f)) < 1e-6f;
+  if (identity) return;
+  float inv[3][3]; /* inverse of the 3x3 A (A[row][col] = m[4 * col + row]) */
+  for (int r = 0; r < 3; r++)
+    for (int k = 0; k < 3; k++) {
+      int r1 = (k + 1) % 3, r2 = (k + 2) % 3, k1 = (r + 1) % 3, k2 = (r + 2) % 3;
+      inv[r][k] = (m[4 * k1 + r1] * m[4 * k2 + r2] - m[4 * k2 + r1] * m[4 * k1 + r2]) / det;
+    }
+  float axis[3], root[3], d[3] = {plan->root[0] - m[12], plan->root[1] - m[13], plan->root[2] - m[14]};
+  for (int r = 0; r < 3; r++) {
+    axis[r] = inv[r][0] * plan->axis[0] + inv[r][1] * plan->axis[1] + inv[r][2] * plan->axis[2];
+    root[r] = inv[r][0] * d[0] + inv[r][1] * d[1] + inv[r][2] * d[2];
+  }
+  append_warning(warnings, "--rerig: axis (%g, %g, %g) is (%.3g, %.3g, %.3g) in the mesh's bind space", plan->axis[0],
+                 plan->axis[1], plan->axis[2], axis[0], axis[1], axis[2]);
+  memcpy(plan->axis, axis, sizeof axis);
+  if (plan->has_root) memcpy(plan->root, root, sizeof root);
 }
 
 static int cmd_rig(const args *a) {
-  const char *problem = rig_output_problem(a->output);
+  const char *problem = tress_mesh_file_output_problem(a->output, true); /* a rig is a skin */
   if (problem) { fprintf(stderr, "tress-rig: %s: %s\n", a->output, problem); return 2; }
-  report_clamps(&a->rig);
   tress_error err = {0};
   double t0 = now_ms();
   tress_mesh *in = tress_mesh_file_load(a->input, &err);
   if (!in) { fprintf(stderr, "tress-rig: %s: %s\n", a->input, err.message); return 1; }
-  if (tress_mesh_is_skinned(in) && !a->rerig) {
+  bool input_skinned = tress_mesh_is_skinned(in);
+  if (input_skinned && !a->rerig) {
     fprintf(stderr, "tress-rig: %s: the mesh is already skinned (%u bones); rigging would replace its skin. "
                     "Pass --rerig to replace it\n", a->input, in->bone_count);
     tress_mesh_release(in);
     return 1;
   }
+  char warnings[TOOL_WARNINGS_MAX] = "";
+  tress_gltf_source *src = load_source(a->input, warnings);
+  tress_rig_opts opts = a->rig;
+  float placement[16];
+  if (src && input_skinned && tress_gltf_source_get_bind_placement(src, placement))
+    options_into_bind_space(placement, &opts.plan, warnings);
   double t1 = now_ms();
   tress_rig_output out;
   tress_error rig_err = {0};
-  tress_rig_status st = tress_rig_mesh(in, &a->rig, &out, &rig_err);
+  tress_rig_status st = tress_rig_mesh(in, &opts, &out, &rig_err);
   double t2 = now_ms();
   tress_mesh_release(in);
-  if (st != TRESS_RIG_OK) { fprintf(stderr, "tress-rig: rig failed: %s\n", rig_err.message); return 1; }
-  int rc = write_mesh(out.mesh, a->output);
+  if (st != TRESS_RIG_OK) {
+    fprintf(stderr, "tress-rig: rig failed: %s\n", rig_err.message);
+    tress_gltf_source_destroy(src);
+    return 1;
+  }
+  err = (tress_error){0};
+  int rc = tress_mesh_file_write_from(out.mesh, src, a->output, &err);
+  if (rc != 0) fprintf(stderr, "tress-rig: %s\n", err.message);
+  tress_gltf_source_destroy(src);
   double t3 = now_ms();
-  if (rc == 0) print_rig(a, &out, t1 - t0, t2 - t1, t3 - t2);
+  if (out.warning_text[0]) append_warning(warnings, "%s", out.warning_text);
+  note_ignored_options(a, input_skinned, &out, warnings);
+  if (rc == 0) print_rig(a, &out, warnings, t1 - t0, t2 - t1, t3 - t2);
   tress_rig_output_free(&out);
   return rc ? 1 : 0;
 }

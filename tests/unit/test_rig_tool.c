@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "support/gltf_validator.h"
 #include "tress/gltf.h"
 #include "tress/sample_hair.h"
 
@@ -159,11 +161,89 @@ static void test_report_and_warnings(void **state) {
   assert_non_null(strstr(out, "chains 3 x 2 bones"));
 }
 
+/* An OBJ of vertical ribbons around the y axis (radius 0.3, y 1 .. 0): ribbon r at angle
+ * angles[r] and width width_deg; split_at_mid writes each ribbon as two halves that share no
+ * vertex index, only positions (what a UV seam does). */
+static void write_ribbons(const char *path, const float *angles, int count, float width_deg, int columns, bool split_at_mid) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  const int rows = 8;
+  int base = 1;
+  for (int r = 0; r < count; r++) {
+    int halves = split_at_mid ? 2 : 1, per_half = split_at_mid ? rows / 2 + 1 : rows;
+    for (int h = 0; h < halves; h++) {
+      int first_row = split_at_mid ? h * (rows / 2) : 0;
+      for (int row = 0; row < per_half; row++)
+        for (int c = 0; c < columns; c++) {
+          float a = (angles[r] + width_deg * ((float)c / (float)(columns - 1) - 0.5f)) * 3.14159265f / 180.0f;
+          float y = 1.0f - (float)(first_row + row) / (float)(rows - 1);
+          fprintf(f, "v %f %f %f\n", 0.3f * cosf(a), y, 0.3f * sinf(a));
+        }
+      for (int row = 0; row + 1 < per_half; row++)
+        for (int c = 0; c + 1 < columns; c++) {
+          int v = base + row * columns + c;
+          fprintf(f, "f %d %d %d\nf %d %d %d\n", v, v + columns, v + 1, v + 1, v + columns, v + columns + 1);
+        }
+      base += per_half * columns;
+    }
+  }
+  fclose(f);
+}
+
+static cJSON *report_json(const char *mesh, const char *extra) {
+  char args[3000], out[32768];
+  snprintf(args, sizeof args, "'%s' -o '%s/report.glb' --report --json %s", mesh, tmp_dir, extra);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  cJSON *j = cJSON_Parse(out);
+  if (!j) fail_msg("not JSON: %s", out);
+  return j;
+}
+
+static int chain_int(cJSON *j, int chain, const char *key) {
+  return cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "chains"), chain), key)->valueint;
+}
+
+/* --report counts the mesh's connected pieces per chain: three separate ribbons (each written as
+ * two halves joined only by position) are three pieces, one per chain, none shared; one ring
+ * around the axis is one piece every chain shares. */
+static void test_report_uses_connectivity(void **state) {
+  (void)state;
+  char path[1200];
+  snprintf(path, sizeof path, "%s/ribbons.obj", tmp_dir);
+  const float three[3] = {90.0f, 210.0f, 330.0f};
+  write_ribbons(path, three, 3, 20.0f, 4, true);
+  cJSON *j = report_json(path, "--sectors 3");
+  int vertices = 0;
+  for (int c = 0; c < 3; c++) {
+    assert_int_equal(chain_int(j, c, "pieces"), 1);
+    assert_int_equal(chain_int(j, c, "shared_pieces"), 0);
+    vertices += chain_int(j, c, "vertices");
+  }
+  assert_true(vertices > 0 && vertices <= cJSON_GetObjectItem(j, "vertices")->valueint);
+  cJSON_Delete(j);
+  /* The ring: one piece, carried by one chain and shared by all three. */
+  const float ring[1] = {0.0f};
+  write_ribbons(path, ring, 1, 360.0f, 49, false);
+  j = report_json(path, "--sectors 3");
+  int pieces = 0;
+  for (int c = 0; c < 3; c++) {
+    pieces += chain_int(j, c, "pieces");
+    assert_int_equal(chain_int(j, c, "shared_pieces"), 1);
+  }
+  assert_int_equal(pieces, 1);
+  cJSON_Delete(j);
+  /* Text mode says it as a warning. */
+  char args[3000], out[16384];
+  snprintf(args, sizeof args, "'%s' -o '%s/report.glb' --report --sectors 3", path, tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  if (!strstr(out, "warning: shares 1 pieces with other chains")) fail_msg("%s", out);
+}
+
 static void test_output_must_hold_a_rig(void **state) {
   (void)state;
   char args[3000], out[4096];
-  const char *cases[][2] = {{"x.obj", "OBJ cannot hold bones"}, {"x.gltf", ".gltf"}, {"x.png", "must end in .glb"}};
-  for (int i = 0; i < 3; i++) {
+  const char *cases[][2] = {{"x.obj", "OBJ cannot hold bones"}, {"x.png", "must end in .glb"}};
+  for (int i = 0; i < 2; i++) {
     snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/%s'", tmp_dir, cases[i][0]);
     assert_int_equal(run(args, out, sizeof out), 2);
     if (!strstr(out, cases[i][1])) fail_msg("%s: %s", cases[i][0], out);
@@ -171,6 +251,20 @@ static void test_output_must_hold_a_rig(void **state) {
     snprintf(path, sizeof path, "%s/%s", tmp_dir, cases[i][0]);
     assert_int_not_equal(access(path, F_OK), 0); /* nothing written */
   }
+  /* .gltf is glTF JSON (not GLB bytes) holding the whole rig. */
+  char path[1200];
+  snprintf(path, sizeof path, "%s/rig.gltf", tmp_dir);
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s'", path);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  assert_int_equal(fgetc(f), '{');
+  fclose(f);
+  tress_error err = {0};
+  tress_mesh *m = tress_gltf_load(path, &err);
+  if (!m) fail_msg("%s", err.message);
+  assert_int_equal(m->bone_count, 10);
+  tress_mesh_release(m);
   /* --generate still writes plain OBJ (no skin to lose). */
   snprintf(args, sizeof args, "--generate bob -o '%s/plain.obj'", tmp_dir);
   assert_int_equal(run(args, out, sizeof out), 0);
@@ -197,43 +291,112 @@ static void test_skinned_input_refused_unless_rerig(void **state) {
   tress_mesh_release(m);
 }
 
-static void test_clamped_options_reported(void **state) {
-  (void)state;
+/* Each option the rig clamps or does not use is a warning naming it, its value and what was used. */
+static void expect_warning(const char *extra, const char *warning) {
   char args[3000], out[8192];
-  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 6", tmp_dir);
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/warned.glb' %s", tmp_dir, extra);
   assert_int_equal(run(args, out, sizeof out), 0);
-  assert_non_null(strstr(out, "--max-influences 6 clamped to 4"));
-  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 0", tmp_dir);
-  assert_int_equal(run(args, out, sizeof out), 0);
-  assert_non_null(strstr(out, "--max-influences 0 clamped to 1"));
+  if (!strstr(out, warning)) fail_msg("%s: no \"%s\" in:\n%s", extra, warning, out);
+}
+
+static void test_max_influences_clamp_reported(void **state) {
+  (void)state;
+  expect_warning("--max-influences 6", "max_influences 6 clamped to 4");
+  expect_warning("--max-influences 0", "max_influences 0 clamped to 1");
+  char args[3000], out[8192];
   snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 3", tmp_dir);
   assert_int_equal(run(args, out, sizeof out), 0);
   assert_null(strstr(out, "clamped to"));
+  /* JSON: the same words in "warnings". */
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/clamped.glb' --max-influences 9 --json", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  cJSON *j = cJSON_Parse(out);
+  if (!j) fail_msg("not JSON: %s", out);
+  assert_non_null(strstr(cJSON_GetObjectItem(j, "warnings")->valuestring, "max_influences 9 clamped to 4"));
+  cJSON_Delete(j);
 }
 
-/* The tool's rigs of every sample (the afro's fewer bands included) pass the Khronos validator. */
+static void test_max_chains_ignored_in_sector_mode(void **state) {
+  (void)state;
+  expect_warning("--max-chains 5", "--max-chains 5 ignored: only strand mode");
+  char args[3000], out[8192];
+  snprintf(args, sizeof args, "assets/meshes/hair_bob.glb -o '%s/s.glb' --max-chains 5 --mode strands", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  assert_null(strstr(out, "--max-chains 5 ignored"));
+}
+
+static void test_sectors_ignored_in_strand_mode(void **state) {
+  (void)state;
+  char args[3000], out[8192];
+  snprintf(args, sizeof args, "assets/meshes/hair_ponytail.glb -o '%s/s.glb' --mode strands --sectors 5", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  if (!strstr(out, "--sectors 5 ignored: strand mode found")) fail_msg("%s", out);
+  /* Not given: nothing to report. */
+  snprintf(args, sizeof args, "assets/meshes/hair_ponytail.glb -o '%s/s.glb' --mode strands", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  assert_null(strstr(out, "--sectors"));
+}
+
+static void test_rerig_ignored_without_skin(void **state) {
+  (void)state;
+  expect_warning("--rerig", "--rerig ignored: the input has no skin");
+}
+
+static void test_rig_options_ignored_by_generate(void **state) {
+  (void)state;
+  char args[3000], out[8192];
+  snprintf(args, sizeof args, "--generate bob -o '%s/g.glb' --sectors 4 --axis 1,0,0 --report", tmp_dir);
+  assert_int_equal(run(args, out, sizeof out), 0);
+  const char *expected[] = {"--sectors 4 ignored: --generate", "--axis 1,0,0 ignored: --generate", "--report ignored: --generate"};
+  for (int i = 0; i < 3; i++)
+    if (!strstr(out, expected[i])) fail_msg("no \"%s\" in:\n%s", expected[i], out);
+}
+
+/* A degenerate face is named as such, not as "every vertex is above the root plane". */
+static void test_degenerate_face_named(void **state) {
+  (void)state;
+  const char *meshes[][2] = {{"v 0 1 0\nv 0 1 0\nv 0 1 0\nf 1 2 3\n", "all 3 vertices are at one point"},
+                             {"v 0 1 0\nv 0 0.5 0\nv 0 0 0\nf 1 2 3\n", "degenerate (zero area"}};
+  for (int i = 0; i < 2; i++) {
+    char path[1200], args[3000], out[8192];
+    snprintf(path, sizeof path, "%s/degenerate%d.obj", tmp_dir, i);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(meshes[i][0], f);
+    fclose(f);
+    snprintf(args, sizeof args, "'%s' -o '%s/degenerate.glb'", path, tmp_dir);
+    assert_int_equal(run(args, out, sizeof out), 1);
+    if (!strstr(out, meshes[i][1])) fail_msg("%s", out);
+    assert_null(strstr(out, "above the root plane"));
+  }
+}
+
+/* tress-rig's outputs pass the Khronos validator with no errors and no warnings: every sample
+ * (all with UVs, the afro's fewer bands included) in seed and strand mode, as .glb and .gltf. */
 static void test_outputs_pass_khronos_validator(void **state) {
   (void)state;
-  char probe[1200];
-  snprintf(probe, sizeof probe, "%s/../npm/node_modules/gltf-validator/package.json", tmp_dir);
-  if (access(probe, R_OK) != 0) {
-    print_message("gltf-validator not installed in the build directory (test_gltf installs it): skipped\n");
+  char prefix[1100];
+  if (!gltf_validator_ready(prefix, sizeof prefix)) {
+    print_message("SKIP: the Khronos glTF validator needs node and npm (npm install gltf-validator into the build "
+                  "directory failed or npm is missing)\n");
     skip();
   }
-  const char *samples[] = {"bob", "ponytail", "long", "afro"};
-  for (int i = 0; i < 4; i++) {
-    char args[3000], out[8192], path[1100], cmd[3400];
-    snprintf(path, sizeof path, "%s/%s_validated.glb", tmp_dir, samples[i]);
-    snprintf(args, sizeof args, "assets/meshes/hair_%s.glb -o '%s'", samples[i], path);
-    assert_int_equal(run(args, out, sizeof out), 0);
-    snprintf(cmd, sizeof cmd, "node tests/gltf_validate.js '%s/../npm' '%s' 2>&1", tmp_dir, path);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = 0;
-    int status = pclose(p);
-    if (status != 0 || !strstr(out, "errors=0 warnings=0")) fail_msg("%s: %s", samples[i], out);
-  }
+  const char *samples[] = {"bob", "ponytail", "long", "afro"}, *modes[] = {"sectors", "strands"}, *exts[] = {"glb", "gltf"};
+  for (int i = 0; i < 4; i++)
+    for (int m = 0; m < 2; m++)
+      for (int e = 0; e < 2; e++) {
+        char args[3000], out[8192], path[1100], cmd[3400];
+        snprintf(path, sizeof path, "%s/%s_%s.%s", tmp_dir, samples[i], modes[m], exts[e]);
+        snprintf(args, sizeof args, "assets/meshes/hair_%s.glb -o '%s' --mode %s", samples[i], path, modes[m]);
+        assert_int_equal(run(args, out, sizeof out), 0);
+        snprintf(cmd, sizeof cmd, "node tests/gltf_validate.js '%s' '%s' 2>&1", prefix, path);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        int status = pclose(p);
+        if (status != 0 || !strstr(out, "errors=0 warnings=0")) fail_msg("%s: %s", path, out);
+      }
 }
 
 int main(void) {
@@ -242,9 +405,15 @@ int main(void) {
     cmocka_unit_test(test_generate_matches_committed),
     cmocka_unit_test(test_bad_arguments),
     cmocka_unit_test(test_report_and_warnings),
+    cmocka_unit_test(test_report_uses_connectivity),
     cmocka_unit_test(test_output_must_hold_a_rig),
     cmocka_unit_test(test_skinned_input_refused_unless_rerig),
-    cmocka_unit_test(test_clamped_options_reported),
+    cmocka_unit_test(test_max_influences_clamp_reported),
+    cmocka_unit_test(test_max_chains_ignored_in_sector_mode),
+    cmocka_unit_test(test_sectors_ignored_in_strand_mode),
+    cmocka_unit_test(test_rerig_ignored_without_skin),
+    cmocka_unit_test(test_rig_options_ignored_by_generate),
+    cmocka_unit_test(test_degenerate_face_named),
     cmocka_unit_test(test_outputs_pass_khronos_validator),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

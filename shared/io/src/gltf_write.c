@@ -1,6 +1,7 @@
-/* gltf_write.c - writes a mesh as a self-contained glTF 2.0 binary (.glb) on cJSON.
+/* gltf_write.c - writes a mesh as a self-contained glTF 2.0 file on cJSON: binary (.glb) or JSON
+ * (.gltf) with its one buffer embedded as a base64 data: URI.
  *
- * Layout: one buffer (the GLB BIN chunk) holding, each 4-byte aligned, positions, normals, uvs,
+ * Layout: one buffer (the GLB BIN chunk, or the data: URI) holding, each 4-byte aligned, positions, normals, uvs,
  * joints, weights, indices and inverse bind matrices; one bufferView per array. For a skinned
  * mesh the node tree is: node 0 the mesh (a scene root with no transform, as skinned meshes
  * should be), nodes 1.. the bones in mesh bone order, translated from their parent's bind
@@ -12,7 +13,10 @@
 
 #include "tress/result.h"
 
+#include "gltf_source_internal.h"
+
 #include <cjson/cJSON.h>
+#include <sodium.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,9 +81,13 @@ static int fail(tress_error *err, const char *msg) {
   return tress_error_set(err, strstr(msg, "out of memory") ? TRESS_ERR_OUT_OF_MEMORY : TRESS_ERR_INVALID_ARGUMENT, "%s", msg);
 }
 
-int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_size, tress_error *err) {
-  *out = NULL;
-  *out_size = 0;
+/* The document for m: every JSON object but the buffer, and the buffer's bytes in bin. Returns 0,
+ * or the error code with err filled when the mesh cannot be written. */
+static void carry_source(cJSON *root, cJSON *prim, bytes *bin, const tress_gltf_source *src);
+static void place_skeleton(cJSON *root, cJSON *scene_nodes, cJSON *mesh_node, const tress_mesh *m, const tress_gltf_source *src);
+
+static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJSON **doc, bytes *bin_out, tress_error *err) {
+  *doc = NULL;
   if (!m || m->vertex_count == 0) return fail(err, "nothing to write: the mesh has no vertices");
   if (!m->indices && m->vertex_count % 3) return fail(err, "non-indexed mesh whose vertex count is not a multiple of 3");
   for (uint32_t i = 0; i < m->index_count; i++)
@@ -106,7 +114,7 @@ int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_
   cJSON_AddNumberToObject(attrs, "POSITION", pos);
 
   void *scratch = malloc((size_t)n * 16 > 64 * (size_t)(m->bone_count + 1) ? (size_t)n * 16 : 64 * (size_t)(m->bone_count + 1));
-  if (!scratch) { cJSON_Delete(root); return fail(err, "out of memory"); }
+  if (!scratch) { cJSON_Delete(root); free(bin.data); return fail(err, "out of memory"); }
   if (m->normals) {
     /* Normals must be unit length; a degenerate one becomes +Y rather than an invalid file. */
     float *nrm = scratch;
@@ -204,20 +212,120 @@ int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_
     cJSON_AddNumberToObject(mesh_node, "skin", 0);
   }
   free(scratch);
+  if (src) {
+    carry_source(root, prim, &bin, src);
+    if (skinned) place_skeleton(root, scene_nodes, mesh_node, m, src);
+  }
   cJSON_AddNumberToObject(root, "scene", 0);
   cJSON *scenes = cJSON_AddArrayToObject(root, "scenes");
   cJSON *scene = cJSON_CreateObject();
   cJSON_AddItemToObject(scene, "nodes", scene_nodes);
   cJSON_AddItemToArray(scenes, scene);
-  cJSON *buffers = cJSON_AddArrayToObject(root, "buffers");
-  cJSON *buffer = cJSON_CreateObject();
-  size_t bin_len = (bin.len + 3) & ~(size_t)3;
-  cJSON_AddNumberToObject(buffer, "byteLength", (double)bin_len);
-  cJSON_AddItemToArray(buffers, buffer);
+  if (bin.oom) {
+    cJSON_Delete(root);
+    free(bin.data);
+    return fail(err, "out of memory");
+  }
+  *bin_out = bin;
+  *doc = root;
+  return 0;
+}
 
+static bool is_identity(const float m[16]) {
+  for (int k = 0; k < 16; k++)
+    if (m[k] != (k % 5 == 0 ? 1.0f : 0.0f)) return false;
+  return true;
+}
+
+/* Carried from the source file: asset.copyright, materials, textures, samplers, images (bytes
+ * that were in a bufferView go into this buffer), the extensions they use, and the primitive's
+ * material. Indices among them are unchanged: the arrays are copied whole and in order. */
+static void carry_source(cJSON *root, cJSON *prim, bytes *bin, const tress_gltf_source *src) {
+  if (src->copyright) cJSON_AddStringToObject(cJSON_GetObjectItem(root, "asset"), "copyright", src->copyright);
+  const char *keys[4] = {"materials", "textures", "samplers", "images"};
+  const cJSON *parts[4] = {src->materials, src->textures, src->samplers, src->images};
+  for (int i = 0; i < 4; i++)
+    if (parts[i]) cJSON_AddItemToObject(root, keys[i], cJSON_Duplicate(parts[i], true));
+  cJSON *images = cJSON_GetObjectItem(root, "images"), *views = cJSON_GetObjectItem(root, "bufferViews");
+  for (int i = 0; images && i < cJSON_GetArraySize(images); i++) {
+    if (!src->image_bytes || !src->image_bytes[i]) continue;
+    size_t offset = bytes_put(bin, src->image_bytes[i], src->image_sizes[i]);
+    cJSON *view = cJSON_CreateObject();
+    cJSON_AddNumberToObject(view, "buffer", 0);
+    cJSON_AddNumberToObject(view, "byteOffset", (double)offset);
+    cJSON_AddNumberToObject(view, "byteLength", (double)src->image_sizes[i]);
+    cJSON_AddItemToArray(views, view);
+    cJSON_AddNumberToObject(cJSON_GetArrayItem(images, i), "bufferView", cJSON_GetArraySize(views) - 1);
+  }
+  if (src->material >= 0 && src->materials && src->material < cJSON_GetArraySize(src->materials))
+    cJSON_AddNumberToObject(prim, "material", src->material);
+  if (src->extensions) cJSON_AddItemToObject(root, "extensionsUsed", cJSON_Duplicate(src->extensions, true));
+}
+
+/* A re-rigged skinned file keeps where a viewer showed it: the bones hang under a "Skeleton"
+ * node whose matrix is the source's bind placement (joint world x inverse bind), so joint world
+ * x inverse bind is that placement again for every new bone; the mesh node keeps its matrix. */
+static void place_skeleton(cJSON *root, cJSON *scene_nodes, cJSON *mesh_node, const tress_mesh *m, const tress_gltf_source *src) {
+  if (!src->skinned) return;
+  if (!is_identity(src->mesh_node)) cJSON_AddItemToObject(mesh_node, "matrix", float_array(src->mesh_node, 16));
+  if (is_identity(src->placement)) return;
+  cJSON *nodes = cJSON_GetObjectItem(root, "nodes");
+  cJSON *skeleton = cJSON_CreateObject();
+  cJSON_AddStringToObject(skeleton, "name", "Skeleton");
+  cJSON_AddItemToObject(skeleton, "matrix", float_array(src->placement, 16));
+  cJSON *children = cJSON_AddArrayToObject(skeleton, "children");
+  int skeleton_index = cJSON_GetArraySize(nodes);
+  cJSON_AddItemToArray(nodes, skeleton);
+  /* The bone roots move from the scene to the skeleton node. */
+  for (int i = cJSON_GetArraySize(scene_nodes) - 1; i >= 1; i--) {
+    cJSON *item = cJSON_DetachItemFromArray(scene_nodes, i);
+    cJSON_InsertItemInArray(children, 0, item);
+  }
+  cJSON_AddItemToArray(scene_nodes, cJSON_CreateNumber(skeleton_index));
+  (void)m;
+}
+
+/* The one buffer: byteLength padded to 4 (GLB's BIN chunk is; the padding is zeros), and for
+ * .gltf the bytes themselves as a base64 data: URI. */
+static bool add_buffer(cJSON *root, const bytes *bin, bool embed) {
+  size_t len = (bin->len + 3) & ~(size_t)3;
+  cJSON *buffer = cJSON_CreateObject();
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "buffers"), buffer);
+  cJSON_AddNumberToObject(buffer, "byteLength", (double)len);
+  if (!embed) return true;
+  static const char prefix[] = "data:application/octet-stream;base64,";
+  size_t b64_cap = sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL);
+  char *uri = malloc(sizeof prefix - 1 + b64_cap);
+  uint8_t *padded = calloc(1, len ? len : 1);
+  bool ok = uri && padded;
+  if (ok) {
+    if (bin->len) memcpy(padded, bin->data, bin->len);
+    memcpy(uri, prefix, sizeof prefix - 1);
+    sodium_bin2base64(uri + sizeof prefix - 1, b64_cap, padded, len, sodium_base64_VARIANT_ORIGINAL);
+    ok = cJSON_AddStringToObject(buffer, "uri", uri) != NULL;
+  }
+  free(uri);
+  free(padded);
+  return ok;
+}
+
+int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_size, tress_error *err) {
+  return tress_gltf_write_glb_memory_from(m, NULL, out, out_size, err);
+}
+
+int tress_gltf_write_glb_memory_from(const tress_mesh *m, const tress_gltf_source *src, uint8_t **out, size_t *out_size,
+                                     tress_error *err) {
+  *out = NULL;
+  *out_size = 0;
+  bytes bin = {0};
+  cJSON *root;
+  int rc = build_document(m, src, &root, &bin, err);
+  if (rc != 0) return rc;
+  size_t bin_len = (bin.len + 3) & ~(size_t)3;
+  add_buffer(root, &bin, false);
   char *json = cJSON_PrintUnformatted(root);
   cJSON_Delete(root);
-  if (!json || bin.oom) {
+  if (!json) {
     free(json);
     free(bin.data);
     return fail(err, "out of memory");
@@ -246,22 +354,62 @@ int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_
   return 0;
 }
 
-int tress_gltf_write_glb(const tress_mesh *m, const char *path, tress_error *err) {
-  uint8_t *glb;
-  size_t size;
-  int rc = tress_gltf_write_glb_memory(m, &glb, &size, err);
+int tress_gltf_write_gltf_memory(const tress_mesh *m, char **out, size_t *out_size, tress_error *err) {
+  return tress_gltf_write_gltf_memory_from(m, NULL, out, out_size, err);
+}
+
+int tress_gltf_write_gltf_memory_from(const tress_mesh *m, const tress_gltf_source *src, char **out, size_t *out_size,
+                                      tress_error *err) {
+  *out = NULL;
+  *out_size = 0;
+  bytes bin = {0};
+  cJSON *root;
+  int rc = build_document(m, src, &root, &bin, err);
   if (rc != 0) return rc;
-  /* Write beside the target and rename, so a reader never sees half a file. */
+  bool ok = add_buffer(root, &bin, true);
+  free(bin.data);
+  char *json = ok ? cJSON_PrintUnformatted(root) : NULL;
+  cJSON_Delete(root);
+  if (!json) return fail(err, "out of memory");
+  *out = json;
+  *out_size = strlen(json);
+  return 0;
+}
+
+/* Writes beside the target and renames, so a reader never sees half a file. Frees data. */
+static int write_whole_file(void *data, size_t size, const char *path, tress_error *err) {
   char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) { free(glb); return fail(err, "path too long"); }
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) { free(data); return fail(err, "path too long"); }
   FILE *f = fopen(tmp, "wb");
-  if (!f) { free(glb); return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "cannot write %.150s", tmp); }
-  bool ok = fwrite(glb, 1, size, f) == size;
+  if (!f) { free(data); return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "cannot write %.150s", tmp); }
+  bool ok = fwrite(data, 1, size, f) == size;
   ok &= fclose(f) == 0;
-  free(glb);
+  free(data);
   if (!ok || rename(tmp, path) != 0) {
     remove(tmp);
     return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "cannot write %.150s", path);
   }
   return 0;
+}
+
+int tress_gltf_write_glb(const tress_mesh *m, const char *path, tress_error *err) {
+  return tress_gltf_write_glb_from(m, NULL, path, err);
+}
+
+int tress_gltf_write_gltf(const tress_mesh *m, const char *path, tress_error *err) {
+  return tress_gltf_write_gltf_from(m, NULL, path, err);
+}
+
+int tress_gltf_write_glb_from(const tress_mesh *m, const tress_gltf_source *src, const char *path, tress_error *err) {
+  uint8_t *glb;
+  size_t size;
+  int rc = tress_gltf_write_glb_memory_from(m, src, &glb, &size, err);
+  return rc != 0 ? rc : write_whole_file(glb, size, path, err);
+}
+
+int tress_gltf_write_gltf_from(const tress_mesh *m, const tress_gltf_source *src, const char *path, tress_error *err) {
+  char *json;
+  size_t size;
+  int rc = tress_gltf_write_gltf_memory_from(m, src, &json, &size, err);
+  return rc != 0 ? rc : write_whole_file(json, size, path, err);
 }

@@ -462,6 +462,11 @@ tress_plan_status tress_plan_build(const float *vertices, uint32_t n, const tres
   out->vertex_count = n;
   out->depth = depth;
   describe(out, &f, &sec, &head);
+  if (max_inf != opts.max_influences) {
+    char text[96];
+    snprintf(text, sizeof text, "max_influences %u clamped to %u (1..4)", opts.max_influences, max_inf);
+    append_warning(out, TRESS_PLAN_WARN_OPTION_CLAMPED, text);
+  }
   if (opts.mode == TRESS_PLAN_MODE_STRANDS && !groups)
     append_warning(out, TRESS_PLAN_WARN_NO_GROUPS, "strand mode: no gap separates strand groups around the axis; rigged with sectors");
   if (strandless) {

@@ -21,6 +21,8 @@
 
 #include "tress/result.h"
 
+#include "rig_inputs.h"
+
 tress_rig_opts tress_default_rig_opts(void) {
   tress_rig_opts o;
   memset(&o, 0, sizeof o);
@@ -109,16 +111,22 @@ tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts
   if (!in || in->vertex_count == 0 || !in->positions) {
     return rig_error(err, TRESS_RIG_ERR_NO_MESH, "the MeshPart has no mesh");
   }
+  char why[TRESS_ERROR_MESSAGE_MAX];
+  if (tress__rig_mesh_is_degenerate(in, why, sizeof why)) return rig_error(err, TRESS_RIG_ERR_PLAN, why);
   float mn[3], mx[3];
   tress_mesh_get_bounds(in, mn, mx);
+  bool root_given = opts.plan.has_root;
   if (!opts.plan.has_root) {
     top_centre(mn, mx, opts.plan.axis, opts.plan.root);
     opts.plan.has_root = true;
   }
   tress_plan_result plan;
   tress_plan_status ps = tress_plan_build(in->positions, in->vertex_count, &opts.plan, &plan);
+  if (ps == TRESS_PLAN_ERR_ABOVE_ROOT) {
+    tress__rig_explain_no_depth(in, opts.plan.axis, opts.plan.root, root_given, why, sizeof why);
+    return rig_error(err, TRESS_RIG_ERR_PLAN, why);
+  }
   if (ps != TRESS_PLAN_OK) {
-    char why[TRESS_RIG_REASON_MAX];
     snprintf(why, sizeof why, "plan failed: %s", tress_plan_status_name(ps));
     return rig_error(err, ps == TRESS_PLAN_ERR_NO_MEMORY ? TRESS_RIG_ERR_NO_MEMORY : TRESS_RIG_ERR_PLAN, why);
   }

@@ -1,5 +1,5 @@
 /* tress/gltf.h - glTF 2.0 mesh I/O on cJSON: read .glb / .gltf (external or data: buffers, skins
- * included) into a tress_mesh, and write a mesh (skinned or not) as a self-contained .glb. */
+ * included) into a tress_mesh, and write a mesh (skinned or not) as a self-contained .glb or .gltf. */
 #ifndef TRESS_GLTF_H
 #define TRESS_GLTF_H
 
@@ -8,6 +8,7 @@
 
 #include "tress/result.h"
 #include "tress/mesh.h"
+#include "tress/gltf_source.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,6 +72,22 @@ tress_mesh *tress_gltf_load_opts(const char *path, const tress_gltf_read_opts *o
  * Returns 0, or the error code with err (may be NULL) filled. *out is malloc'd; the caller frees it. */
 int tress_gltf_write_glb_memory(const tress_mesh *mesh, uint8_t **out, size_t *out_size, tress_error *err);
 int tress_gltf_write_glb(const tress_mesh *mesh, const char *path, tress_error *err);
+
+/* The same document as JSON (.gltf) with its one buffer embedded as a base64 data: URI, so the
+ * file stands alone. *out is a malloc'd, NUL-terminated string of *out_size bytes. */
+int tress_gltf_write_gltf_memory(const tress_mesh *mesh, char **out, size_t *out_size, tress_error *err);
+int tress_gltf_write_gltf(const tress_mesh *mesh, const char *path, tress_error *err);
+
+/* The same, carrying what source (may be NULL) holds from the file the mesh was read from:
+ * asset.copyright, materials, textures, samplers and images (bytes included), the primitive's
+ * material; for a skinned source, its mesh node's matrix and a "Skeleton" node over the bones
+ * whose matrix is the source's bind placement, so the file shows where the source showed. */
+int tress_gltf_write_glb_memory_from(const tress_mesh *mesh, const tress_gltf_source *source, uint8_t **out,
+                                     size_t *out_size, tress_error *err);
+int tress_gltf_write_gltf_memory_from(const tress_mesh *mesh, const tress_gltf_source *source, char **out,
+                                      size_t *out_size, tress_error *err);
+int tress_gltf_write_glb_from(const tress_mesh *mesh, const tress_gltf_source *source, const char *path, tress_error *err);
+int tress_gltf_write_gltf_from(const tress_mesh *mesh, const tress_gltf_source *source, const char *path, tress_error *err);
 
 #ifdef __cplusplus
 }

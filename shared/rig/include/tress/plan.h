@@ -38,7 +38,7 @@ typedef struct tress_plan_opts {
   float axis[3];          /* growth direction, default (0, -1, 0); normalized internally */
   uint32_t sectors;       /* radial chains, default 3, 1..TRESS_PLAN_MAX_SECTORS */
   uint32_t segments;      /* bones per chain, default 3, 1..TRESS_PLAN_MAX_SEGMENTS */
-  uint32_t max_influences;/* bones per vertex, default 2, clamped to 1..4 */
+  uint32_t max_influences;/* bones per vertex, default 2, clamped to 1..4 (a warning says so) */
   bool scalp_to_root;     /* default true: the scalp cap (hair on the head near the root) binds to HairRoot */
   bool fewer_bands_for_volume; /* default true: a mesh with no strand structure gets (segments + 1) / 2 bands */
   tress_plan_mode mode;   /* default TRESS_PLAN_MODE_SECTORS (the seed's plan) */
@@ -51,9 +51,10 @@ typedef enum tress_plan_warning {
   TRESS_PLAN_WARN_EMPTY_SECTOR = 1u << 1,  /* a sector has no vertex: its chain follows the axis */
   TRESS_PLAN_WARN_EMPTY_BANDS = 1u << 2,   /* some bands hold no swinging vertex: bones placed on the chain */
   TRESS_PLAN_WARN_NO_GROUPS = 1u << 3,     /* strand mode found no gap between strand groups: sectors used */
+  TRESS_PLAN_WARN_OPTION_CLAMPED = 1u << 4, /* an option out of its range was clamped (text: option, given, used) */
 } tress_plan_warning;
 
-#define TRESS_PLAN_WARNING_TEXT_MAX 256
+#define TRESS_PLAN_WARNING_TEXT_MAX 640
 
 /* Bone 0 is HairRoot; chain bone for 1-based sector s and band b is at index
  * 1 + (s - 1) * segments + (b - 1), named "Hair_S{s}_B{b}". Parents are 0-based indices here
