@@ -171,7 +171,10 @@ static void test_no_mesh_first(void **state) {
   tress_rig_result r;
   assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_NO_MESH);
-  assert_int_equal(err.code, TRESS_RIG_ERR_NO_MESH); /* the caller's error carries the status */
+  /* the caller's error carries the status's tress_result */
+  assert_int_equal(err.code, TRESS_ERR_NOTHING_TO_BIND);
+  assert_int_equal(tress_rig_status_to_result(r.status), err.code);
+  assert_string_equal(tress_rig_status_name(r.status), "no_mesh");
   assert_string_equal(err.message, "the MeshPart has no mesh");
   assert_int_equal(calls, 0); /* rejected before the permission gate is asked */
   snapshot after = take(&f, &budget);
@@ -210,6 +213,7 @@ static void test_permission_gate(void **state) {
   tress_rig_result r;
   assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_NO_PERMISSION);
+  assert_int_equal(err.code, TRESS_ERR_PERMISSION);
   assert_string_equal(err.message, "no permission to load asset");
   assert_int_equal(calls, 1);
   snapshot after = take(&f, &budget);
@@ -237,6 +241,7 @@ static void test_budget(void **state) {
   tress_rig_result r;
   assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_BUDGET);
+  assert_int_equal(err.code, TRESS_ERR_LIMIT);
   assert_non_null(strstr(err.message, "budget is spent"));
   snapshot after = take(&f, &budget);
   assert_unchanged(&before, &after);

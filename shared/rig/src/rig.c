@@ -96,9 +96,37 @@ static void top_centre(const float mn[3], const float mx[3], const float axis_in
   for (int k = 0; k < 3; k++) root[k] = 0.5f * (mn[k] + mx[k]) - axis[k] * reach;
 }
 
-/* Fills the caller's error with the status as its code and returns the status. */
+const char *tress_rig_status_name(tress_rig_status status) {
+  switch (status) {
+  case TRESS_RIG_OK: return "ok";
+  case TRESS_RIG_ERR_NO_MESH: return "no_mesh";
+  case TRESS_RIG_ERR_NO_PERMISSION: return "no_permission";
+  case TRESS_RIG_ERR_BUDGET: return "budget";
+  case TRESS_RIG_ERR_PLAN: return "plan";
+  case TRESS_RIG_ERR_BAKE: return "bake";
+  case TRESS_RIG_ERR_NO_MEMORY: return "no_memory";
+  case TRESS_RIG_ERR_BAD_PART: return "bad_part";
+  }
+  return "unknown";
+}
+
+tress_result tress_rig_status_to_result(tress_rig_status status) {
+  switch (status) {
+  case TRESS_RIG_OK: return TRESS_OK;
+  case TRESS_RIG_ERR_NO_MESH: return TRESS_ERR_NOTHING_TO_BIND;
+  case TRESS_RIG_ERR_NO_PERMISSION: return TRESS_ERR_PERMISSION;
+  case TRESS_RIG_ERR_BUDGET: return TRESS_ERR_LIMIT;
+  case TRESS_RIG_ERR_NO_MEMORY: return TRESS_ERR_OUT_OF_MEMORY;
+  case TRESS_RIG_ERR_PLAN:
+  case TRESS_RIG_ERR_BAKE:
+  case TRESS_RIG_ERR_BAD_PART: return TRESS_ERR_INVALID_ARGUMENT;
+  }
+  return TRESS_ERR_INVALID_ARGUMENT;
+}
+
+/* Fills the caller's error (its tress_result and the reason) and returns the status. */
 static tress_rig_status rig_error(tress_error *err, tress_rig_status status, const char *reason) {
-  tress_error_set(err, (int)status, "%s", reason);
+  tress_error_set(err, tress_rig_status_to_result(status), "%s", reason);
   return status;
 }
 
