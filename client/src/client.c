@@ -90,7 +90,12 @@ tress_client *tress_client_create(const tress_client_def *def_in) {
   c->scene = tress_scene_create();
   c->send_cap = TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES;
   c->send_buf = malloc(c->send_cap);
-  if (c->scene) c->workspace = tress_instance_create(c->scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(c->scene));
+  if (c->scene) {
+    tress_instance_def workspace = tress_default_instance_def(); /* a folder */
+    workspace.name = "Workspace";
+    workspace.parent = tress_scene_get_root(c->scene);
+    tress_scene_create_instance(c->scene, &workspace, &c->workspace); /* null on failure, checked below */
+  }
   c->def.sim.scene = c->scene;
   c->sim = c->scene ? tress_sim_create(&c->def.sim) : NULL;
   if (!c->scene || !c->sim || !c->send_buf || tress_id_is_null(c->workspace)) {

@@ -46,11 +46,26 @@ static void character_free(tress_client *c, replica_character *ch) {
   free(ch);
 }
 
+/* Every instance of the replica is made here; a null id when the scene refuses. */
+static tress_id make(tress_scene *s, tress_kind kind, const char *name, tress_id parent) {
+  tress_instance_def def = tress_default_instance_def();
+  def.kind = kind;
+  def.name = name;
+  def.parent = parent;
+  tress_id id;
+  tress_scene_create_instance(s, &def, &id);
+  return id;
+}
+
 static tress_id make_part(tress_scene *s, const char *name, tress_id parent, const float size[3], tress_xform cf) {
-  tress_id p = tress_instance_create(s, TRESS_KIND_PART, name, parent);
-  if (tress_id_is_null(p)) return p;
-  tress_part_set_size(s, p, size);
-  tress_part_set_cframe(s, p, cf);
+  tress_instance_def def = tress_default_instance_def();
+  def.kind = TRESS_KIND_PART;
+  def.name = name;
+  def.parent = parent;
+  def.cframe = cf;
+  memcpy(def.size, size, sizeof def.size);
+  tress_id p;
+  tress_scene_create_instance(s, &def, &p);
   return p;
 }
 
@@ -59,7 +74,7 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
   const tress_wire_accessory *wa = &ch->manifest.accessories[index];
   replica_accessory *ra = &ch->accessories[index];
   tress_id body = ch->parts[wa->worn_on];
-  ra->accessory = tress_instance_create(s, TRESS_KIND_ACCESSORY, wa->name, ch->model);
+  ra->accessory = make(s, TRESS_KIND_ACCESSORY, wa->name, ch->model);
   if (tress_id_is_null(ra->accessory)) return false;
   tress_accessory_set_type(s, ra->accessory, (tress_accessory_type)wa->type);
   ra->handle = make_part(s, "Handle", ra->accessory, wa->handle_size, tress_xform_mul(ch->root, wa->handle_cframe));
@@ -73,9 +88,8 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
       tress_part_set_size(s, ra->handle, wa->handle_size);
     }
   }
-  if (wa->layered && tress_id_is_null(tress_instance_create(s, TRESS_KIND_WRAP_LAYER, "WrapLayer", ra->handle)))
-    return false;
-  ra->joint = tress_instance_create(s, TRESS_KIND_JOINT, "AccessoryWeld", ra->handle);
+  if (wa->layered && tress_id_is_null(make(s, TRESS_KIND_WRAP_LAYER, "WrapLayer", ra->handle))) return false;
+  ra->joint = make(s, TRESS_KIND_JOINT, "AccessoryWeld", ra->handle);
   if (tress_id_is_null(ra->joint)) return false;
   tress_joint j;
   memset(&j, 0, sizeof j);
@@ -92,8 +106,8 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
     j.c1 = wa->c1;
     break;
   case TRESS_JOINT_RIGID_CONSTRAINT:
-    ra->attachment0 = tress_instance_create(s, TRESS_KIND_ATTACHMENT, "HandleAttachment", ra->handle);
-    ra->attachment1 = tress_instance_create(s, TRESS_KIND_ATTACHMENT, wa->name, body);
+    ra->attachment0 = make(s, TRESS_KIND_ATTACHMENT, "HandleAttachment", ra->handle);
+    ra->attachment1 = make(s, TRESS_KIND_ATTACHMENT, wa->name, body);
     if (tress_id_is_null(ra->attachment0) || tress_id_is_null(ra->attachment1)) return false;
     tress_attachment_set_cframe(s, ra->attachment0, wa->c0);
     tress_attachment_set_cframe(s, ra->attachment1, wa->c1);
@@ -155,7 +169,7 @@ tress_result tress__replica_add(tress_client *c, const tress_msg_character_added
     return TRESS_ERR_OUT_OF_MEMORY;
   }
   tress_scene *s = c->scene;
-  ch->model = tress_instance_create(s, TRESS_KIND_MODEL, ch->manifest.character_name, c->workspace);
+  ch->model = make(s, TRESS_KIND_MODEL, ch->manifest.character_name, c->workspace);
   bool ok = !tress_id_is_null(ch->model);
   for (uint32_t i = 0; ok && i < np; i++) {
     const tress_wire_part *wp = &ch->manifest.parts[i];

@@ -394,7 +394,11 @@ static void test_named_chain_follows_the_new_section(void **state) {
   tress_id parent = head, tail[3];
   const char *names[3] = {"Ponytail", "Ponytail_1", "Ponytail_2"};
   for (int i = 0; i < 3; i++) {
-    tail[i] = tress_instance_create(scene, TRESS_KIND_BONE, names[i], parent);
+    {
+      tress_instance_def instance_def = tress_default_instance_def();
+      instance_def.kind = TRESS_KIND_BONE, instance_def.name = names[i], instance_def.parent = parent;
+      tress_scene_create_instance(scene, &instance_def, &tail[i]);
+    }
     tress_bone_set_cframe(scene, tail[i], tress_xform_from_pos(0.0f, i ? -0.4f : 0.0f, i ? 0.0f : -0.7f));
     parent = tail[i];
   }

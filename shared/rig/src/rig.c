@@ -278,16 +278,17 @@ bool tress_rig_build_bones(tress_scene *scene, tress_id part, const tress_rig_ou
   worn_scale(size, rig->mesh_size, scale);
   for (uint32_t b = 0; b < rig->bone_count; b++) {
     const tress_rig_bone *rb = &rig->bones[b];
-    tress_id parent = rb->parent < 0 ? part : ids[rb->parent];
-    ids[b] = tress_instance_create(scene, TRESS_KIND_BONE, rb->name, parent);
-    if (tress_id_is_null(ids[b])) {
+    tress_instance_def bone = tress_default_instance_def();
+    bone.kind = TRESS_KIND_BONE;
+    bone.name = rb->name;
+    bone.parent = rb->parent < 0 ? part : ids[rb->parent];
+    bone.cframe = rb->rest;
+    for (int k = 0; k < 3; k++) bone.cframe.p[k] *= scale[k];
+    if (tress_scene_create_instance(scene, &bone, &ids[b]) != TRESS_OK) {
       for (uint32_t k = 0; k < b; k++)
         if (rig->bones[k].parent < 0) tress_instance_destroy(scene, ids[k]);
       return false;
     }
-    tress_xform rest = rb->rest;
-    for (int k = 0; k < 3; k++) rest.p[k] *= scale[k];
-    tress_bone_set_cframe(scene, ids[b], rest);
   }
   if (rig->mesh) {
     tress_part_set_mesh(scene, part, rig->mesh);

@@ -1410,8 +1410,11 @@ static int import_apply(const tress_spring_import *imp, tress_scene *scene, tres
       if (has_bones) tress_instance_visit_descendants(scene, part, find_bone_visit, &f);
       tress_id bone = f.found;
       if (tress_id_is_null(bone)) {
-        bone = tress_instance_create(scene, TRESS_KIND_BONE, imp->nodes[k].name, parent_id);
-        if (tress_id_is_null(bone)) {
+        tress_instance_def bone_def = tress_default_instance_def();
+        bone_def.kind = TRESS_KIND_BONE;
+        bone_def.name = imp->nodes[k].name;
+        bone_def.parent = parent_id;
+        if (tress_scene_create_instance(scene, &bone_def, &bone) != TRESS_OK) {
           free(path);
           free(need);
           tress_spring_scene_free(out);
