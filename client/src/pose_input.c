@@ -59,7 +59,7 @@ tress_result tress_client_set_pose(tress_client *c, uint32_t character_id, tress
   return TRESS_OK;
 }
 
-uint32_t tress_client_parts(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max) {
+uint32_t tress_client_get_parts(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch) return 0;
   for (uint32_t i = 0; i < ch->manifest.part_count && i < max; i++) out[i] = ch->parts[i];

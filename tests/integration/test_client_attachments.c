@@ -88,7 +88,7 @@ static void test_ropes_and_cloth_reach_every_client(void **state) {
   assert_true(a != 0 && a == b);
 
   tress_client_attachment att[4];
-  assert_int_equal(tress_client_attachments(cs[1], b, att, 4), 3);
+  assert_int_equal(tress_client_get_attachments(cs[1], b, att, 4), 3);
   assert_string_equal(att[0].name, "Jumprope");
   assert_false(att[0].cloth);
   assert_string_equal(att[1].name, "Charm");
@@ -96,20 +96,20 @@ static void test_ropes_and_cloth_reach_every_client(void **state) {
   assert_true(att[2].cloth);
   static float rope0[64 * 3], rope1[64 * 3], cape0[256 * 3], cape1[256 * 3], laid[256 * 3];
   uint32_t n0 = 0, n1 = 0;
-  assert_int_equal(tress_client_attachment_points(cs[0], a, "Cloak", laid, 256, &n0), TRESS_OK);
+  assert_int_equal(tress_client_get_attachment_points(cs[0], a, "Cloak", laid, 256, &n0), TRESS_OK);
   assert_int_equal(n0, 9 * 12);
   tress_client_stats before = tress_client_get_stats(cs[1]);
 
   client_walk(cs[0], a, 30, 2.0, WALK_X, WALK_Z);
   client_walk(cs[1], b, 60, 2.0, WALK_X, WALK_Z);
 
-  assert_int_equal(tress_client_attachment_points(cs[0], a, "Jumprope", rope0, 64, &n0), TRESS_OK);
-  assert_int_equal(tress_client_attachment_points(cs[1], b, "Jumprope", rope1, 64, &n1), TRESS_OK);
+  assert_int_equal(tress_client_get_attachment_points(cs[0], a, "Jumprope", rope0, 64, &n0), TRESS_OK);
+  assert_int_equal(tress_client_get_attachment_points(cs[1], b, "Jumprope", rope1, 64, &n1), TRESS_OK);
   assert_int_equal(n0, 25);
   assert_int_equal(n1, 25);
   float rope_diff = largest_difference(rope0, rope1, 3 * n0);
-  assert_int_equal(tress_client_attachment_points(cs[0], a, "Cloak", cape0, 256, &n0), TRESS_OK);
-  assert_int_equal(tress_client_attachment_points(cs[1], b, "Cloak", cape1, 256, &n1), TRESS_OK);
+  assert_int_equal(tress_client_get_attachment_points(cs[0], a, "Cloak", cape0, 256, &n0), TRESS_OK);
+  assert_int_equal(tress_client_get_attachment_points(cs[1], b, "Cloak", cape1, 256, &n1), TRESS_OK);
   assert_int_equal(n0, n1);
   float cape_diff = largest_difference(cape0, cape1, 3 * n0);
   /* the hair and the pre-skinned cape: the same bones, drawn the same, on both clients */

@@ -266,7 +266,7 @@ static void test_set_pose_by_id(void **state) {
   world_start(&w);
   send_rig_and_bind(&w);
   tress_id parts[8], bones[256];
-  assert_int_equal(tress_client_parts(w.client, CHARACTER_ID, parts, 8), 3);
+  assert_int_equal(tress_client_get_parts(w.client, CHARACTER_ID, parts, 8), 3);
   assert_true(tress_client_get_bones(w.client, CHARACTER_ID, bones, 256) > 0);
   tress_xform up = tress_xform_from_pos(0.0f, 5.0f, 0.0f);
   tress_client_set_root(w.client, CHARACTER_ID, tress_xform_from_pos(10.0f, 0.0f, 0.0f));

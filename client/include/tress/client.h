@@ -151,13 +151,13 @@ tress_result tress_client_set_root(tress_client *c, uint32_t character_id, tress
  *   (TRESS_BONE_POSE_ANIMATED), or its full frame relative to its parent bone or Handle
  *   (TRESS_BONE_POSE_LOCAL, pose map only). The solver's output stays in `transform`.
  */
-/* One instance of the character (a part from tress_client_parts or a bone from
+/* One instance of the character (a part from tress_client_get_parts or a bone from
  * tress_client_get_bones). TRESS_ERR_INVALID_ARGUMENT for an instance of another character,
  * a Handle (handles follow their joints) or a non-finite pose. */
 tress_result tress_client_set_pose(tress_client *c, uint32_t character_id, tress_id instance,
                                    tress_xform pose);
 /* The character's parts in manifest order. Returns the count (writes at most max). */
-uint32_t tress_client_parts(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max);
+uint32_t tress_client_get_parts(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max);
 
 /* In bulk: the game's skeleton names, resolved once, then one apply per frame straight from the
  * game's own pose array (no lookup, no allocation). A name is a manifest part name, a bone name
@@ -239,12 +239,12 @@ typedef struct tress_client_attachment {
   tress_handle_id handle;
 } tress_client_attachment;
 /* Writes up to max attachments (manifest order, ropes first); returns how many are bound. */
-uint32_t tress_client_attachments(const tress_client *c, uint32_t character_id, tress_client_attachment *out,
-                                  uint32_t max);
+uint32_t tress_client_get_attachments(const tress_client *c, uint32_t character_id, tress_client_attachment *out,
+                                      uint32_t max);
 /* The drawn points of the attachment called name (tress_rope_get_points: a rope's segments + 1, a
  * sheet's particles row-major). */
-tress_result tress_client_attachment_points(const tress_client *c, uint32_t character_id, const char *name,
-                                            float *xyz, uint32_t max_points, uint32_t *count);
+tress_result tress_client_get_attachment_points(const tress_client *c, uint32_t character_id, const char *name,
+                                                float *xyz, uint32_t max_points, uint32_t *count);
 /* Column-major world matrices of the drawn pose (16 floats per bone), same order. */
 uint32_t tress_client_get_bone_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
 /* Skinning matrices: world * inverse(rest world), the world-space deformation of each bone, so
