@@ -141,7 +141,13 @@ static carry_result bench_carry(void) {
     tress_sim *sim = make_sim(scene);
     tress_id parts[8];
     for (int k = 0; k < 8; k++) {
-      parts[k] = tress_instance_create(scene, TRESS_KIND_PART, "Mover", tress_scene_get_root(scene));
+      {
+        tress_instance_def instance_def = tress_default_instance_def();
+        instance_def.kind = TRESS_KIND_PART;
+        instance_def.name = "Mover";
+        instance_def.parent = tress_scene_get_root(scene);
+        tress_scene_create_instance(scene, &instance_def, &parts[k]);
+      }
       tress_part_set_cframe(scene, parts[k], mover_at(0.0, k));
     }
     tress_handle_id ropes[ROPES];

@@ -77,7 +77,7 @@ void bot_picture_record(bot_picture *p, tress_client *c, uint32_t character_id, 
   }
   if (n != p->bone_count) return;
   tress_xform root;
-  if (tress_client_get_part_frame(c, character_id, 0, &root) != TRESS_CLIENT_OK) return;
+  if (tress_client_get_part_frame(c, character_id, 0, &root) != TRESS_OK) return;
   sample *s = &p->samples[p->count++];
   s->t = t;
   for (uint32_t i = 0; i < n; i++) {

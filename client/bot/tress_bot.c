@@ -165,7 +165,7 @@ static void frame(bot *b, double dt, watched_character *pic) {
   bool all_bound = n > 0 && tress_client_get_state(c) == TRESS_CLIENT_READY;
   for (uint32_t i = 0; i < n; i++) {
     tress_client_character_info info;
-    if (tress_client_get_character_info(c, ids[i], &info) != TRESS_CLIENT_OK) continue;
+    if (tress_client_get_character_info(c, ids[i], &info) != TRESS_OK) continue;
     if (!info.bound) all_bound = false;
     if (!info.mine || !info.bound || info.request_id == 0 || info.request_id > b->options->characters) continue;
     tress_client_set_root(c, ids[i], bot_path_advance(&b->paths[info.request_id - 1], dt));
@@ -345,14 +345,18 @@ int main(int argc, char **argv) {
     }
     if (o.bots <= o.room_size) snprintf(b->room, sizeof b->room, "%s", o.room);
     else snprintf(b->room, sizeof b->room, "%s-%u", o.room, i / o.room_size);
-    if (tress_client_connect(b->client, o.host, o.port, o.token, b->room) != TRESS_CLIENT_OK) {
-      fprintf(stderr, "tress-bot: %s\n", tress_client_get_last_error(b->client));
+    tress_error err;
+    if (tress_client_connect(b->client, o.host, o.port, o.token, b->room, &err) != TRESS_OK) {
+      fprintf(stderr, "tress-bot: connect: %s\n", err.message);
       return 1;
     }
     for (uint32_t k = 0; k < o.characters; k++) {
       snprintf(manifest.character_name, sizeof manifest.character_name, "bot%u_%u", i, k);
       bot_path_init(&b->paths[k], i * o.characters + k);
-      tress_client_spawn(b->client, &manifest, NULL);
+      if (tress_client_spawn(b->client, &manifest, NULL, &err) != TRESS_OK) {
+        fprintf(stderr, "tress-bot: spawn %s: %s\n", manifest.character_name, err.message);
+        return 1;
+      }
     }
   }
 

@@ -54,13 +54,19 @@ int main(int argc, char **argv) {
   tress_client_def def = tress_default_client_def();
   def.client_name = "animated-head-example";
   tress_client *client = tress_client_create(&def);
-  if (!client || tress_client_connect(client, argv[1], (uint16_t)atoi(argv[2]), "", room) != TRESS_CLIENT_OK) {
-    fprintf(stderr, "connect failed: %s\n", client ? tress_client_get_last_error(client) : "out of memory");
+  if (!client) {
+    fprintf(stderr, "out of memory creating the client\n");
+    return 1;
+  }
+  tress_error err;
+  if (tress_client_connect(client, argv[1], (uint16_t)atoi(argv[2]), "", room, &err) != TRESS_OK) {
+    fprintf(stderr, "connect failed: %s\n", err.message);
+    tress_client_destroy(client);
     return 1;
   }
   tress_sample_character sample;
   tress_sample_character_init(&sample, "Runner", "meshes/hair_long.glb");
-  tress_client_spawn(client, &sample.manifest, NULL);
+  tress_client_spawn(client, &sample.manifest, NULL, NULL);
 
   /* GAME BEGIN: once per character, then once per frame */
   game_bone bones[BONES] = {{{0, 0, 0}, {0, 0, 0, 1}}};
@@ -74,12 +80,12 @@ int main(int argc, char **argv) {
     tress_client_service(client);
     if (!character && tress_client_get_character_ids(client, &character, 1) == 0) character = 0;
     tress_client_character_info info;
-    bool bound = character && tress_client_get_character_info(client, character, &info) == TRESS_CLIENT_OK && info.bound;
+    bool bound = character && tress_client_get_character_info(client, character, &info) == TRESS_OK && info.bound;
     /* GAME BEGIN */
     if (bound && !map) {
       tress_client_pose_map_def md = tress_default_client_pose_map_def();
       md.character_id = character, md.names = SKELETON, md.count = BONES;
-      if (tress_client_pose_map_create(client, &md, &map) != TRESS_CLIENT_OK) break;
+      if (tress_client_pose_map_create(client, &md, &map, NULL) != TRESS_OK) break;
     }
     if (map) {
       animate(bones, &sample, t);

@@ -25,13 +25,19 @@ int main(int argc, char **argv) {
   tress_client_def def = tress_default_client_def();
   def.client_name = "game-loop-example";
   tress_client *client = tress_client_create(&def);
-  if (!client || tress_client_connect(client, argv[1], (uint16_t)atoi(argv[2]), "", room) != TRESS_CLIENT_OK) {
-    fprintf(stderr, "connect failed: %s\n", client ? tress_client_get_last_error(client) : "out of memory");
+  if (!client) {
+    fprintf(stderr, "out of memory creating the client\n");
+    return 1;
+  }
+  tress_error err;
+  if (tress_client_connect(client, argv[1], (uint16_t)atoi(argv[2]), "", room, &err) != TRESS_OK) {
+    fprintf(stderr, "connect failed: %s\n", err.message);
+    tress_client_destroy(client);
     return 1;
   }
   tress_sample_character sample;
   tress_sample_character_init(&sample, "Example", NULL);
-  tress_client_spawn(client, &sample.manifest, NULL); /* sent once the room is joined */
+  tress_client_spawn(client, &sample.manifest, NULL, NULL); /* sent once the room is joined */
 
   const double dt = 1.0 / 60.0;
   float matrices[64 * 16];
@@ -41,7 +47,7 @@ int main(int argc, char **argv) {
     tress_client_service(client); /* never blocks */
     if (!character && tress_client_get_character_ids(client, &character, 1) == 0) character = 0;
     tress_client_character_info info;
-    if (character && tress_client_get_character_info(client, character, &info) == TRESS_CLIENT_OK && info.bound) {
+    if (character && tress_client_get_character_info(client, character, &info) == TRESS_OK && info.bound) {
       tress_client_set_root(client, character, tress_xform_from_pos(2.0f * (float)t, 0.0f, 0.0f));
       swayed += dt;
     } else {

@@ -26,21 +26,6 @@
 
 #define MAX_EVENTS_PER_SERVICE 4096
 
-const char *tress_client_result_name(tress_client_result r) {
-  switch (r) {
-  case TRESS_CLIENT_OK: return "ok";
-  case TRESS_CLIENT_ERR_INVALID_ARGUMENT: return "invalid argument";
-  case TRESS_CLIENT_ERR_NOT_CONNECTED: return "not connected";
-  case TRESS_CLIENT_ERR_ADDRESS: return "the host name did not resolve";
-  case TRESS_CLIENT_ERR_NETWORK: return "ENet could not create a host or peer";
-  case TRESS_CLIENT_ERR_UNKNOWN_CHARACTER: return "no such character";
-  case TRESS_CLIENT_ERR_TOO_MANY: return "too many characters";
-  case TRESS_CLIENT_ERR_OUT_OF_MEMORY: return "out of memory";
-  case TRESS_CLIENT_ERR_ENCODE: return "the message breaks a protocol rule";
-  }
-  return "unknown";
-}
-
 const char *tress_client_state_name(tress_client_state s) {
   switch (s) {
   case TRESS_CLIENT_IDLE: return "idle";
@@ -105,7 +90,12 @@ tress_client *tress_client_create(const tress_client_def *def_in) {
   c->scene = tress_scene_create();
   c->send_cap = TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES;
   c->send_buf = malloc(c->send_cap);
-  if (c->scene) c->workspace = tress_instance_create(c->scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(c->scene));
+  if (c->scene) {
+    tress_instance_def workspace = tress_default_instance_def(); /* a folder */
+    workspace.name = "Workspace";
+    workspace.parent = tress_scene_get_root(c->scene);
+    tress_scene_create_instance(c->scene, &workspace, &c->workspace); /* null on failure, checked below */
+  }
   c->def.sim.scene = c->scene;
   c->sim = c->scene ? tress_sim_create(&c->def.sim) : NULL;
   if (!c->scene || !c->sim || !c->send_buf || tress_id_is_null(c->workspace)) {
@@ -191,26 +181,37 @@ int tress_client_get_socket(const tress_client *c) { return c && c->host ? (int)
 
 /* ---- connecting ---------------------------------------------------------------------------- */
 
-static tress_client_result start_attempt(tress_client *c) {
+static tress_result start_attempt(tress_client *c, tress_error *err) {
   if (!c->host) {
     c->host = enet_host_create(NULL, 1, TRESS_CHANNEL_COUNT, 0, 0);
-    if (!c->host) return TRESS_CLIENT_ERR_NETWORK;
+    if (!c->host) return tress_error_set(err, TRESS_ERR_NETWORK, "ENet could not create a client host");
   }
   ENetAddress address;
-  if (enet_address_set_host(&address, c->server_host) != 0) return TRESS_CLIENT_ERR_ADDRESS;
+  if (enet_address_set_host(&address, c->server_host) != 0)
+    return tress_error_set(err, TRESS_ERR_ADDRESS, "host name '%s' did not resolve", c->server_host);
   address.port = c->server_port;
   c->peer = enet_host_connect(c->host, &address, TRESS_CHANNEL_COUNT, 0);
-  if (!c->peer) return TRESS_CLIENT_ERR_NETWORK;
+  if (!c->peer)
+    return tress_error_set(err, TRESS_ERR_NETWORK, "ENet could not make a peer for %s:%u", c->server_host,
+                           c->server_port);
   c->state = TRESS_CLIENT_CONNECTING;
   c->state_since = tress_client_get_now(c);
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
-tress_client_result tress_client_connect(tress_client *c, const char *host, uint16_t port, const char *token,
-                                         const char *room) {
-  if (!c || !host || !room || !room[0] || strlen(room) > TRESS_WIRE_MAX_NAME_BYTES ||
-      (token && strlen(token) > TRESS_WIRE_MAX_TEXT_BYTES) || strlen(host) >= sizeof c->server_host)
-    return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+tress_result tress_client_connect(tress_client *c, const char *host, uint16_t port, const char *token,
+                                  const char *room, tress_error *err) {
+  if (!c || !host || !room)
+    return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "connect needs a client, a host and a room");
+  if (!room[0] || strlen(room) > TRESS_WIRE_MAX_NAME_BYTES)
+    return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "room name must be 1 to %u bytes",
+                           (unsigned)TRESS_WIRE_MAX_NAME_BYTES);
+  if (token && strlen(token) > TRESS_WIRE_MAX_TEXT_BYTES)
+    return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "token is over %u bytes",
+                           (unsigned)TRESS_WIRE_MAX_TEXT_BYTES);
+  if (strlen(host) >= sizeof c->server_host)
+    return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "host name is over %zu bytes",
+                           sizeof c->server_host - 1);
   if (c->peer) drop_peer(c);
   snprintf(c->server_host, sizeof c->server_host, "%s", host);
   snprintf(c->token, sizeof c->token, "%s", token ? token : "");
@@ -218,9 +219,8 @@ tress_client_result tress_client_connect(tress_client *c, const char *host, uint
   c->server_port = port;
   c->want_connection = true;
   c->backoff_ms = c->def.backoff_initial_ms;
-  tress_client_result r = start_attempt(c);
-  if (r != TRESS_CLIENT_OK) {
-    snprintf(c->last_error, sizeof c->last_error, "connect %s:%u: %s", host, port, tress_client_result_name(r));
+  tress_result r = start_attempt(c, err);
+  if (r != TRESS_OK) {
     c->state = TRESS_CLIENT_IDLE;
     c->want_connection = false;
   }
@@ -258,30 +258,35 @@ static void connection_lost(tress_client *c, const char *why) {
   if (c->def.callbacks.on_disconnected) c->def.callbacks.on_disconnected(c->def.callbacks.user, c, retry);
 }
 
-tress_client_result tress__client_send(tress_client *c, const tress_msg *msg) {
+tress_result tress__client_send(tress_client *c, const tress_msg *msg, tress_error *err) {
+  const char *type = tress_msg_type_name(msg->type);
   if (!c->peer || c->state < TRESS_CLIENT_HELLO_SENT || c->state == TRESS_CLIENT_BACKOFF)
-    return TRESS_CLIENT_ERR_NOT_CONNECTED;
+    return tress_error_set(err, TRESS_ERR_NOT_CONNECTED, "%s needs a connection (state %s)", type,
+                           tress_client_state_name(c->state));
+  size_t len = 0;
+  tress_wire_error wire;
   size_t need = tress_msg_get_encode_bound(msg);
-  if (need == 0) return TRESS_CLIENT_ERR_ENCODE;
+  if (need == 0) { /* invalid: the encoder validates before it writes, so it says which rule */
+    tress_wire_status status = tress_msg_encode(msg, c->send_buf, 0, &len, &wire);
+    return tress_error_set(err, TRESS_ERR_PROTOCOL, "encode %s: %s", type,
+                           status == TRESS_WIRE_OK ? "breaks a wire rule" : wire.message);
+  }
   if (need > c->send_cap) {
     uint8_t *n = realloc(c->send_buf, need);
-    if (!n) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+    if (!n) return tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "%s: no memory for %zu bytes", type, need);
     c->send_buf = n;
     c->send_cap = need;
   }
-  size_t len = 0;
-  tress_wire_error err;
-  if (tress_msg_encode(msg, c->send_buf, c->send_cap, &len, &err) != TRESS_WIRE_OK) {
-    snprintf(c->last_error, sizeof c->last_error, "encode %s: %s", tress_msg_type_name(msg->type), err.message);
-    return TRESS_CLIENT_ERR_ENCODE;
-  }
+  tress_wire_status status = tress_msg_encode(msg, c->send_buf, c->send_cap, &len, &wire);
+  if (status != TRESS_WIRE_OK)
+    return tress_error_set(err, tress_wire_status_to_result(status), "encode %s: %s", type, wire.message);
   ENetPacket *p = enet_packet_create(c->send_buf, len, ENET_PACKET_FLAG_RELIABLE);
-  if (!p) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+  if (!p) return tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "%s: ENet could not make a packet", type);
   if (enet_peer_send(c->peer, tress_msg_type_get_channel(msg->type), p) != 0) {
     enet_packet_destroy(p);
-    return TRESS_CLIENT_ERR_NETWORK;
+    return tress_error_set(err, TRESS_ERR_NETWORK, "%s: ENet refused the packet", type);
   }
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
 static void send_hello(tress_client *c) {
@@ -292,7 +297,7 @@ static void send_hello(tress_client *c) {
   m.hello.version_minor = TRESS_PROTOCOL_VERSION_MINOR;
   snprintf(m.hello.client_name, sizeof m.hello.client_name, "%s", c->client_name);
   snprintf(m.hello.auth_token, sizeof m.hello.auth_token, "%s", c->token);
-  tress__client_send(c, &m);
+  tress__client_send(c, &m, NULL);
 }
 
 static void send_join(tress_client *c) {
@@ -300,7 +305,7 @@ static void send_join(tress_client *c) {
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_JOIN_ROOM;
   snprintf(m.join_room.room, sizeof m.join_room.room, "%s", c->room);
-  tress__client_send(c, &m);
+  tress__client_send(c, &m, NULL);
 }
 
 /* ---- dispatch ------------------------------------------------------------------------------ */
@@ -353,7 +358,7 @@ static void dispatch(tress_client *c, const tress_msg *m) {
     if (c->def.callbacks.on_connected) c->def.callbacks.on_connected(c->def.callbacks.user, c);
     return;
   case TRESS_MSG_CHARACTER_ADDED:
-    if (expect_ready(c, m) && tress__replica_add(c, &m->character_added) == TRESS_CLIENT_OK)
+    if (expect_ready(c, m) && tress__replica_add(c, &m->character_added) == TRESS_OK)
       replay_held_rigs(c, m->character_added.character_id);
     return;
   case TRESS_MSG_CHARACTER_REMOVED:
@@ -457,7 +462,7 @@ static void handle_event(tress_client *c, ENetEvent *ev) {
 static void tick(tress_client *c) {
   double now = tress_client_get_now(c);
   if (c->state == TRESS_CLIENT_BACKOFF && now >= c->retry_at) {
-    if (start_attempt(c) != TRESS_CLIENT_OK) connection_lost(c, "reconnect attempt failed");
+    if (start_attempt(c, NULL) != TRESS_OK) connection_lost(c, "reconnect attempt failed");
   } else if (c->state == TRESS_CLIENT_CONNECTING && now - c->state_since > c->def.connect_timeout_ms / 1000.0) {
     connection_lost(c, "connect timed out");
   }

@@ -143,24 +143,24 @@ struct tress_client {
 /* client.c */
 void tress__client_report(tress_client *c, tress_client_error_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-tress_client_result tress__client_send(tress_client *c, const tress_msg *msg);
+tress_result tress__client_send(tress_client *c, const tress_msg *msg, tress_error *err);
 
 /* replica.c */
 replica_character *tress__replica_find(const tress_client *c, uint32_t character_id);
 /* Builds the character from a CHARACTER_ADDED; replaces nothing (a known id is refused). */
-tress_client_result tress__replica_add(tress_client *c, const tress_msg_character_added *m);
+tress_result tress__replica_add(tress_client *c, const tress_msg_character_added *m);
 /* Releases handles, destroys instances, frees the entry. */
 void tress__replica_remove(tress_client *c, uint32_t character_id, uint8_t reason);
 void tress__replica_clear(tress_client *c, uint8_t reason);
 /* BIND: bind_character with the server's settings and match policy. */
-tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, const tress_msg_bind *bind);
+tress_result tress__replica_bind(tress_client *c, replica_character *ch, const tress_msg_bind *bind);
 /* After a RIG_RESULT: binds once the BIND and every rig it lists are here; a rig the BIND did
  * not list re-binds (the character's handles are destroyed first). */
 void tress__replica_rig_arrived(tress_client *c, replica_character *ch);
 /* replica_springs.c: BIND's springs section, decoded into a new set (*out NULL when the BIND
  * has none). A section that does not decode is reported and returns
- * TRESS_CLIENT_ERR_INVALID_ARGUMENT: the caller keeps the springs it has. */
-tress_client_result tress__springs_read(tress_client *c, const replica_character *ch, const tress_msg_bind *bind,
+ * TRESS_ERR_INVALID_ARGUMENT: the caller keeps the springs it has. */
+tress_result tress__springs_read(tress_client *c, const replica_character *ch, const tress_msg_bind *bind,
                                         replica_springs **out);
 /* Makes next (owned from here on, may be NULL) the character's springs. Unbound: only kept for
  * the bind. Bound: an equal section changes nothing; another one replaces the colliders and

@@ -5,6 +5,7 @@
  *
  * The handles live in one heap block that their close callbacks free, so detaching never
  * waits for the loop and a client can be destroyed right after detach. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <uv.h>
 
@@ -47,23 +48,25 @@ static void on_tick(uv_timer_t *t) {
   tress_client_service(u->client);
 }
 
-int tress_client_attach_loop(tress_client *c, struct uv_loop_s *loop) {
-  if (!c || !loop) return UV_EINVAL;
+tress_result tress_client_attach_loop(tress_client *c, struct uv_loop_s *loop) {
+  if (!c || !loop) return TRESS_ERR_INVALID_ARGUMENT;
   tress_client_detach_loop(c);
   client_uv *u = calloc(1, sizeof *u);
-  if (!u) return UV_ENOMEM;
+  if (!u) return TRESS_ERR_OUT_OF_MEMORY;
   u->client = c;
   u->poll_fd = -1;
   int r = uv_timer_init(loop, &u->timer);
   if (r != 0) {
     free(u);
-    return r;
+    snprintf(c->last_error, sizeof c->last_error, "attach loop: uv_timer_init: %s", uv_strerror(r));
+    return r == UV_ENOMEM ? TRESS_ERR_OUT_OF_MEMORY : TRESS_ERR_NETWORK;
   }
   u->timer.data = u;
   u->open_handles = 1;
-  r = uv_timer_start(&u->timer, on_tick, 0, CLIENT_UV_TICK_MS);
   c->uv = u;
-  return r;
+  /* a timer on an initialised loop handle does not fail to start (libuv returns 0 unless closing) */
+  uv_timer_start(&u->timer, on_tick, 0, CLIENT_UV_TICK_MS);
+  return TRESS_OK;
 }
 
 void tress_client_detach_loop(tress_client *c) {

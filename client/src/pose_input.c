@@ -43,23 +43,23 @@ static bool is_character_bone(const tress_client *c, const replica_character *ch
          tress_instance_is_descendant_of(c->scene, id, ch->model);
 }
 
-tress_client_result tress_client_set_pose(tress_client *c, uint32_t character_id, tress_id instance,
-                                          tress_xform pose) {
+tress_result tress_client_set_pose(tress_client *c, uint32_t character_id, tress_id instance,
+                                   tress_xform pose) {
   replica_character *ch = tress__replica_find(c, character_id);
-  if (!ch) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
-  if (!tress_xform_is_finite(pose)) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+  if (!ch) return TRESS_ERR_NOT_FOUND;
+  if (!tress_xform_is_finite(pose)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_quat_normalize(pose.q);
   int part = part_index_of(ch, instance);
   if (part >= 0) {
     ch->part_poses[part] = pose;
-    return TRESS_CLIENT_OK;
+    return TRESS_OK;
   }
-  if (!is_character_bone(c, ch, instance)) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+  if (!is_character_bone(c, ch, instance)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_bone_set_animated(c->scene, instance, pose);
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
-uint32_t tress_client_parts(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max) {
+uint32_t tress_client_get_parts(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch) return 0;
   for (uint32_t i = 0; i < ch->manifest.part_count && i < max; i++) out[i] = ch->parts[i];
@@ -126,25 +126,29 @@ static void resolve(tress_client_pose_map *map) {
   }
 }
 
-tress_client_result tress_client_pose_map_create(tress_client *c, const tress_client_pose_map_def *def,
-                                                 tress_client_pose_map **out) {
+tress_result tress_client_pose_map_create(tress_client *c, const tress_client_pose_map_def *def,
+                                          tress_client_pose_map **out, tress_error *err) {
   if (out) *out = NULL;
-  if (!c || !def || !out || (def->count && !def->names)) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+  if (!c || !def || !out)
+    return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "pose map create needs a client, a def and out");
+  if (def->count && !def->names)
+    return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "def.count is %u but def.names is NULL", def->count);
   if (def->bone_space != TRESS_BONE_POSE_ANIMATED && def->bone_space != TRESS_BONE_POSE_LOCAL)
-    return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+    return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "def.bone_space %d is no tress_bone_pose_space",
+                           (int)def->bone_space);
   replica_character *ch = tress__replica_find(c, def->character_id);
-  if (!ch) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
+  if (!ch) return tress_error_set(err, TRESS_ERR_NOT_FOUND, "no character %u in the replica", def->character_id);
   size_t text = 0;
   for (uint32_t i = 0; i < def->count; i++) text += strlen(def->names[i] ? def->names[i] : "") + 1;
   tress_client_pose_map *map = calloc(1, sizeof *map);
-  if (!map) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+  if (!map) return tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "no memory for a pose map");
   map->names = malloc(def->count * sizeof *map->names + text + 1);
   map->targets = calloc(def->count ? def->count : 1, sizeof *map->targets);
   if (!map->names || !map->targets) {
     free(map->names);
     free(map->targets);
     free(map);
-    return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+    return tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "no memory for %u pose map names", def->count);
   }
   char *at = (char *)(map->names + def->count);
   for (uint32_t i = 0; i < def->count; i++) {
@@ -162,7 +166,7 @@ tress_client_result tress_client_pose_map_create(tress_client *c, const tress_cl
   map->next = c->pose_maps;
   c->pose_maps = map;
   *out = map;
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
 void tress_client_pose_map_destroy(tress_client_pose_map *map) {
@@ -184,10 +188,10 @@ uint32_t tress_client_pose_map_get_matched_count(const tress_client_pose_map *ma
   return map ? map->matched_count : 0;
 }
 
-tress_client_result tress_client_pose_map_apply(tress_client_pose_map *map, const tress_pose_array *poses) {
+tress_result tress_client_pose_map_apply(tress_client_pose_map *map, const tress_pose_array *poses) {
   if (!map || !poses || !poses->positions || !poses->rotations || poses->count < map->count)
-    return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
-  if (!map->client || !map->ch) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
+    return TRESS_ERR_INVALID_ARGUMENT;
+  if (!map->client || !map->ch) return TRESS_ERR_NOT_FOUND;
   replica_character *ch = map->ch;
   tress_scene *scene = map->client->scene;
   if (map->layout_seen != ch->pose_layout) resolve(map);
@@ -202,7 +206,7 @@ tress_client_result tress_client_pose_map_apply(tress_client_pose_map *map, cons
     else
       tress_bone_set_animated(scene, t->bone, pose);
   }
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
 void tress__pose_maps_forget(tress_client *c, const replica_character *ch) {

@@ -46,11 +46,26 @@ static void character_free(tress_client *c, replica_character *ch) {
   free(ch);
 }
 
+/* Every instance of the replica is made here; a null id when the scene refuses. */
+static tress_id make(tress_scene *s, tress_kind kind, const char *name, tress_id parent) {
+  tress_instance_def def = tress_default_instance_def();
+  def.kind = kind;
+  def.name = name;
+  def.parent = parent;
+  tress_id id;
+  tress_scene_create_instance(s, &def, &id);
+  return id;
+}
+
 static tress_id make_part(tress_scene *s, const char *name, tress_id parent, const float size[3], tress_xform cf) {
-  tress_id p = tress_instance_create(s, TRESS_KIND_PART, name, parent);
-  if (tress_id_is_null(p)) return p;
-  tress_part_set_size(s, p, size);
-  tress_part_set_cframe(s, p, cf);
+  tress_instance_def def = tress_default_instance_def();
+  def.kind = TRESS_KIND_PART;
+  def.name = name;
+  def.parent = parent;
+  def.cframe = cf;
+  memcpy(def.size, size, sizeof def.size);
+  tress_id p;
+  tress_scene_create_instance(s, &def, &p);
   return p;
 }
 
@@ -59,7 +74,7 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
   const tress_wire_accessory *wa = &ch->manifest.accessories[index];
   replica_accessory *ra = &ch->accessories[index];
   tress_id body = ch->parts[wa->worn_on];
-  ra->accessory = tress_instance_create(s, TRESS_KIND_ACCESSORY, wa->name, ch->model);
+  ra->accessory = make(s, TRESS_KIND_ACCESSORY, wa->name, ch->model);
   if (tress_id_is_null(ra->accessory)) return false;
   tress_accessory_set_type(s, ra->accessory, (tress_accessory_type)wa->type);
   ra->handle = make_part(s, "Handle", ra->accessory, wa->handle_size, tress_xform_mul(ch->root, wa->handle_cframe));
@@ -73,9 +88,8 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
       tress_part_set_size(s, ra->handle, wa->handle_size);
     }
   }
-  if (wa->layered && tress_id_is_null(tress_instance_create(s, TRESS_KIND_WRAP_LAYER, "WrapLayer", ra->handle)))
-    return false;
-  ra->joint = tress_instance_create(s, TRESS_KIND_JOINT, "AccessoryWeld", ra->handle);
+  if (wa->layered && tress_id_is_null(make(s, TRESS_KIND_WRAP_LAYER, "WrapLayer", ra->handle))) return false;
+  ra->joint = make(s, TRESS_KIND_JOINT, "AccessoryWeld", ra->handle);
   if (tress_id_is_null(ra->joint)) return false;
   tress_joint j;
   memset(&j, 0, sizeof j);
@@ -92,8 +106,8 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
     j.c1 = wa->c1;
     break;
   case TRESS_JOINT_RIGID_CONSTRAINT:
-    ra->attachment0 = tress_instance_create(s, TRESS_KIND_ATTACHMENT, "HandleAttachment", ra->handle);
-    ra->attachment1 = tress_instance_create(s, TRESS_KIND_ATTACHMENT, wa->name, body);
+    ra->attachment0 = make(s, TRESS_KIND_ATTACHMENT, "HandleAttachment", ra->handle);
+    ra->attachment1 = make(s, TRESS_KIND_ATTACHMENT, wa->name, body);
     if (tress_id_is_null(ra->attachment0) || tress_id_is_null(ra->attachment1)) return false;
     tress_attachment_set_cframe(s, ra->attachment0, wa->c0);
     tress_attachment_set_cframe(s, ra->attachment1, wa->c1);
@@ -112,28 +126,28 @@ static bool build_accessory(tress_client *c, replica_character *ch, uint32_t ind
   return true;
 }
 
-tress_client_result tress__replica_add(tress_client *c, const tress_msg_character_added *m) {
+tress_result tress__replica_add(tress_client *c, const tress_msg_character_added *m) {
   if (tress__replica_find(c, m->character_id)) {
     tress__client_report(c, TRESS_CLIENT_ERROR_PROTOCOL, "CHARACTER_ADDED for character %u, which is already known",
                          m->character_id);
-    return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+    return TRESS_ERR_INVALID_ARGUMENT;
   }
   for (uint32_t i = 0; i < m->manifest.accessory_count; i++) {
     if (m->manifest.accessories[i].worn_on >= m->manifest.part_count) {
       tress__client_report(c, TRESS_CLIENT_ERROR_PROTOCOL, "character %u: accessory %u is worn on part %u of %u",
                            m->character_id, i, m->manifest.accessories[i].worn_on, m->manifest.part_count);
-      return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+      return TRESS_ERR_INVALID_ARGUMENT;
     }
   }
   if (c->character_count == c->character_cap) {
     uint32_t cap = c->character_cap ? 2 * c->character_cap : 16;
     replica_character **n = realloc(c->characters, cap * sizeof *n);
-    if (!n) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+    if (!n) return TRESS_ERR_OUT_OF_MEMORY;
     c->characters = n;
     c->character_cap = cap;
   }
   replica_character *ch = calloc(1, sizeof *ch);
-  if (!ch) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+  if (!ch) return TRESS_ERR_OUT_OF_MEMORY;
   ch->id = m->character_id;
   ch->owner_peer_id = m->owner_peer_id;
   ch->request_id = m->request_id;
@@ -142,7 +156,7 @@ tress_client_result tress__replica_add(tress_client *c, const tress_msg_characte
   ch->added_at = tress_client_get_now(c);
   if (!tress__manifest_copy(&ch->manifest, &m->manifest)) {
     free(ch);
-    return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+    return TRESS_ERR_OUT_OF_MEMORY;
   }
   uint32_t np = ch->manifest.part_count, na = ch->manifest.accessory_count;
   ch->parts = calloc(np ? np : 1, sizeof *ch->parts);
@@ -152,10 +166,10 @@ tress_client_result tress__replica_add(tress_client *c, const tress_msg_characte
   ch->handles = calloc(ch->handle_cap, sizeof *ch->handles);
   if (!ch->parts || !ch->part_poses || !ch->accessories || !ch->handles) {
     character_free(c, ch);
-    return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+    return TRESS_ERR_OUT_OF_MEMORY;
   }
   tress_scene *s = c->scene;
-  ch->model = tress_instance_create(s, TRESS_KIND_MODEL, ch->manifest.character_name, c->workspace);
+  ch->model = make(s, TRESS_KIND_MODEL, ch->manifest.character_name, c->workspace);
   bool ok = !tress_id_is_null(ch->model);
   for (uint32_t i = 0; ok && i < np; i++) {
     const tress_wire_part *wp = &ch->manifest.parts[i];
@@ -167,14 +181,14 @@ tress_client_result tress__replica_add(tress_client *c, const tress_msg_characte
   if (!ok) {
     tress_instance_destroy(s, ch->model);
     character_free(c, ch);
-    return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+    return TRESS_ERR_OUT_OF_MEMORY;
   }
   c->characters[c->character_count++] = ch;
   c->stats.characters_seen++;
   owned_spawn *sp = ch->mine ? tress__spawn_find_request(c, m->request_id) : NULL;
   if (sp) sp->character_id = ch->id;
   if (c->def.callbacks.on_character_added) c->def.callbacks.on_character_added(c->def.callbacks.user, c, ch->id);
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
 static void destroy_handles(tress_client *c, replica_character *ch) {
@@ -233,7 +247,7 @@ static bool match_accessory(void *user, const tress_scene *scene, tress_id acces
   }
 }
 
-static tress_client_result bind_now(tress_client *c, replica_character *ch) {
+static tress_result bind_now(tress_client *c, replica_character *ch) {
   bind_match bm = {ch, ch->bind.match_policy};
   uint32_t count = 0;
   tress_character_def character = tress_default_character_def();
@@ -245,7 +259,7 @@ static tress_client_result bind_now(tress_client *c, replica_character *ch) {
   tress_result r = tress_sim_bind_character(c->sim, &character, ch->handles, ch->handle_cap, &count);
   if (r == TRESS_OK && count > ch->handle_cap) {
     tress_handle_id *n = realloc(ch->handles, count * sizeof *n);
-    if (!n) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+    if (!n) return TRESS_ERR_OUT_OF_MEMORY;
     ch->handles = n;
     ch->handle_cap = count;
     /* Idempotent: the second call returns the handles the first one made. */
@@ -254,7 +268,7 @@ static tress_client_result bind_now(tress_client *c, replica_character *ch) {
   if (r != TRESS_OK) {
     tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: bind_character failed: %s", ch->id,
                          tress_result_name(r));
-    return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+    return TRESS_ERR_INVALID_ARGUMENT;
   }
   ch->handle_count = count;
   ch->bound = true;
@@ -267,7 +281,7 @@ static tress_client_result bind_now(tress_client *c, replica_character *ch) {
   if (latency > c->stats.join_to_bind_max) c->stats.join_to_bind_max = latency;
   c->stats.join_to_bind_count++;
   if (c->def.callbacks.on_bound) c->def.callbacks.on_bound(c->def.callbacks.user, c, ch->id, count);
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
 /* PROTOCOL.md 6.3: bind once the BIND and a RIG_RESULT for each accessory it lists are here,
@@ -280,12 +294,12 @@ static bool rigs_complete(const replica_character *ch) {
   return true;
 }
 
-tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, const tress_msg_bind *bind) {
+tress_result tress__replica_bind(tress_client *c, replica_character *ch, const tress_msg_bind *bind) {
   uint32_t n = bind->match_count <= TRESS_WIRE_MAX_ACCESSORIES ? bind->match_count : TRESS_WIRE_MAX_ACCESSORIES;
   uint32_t r = bind->rigged_count <= TRESS_WIRE_MAX_ACCESSORIES ? bind->rigged_count : TRESS_WIRE_MAX_ACCESSORIES;
   replica_springs *springs = NULL;
-  tress_client_result sr = tress__springs_read(c, ch, bind, &springs);
-  if (sr == TRESS_CLIENT_ERR_OUT_OF_MEMORY) return sr;
+  tress_result sr = tress__springs_read(c, ch, bind, &springs);
+  if (sr == TRESS_ERR_OUT_OF_MEMORY) return sr;
   ch->bind = *bind;
   ch->bind.match_count = n;
   ch->bind.rigged_count = r;
@@ -298,7 +312,7 @@ tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, 
   ch->bind.section_count = 0;
   ch->have_bind = true;
   /* a section that does not decode was reported: the springs the character has stay */
-  if (sr == TRESS_CLIENT_OK) tress__springs_update(c, ch, springs);
+  if (sr == TRESS_OK) tress__springs_update(c, ch, springs);
   /* A second BIND for a bound character changes settings (and the springs' colliders and named
    * chains when its section differs), never the handle set. */
   if (ch->bound) {
@@ -307,9 +321,9 @@ tress_client_result tress__replica_bind(tress_client *c, replica_character *ch, 
       tress_handle_set_chain_settings(c->sim, ch->handles[i], &cs);
       tress_handle_set_accessory_settings(c->sim, ch->handles[i], &ch->bind.accessory_settings);
     }
-    return TRESS_CLIENT_OK;
+    return TRESS_OK;
   }
-  if (!rigs_complete(ch)) return TRESS_CLIENT_OK; /* the bulk channel is still delivering */
+  if (!rigs_complete(ch)) return TRESS_OK; /* the bulk channel is still delivering */
   tress__replica_place(c);
   return bind_now(c, ch);
 }
@@ -379,13 +393,13 @@ void tress__replica_place(tress_client *c) {
   }
 }
 
-tress_client_result tress_client_set_root(tress_client *c, uint32_t character_id, tress_xform root) {
+tress_result tress_client_set_root(tress_client *c, uint32_t character_id, tress_xform root) {
   replica_character *ch = tress__replica_find(c, character_id);
-  if (!ch) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
-  if (!tress_xform_is_finite(root)) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+  if (!ch) return TRESS_ERR_NOT_FOUND;
+  if (!tress_xform_is_finite(root)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_quat_normalize(root.q);
   ch->root = root;
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
 tress_result tress_client_step(tress_client *c, double dt) {
@@ -408,10 +422,10 @@ uint32_t tress_client_get_character_ids(const tress_client *c, uint32_t *out, ui
   return n;
 }
 
-tress_client_result tress_client_get_character_info(const tress_client *c, uint32_t character_id,
-                                                    tress_client_character_info *out) {
+tress_result tress_client_get_character_info(const tress_client *c, uint32_t character_id,
+                                             tress_client_character_info *out) {
   const replica_character *ch = tress__replica_find(c, character_id);
-  if (!ch || !out) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
+  if (!ch || !out) return TRESS_ERR_NOT_FOUND;
   memset(out, 0, sizeof *out);
   out->id = ch->id;
   out->owner_peer_id = ch->owner_peer_id;
@@ -430,7 +444,7 @@ tress_client_result tress_client_get_character_info(const tress_client *c, uint3
   out->attachment_count = ch->attachment_count;
   out->added_at = ch->added_at;
   out->bound_at = ch->bound_at;
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
 tress_client_rig_state tress_client_get_accessory_rig_state(const tress_client *c, uint32_t character_id,
@@ -466,21 +480,21 @@ uint32_t tress_client_get_skinning_matrices(const tress_client *c, uint32_t char
   return ch->bone_count;
 }
 
-tress_client_result tress_client_get_part_frame(const tress_client *c, uint32_t character_id, uint32_t part_index,
-                                            tress_xform *out) {
+tress_result tress_client_get_part_frame(const tress_client *c, uint32_t character_id, uint32_t part_index,
+                                         tress_xform *out) {
   const replica_character *ch = tress__replica_find(c, character_id);
-  if (!ch) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
-  if (part_index >= ch->manifest.part_count || !out) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+  if (!ch) return TRESS_ERR_NOT_FOUND;
+  if (part_index >= ch->manifest.part_count || !out) return TRESS_ERR_INVALID_ARGUMENT;
   *out = tress_part_get_cframe(c->scene, ch->parts[part_index]);
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
-tress_client_result tress_client_get_accessory_frame(const tress_client *c, uint32_t character_id,
-                                                 uint32_t accessory_index, tress_id *handle, tress_xform *world,
-                                                 tress_xform *c0, tress_xform *c1) {
+tress_result tress_client_get_accessory_frame(const tress_client *c, uint32_t character_id,
+                                              uint32_t accessory_index, tress_id *handle, tress_xform *world,
+                                              tress_xform *c0, tress_xform *c1) {
   const replica_character *ch = tress__replica_find(c, character_id);
-  if (!ch) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
-  if (accessory_index >= ch->manifest.accessory_count) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+  if (!ch) return TRESS_ERR_NOT_FOUND;
+  if (accessory_index >= ch->manifest.accessory_count) return TRESS_ERR_INVALID_ARGUMENT;
   const replica_accessory *ra = &ch->accessories[accessory_index];
   if (handle) *handle = ra->handle;
   if (world) *world = tress_part_get_cframe(c->scene, ra->handle);
@@ -497,5 +511,5 @@ tress_client_result tress_client_get_accessory_frame(const tress_client *c, uint
   }
   if (c0) *c0 = a;
   if (c1) *c1 = b;
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }

@@ -81,7 +81,7 @@ static tress_result bind_cloth(tress_client *c, const replica_character *ch, con
 
 void tress__attachments_bind(tress_client *c, replica_character *ch) {
   if (ch->attachments_bound) return;
-  const tress_wire_section *sec = tress_wire_manifest_attachments(&ch->manifest);
+  const tress_wire_section *sec = tress_wire_manifest_get_attachments(&ch->manifest);
   if (!sec) return;
   ch->attachments_bound = true;
   tress_wire_attachments *a = malloc(sizeof *a);
@@ -127,8 +127,8 @@ void tress__attachments_release(tress_client *c, replica_character *ch) {
   ch->attachments_bound = false;
 }
 
-uint32_t tress_client_attachments(const tress_client *c, uint32_t character_id, tress_client_attachment *out,
-                                  uint32_t max) {
+uint32_t tress_client_get_attachments(const tress_client *c, uint32_t character_id, tress_client_attachment *out,
+                                      uint32_t max) {
   const replica_character *ch = tress__replica_find(c, character_id);
   if (!ch) return 0;
   for (uint32_t i = 0; out && i < ch->attachment_count && i < max; i++) {
@@ -141,14 +141,14 @@ uint32_t tress_client_attachments(const tress_client *c, uint32_t character_id, 
   return ch->attachment_count;
 }
 
-tress_client_result tress_client_attachment_points(const tress_client *c, uint32_t character_id, const char *name,
-                                                   float *xyz, uint32_t max_points, uint32_t *count) {
+tress_result tress_client_get_attachment_points(const tress_client *c, uint32_t character_id, const char *name,
+                                                float *xyz, uint32_t max_points, uint32_t *count) {
   const replica_character *ch = tress__replica_find(c, character_id);
-  if (!ch) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
+  if (!ch) return TRESS_ERR_NOT_FOUND;
   for (uint32_t i = 0; name && i < ch->attachment_count; i++)
     if (strcmp(ch->attachments[i].name, name) == 0)
       return tress_rope_get_points(c->sim, ch->attachments[i].handle, xyz, max_points, count) == TRESS_OK
-                 ? TRESS_CLIENT_OK
-                 : TRESS_CLIENT_ERR_INVALID_ARGUMENT;
-  return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+                 ? TRESS_OK
+                 : TRESS_ERR_INVALID_ARGUMENT;
+  return TRESS_ERR_INVALID_ARGUMENT;
 }

@@ -24,22 +24,22 @@ void tress__springs_free(replica_character *ch) {
   ch->springs = NULL;
 }
 
-tress_client_result tress__springs_read(tress_client *c, const replica_character *ch, const tress_msg_bind *bind,
-                                        replica_springs **out) {
+tress_result tress__springs_read(tress_client *c, const replica_character *ch, const tress_msg_bind *bind,
+                                 replica_springs **out) {
   *out = NULL;
   const tress_wire_section *sec = tress_msg_bind_get_springs(bind);
-  if (!sec) return TRESS_CLIENT_OK;
+  if (!sec) return TRESS_OK;
   replica_springs *sp = calloc(1, sizeof *sp);
-  if (!sp) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+  if (!sp) return TRESS_ERR_OUT_OF_MEMORY;
   tress_wire_error err;
   if (tress_wire_springs_decode(sec->bytes, sec->length, &sp->section, &err) != TRESS_WIRE_OK) {
     tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: springs section ignored: %s%s", ch->id,
                          err.message, ch->springs ? " (the previous springs stay)" : "");
     free(sp);
-    return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+    return TRESS_ERR_INVALID_ARGUMENT;
   }
   *out = sp;
-  return TRESS_CLIENT_OK;
+  return TRESS_OK;
 }
 
 typedef struct find_named {

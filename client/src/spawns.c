@@ -70,43 +70,49 @@ owned_spawn *tress__spawn_find_request(tress_client *c, uint32_t request_id) {
   return NULL;
 }
 
-static tress_client_result send_spawn(tress_client *c, const owned_spawn *s) {
+static tress_result send_spawn(tress_client *c, const owned_spawn *s, tress_error *err) {
   tress_msg m;
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_SPAWN_CHARACTER;
   m.spawn_character.request_id = s->request_id;
   m.spawn_character.manifest = s->manifest;
-  return tress__client_send(c, &m);
+  return tress__client_send(c, &m, err);
 }
 
-tress_client_result tress_client_spawn(tress_client *c, const tress_wire_manifest *manifest, uint32_t *request_id) {
-  if (!c || !manifest) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+tress_result tress_client_spawn(tress_client *c, const tress_wire_manifest *manifest, uint32_t *request_id,
+                                tress_error *err) {
+  if (!c || !manifest) return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "spawn needs a client and a manifest");
   /* The server would refuse it (CHARACTER_LIMIT); WELCOME told us its limit. */
-  if (c->limits.max_characters_per_peer && c->spawn_count >= c->limits.max_characters_per_peer) {
-    snprintf(c->last_error, sizeof c->last_error, "the server allows %u live characters per client",
-             c->limits.max_characters_per_peer);
-    return TRESS_CLIENT_ERR_TOO_MANY;
-  }
+  if (c->limits.max_characters_per_peer && c->spawn_count >= c->limits.max_characters_per_peer)
+    return tress_error_set(err, TRESS_ERR_LIMIT, "the server allows %u live characters per client",
+                           c->limits.max_characters_per_peer);
   if (c->spawn_count == c->spawn_cap) {
     uint32_t cap = c->spawn_cap ? 2 * c->spawn_cap : 8;
     owned_spawn *n = realloc(c->spawns, cap * sizeof *n);
-    if (!n) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+    if (!n) return tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "no memory for %u spawns", cap);
     c->spawns = n;
     c->spawn_cap = cap;
   }
   owned_spawn *s = &c->spawns[c->spawn_count];
   memset(s, 0, sizeof *s);
-  if (!tress__manifest_copy(&s->manifest, manifest)) return TRESS_CLIENT_ERR_OUT_OF_MEMORY;
+  if (!tress__manifest_copy(&s->manifest, manifest))
+    return tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "no memory to copy the manifest");
   s->request_id = ++c->next_request_id;
   c->spawn_count++;
   if (request_id) *request_id = s->request_id;
   /* Not in the room yet: tress__spawns_resend sends it once ROOM_JOINED arrives. */
-  if (c->state != TRESS_CLIENT_READY) return TRESS_CLIENT_OK;
-  return send_spawn(c, s);
+  if (c->state != TRESS_CLIENT_READY) return TRESS_OK;
+  tress_result r = send_spawn(c, s, err);
+  if (r == TRESS_ERR_PROTOCOL) { /* it would fail every resend too: refused, not kept */
+    tress__manifest_free(&s->manifest);
+    c->spawn_count--;
+  }
+  return r;
 }
 
-tress_client_result tress_client_despawn(tress_client *c, uint32_t character_id) {
-  if (!c || character_id == 0) return TRESS_CLIENT_ERR_INVALID_ARGUMENT;
+tress_result tress_client_despawn(tress_client *c, uint32_t character_id, tress_error *err) {
+  if (!c || character_id == 0)
+    return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "despawn needs a client and a character id");
   bool found = false;
   for (uint32_t i = 0; i < c->spawn_count; i++) {
     if (c->spawns[i].character_id != character_id) continue;
@@ -115,19 +121,23 @@ tress_client_result tress_client_despawn(tress_client *c, uint32_t character_id)
     found = true;
     break;
   }
-  if (!found && !tress__replica_find(c, character_id)) return TRESS_CLIENT_ERR_UNKNOWN_CHARACTER;
-  if (c->state != TRESS_CLIENT_READY) return TRESS_CLIENT_ERR_NOT_CONNECTED;
+  if (!found && !tress__replica_find(c, character_id))
+    return tress_error_set(err, TRESS_ERR_NOT_FOUND, "character %u is neither spawned here nor in the replica",
+                           character_id);
+  if (c->state != TRESS_CLIENT_READY)
+    return tress_error_set(err, TRESS_ERR_NOT_CONNECTED, "despawn of character %u needs the room (state %s)",
+                           character_id, tress_client_state_name(c->state));
   tress_msg m;
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_DESPAWN_CHARACTER;
   m.despawn_character.character_id = character_id;
-  return tress__client_send(c, &m);
+  return tress__client_send(c, &m, err);
 }
 
 void tress__spawns_resend(tress_client *c) {
   for (uint32_t i = 0; i < c->spawn_count; i++) {
     c->spawns[i].character_id = 0; /* the server will assign a new one */
-    send_spawn(c, &c->spawns[i]);
+    send_spawn(c, &c->spawns[i], NULL);
   }
 }
 

@@ -257,7 +257,7 @@ tress_wire_status tress_wire_attachments_check_parts(const tress_wire_attachment
   return TRESS_WIRE_OK;
 }
 
-const tress_wire_section *tress_wire_manifest_attachments(const tress_wire_manifest *m) {
+const tress_wire_section *tress_wire_manifest_get_attachments(const tress_wire_manifest *m) {
   if (!m) return NULL;
   for (uint32_t i = 0; i < m->section_count; i++)
     if (m->sections[i].tag == TRESS_SECTION_ATTACHMENTS) return &m->sections[i];
@@ -274,7 +274,7 @@ static bool end_equal(const tress_wire_rope_end *a, const tress_wire_rope_end *b
   return a->pinned == b->pinned && strcmp(a->part, b->part) == 0 && f3(a->offset, b->offset);
 }
 
-bool tress_wire_attachments_equal(const tress_wire_attachments *a, const tress_wire_attachments *b) {
+bool tress_wire_attachments_is_equal(const tress_wire_attachments *a, const tress_wire_attachments *b) {
   if (a->rope_count != b->rope_count || a->cloth_count != b->cloth_count) return false;
   for (uint32_t i = 0; i < a->rope_count; i++) {
     const tress_wire_rope *x = &a->ropes[i], *y = &b->ropes[i];

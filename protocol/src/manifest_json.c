@@ -725,7 +725,7 @@ static cJSON *rope_end_json(const tress_wire_rope_end *e) {
 
 /* The attachments section as "ropes" and "cloths" of root (nothing when m has none). */
 static void attachments_json(const tress_wire_manifest *m, cJSON *root) {
-  const tress_wire_section *sec = tress_wire_manifest_attachments(m);
+  const tress_wire_section *sec = tress_wire_manifest_get_attachments(m);
   tress_wire_attachments *a = sec ? malloc(sizeof *a) : NULL;
   tress_wire_error werr;
   if (!a || tress_wire_attachments_decode(sec->bytes, sec->length, a, &werr) != TRESS_WIRE_OK) {

@@ -68,6 +68,16 @@ const char *tress_wire_status_name(tress_wire_status s) {
   return "UNKNOWN";
 }
 
+tress_result tress_wire_status_to_result(tress_wire_status s) {
+  switch (s) {
+  case TRESS_WIRE_OK: return TRESS_OK;
+  case TRESS_WIRE_ERR_OUT_OF_MEMORY: return TRESS_ERR_OUT_OF_MEMORY;
+  case TRESS_WIRE_ERR_UNSUPPORTED: return TRESS_ERR_UNSUPPORTED;
+  case TRESS_WIRE_ERR_BUFFER_TOO_SMALL: return TRESS_ERR_INVALID_ARGUMENT;
+  default: return TRESS_ERR_PROTOCOL;
+  }
+}
+
 tress_wire_status wire_fail(tress_wire_error *err, tress_wire_status status, size_t offset, const char *fmt, ...) {
   if (err && err->status == TRESS_WIRE_OK) {
     err->status = status;

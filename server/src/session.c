@@ -229,7 +229,7 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
     }
   }
   /* Ropes and cloth every client binds from the manifest: decoded, and their parts checked. */
-  const tress_wire_section *attachments = tress_wire_manifest_attachments(mf);
+  const tress_wire_section *attachments = tress_wire_manifest_get_attachments(mf);
   if (attachments) {
     tress_wire_attachments *check = malloc(sizeof *check);
     tress_wire_error werr;

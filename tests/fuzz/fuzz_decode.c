@@ -42,7 +42,8 @@ static void check_attachments(const tress_wire_section *sec) {
   static uint8_t buf[TRESS_WIRE_MAX_SECTION_BYTES];
   size_t len = 0;
   if (tress_wire_attachments_encode(&a, buf, sizeof buf, &len, &err) != TRESS_WIRE_OK) abort();
-  if (tress_wire_attachments_decode(buf, len, &b, &err) != TRESS_WIRE_OK || !tress_wire_attachments_equal(&a, &b)) abort();
+  if (tress_wire_attachments_decode(buf, len, &b, &err) != TRESS_WIRE_OK || !tress_wire_attachments_is_equal(&a, &b))
+    abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -74,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const tress_wire_manifest *manifest = msg.type == TRESS_MSG_SPAWN_CHARACTER  ? &msg.spawn_character.manifest
                                         : msg.type == TRESS_MSG_CHARACTER_ADDED ? &msg.character_added.manifest
                                                                                 : NULL;
-  const tress_wire_section *attachments = tress_wire_manifest_attachments(manifest);
+  const tress_wire_section *attachments = tress_wire_manifest_get_attachments(manifest);
   if (attachments) check_attachments(attachments);
   char *json = tress_msg_to_json_string(&msg);
   free(json);

@@ -25,6 +25,20 @@ if(count EQUAL 0)
   message(FATAL_ERROR "no public headers under ${HEADER_ROOTS}")
 endif()
 
+# A header without extern "C" compiles as C++ but declares C++ (mangled) names that no tress
+# library defines, so a C++ game fails to link: every public header must have the guard.
+foreach(root ${HEADER_ROOTS})
+  foreach(h ${headers})
+    if(EXISTS ${root}/${h})
+      file(READ ${root}/${h} header_text)
+      string(FIND "${header_text}" "extern \"C\"" guard_at)
+      if(guard_at EQUAL -1)
+        message(FATAL_ERROR "${h} has no extern \"C\" guard: C++ callers would not link")
+      endif()
+    endif()
+  endforeach()
+endforeach()
+
 if(LANG STREQUAL "CXX")
   set(tu ${OUT}/all_headers.cpp)
   set(std -std=c++17)

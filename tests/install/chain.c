@@ -9,12 +9,17 @@
 
 int main(void) {
   tress_scene *scene = tress_scene_create();
-  tress_id workspace = tress_instance_create(scene, TRESS_KIND_FOLDER, "Workspace", (tress_id){0});
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Handle", workspace);
+  tress_instance_def instance = tress_default_instance_def(); /* a detached folder */
+  instance.name = "Workspace";
+  tress_id workspace, part;
+  tress_scene_create_instance(scene, &instance, &workspace);
+  instance.kind = TRESS_KIND_PART, instance.name = "Handle", instance.parent = workspace;
+  tress_scene_create_instance(scene, &instance, &part);
   tress_id parent = part, tip = part;
   for (int i = 0; i < 3; i++) {
-    tip = tress_instance_create(scene, TRESS_KIND_BONE, "Bone", parent);
-    tress_bone_set_cframe(scene, tip, tress_xform_from_pos(i == 0 ? 0.0f : 1.0f, 0.0f, 0.0f));
+    instance.kind = TRESS_KIND_BONE, instance.name = "Bone", instance.parent = parent;
+    instance.cframe = tress_xform_from_pos(i == 0 ? 0.0f : 1.0f, 0.0f, 0.0f);
+    if (tress_scene_create_instance(scene, &instance, &tip) != TRESS_OK) return 1;
     parent = tip;
   }
   tress_sim_def def = tress_default_sim_def();

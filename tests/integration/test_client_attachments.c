@@ -48,7 +48,7 @@ static tress_client *client(const th_server *s, counted *k) {
   def.callbacks = (tress_client_callbacks){.user = k, .on_error = on_error, .on_bound = on_bound};
   tress_client *c = tress_client_create(&def);
   assert_non_null(c);
-  assert_int_equal(tress_client_connect(c, "127.0.0.1", s->udp_port, "", "ropes"), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_connect(c, "127.0.0.1", s->udp_port, "", "ropes", NULL), TRESS_OK);
   return c;
 }
 
@@ -57,7 +57,7 @@ static uint32_t ready_character(tress_client *c) {
   uint32_t id;
   if (tress_client_get_character_ids(c, &id, 1) == 0) return 0;
   tress_client_character_info info;
-  if (tress_client_get_character_info(c, id, &info) != TRESS_CLIENT_OK || !info.bound) return 0;
+  if (tress_client_get_character_info(c, id, &info) != TRESS_OK || !info.bound) return 0;
   return info.attachment_count == 3 ? id : 0;
 }
 
@@ -81,14 +81,14 @@ static void test_ropes_and_cloth_reach_every_client(void **state) {
   tress_wire_manifest rio;
   tress_error err = {0};
   assert_int_equal(tress_manifest_json_load("assets/characters/rio.json", &rio, &err), 0);
-  assert_int_equal(tress_client_spawn(cs[0], &rio, NULL), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_spawn(cs[0], &rio, NULL, NULL), TRESS_OK);
   tress_manifest_json_free(&rio);
   for (int t = 0; t < 20000 && !(ready_character(cs[0]) && ready_character(cs[1])); t += 10) clients_pump(cs, 2, 10);
   uint32_t a = ready_character(cs[0]), b = ready_character(cs[1]);
   assert_true(a != 0 && a == b);
 
   tress_client_attachment att[4];
-  assert_int_equal(tress_client_attachments(cs[1], b, att, 4), 3);
+  assert_int_equal(tress_client_get_attachments(cs[1], b, att, 4), 3);
   assert_string_equal(att[0].name, "Jumprope");
   assert_false(att[0].cloth);
   assert_string_equal(att[1].name, "Charm");
@@ -96,20 +96,20 @@ static void test_ropes_and_cloth_reach_every_client(void **state) {
   assert_true(att[2].cloth);
   static float rope0[64 * 3], rope1[64 * 3], cape0[256 * 3], cape1[256 * 3], laid[256 * 3];
   uint32_t n0 = 0, n1 = 0;
-  assert_int_equal(tress_client_attachment_points(cs[0], a, "Cloak", laid, 256, &n0), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_attachment_points(cs[0], a, "Cloak", laid, 256, &n0), TRESS_OK);
   assert_int_equal(n0, 9 * 12);
   tress_client_stats before = tress_client_get_stats(cs[1]);
 
   client_walk(cs[0], a, 30, 2.0, WALK_X, WALK_Z);
   client_walk(cs[1], b, 60, 2.0, WALK_X, WALK_Z);
 
-  assert_int_equal(tress_client_attachment_points(cs[0], a, "Jumprope", rope0, 64, &n0), TRESS_CLIENT_OK);
-  assert_int_equal(tress_client_attachment_points(cs[1], b, "Jumprope", rope1, 64, &n1), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_attachment_points(cs[0], a, "Jumprope", rope0, 64, &n0), TRESS_OK);
+  assert_int_equal(tress_client_get_attachment_points(cs[1], b, "Jumprope", rope1, 64, &n1), TRESS_OK);
   assert_int_equal(n0, 25);
   assert_int_equal(n1, 25);
   float rope_diff = largest_difference(rope0, rope1, 3 * n0);
-  assert_int_equal(tress_client_attachment_points(cs[0], a, "Cloak", cape0, 256, &n0), TRESS_CLIENT_OK);
-  assert_int_equal(tress_client_attachment_points(cs[1], b, "Cloak", cape1, 256, &n1), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_attachment_points(cs[0], a, "Cloak", cape0, 256, &n0), TRESS_OK);
+  assert_int_equal(tress_client_get_attachment_points(cs[1], b, "Cloak", cape1, 256, &n1), TRESS_OK);
   assert_int_equal(n0, n1);
   float cape_diff = largest_difference(cape0, cape1, 3 * n0);
   /* the hair and the pre-skinned cape: the same bones, drawn the same, on both clients */
@@ -128,8 +128,8 @@ static void test_ropes_and_cloth_reach_every_client(void **state) {
 
   /* The rope hangs between the hands: its ends on the hands' pins, its middle sagging below. */
   tress_xform left, right;
-  assert_int_equal(tress_client_get_part_frame(cs[0], a, 2, &left), TRESS_CLIENT_OK);
-  assert_int_equal(tress_client_get_part_frame(cs[0], a, 3, &right), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_part_frame(cs[0], a, 2, &left), TRESS_OK);
+  assert_int_equal(tress_client_get_part_frame(cs[0], a, 3, &right), TRESS_OK);
   float pin[3];
   tress_xform_point(left, (const float[3]){0.0f, -0.2f, 0.0f}, pin);
   assert_true(fabsf(rope0[0] - pin[0]) + fabsf(rope0[1] - pin[1]) + fabsf(rope0[2] - pin[2]) < 1e-3f);
@@ -166,7 +166,7 @@ static void test_attachment_on_a_missing_part_is_refused(void **state) {
   for (uint32_t i = 0; i < rio.part_count; i++)
     if (strcmp(rio.parts[i].name, "UpperTorso") == 0) snprintf(rio.parts[i].name, sizeof rio.parts[i].name, "Torso");
   rio.accessory_count = 1; /* the cape is worn on the torso too: keep only the ponytail */
-  assert_int_equal(tress_client_spawn(cs[0], &rio, NULL), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_spawn(cs[0], &rio, NULL, NULL), TRESS_OK);
   tress_manifest_json_free(&rio);
   for (int t = 0; t < 5000 && ka.server_errors == 0; t += 10) clients_pump(cs, 1, 10);
   assert_int_equal(ka.server_errors, 1);

@@ -1,6 +1,7 @@
 /* test_client_bad_server.c - libtress-client against a scripted server (plain ENet + codec):
  * corrupt and out-of-place messages are reported and change nothing; a mesh hash mismatch
  * falls back to the pendulum with a warning; a rig after the bind re-binds bones once. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,7 +71,7 @@ static void connect_client(fixture *f) {
                                            .on_bound = on_bound, .on_removed = on_removed};
   f->client = tress_client_create(&def);
   assert_non_null(f->client);
-  assert_int_equal(tress_client_connect(f->client, "127.0.0.1", f->server.port, "", "room"), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_connect(f->client, "127.0.0.1", f->server.port, "", "room", NULL), TRESS_OK);
   for (int i = 0; i < 200 && tress_client_get_state(f->client) != TRESS_CLIENT_READY; i++)
     fake_server_pump(&f->server, &f->client, 1, 10);
   assert_int_equal(tress_client_get_state(f->client), TRESS_CLIENT_READY);
@@ -124,7 +125,7 @@ static void test_corrupt_messages_are_reported_and_keep_characters(void **state)
   send_bind(&f, CHARACTER_ID);
   settle(&f, 300);
   tress_client_character_info before;
-  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &before), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &before), TRESS_OK);
   assert_true(before.bound);
   assert_int_equal(before.bone_count, 10);
   assert_int_equal(f.k.rigged, 1);
@@ -165,7 +166,7 @@ static void test_corrupt_messages_are_reported_and_keep_characters(void **state)
   /* Nothing changed: same character, same bones, same handles, same scene. */
   assert_int_equal(tress_client_get_character_count(f.client), 1);
   tress_client_character_info after;
-  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &after), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &after), TRESS_OK);
   assert_true(after.bound);
   assert_int_equal(after.handle_count, before.handle_count);
   tress_id bones_after[16];
@@ -196,14 +197,14 @@ static void test_mesh_hash_mismatch_falls_back_to_pendulum(void **state) {
   assert_int_equal(f.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
   assert_int_equal(tress_client_get_accessory_rig_state(f.client, CHARACTER_ID, 0), TRESS_RIG_FALLBACK);
   tress_client_character_info info;
-  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_OK);
   assert_int_equal(info.bone_count, 0);
   assert_true(info.bound);
   assert_int_equal(f.k.rigged, 0);
   /* Hair and hat both swing as pendulums: two handles, and the hair's joint offset moves. */
   assert_int_equal(info.handle_count, 2);
   tress_xform c0_rest, c0_swung;
-  assert_int_equal(tress_client_get_accessory_frame(f.client, CHARACTER_ID, 0, NULL, NULL, &c0_rest, NULL), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_accessory_frame(f.client, CHARACTER_ID, 0, NULL, NULL, &c0_rest, NULL), TRESS_OK);
   for (int i = 0; i < 60; i++) {
     tress_client_set_root(f.client, CHARACTER_ID, tress_xform_from_pos(0.1f * (float)i, 0, 0));
     tress_client_step(f.client, 1.0 / 60.0);
@@ -222,12 +223,12 @@ static void test_rig_after_bind_rebinds_bones_once(void **state) {
   send_bind(&f, CHARACTER_ID);
   settle(&f, 200);
   tress_client_character_info info;
-  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_OK);
   assert_true(info.bound);
   assert_int_equal(info.handle_count, 2); /* hair pendulum + hat pendulum */
   assert_true(fake_server_send(&f.server, &f.rig_msg));
   settle(&f, 200);
-  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_OK);
   assert_int_equal(tress_client_get_accessory_rig_state(f.client, CHARACTER_ID, 0), TRESS_RIG_APPLIED);
   assert_int_equal(info.bone_count, 10);
   /* Bones on the hair handle + the hat pendulum; the hair's pendulum handle is gone. */
@@ -249,12 +250,12 @@ static void test_bind_waits_for_the_rigs_it_lists(void **state) {
   send_bind_listing(&f, CHARACTER_ID, rigged, 1); /* BIND (control) overtook the RIG_RESULT (bulk) */
   settle(&f, 200);
   tress_client_character_info info;
-  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_OK);
   assert_false(info.bound);
   assert_int_equal(tress_sim_get_stats(tress_client_get_sim(f.client)).bound, 0);
   assert_true(fake_server_send(&f.server, &f.rig_msg));
   settle(&f, 200);
-  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_OK);
   assert_true(info.bound);
   assert_int_equal(f.k.bound, 1); /* bound once, with bones: never a pendulum on the hair first */
   assert_int_equal(info.bone_count, 10);
@@ -275,7 +276,7 @@ static void test_rig_before_its_character_is_held(void **state) {
   send_bind_listing(&f, CHARACTER_ID, rigged, 1);
   settle(&f, 200);
   tress_client_character_info info;
-  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_OK);
   assert_true(info.bound);
   assert_int_equal(info.bone_count, 10);
   assert_int_equal(f.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
@@ -423,7 +424,7 @@ static void on_loop_tick(uv_timer_t *t) {
   loop_run *r = t->data;
   fake_server_pump(&r->f->server, NULL, 0, 0); /* the server side only: the loop drives the client */
   tress_client_character_info info;
-  bool bound = tress_client_get_character_info(r->f->client, CHARACTER_ID, &info) == TRESS_CLIENT_OK && info.bound;
+  bool bound = tress_client_get_character_info(r->f->client, CHARACTER_ID, &info) == TRESS_OK && info.bound;
   if (tress_client_get_state(r->f->client) == TRESS_CLIENT_READY && r->ticks == 0) {
     send_added(r->f);
     assert_true(fake_server_send(&r->f->server, &r->f->rig_msg));
@@ -431,6 +432,35 @@ static void on_loop_tick(uv_timer_t *t) {
   }
   if (tress_client_get_state(r->f->client) == TRESS_CLIENT_READY) r->ticks++;
   if (bound || r->ticks > 500) uv_stop(t->loop);
+}
+
+/* The one error shape: a call that fails says why in the caller's tress_error. */
+static void test_failed_calls_say_why(void **state) {
+  (void)state;
+  fixture f;
+  memset(&f, 0, sizeof f);
+  connect_client(&f);
+  tress_error err;
+  assert_int_equal(tress_client_despawn(f.client, 77, &err), TRESS_ERR_NOT_FOUND);
+  assert_int_equal(err.code, TRESS_ERR_NOT_FOUND);
+  assert_non_null(strstr(err.message, "character 77"));
+  tress_client_pose_map_def md = tress_default_client_pose_map_def();
+  md.character_id = 78;
+  tress_client_pose_map *map = (tress_client_pose_map *)&f; /* set to NULL on failure */
+  assert_int_equal(tress_client_pose_map_create(f.client, &md, &map, &err), TRESS_ERR_NOT_FOUND);
+  assert_null(map);
+  assert_non_null(strstr(err.message, "no character 78"));
+  assert_int_equal(tress_client_connect(f.client, "127.0.0.1", f.server.port, "", "", &err),
+                   TRESS_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "room name"));
+  /* a manifest that breaks a wire rule is refused with the codec's words and not kept */
+  float was = f.sample.manifest.parts[0].cframe.p[1];
+  f.sample.manifest.parts[0].cframe.p[1] = NAN;
+  assert_int_equal(tress_client_spawn(f.client, &f.sample.manifest, NULL, &err), TRESS_ERR_PROTOCOL);
+  assert_non_null(strstr(err.message, "encode SPAWN_CHARACTER"));
+  f.sample.manifest.parts[0].cframe.p[1] = was;
+  assert_int_equal(tress_client_spawn(f.client, &f.sample.manifest, NULL, NULL), TRESS_OK);
+  teardown_fixture(&f);
 }
 
 static void test_client_driven_by_a_uv_loop(void **state) {
@@ -446,8 +476,8 @@ static void test_client_driven_by_a_uv_loop(void **state) {
   assert_true(fake_rig_make(HAIR_PATH, CHARACTER_ID, 0, &f.rig, &f.rig_msg));
   uv_loop_t loop;
   uv_loop_init(&loop);
-  assert_int_equal(tress_client_attach_loop(f.client, &loop), 0);
-  assert_int_equal(tress_client_connect(f.client, "127.0.0.1", f.server.port, "", "room"), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_attach_loop(f.client, &loop), TRESS_OK);
+  assert_int_equal(tress_client_connect(f.client, "127.0.0.1", f.server.port, "", "room", NULL), TRESS_OK);
   loop_run r = {&f, 0};
   uv_timer_t tick;
   uv_timer_init(&loop, &tick);
@@ -455,7 +485,7 @@ static void test_client_driven_by_a_uv_loop(void **state) {
   uv_timer_start(&tick, on_loop_tick, 1, 1);
   uv_run(&loop, UV_RUN_DEFAULT);
   tress_client_character_info info;
-  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(f.client, CHARACTER_ID, &info), TRESS_OK);
   assert_true(info.bound);
   assert_int_equal(info.bone_count, 10);
   uv_close((uv_handle_t *)&tick, NULL);
@@ -473,6 +503,7 @@ int main(void) {
       cmocka_unit_test(test_bind_waits_for_the_rigs_it_lists),
       cmocka_unit_test(test_rig_before_its_character_is_held),
       cmocka_unit_test(test_client_driven_by_a_uv_loop),
+      cmocka_unit_test(test_failed_calls_say_why),
       cmocka_unit_test(test_removed_character_releases_everything),
       cmocka_unit_test(test_frames_allocate_nothing),
       cmocka_unit_test(test_bot_exit_status),

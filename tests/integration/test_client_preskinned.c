@@ -43,7 +43,7 @@ static tress_client *client(th_server *s, const char *room) {
   def.callbacks = (tress_client_callbacks){.on_error = on_error};
   tress_client *c = tress_client_create(&def);
   assert_non_null(c);
-  assert_int_equal(tress_client_connect(c, "127.0.0.1", s->udp_port, "", room), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_connect(c, "127.0.0.1", s->udp_port, "", room, NULL), TRESS_OK);
   return c;
 }
 
@@ -51,7 +51,7 @@ static tress_client *client(th_server *s, const char *room) {
 static uint32_t bound_with_bones(tress_client *c) {
   uint32_t id = 0;
   tress_client_character_info info;
-  if (tress_client_get_character_ids(c, &id, 1) == 0 || tress_client_get_character_info(c, id, &info) != TRESS_CLIENT_OK)
+  if (tress_client_get_character_ids(c, &id, 1) == 0 || tress_client_get_character_info(c, id, &info) != TRESS_OK)
     return 0;
   return info.bound && info.bone_count > 0 ? id : 0;
 }
@@ -81,7 +81,7 @@ static void test_two_clients_bind_the_capes_own_bones_and_nothing_follows(void *
   tress_msg spawn;
   assert_int_equal(th_spawn_load(&spawn, CAPE_FILE, 1), 0);
   assert_true(spawn.spawn_character.manifest.accessories[0].handle_has_bones);
-  assert_int_equal(tress_client_spawn(cs[0], &spawn.spawn_character.manifest, NULL), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_spawn(cs[0], &spawn.spawn_character.manifest, NULL, NULL), TRESS_OK);
   th_spawn_free(&spawn);
   for (int t = 0; t < 20000 && !(bound_with_bones(cs[0]) && bound_with_bones(cs[1])); t += 10) pump(cs, 2, &observer, 10);
   uint32_t a = bound_with_bones(cs[0]), b = bound_with_bones(cs[1]);

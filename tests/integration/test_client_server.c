@@ -55,7 +55,7 @@ static tress_client *client(th_server *s, const char *room, counted *k) {
   def.callbacks = (tress_client_callbacks){.user = k, .on_error = on_error, .on_removed = on_removed, .on_bound = on_bound};
   tress_client *c = tress_client_create(&def);
   assert_non_null(c);
-  assert_int_equal(tress_client_connect(c, "127.0.0.1", s->udp_port, "", room), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_connect(c, "127.0.0.1", s->udp_port, "", room, NULL), TRESS_OK);
   return c;
 }
 
@@ -64,7 +64,7 @@ static uint32_t bound_character(tress_client *c) {
   uint32_t id = 0;
   if (tress_client_get_character_ids(c, &id, 1) == 0) return 0;
   tress_client_character_info info;
-  if (tress_client_get_character_info(c, id, &info) != TRESS_CLIENT_OK || !info.bound || info.bone_count == 0) return 0;
+  if (tress_client_get_character_info(c, id, &info) != TRESS_OK || !info.bound || info.bone_count == 0) return 0;
   return id;
 }
 
@@ -96,7 +96,7 @@ static void test_30_and_240_fps_clients_sway_identically(void **state) {
   tress_client *cs[2] = {client(&s, "fps", &ka), client(&s, "fps", &kb)};
   tress_sample_character sample;
   tress_sample_character_init(&sample, "Walker", HAIR);
-  assert_int_equal(tress_client_spawn(cs[0], &sample.manifest, NULL), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_spawn(cs[0], &sample.manifest, NULL, NULL), TRESS_OK);
   assert_true(pump_until_bound(cs, 2, 20000));
   uint32_t a = bound_character(cs[0]), b = bound_character(cs[1]);
   assert_int_equal(a, b);
@@ -175,7 +175,7 @@ static void test_springs_reach_every_client(void **state) {
   tress_wire_section section = {TRESS_SECTION_SPRINGS, (uint32_t)len, bytes};
   sample.manifest.section_count = 1;
   sample.manifest.sections = &section;
-  assert_int_equal(tress_client_spawn(cs[0], &sample.manifest, NULL), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_spawn(cs[0], &sample.manifest, NULL, NULL), TRESS_OK);
   assert_true(pump_until_bound(cs, 2, 20000));
   uint32_t a = bound_character(cs[0]), b = bound_character(cs[1]);
   client_walk(cs[0], a, 60, 1.0, WALK_X, WALK_Z);
@@ -233,7 +233,7 @@ static void test_server_rig_bones_match_a_local_rig(void **state) {
   tress_sample_character_init(&sample, "Lone", HAIR);
   sample.manifest.accessories[0].handle_size[0] *= 2.0f;
   sample.manifest.accessories[0].handle_size[1] *= 0.5f;
-  tress_client_spawn(c, &sample.manifest, NULL);
+  tress_client_spawn(c, &sample.manifest, NULL, NULL);
   assert_true(pump_until_bound(&c, 1, 20000));
   uint32_t id = bound_character(c);
   tress_id bones[64], handle;
@@ -247,7 +247,14 @@ static void test_server_rig_bones_match_a_local_rig(void **state) {
   tress_mesh *mesh = tress_mesh_file_load("assets/" HAIR, NULL);
   assert_non_null(mesh);
   tress_scene *local = tress_scene_create();
-  tress_id part = tress_instance_create(local, TRESS_KIND_PART, "Handle", tress_scene_get_root(local));
+  tress_id part;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "Handle";
+    instance_def.parent = tress_scene_get_root(local);
+    tress_scene_create_instance(local, &instance_def, &part);
+  }
   tress_part_set_mesh(local, part, mesh);
   tress_part_set_size(local, part, size);
   tress_rig_result r;
@@ -281,7 +288,7 @@ static void test_late_joiner_gets_the_same_bones(void **state) {
   tress_client *owner = client(&s, "late", &ka);
   tress_sample_character sample;
   tress_sample_character_init(&sample, "Early", HAIR);
-  tress_client_spawn(owner, &sample.manifest, NULL);
+  tress_client_spawn(owner, &sample.manifest, NULL, NULL);
   assert_true(pump_until_bound(&owner, 1, 20000));
   tress_client *cs[2] = {owner, client(&s, "late", &kc)};
   assert_true(pump_until_bound(cs, 2, 20000));
@@ -323,7 +330,7 @@ static void test_server_restart_rebinds_without_duplicates(void **state) {
   tress_client *cs[2] = {client(&s, "restart", &ka), client(&s, "restart", &kb)};
   tress_sample_character sample;
   tress_sample_character_init(&sample, "Phoenix", HAIR);
-  tress_client_spawn(cs[0], &sample.manifest, NULL);
+  tress_client_spawn(cs[0], &sample.manifest, NULL, NULL);
   assert_true(pump_until_bound(cs, 2, 20000));
   uint32_t instances[2], handles[2];
   for (int i = 0; i < 2; i++) {
@@ -364,7 +371,7 @@ static void test_server_restart_rebinds_without_duplicates(void **state) {
     assert_int_equal(tress_sim_get_stats(tress_client_get_sim(cs[i])).bound, handles[i]);
     assert_int_equal(tress_scene_get_instance_count(tress_client_get_scene(cs[i])), instances[i]);
     tress_client_character_info info;
-    assert_int_equal(tress_client_get_character_info(cs[i], bound_character(cs[i]), &info), TRESS_CLIENT_OK);
+    assert_int_equal(tress_client_get_character_info(cs[i], bound_character(cs[i]), &info), TRESS_OK);
     assert_int_equal(info.bone_count, 10);
     assert_int_equal(st.protocol_errors, 0);
   }
@@ -384,10 +391,10 @@ static void test_despawn_removes_the_character_everywhere(void **state) {
   tress_client *cs[2] = {client(&s, "despawn", &ka), client(&s, "despawn", &kb)};
   tress_sample_character sample;
   tress_sample_character_init(&sample, "Brief", HAIR);
-  tress_client_spawn(cs[0], &sample.manifest, NULL);
+  tress_client_spawn(cs[0], &sample.manifest, NULL, NULL);
   assert_true(pump_until_bound(cs, 2, 20000));
   uint32_t id = bound_character(cs[0]);
-  assert_int_equal(tress_client_despawn(cs[0], id), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_despawn(cs[0], id, NULL), TRESS_OK);
   for (int t = 0; t < 5000 && (tress_client_get_character_count(cs[0]) || tress_client_get_character_count(cs[1])); t += 10)
     clients_pump(cs, 2, 10);
   for (int i = 0; i < 2; i++) {

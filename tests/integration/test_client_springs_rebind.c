@@ -85,7 +85,7 @@ static void peer_start(peer *p, world *w) {
   def.callbacks = (tress_client_callbacks){.user = &p->k, .on_error = on_error, .on_bound = on_bound};
   p->client = tress_client_create(&def);
   assert_non_null(p->client);
-  assert_int_equal(tress_client_connect(p->client, "127.0.0.1", p->server.port, "", "room"), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_connect(p->client, "127.0.0.1", p->server.port, "", "room", NULL), TRESS_OK);
   for (int i = 0; i < 200 && tress_client_get_state(p->client) != TRESS_CLIENT_READY; i++) settle(p, 10);
   assert_int_equal(tress_client_get_state(p->client), TRESS_CLIENT_READY);
   tress_msg m = {.type = TRESS_MSG_CHARACTER_ADDED};
@@ -213,7 +213,7 @@ static void walk(peer **ps, int n, int from, int frames) {
     double t = f / 60.0;
     tress_xform root = tress_xform_from_pos((float)(4.0 * sin(2.0 * t)), 0.0f, (float)(1.5 * t));
     for (int i = 0; i < n; i++) {
-      assert_int_equal(tress_client_set_root(ps[i]->client, CHARACTER_ID, root), TRESS_CLIENT_OK);
+      assert_int_equal(tress_client_set_root(ps[i]->client, CHARACTER_ID, root), TRESS_OK);
       assert_int_equal(tress_client_step(ps[i]->client, 1.0 / 60.0), TRESS_OK);
     }
   }
@@ -385,7 +385,7 @@ static void test_named_chain_follows_the_new_section(void **state) {
   tress_scene *scene = tress_client_get_scene(x.client);
   uint32_t bound_a = tress_sim_get_stats(sim).bound;
   tress_client_character_info info;
-  assert_int_equal(tress_client_get_character_info(x.client, CHARACTER_ID, &info), TRESS_CLIENT_OK);
+  assert_int_equal(tress_client_get_character_info(x.client, CHARACTER_ID, &info), TRESS_OK);
   tress_id head = (tress_id){0};
   for (tress_id p = tress_instance_get_first_child(scene, info.model); !tress_id_is_null(p);
        p = tress_instance_get_next_sibling(scene, p))
@@ -394,7 +394,11 @@ static void test_named_chain_follows_the_new_section(void **state) {
   tress_id parent = head, tail[3];
   const char *names[3] = {"Ponytail", "Ponytail_1", "Ponytail_2"};
   for (int i = 0; i < 3; i++) {
-    tail[i] = tress_instance_create(scene, TRESS_KIND_BONE, names[i], parent);
+    {
+      tress_instance_def instance_def = tress_default_instance_def();
+      instance_def.kind = TRESS_KIND_BONE, instance_def.name = names[i], instance_def.parent = parent;
+      tress_scene_create_instance(scene, &instance_def, &tail[i]);
+    }
     tress_bone_set_cframe(scene, tail[i], tress_xform_from_pos(0.0f, i ? -0.4f : 0.0f, i ? 0.0f : -0.7f));
     parent = tail[i];
   }

@@ -33,9 +33,23 @@ static inline acc_character acc_character_make(void) {
   acc_character c;
   c.scene = tress_scene_create();
   assert_non_null(c.scene);
-  c.workspace = tress_instance_create(c.scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(c.scene));
-  c.model = tress_instance_create(c.scene, TRESS_KIND_MODEL, "Character", c.workspace);
-  c.head = tress_instance_create(c.scene, TRESS_KIND_PART, "Head", c.model);
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_FOLDER;
+    instance_def.name = "Workspace";
+    instance_def.parent = tress_scene_get_root(c.scene);
+    tress_scene_create_instance(c.scene, &instance_def, &c.workspace);
+  }
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_MODEL, instance_def.name = "Character", instance_def.parent = c.workspace;
+    tress_scene_create_instance(c.scene, &instance_def, &c.model);
+  }
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Head", instance_def.parent = c.model;
+    tress_scene_create_instance(c.scene, &instance_def, &c.head);
+  }
   tress_part_set_cframe(c.scene, c.head, tress_xform_from_pos(0, 5, 0));
   float size[3] = {2, 1, 1};
   tress_part_set_size(c.scene, c.head, size);
@@ -67,9 +81,17 @@ static inline acc_worn acc_wear(acc_character *c, const char *name, tress_access
   memset(&w, 0, sizeof w);
   w.kind = kind;
   w.handle_is_side0 = handle_is_side0;
-  w.accessory = tress_instance_create(s, TRESS_KIND_ACCESSORY, name, c->model);
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_ACCESSORY, instance_def.name = name, instance_def.parent = c->model;
+    tress_scene_create_instance(s, &instance_def, &w.accessory);
+  }
   tress_accessory_set_type(s, w.accessory, type);
-  w.handle = tress_instance_create(s, TRESS_KIND_PART, "Handle", w.accessory);
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Handle", instance_def.parent = w.accessory;
+    tress_scene_create_instance(s, &instance_def, &w.handle);
+  }
   float size[3] = {1, 1.6f, 1};
   tress_part_set_size(s, w.handle, size);
   tress_xform body_side = acc_body_side(), handle_side = acc_handle_side(centred);
@@ -82,27 +104,63 @@ static inline acc_worn acc_wear(acc_character *c, const char *name, tress_access
   switch (kind) {
   case TRESS_JOINT_WELD:
   case TRESS_JOINT_MOTOR6D:
-    w.joint = tress_instance_create(s, TRESS_KIND_JOINT, "AccessoryWeld", w.handle);
+    {
+      tress_instance_def instance_def = tress_default_instance_def();
+      instance_def.kind = TRESS_KIND_JOINT;
+      instance_def.name = "AccessoryWeld";
+      instance_def.parent = w.handle;
+      tress_scene_create_instance(s, &instance_def, &w.joint);
+    }
     def.part0 = handle_is_side0 ? w.handle : c->head;
     def.part1 = handle_is_side0 ? c->head : w.handle;
     def.c0 = handle_is_side0 ? handle_side : body_side;
     def.c1 = handle_is_side0 ? body_side : handle_side;
     break;
   case TRESS_JOINT_RIGID_CONSTRAINT:
-    w.handle_attachment = tress_instance_create(s, TRESS_KIND_ATTACHMENT, "HairAttachment", w.handle);
+    {
+      tress_instance_def instance_def = tress_default_instance_def();
+      instance_def.kind = TRESS_KIND_ATTACHMENT;
+      instance_def.name = "HairAttachment";
+      instance_def.parent = w.handle;
+      tress_scene_create_instance(s, &instance_def, &w.handle_attachment);
+    }
     tress_attachment_set_cframe(s, w.handle_attachment, handle_side);
-    w.body_attachment = tress_instance_create(s, TRESS_KIND_ATTACHMENT, "HairAttachment", c->head);
+    {
+      tress_instance_def instance_def = tress_default_instance_def();
+      instance_def.kind = TRESS_KIND_ATTACHMENT;
+      instance_def.name = "HairAttachment";
+      instance_def.parent = c->head;
+      tress_scene_create_instance(s, &instance_def, &w.body_attachment);
+    }
     tress_attachment_set_cframe(s, w.body_attachment, body_side);
-    w.joint = tress_instance_create(s, TRESS_KIND_JOINT, "AccessoryConstraint", w.handle);
+    {
+      tress_instance_def instance_def = tress_default_instance_def();
+      instance_def.kind = TRESS_KIND_JOINT;
+      instance_def.name = "AccessoryConstraint";
+      instance_def.parent = w.handle;
+      tress_scene_create_instance(s, &instance_def, &w.joint);
+    }
     def.attachment0 = handle_is_side0 ? w.handle_attachment : w.body_attachment;
     def.attachment1 = handle_is_side0 ? w.body_attachment : w.handle_attachment;
     break;
   case TRESS_JOINT_WELD_CONSTRAINT:
     if (!centred) {
-      w.handle_attachment = tress_instance_create(s, TRESS_KIND_ATTACHMENT, "HairAttachment", w.handle);
+      {
+        tress_instance_def instance_def = tress_default_instance_def();
+        instance_def.kind = TRESS_KIND_ATTACHMENT;
+        instance_def.name = "HairAttachment";
+        instance_def.parent = w.handle;
+        tress_scene_create_instance(s, &instance_def, &w.handle_attachment);
+      }
       tress_attachment_set_cframe(s, w.handle_attachment, handle_side);
     }
-    w.joint = tress_instance_create(s, TRESS_KIND_JOINT, "AccessoryWeldConstraint", w.handle);
+    {
+      tress_instance_def instance_def = tress_default_instance_def();
+      instance_def.kind = TRESS_KIND_JOINT;
+      instance_def.name = "AccessoryWeldConstraint";
+      instance_def.parent = w.handle;
+      tress_scene_create_instance(s, &instance_def, &w.joint);
+    }
     def.part0 = handle_is_side0 ? w.handle : c->head;
     def.part1 = handle_is_side0 ? c->head : w.handle;
     break;

@@ -298,6 +298,11 @@ static void test_bad_input(void **state) {
   o.has_root = false;
   assert_int_equal(tress_plan_build(v, n, &o, &p), TRESS_PLAN_ERR_NO_ROOT);
   assert_string_equal(tress_plan_status_name(TRESS_PLAN_ERR_ABOVE_ROOT), "every vertex is at or above the root plane");
+  /* the one error shape: a refused input is an invalid argument, memory is memory */
+  assert_int_equal(tress_plan_status_to_result(TRESS_PLAN_OK), TRESS_OK);
+  assert_int_equal(tress_plan_status_to_result(TRESS_PLAN_ERR_ABOVE_ROOT), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_plan_status_to_result(TRESS_PLAN_ERR_NO_ROOT), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_plan_status_to_result(TRESS_PLAN_ERR_NO_MEMORY), TRESS_ERR_OUT_OF_MEMORY);
   /* The caps themselves are allowed. */
   o = seed_opts();
   o.sectors = TRESS_PLAN_MAX_SECTORS;

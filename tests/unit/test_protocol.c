@@ -63,6 +63,25 @@ static void round_trip(const tress_msg *msg) {
   free(bytes);
 }
 
+/* The one error shape: a wire status maps to the tress_result a client reports. */
+static void test_wire_status_to_result(void **state) {
+  (void)state;
+  assert_int_equal(tress_wire_status_to_result(TRESS_WIRE_OK), TRESS_OK);
+  assert_int_equal(tress_wire_status_to_result(TRESS_WIRE_ERR_OUT_OF_MEMORY), TRESS_ERR_OUT_OF_MEMORY);
+  assert_int_equal(tress_wire_status_to_result(TRESS_WIRE_ERR_UNSUPPORTED), TRESS_ERR_UNSUPPORTED);
+  assert_int_equal(tress_wire_status_to_result(TRESS_WIRE_ERR_BUFFER_TOO_SMALL), TRESS_ERR_INVALID_ARGUMENT);
+  for (int s = TRESS_WIRE_ERR_TRUNCATED; s <= TRESS_WIRE_ERR_EMPTY_STRING; s++)
+    assert_int_not_equal(tress_wire_status_to_result((tress_wire_status)s), TRESS_OK);
+  /* a real failure: one byte of a HELLO is truncated, which is a protocol error */
+  const uint8_t one = (uint8_t)TRESS_MSG_HELLO;
+  tress_msg out;
+  tress_wire_error err;
+  memset(&err, 0, sizeof err);
+  tress_wire_status st = tress_msg_decode(&one, 1, &out, &err);
+  assert_int_equal(st, TRESS_WIRE_ERR_TRUNCATED);
+  assert_int_equal(tress_wire_status_to_result(st), TRESS_ERR_PROTOCOL);
+}
+
 static void test_round_trip_every_type_and_variant(void **state) {
   (void)state;
   sample_store st = {0};
@@ -653,6 +672,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip_every_type_and_variant),
       cmocka_unit_test(test_round_trip_max_rig_result),
+      cmocka_unit_test(test_wire_status_to_result),
       cmocka_unit_test(test_round_trip_weight_formats_and_compression),
       cmocka_unit_test(test_truncation_at_every_offset),
       cmocka_unit_test(test_bad_floats_and_quaternions),

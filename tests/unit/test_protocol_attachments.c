@@ -51,7 +51,7 @@ static void test_round_trip(void **state) {
   tress_wire_error err;
   assert_int_equal(tress_wire_attachments_encode(&a, buf, sizeof buf, &n, &err), TRESS_WIRE_OK);
   assert_int_equal(tress_wire_attachments_decode(buf, n, &b, &err), TRESS_WIRE_OK);
-  assert_true(tress_wire_attachments_equal(&a, &b));
+  assert_true(tress_wire_attachments_is_equal(&a, &b));
   /* every truncation is refused, never read past */
   for (size_t cut = 0; cut < n; cut++) assert_int_not_equal(tress_wire_attachments_decode(buf, cut, &b, &err), TRESS_WIRE_OK);
   buf[n] = 0;
@@ -103,7 +103,7 @@ static void test_parts_and_json(void **state) {
   tress_wire_manifest m;
   tress_error err = {0};
   assert_int_equal(tress_manifest_json_load("assets/characters/rio.json", &m, &err), 0);
-  const tress_wire_section *sec = tress_wire_manifest_attachments(&m);
+  const tress_wire_section *sec = tress_wire_manifest_get_attachments(&m);
   assert_non_null(sec);
   static tress_wire_attachments a, b;
   tress_wire_error werr;
@@ -119,10 +119,10 @@ static void test_parts_and_json(void **state) {
   tress_wire_manifest back;
   assert_int_equal(tress_manifest_json_parse(text, strlen(text), &back, &err), 0);
   free(text);
-  sec = tress_wire_manifest_attachments(&back);
+  sec = tress_wire_manifest_get_attachments(&back);
   assert_non_null(sec);
   assert_int_equal(tress_wire_attachments_decode(sec->bytes, sec->length, &b, &werr), TRESS_WIRE_OK);
-  assert_true(tress_wire_attachments_equal(&a, &b));
+  assert_true(tress_wire_attachments_is_equal(&a, &b));
   tress_manifest_json_free(&back);
   snprintf(m.parts[3].name, sizeof m.parts[3].name, "Hand");
   assert_int_equal(tress_wire_attachments_check_parts(&a, &m, &werr), TRESS_WIRE_ERR_BAD_INDEX);

@@ -25,10 +25,26 @@ typedef struct fixture {
 
 static void make_fixture(fixture *f, tress_mesh *mesh) {
   f->scene = tress_scene_create();
-  f->model = tress_instance_create(f->scene, TRESS_KIND_MODEL, "Avatar", tress_scene_get_root(f->scene));
-  f->accessory = tress_instance_create(f->scene, TRESS_KIND_ACCESSORY, "HairAccessory", f->model);
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_MODEL;
+    instance_def.name = "Avatar";
+    instance_def.parent = tress_scene_get_root(f->scene);
+    tress_scene_create_instance(f->scene, &instance_def, &f->model);
+  }
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_ACCESSORY;
+    instance_def.name = "HairAccessory";
+    instance_def.parent = f->model;
+    tress_scene_create_instance(f->scene, &instance_def, &f->accessory);
+  }
   tress_accessory_set_type(f->scene, f->accessory, TRESS_ACCESSORY_HAIR);
-  f->part = tress_instance_create(f->scene, TRESS_KIND_PART, "Handle", f->accessory);
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Handle", instance_def.parent = f->accessory;
+    tress_scene_create_instance(f->scene, &instance_def, &f->part);
+  }
   tress_part_set_cframe(f->scene, f->part, tress_xform_from_pos(3.0f, 5.0f, -2.0f));
   f->mesh = mesh;
   if (mesh) {
@@ -171,7 +187,10 @@ static void test_no_mesh_first(void **state) {
   tress_rig_result r;
   assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_NO_MESH);
-  assert_int_equal(err.code, TRESS_RIG_ERR_NO_MESH); /* the caller's error carries the status */
+  /* the caller's error carries the status's tress_result */
+  assert_int_equal(err.code, TRESS_ERR_NOTHING_TO_BIND);
+  assert_int_equal(tress_rig_status_to_result(r.status), err.code);
+  assert_string_equal(tress_rig_status_name(r.status), "no_mesh");
   assert_string_equal(err.message, "the MeshPart has no mesh");
   assert_int_equal(calls, 0); /* rejected before the permission gate is asked */
   snapshot after = take(&f, &budget);
@@ -210,6 +229,7 @@ static void test_permission_gate(void **state) {
   tress_rig_result r;
   assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_NO_PERMISSION);
+  assert_int_equal(err.code, TRESS_ERR_PERMISSION);
   assert_string_equal(err.message, "no permission to load asset");
   assert_int_equal(calls, 1);
   snapshot after = take(&f, &budget);
@@ -237,6 +257,7 @@ static void test_budget(void **state) {
   tress_rig_result r;
   assert_int_not_equal(tress_rig_part(f.scene, f.part, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_BUDGET);
+  assert_int_equal(err.code, TRESS_ERR_LIMIT);
   assert_non_null(strstr(err.message, "budget is spent"));
   snapshot after = take(&f, &budget);
   assert_unchanged(&before, &after);
@@ -248,7 +269,12 @@ static void test_budget(void **state) {
   assert_int_equal(tress_rig_get_bake_bytes(tress_part_get_mesh(f.scene, f.part), 10), cost);
   tress_rig_result_free(&r);
   /* A second part does not fit any more. */
-  tress_id other = tress_instance_create(f.scene, TRESS_KIND_PART, "Handle2", f.accessory);
+  tress_id other;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Handle2", instance_def.parent = f.accessory;
+    tress_scene_create_instance(f.scene, &instance_def, &other);
+  }
   tress_part_set_mesh(f.scene, other, f.mesh);
   assert_int_not_equal(tress_rig_part(f.scene, other, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_BUDGET);

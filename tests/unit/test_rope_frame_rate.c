@@ -40,7 +40,15 @@ typedef struct walker {
 typedef enum { SCENE_GROUPED, SCENE_SOLO, SCENE_CLOTH } scene_kind;
 
 static tress_id make_part(tress_scene *scene, const char *name) {
-  return tress_instance_create(scene, TRESS_KIND_PART, name, tress_scene_get_root(scene));
+  tress_id created;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = name;
+    instance_def.parent = tress_scene_get_root(scene);
+    tress_scene_create_instance(scene, &instance_def, &created);
+  }
+  return created;
 }
 
 /* The parts at time t: the body at (3t, 10, t), the hands rigidly offset from it. */

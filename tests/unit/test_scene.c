@@ -12,15 +12,89 @@
 
 static tress_xform pos(float x, float y, float z) { return tress_xform_from_pos(x, y, z); }
 
+/* The def: defaults, what each kind keeps of it, and the results of refused defs. */
+static void test_instance_def(void **state) {
+  (void)state;
+  tress_instance_def d = tress_default_instance_def();
+  assert_int_equal(d.kind, TRESS_KIND_FOLDER);
+  assert_null(d.name);
+  assert_true(tress_id_is_null(d.parent));
+  assert_true(tress_xform_distance(d.cframe, tress_xform_identity()) == 0.0f);
+  assert_true(d.size[0] == 1.0f && d.size[1] == 1.0f && d.size[2] == 1.0f);
+  tress_scene *s = tress_scene_create();
+  tress_id folder;
+  assert_int_equal(tress_scene_create_instance(s, &d, &folder), TRESS_OK);
+  assert_int_equal(tress_instance_get_kind(s, folder), TRESS_KIND_FOLDER);
+  assert_true(tress_id_is_equal(tress_instance_get_parent(s, folder), (tress_id){0})); /* detached */
+  char name[TRESS_NAME_MAX];
+  tress_instance_get_name(s, folder, name);
+  assert_string_equal(name, "");
+  /* a part keeps cframe and size, a bone and an attachment their cframe */
+  d.kind = TRESS_KIND_PART, d.name = "Head", d.parent = tress_scene_get_root(s);
+  d.cframe = pos(1, 2, 3);
+  d.size[1] = 4.0f;
+  tress_id part;
+  assert_int_equal(tress_scene_create_instance(s, &d, &part), TRESS_OK);
+  assert_true(tress_xform_distance(tress_part_get_cframe(s, part), pos(1, 2, 3)) == 0.0f);
+  float size[3];
+  tress_part_get_size(s, part, size);
+  assert_true(size[0] == 1.0f && size[1] == 4.0f && size[2] == 1.0f);
+  d.kind = TRESS_KIND_BONE, d.name = "Bone", d.parent = part, d.cframe = pos(0, -1, 0);
+  tress_id bone;
+  assert_int_equal(tress_scene_create_instance(s, &d, &bone), TRESS_OK);
+  assert_true(tress_xform_distance(tress_bone_get_cframe(s, bone), pos(0, -1, 0)) == 0.0f);
+  assert_true(tress_xform_distance(tress_bone_get_animated(s, bone), tress_xform_identity()) == 0.0f);
+  assert_true(tress_xform_distance(tress_bone_get_world_rest(s, bone), pos(1, 1, 3)) < 1e-6f);
+  d.kind = TRESS_KIND_ATTACHMENT, d.cframe = pos(0, 0, 5);
+  tress_id att;
+  assert_int_equal(tress_scene_create_instance(s, &d, &att), TRESS_OK);
+  assert_true(tress_xform_distance(tress_attachment_get_cframe(s, att), pos(0, 0, 5)) == 0.0f);
+  /* out may be NULL */
+  uint32_t before = tress_scene_get_instance_count(s);
+  assert_int_equal(tress_scene_create_instance(s, &d, NULL), TRESS_OK);
+  assert_int_equal(tress_scene_get_instance_count(s), before + 1);
+  /* refused: *out is null and nothing is made */
+  before = tress_scene_get_instance_count(s);
+  tress_id refused = part;
+  d.kind = TRESS_KIND_ROOT;
+  assert_int_equal(tress_scene_create_instance(s, &d, &refused), TRESS_ERR_INVALID_ARGUMENT);
+  assert_true(tress_id_is_null(refused));
+  d.kind = (tress_kind)99;
+  assert_int_equal(tress_scene_create_instance(s, &d, &refused), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_scene_create_instance(s, NULL, &refused), TRESS_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tress_scene_create_instance(NULL, &d, &refused), TRESS_ERR_INVALID_ARGUMENT);
+  d.kind = TRESS_KIND_BONE;
+  tress_instance_destroy(s, att);
+  d.parent = att;
+  assert_int_equal(tress_scene_create_instance(s, &d, &refused), TRESS_ERR_STALE_ID);
+  assert_true(tress_id_is_null(refused));
+  assert_int_equal(tress_scene_get_instance_count(s), before - 1); /* only the destroy */
+  tress_scene_destroy(s);
+}
+
 static void test_stale_ids_are_detected(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id a = tress_instance_create(s, TRESS_KIND_PART, "A", tress_scene_get_root(s));
+  tress_id a;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "A";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &a);
+  }
   assert_true(tress_instance_is_valid(s, a));
   tress_instance_destroy(s, a);
   assert_false(tress_instance_is_valid(s, a));
   /* the slot is reused with a new generation: the old id stays dead */
-  tress_id b = tress_instance_create(s, TRESS_KIND_PART, "B", tress_scene_get_root(s));
+  tress_id b;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "B";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &b);
+  }
   assert_int_equal(a.index1, b.index1);
   assert_int_not_equal(a.generation, b.generation);
   assert_false(tress_instance_is_valid(s, a));
@@ -40,8 +114,22 @@ static void test_ids_from_another_scene_are_refused(void **state) {
   (void)state;
   tress_scene *a = tress_scene_create();
   tress_scene *b = tress_scene_create();
-  tress_id pa = tress_instance_create(a, TRESS_KIND_PART, "PA", tress_scene_get_root(a));
-  tress_id pb = tress_instance_create(b, TRESS_KIND_PART, "PB", tress_scene_get_root(b));
+  tress_id pa;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "PA";
+    instance_def.parent = tress_scene_get_root(a);
+    tress_scene_create_instance(a, &instance_def, &pa);
+  }
+  tress_id pb;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "PB";
+    instance_def.parent = tress_scene_get_root(b);
+    tress_scene_create_instance(b, &instance_def, &pb);
+  }
   assert_int_equal(pa.index1, pb.index1); /* same slot, same generation: only the owner differs */
   assert_int_equal(pa.generation, pb.generation);
   assert_int_not_equal(pa.owner, pb.owner);
@@ -63,7 +151,12 @@ static void test_ids_from_another_scene_are_refused(void **state) {
   assert_true(tress_xform_distance(tress_part_get_cframe(b, pb), tress_xform_identity()) == 0.0f);
 
   /* no parenting, child lookups or connections across scenes */
-  assert_true(tress_id_is_null(tress_instance_create(a, TRESS_KIND_BONE, "X", pb)));
+  tress_instance_def across = tress_default_instance_def();
+  across.kind = TRESS_KIND_BONE;
+  across.parent = pb;
+  tress_id refused = tress_scene_get_root(a);
+  assert_int_equal(tress_scene_create_instance(a, &across, &refused), TRESS_ERR_WRONG_OWNER);
+  assert_true(tress_id_is_null(refused));
   assert_false(tress_instance_set_parent(a, pa, tress_scene_get_root(b)));
   assert_true(tress_id_is_null(tress_instance_get_parent(a, pb)));
   tress_connection c = tress_instance_connect(a, pb, NULL, NULL);
@@ -77,7 +170,12 @@ static void test_ids_from_another_scene_are_refused(void **state) {
   assert_true(tress_instance_is_valid(b, pb));
 
   /* a joint in a that names b's parts solves nothing */
-  tress_id joint = tress_instance_create(a, TRESS_KIND_JOINT, "W", pa);
+  tress_id joint;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "W", instance_def.parent = pa;
+    tress_scene_create_instance(a, &instance_def, &joint);
+  }
   tress_joint def = {.kind = TRESS_JOINT_WELD, .part0 = pa, .part1 = pb, .c0 = pos(0, 1, 0),
                      .c1 = tress_xform_identity(), .enabled = true};
   tress_joint_set_def(a, joint, &def);
@@ -95,10 +193,24 @@ static void test_ids_from_another_scene_are_refused(void **state) {
 static void test_ids_kept_from_a_destroyed_scene_are_refused(void **state) {
   (void)state;
   tress_scene *old = tress_scene_create();
-  tress_id kept = tress_instance_create(old, TRESS_KIND_PART, "Old", tress_scene_get_root(old));
+  tress_id kept;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "Old";
+    instance_def.parent = tress_scene_get_root(old);
+    tress_scene_create_instance(old, &instance_def, &kept);
+  }
   tress_scene_destroy(old);
   tress_scene *s = tress_scene_create();
-  tress_id fresh = tress_instance_create(s, TRESS_KIND_PART, "New", tress_scene_get_root(s));
+  tress_id fresh;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "New";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &fresh);
+  }
   assert_int_equal(kept.index1, fresh.index1);
   assert_false(tress_instance_is_valid(s, kept));
   assert_true(tress_instance_is_valid(s, fresh));
@@ -125,9 +237,26 @@ static void count_events(tress_scene *s, tress_id id, tress_event ev, void *user
 static void test_destroy_fires_on_the_whole_subtree(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id model = tress_instance_create(s, TRESS_KIND_MODEL, "M", tress_scene_get_root(s));
-  tress_id part = tress_instance_create(s, TRESS_KIND_PART, "P", model);
-  tress_id bone = tress_instance_create(s, TRESS_KIND_BONE, "B", part);
+  tress_id model;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_MODEL;
+    instance_def.name = "M";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &model);
+  }
+  tress_id part;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART, instance_def.name = "P", instance_def.parent = model;
+    tress_scene_create_instance(s, &instance_def, &part);
+  }
+  tress_id bone;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "B", instance_def.parent = part;
+    tress_scene_create_instance(s, &instance_def, &bone);
+  }
   events e = {0};
   tress_instance_connect(s, model, count_events, &e);
   tress_instance_connect(s, bone, count_events, &e);
@@ -145,7 +274,14 @@ static void test_destroy_fires_on_the_whole_subtree(void **state) {
 static void test_disconnected_listener_is_silent(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id a = tress_instance_create(s, TRESS_KIND_PART, "A", tress_scene_get_root(s));
+  tress_id a;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "A";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &a);
+  }
   events e = {0};
   tress_connection c = tress_instance_connect(s, a, count_events, &e);
   tress_connection_disconnect(s, c);
@@ -158,9 +294,26 @@ static void test_disconnected_listener_is_silent(void **state) {
 static void test_left_the_scene(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id folder = tress_instance_create(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(s));
-  tress_id model = tress_instance_create(s, TRESS_KIND_MODEL, "M", folder);
-  tress_id part = tress_instance_create(s, TRESS_KIND_PART, "P", model);
+  tress_id folder;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_FOLDER;
+    instance_def.name = "Workspace";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &folder);
+  }
+  tress_id model;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_MODEL, instance_def.name = "M", instance_def.parent = folder;
+    tress_scene_create_instance(s, &instance_def, &model);
+  }
+  tress_id part;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART, instance_def.name = "P", instance_def.parent = model;
+    tress_scene_create_instance(s, &instance_def, &part);
+  }
   events e = {0};
   tress_instance_connect(s, part, count_events, &e);
   assert_true(tress_instance_is_in_scene(s, part));
@@ -180,10 +333,27 @@ static void test_left_the_scene(void **state) {
 static void test_bone_slots_and_world_poses(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id part = tress_instance_create(s, TRESS_KIND_PART, "Head", tress_scene_get_root(s));
+  tress_id part;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "Head";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &part);
+  }
   tress_part_set_cframe(s, part, pos(0, 10, 0));
-  tress_id b1 = tress_instance_create(s, TRESS_KIND_BONE, "B1", part);
-  tress_id b2 = tress_instance_create(s, TRESS_KIND_BONE, "B2", b1);
+  tress_id b1;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "B1", instance_def.parent = part;
+    tress_scene_create_instance(s, &instance_def, &b1);
+  }
+  tress_id b2;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "B2", instance_def.parent = b1;
+    tress_scene_create_instance(s, &instance_def, &b2);
+  }
   tress_bone_set_cframe(s, b1, pos(0, -1, 0));
   tress_bone_set_cframe(s, b2, pos(0, -1, 0));
   /* animated shows in transform while no solver owns the bone */
@@ -210,10 +380,29 @@ static void test_bone_slots_and_world_poses(void **state) {
 static void test_joints_place_part1(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id head = tress_instance_create(s, TRESS_KIND_PART, "Head", tress_scene_get_root(s));
-  tress_id handle = tress_instance_create(s, TRESS_KIND_PART, "Handle", tress_scene_get_root(s));
+  tress_id head;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "Head";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &head);
+  }
+  tress_id handle;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "Handle";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &handle);
+  }
   tress_part_set_cframe(s, head, pos(0, 5, 0));
-  tress_id weld = tress_instance_create(s, TRESS_KIND_JOINT, "Weld", handle);
+  tress_id weld;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "Weld", instance_def.parent = handle;
+    tress_scene_create_instance(s, &instance_def, &weld);
+  }
   tress_joint j = {.kind = TRESS_JOINT_WELD, .part0 = head, .part1 = handle, .c0 = pos(0, 1, 0), .c1 = pos(0, -0.5f, 0), .enabled = true};
   tress_joint_set_def(s, weld, &j);
   assert_true(tress_joint_solve(s, weld));
@@ -222,9 +411,21 @@ static void test_joints_place_part1(void **state) {
   tress_xform rhs = tress_xform_mul(tress_part_get_cframe(s, handle), j.c1);
   assert_true(tress_xform_distance(lhs, rhs) < 1e-6f);
   /* a WeldConstraint keeps the offset captured when it was enabled */
-  tress_id other = tress_instance_create(s, TRESS_KIND_PART, "Other", tress_scene_get_root(s));
+  tress_id other;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "Other";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &other);
+  }
   tress_part_set_cframe(s, other, pos(3, 5, 0));
-  tress_id wc = tress_instance_create(s, TRESS_KIND_JOINT, "WC", other);
+  tress_id wc;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "WC", instance_def.parent = other;
+    tress_scene_create_instance(s, &instance_def, &wc);
+  }
   tress_joint wj = {.kind = TRESS_JOINT_WELD_CONSTRAINT, .part0 = head, .part1 = other, .enabled = true};
   tress_joint_set_def(s, wc, &wj);
   tress_part_set_cframe(s, head, pos(0, 7, 0));
@@ -242,7 +443,14 @@ static void test_joints_place_part1(void **state) {
 static void test_part_owns_its_mesh(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id part = tress_instance_create(s, TRESS_KIND_PART, "P", tress_scene_get_root(s));
+  tress_id part;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "P";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &part);
+  }
   assert_null(tress_mesh_create(NULL));
   tress_mesh_def def = tress_default_mesh_def();
   def.vertex_count = 2;
@@ -268,15 +476,42 @@ static void test_part_owns_its_mesh(void **state) {
 static void test_scale_places_bones_at_size(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id model = tress_instance_create(s, TRESS_KIND_MODEL, "Character", tress_scene_get_root(s));
-  tress_id part = tress_instance_create(s, TRESS_KIND_PART, "Head", model);
+  tress_id model;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_MODEL;
+    instance_def.name = "Character";
+    instance_def.parent = tress_scene_get_root(s);
+    tress_scene_create_instance(s, &instance_def, &model);
+  }
+  tress_id part;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Head", instance_def.parent = model;
+    tress_scene_create_instance(s, &instance_def, &part);
+  }
   tress_part_set_cframe(s, part, tress_xform_from_pos(1, 2, 3));
-  tress_id bone = tress_instance_create(s, TRESS_KIND_BONE, "Hair", part);
+  tress_id bone;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Hair", instance_def.parent = part;
+    tress_scene_create_instance(s, &instance_def, &bone);
+  }
   tress_bone_set_cframe(s, bone, tress_xform_from_pos(0, 0.5f, 0));
-  tress_id tip = tress_instance_create(s, TRESS_KIND_BONE, "Tip", bone);
+  tress_id tip;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Tip", instance_def.parent = bone;
+    tress_scene_create_instance(s, &instance_def, &tip);
+  }
   tress_bone_set_cframe(s, tip, tress_xform_from_pos(0.3f, 0, 0));
   tress_bone_set_transform(s, tip, tress_xform_from_pos(0.1f, 0, 0));
-  tress_id att = tress_instance_create(s, TRESS_KIND_ATTACHMENT, "Hat", part);
+  tress_id att;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_ATTACHMENT, instance_def.name = "Hat", instance_def.parent = part;
+    tress_scene_create_instance(s, &instance_def, &att);
+  }
   tress_attachment_set_cframe(s, att, tress_xform_from_pos(0, 1, 0));
   const float twice[3] = {2, 2, 2}, squashed[3] = {1, 3, 1}, bad[3] = {1, 0, 1};
   assert_true(tress_instance_set_scale(s, model, twice));
@@ -304,6 +539,7 @@ int main(void) {
       cmocka_unit_test(test_disconnected_listener_is_silent), cmocka_unit_test(test_left_the_scene),
       cmocka_unit_test(test_bone_slots_and_world_poses), cmocka_unit_test(test_joints_place_part1),
       cmocka_unit_test(test_part_owns_its_mesh), cmocka_unit_test(test_scale_places_bones_at_size),
+      cmocka_unit_test(test_instance_def),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,13 @@ typedef struct rig {
 static rig rig_make(tress_scene *scene) {
   rig r;
   r.chain = fix_chain_make(scene, 0, 0, 0, BONES, LINK);
-  r.root = tress_instance_create(scene, TRESS_KIND_PART, "Root", tress_scene_get_root(scene));
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "Root";
+    instance_def.parent = tress_scene_get_root(scene);
+    tress_scene_create_instance(scene, &instance_def, &r.root);
+  }
   assert_true(tress_instance_set_parent(scene, r.chain.part, r.root));
   return r;
 }
@@ -268,14 +274,24 @@ static void test_bad_center_refused(void **state) {
   assert_int_equal(tress_sim_bind_bone_chain(sim, a.chain.bones[0], &s, &h), TRESS_OK);
   s.center = b.root;
   assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_ERR_INVALID_ARGUMENT);
-  tress_id gone = tress_instance_create(scene, TRESS_KIND_PART, "Gone", tress_scene_get_root(scene));
+  tress_id gone;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "Gone";
+    instance_def.parent = tress_scene_get_root(scene);
+    tress_scene_create_instance(scene, &instance_def, &gone);
+  }
   tress_instance_destroy(scene, gone);
   s.center = gone;
   assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_ERR_INVALID_ARGUMENT);
   s.center = a.chain.part; /* the part the chain hangs from: fine */
   assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_OK);
   /* part chains: the pin or an ancestor of it */
-  tress_id parts[2] = {a.root, tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene))};
+  tress_instance_def p = tress_default_instance_def();
+  p.kind = TRESS_KIND_PART, p.name = "P", p.parent = tress_scene_get_root(scene);
+  tress_id parts[2] = {a.root, {0}};
+  tress_scene_create_instance(scene, &p, &parts[1]);
   s.center = b.root;
   assert_int_equal(tress_sim_bind_parts(sim, parts, 2, &s, NULL), TRESS_ERR_INVALID_ARGUMENT);
   s.center = a.root;
@@ -343,7 +359,14 @@ static float vrm_tail_trailing(bool keep_center) {
   assert_int_equal(imp->chains[0].center, tress_spring_import_find_node(imp, "Hips"));
   if (!keep_center) imp->chains[0].center = -1;
   tress_scene *scene = tress_scene_create();
-  tress_id body = tress_instance_create(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
+  tress_id body;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "Body";
+    instance_def.parent = tress_scene_get_root(scene);
+    tress_scene_create_instance(scene, &instance_def, &body);
+  }
   tress_part_set_cframe(scene, body, tress_xform_from_pos(0, 5, 0));
   tress_spring_scene ss;
   assert_int_equal(tress_spring_import_apply(imp, scene, body, &ss, &err), 0);

@@ -9,7 +9,13 @@ typedef struct tail {
 static tail tail_make(tress_scene *scene, float x) {
   tail t;
   for (int i = 0; i < 4; i++) {
-    t.parts[i] = tress_instance_create(scene, TRESS_KIND_PART, i == 0 ? "TailRoot" : "Segment", tress_scene_get_root(scene));
+    {
+      tress_instance_def instance_def = tress_default_instance_def();
+      instance_def.kind = TRESS_KIND_PART;
+      instance_def.name = i == 0 ? "TailRoot" : "Segment";
+      instance_def.parent = tress_scene_get_root(scene);
+      tress_scene_create_instance(scene, &instance_def, &t.parts[i]);
+    }
     tress_part_set_cframe(scene, t.parts[i], tress_xform_from_pos(x + 0.5f * (float)i, 5, 0));
   }
   return t;
@@ -97,9 +103,19 @@ static void test_bind_parts_needs_a_pin_and_a_link(void **state) {
   assert_true(tress_handle_is_null(h));
   assert_int_equal(tress_sim_bind_parts(sim, t.parts, 0, NULL, &h), TRESS_ERR_TOO_FEW_PARTS);
   assert_int_equal(tress_sim_bind_parts(sim, NULL, 3, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
-  tress_id mixed[2] = {t.parts[0], tress_instance_create(scene, TRESS_KIND_FOLDER, "x", tress_scene_get_root(scene))};
+  tress_instance_def folder = tress_default_instance_def();
+  folder.name = "x", folder.parent = tress_scene_get_root(scene);
+  tress_id mixed[2] = {t.parts[0], {0}};
+  tress_scene_create_instance(scene, &folder, &mixed[1]);
   assert_int_equal(tress_sim_bind_parts(sim, mixed, 2, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
-  tress_id gone = tress_instance_create(scene, TRESS_KIND_PART, "gone", tress_scene_get_root(scene));
+  tress_id gone;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "gone";
+    instance_def.parent = tress_scene_get_root(scene);
+    tress_scene_create_instance(scene, &instance_def, &gone);
+  }
   tress_instance_destroy(scene, gone);
   tress_id stale[2] = {t.parts[0], gone};
   assert_int_equal(tress_sim_bind_parts(sim, stale, 2, NULL, &h), TRESS_ERR_STALE_ID);

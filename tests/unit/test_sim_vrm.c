@@ -524,7 +524,13 @@ static void test_model_refused_where_it_cannot_run(void **state) {
   tress_scene *scene = tress_scene_create();
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_id parts[2];
-  for (int k = 0; k < 2; k++) parts[k] = tress_instance_create(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
+  for (int k = 0; k < 2; k++) {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "P";
+    instance_def.parent = tress_scene_get_root(scene);
+    tress_scene_create_instance(scene, &instance_def, &parts[k]);
+  }
   tress_chain_settings s = vrm_settings(1.0f, 0.4f, 1.0f);
   assert_int_equal(tress_sim_bind_parts(sim, parts, 2, &s, NULL), TRESS_ERR_INVALID_ARGUMENT);
   s.model = (tress_spring_model)7;
@@ -573,9 +579,19 @@ static void test_vrm_branch(void **state) {
   (void)state;
   tress_scene *scene = tress_scene_create();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 3, 0.3f);
-  tress_id extra = tress_instance_create(scene, TRESS_KIND_BONE, "Hair", c.bones[1]);
+  tress_id extra;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Hair", instance_def.parent = c.bones[1];
+    tress_scene_create_instance(scene, &instance_def, &extra);
+  }
   tress_bone_set_cframe(scene, extra, tress_xform_from_pos(0, 0, 0.3f));
-  tress_id extra_tip = tress_instance_create(scene, TRESS_KIND_BONE, "Hair", extra);
+  tress_id extra_tip;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Hair", instance_def.parent = extra;
+    tress_scene_create_instance(scene, &instance_def, &extra_tip);
+  }
   tress_bone_set_cframe(scene, extra_tip, tress_xform_from_pos(0, 0, 0.3f));
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_chain_settings s = vrm_settings(1.0f, 0.4f, 2.0f);

@@ -118,7 +118,14 @@ int main(int argc, char **argv) {
   }
   for (uint32_t i = 0; i < imp->warning_count; i++) fprintf(stderr, "%s: warning: %s\n", argv[1], imp->warnings[i]);
   tress_scene *scene = tress_scene_create();
-  tress_id part = tress_instance_create(scene, TRESS_KIND_PART, "Character", tress_scene_get_root(scene));
+  tress_id part;
+  {
+    tress_instance_def instance_def = tress_default_instance_def();
+    instance_def.kind = TRESS_KIND_PART;
+    instance_def.name = "Character";
+    instance_def.parent = tress_scene_get_root(scene);
+    tress_scene_create_instance(scene, &instance_def, &part);
+  }
   tress_spring_scene ss = {0};
   tress_sim_def sd = tress_default_sim_def();
   sd.scene = scene;

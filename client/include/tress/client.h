@@ -11,6 +11,7 @@
 #include "tress/mesh.h"
 #include "tress/msg.h"
 #include "tress/pose.h"
+#include "tress/result.h"
 #include "tress/scene.h"
 #include "tress/sim.h"
 
@@ -22,20 +23,12 @@ typedef struct tress_client tress_client;
 
 #define TRESS_CLIENT_ERROR_MAX 256
 
-/* Return codes of the client API. The last message is kept: tress_client_get_last_error(). */
-typedef enum tress_client_result {
-  TRESS_CLIENT_OK = 0,
-  TRESS_CLIENT_ERR_INVALID_ARGUMENT,
-  TRESS_CLIENT_ERR_NOT_CONNECTED,     /* the call needs a connection (or a pending one) */
-  TRESS_CLIENT_ERR_ADDRESS,           /* host name did not resolve */
-  TRESS_CLIENT_ERR_NETWORK,           /* ENet could not create a host or a peer */
-  TRESS_CLIENT_ERR_UNKNOWN_CHARACTER, /* no such character in the replica */
-  TRESS_CLIENT_ERR_TOO_MANY,          /* spawn limit (the server's, as advertised in WELCOME) */
-  TRESS_CLIENT_ERR_OUT_OF_MEMORY,
-  TRESS_CLIENT_ERR_ENCODE,            /* the message would break a protocol rule */
-} tress_client_result;
-
-const char *tress_client_result_name(tress_client_result r);
+/* Fallible calls return tress_result (tress/result.h): TRESS_ERR_NOT_CONNECTED, _ADDRESS, _NETWORK,
+ * _NOT_FOUND (no such character), _LIMIT (the server's spawn limit), _PROTOCOL (a message that
+ * would break a wire rule), _INVALID_ARGUMENT, _OUT_OF_MEMORY. The calls whose reason needs words
+ * (connect, spawn, despawn, pose map create) take a trailing tress_error *err (may be NULL).
+ * What goes wrong later, inside service() (a lost connection, a server error, a warning), is
+ * reported through on_error and kept as tress_client_get_last_error(). */
 
 /* Where the connection is. READY = in the room, spawns flowing. */
 typedef enum tress_client_state {
@@ -109,9 +102,10 @@ tress_client *tress_client_create(const tress_client_def *def);
 /* Disconnects, destroys every character (handles released) and the sim and scene. */
 void tress_client_destroy(tress_client *c);
 
-/* Starts connecting; returns at once. service() drives HELLO, JOIN_ROOM and the rest. */
-tress_client_result tress_client_connect(tress_client *c, const char *host, uint16_t port, const char *token,
-                                         const char *room);
+/* Starts connecting; returns at once. service() drives HELLO, JOIN_ROOM and the rest.
+ * TRESS_ERR_INVALID_ARGUMENT, _ADDRESS (host did not resolve) or _NETWORK; err names the host. */
+tress_result tress_client_connect(tress_client *c, const char *host, uint16_t port, const char *token,
+                                  const char *room, tress_error *err);
 /* Leaves for good (no reconnect). Characters stay in the replica until destroy. */
 void tress_client_disconnect(tress_client *c);
 /* Pumps the network without blocking: call once per frame. Returns events handled. */
@@ -126,17 +120,23 @@ int tress_client_get_socket(const tress_client *c);
  * (tress_client_step) from wherever it draws. Detach before destroying the client or closing
  * the loop; the handles close asynchronously, so run the loop once more after detaching. */
 struct uv_loop_s;
-int tress_client_attach_loop(tress_client *c, struct uv_loop_s *loop);
+/* TRESS_ERR_INVALID_ARGUMENT, _OUT_OF_MEMORY, or _NETWORK when libuv refuses (last_error says why). */
+tress_result tress_client_attach_loop(tress_client *c, struct uv_loop_s *loop);
 void tress_client_detach_loop(tress_client *c);
 
 /* Asks the server to spawn a character. The manifest is copied and re-sent after a reconnect,
- * so the character comes back. *request_id (may be NULL) matches on_character_added's owner id. */
-tress_client_result tress_client_spawn(tress_client *c, const tress_wire_manifest *manifest, uint32_t *request_id);
-tress_client_result tress_client_despawn(tress_client *c, uint32_t character_id);
+ * so the character comes back. *request_id (may be NULL) matches on_character_added's owner id.
+ * TRESS_ERR_LIMIT past the server's spawn limit, _PROTOCOL for a manifest that breaks a wire
+ * rule (err says which; it is not kept), _OUT_OF_MEMORY, _NETWORK. */
+tress_result tress_client_spawn(tress_client *c, const tress_wire_manifest *manifest, uint32_t *request_id,
+                                tress_error *err);
+/* TRESS_ERR_NOT_FOUND for a character that is neither spawned here nor in the replica,
+ * _NOT_CONNECTED while not in the room. */
+tress_result tress_client_despawn(tress_client *c, uint32_t character_id, tress_error *err);
 
 /* Moves a character's root: every part is placed at root * its pose (its manifest frame until
  * the game poses it, below), then handles follow their joints. Call before tress_client_step. */
-tress_client_result tress_client_set_root(tress_client *c, uint32_t character_id, tress_xform root);
+tress_result tress_client_set_root(tress_client *c, uint32_t character_id, tress_xform root);
 
 /* ---- the game's animated skeleton (docs/ENGINES.md maps an engine's skeleton onto this) ---- */
 /*
@@ -151,13 +151,13 @@ tress_client_result tress_client_set_root(tress_client *c, uint32_t character_id
  *   (TRESS_BONE_POSE_ANIMATED), or its full frame relative to its parent bone or Handle
  *   (TRESS_BONE_POSE_LOCAL, pose map only). The solver's output stays in `transform`.
  */
-/* One instance of the character (a part from tress_client_parts or a bone from
- * tress_client_get_bones). TRESS_CLIENT_ERR_INVALID_ARGUMENT for an instance of another character,
+/* One instance of the character (a part from tress_client_get_parts or a bone from
+ * tress_client_get_bones). TRESS_ERR_INVALID_ARGUMENT for an instance of another character,
  * a Handle (handles follow their joints) or a non-finite pose. */
-tress_client_result tress_client_set_pose(tress_client *c, uint32_t character_id, tress_id instance,
-                                          tress_xform pose);
+tress_result tress_client_set_pose(tress_client *c, uint32_t character_id, tress_id instance,
+                                   tress_xform pose);
 /* The character's parts in manifest order. Returns the count (writes at most max). */
-uint32_t tress_client_parts(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max);
+uint32_t tress_client_get_parts(const tress_client *c, uint32_t character_id, tress_id *out, uint32_t max);
 
 /* In bulk: the game's skeleton names, resolved once, then one apply per frame straight from the
  * game's own pose array (no lookup, no allocation). A name is a manifest part name, a bone name
@@ -172,22 +172,24 @@ typedef struct tress_client_pose_map_def {
 } tress_client_pose_map_def;
 
 tress_client_pose_map_def tress_default_client_pose_map_def(void);
-/* TRESS_CLIENT_ERR_UNKNOWN_CHARACTER, _INVALID_ARGUMENT or _OUT_OF_MEMORY; *out NULL then. */
-tress_client_result tress_client_pose_map_create(tress_client *c, const tress_client_pose_map_def *def,
-                                                 tress_client_pose_map **out);
+/* TRESS_ERR_NOT_FOUND (no such character), _INVALID_ARGUMENT or _OUT_OF_MEMORY, err saying
+ * which; *out NULL then. */
+tress_result tress_client_pose_map_create(tress_client *c, const tress_client_pose_map_def *def,
+                                          tress_client_pose_map **out, tress_error *err);
 /* Destroy maps before or after their client: a map outlives the client only to be destroyed. */
 void tress_client_pose_map_destroy(tress_client_pose_map *map);
 /* Names that matched a part or a bone now. */
 uint32_t tress_client_pose_map_get_matched_count(const tress_client_pose_map *map);
-/* Copies entry i of poses into name i's part or bone. TRESS_CLIENT_ERR_UNKNOWN_CHARACTER once the
+/* Copies entry i of poses into name i's part or bone. TRESS_ERR_NOT_FOUND once the
  * character is gone (removed, or a reconnect re-added it under a new id: make a new map). */
-tress_client_result tress_client_pose_map_apply(tress_client_pose_map *map, const tress_pose_array *poses);
+tress_result tress_client_pose_map_apply(tress_client_pose_map *map, const tress_pose_array *poses);
 /* Places parts and handles, steps the sim by dt, places swung handles. No allocation. */
 tress_result tress_client_step(tress_client *c, double dt);
 
 tress_sim *tress_client_get_sim(tress_client *c);
 tress_scene *tress_client_get_scene(tress_client *c);
 tress_client_state tress_client_get_state(const tress_client *c);
+/* The message of the last on_error report or lost connection ("" before any). */
 const char *tress_client_get_last_error(const tress_client *c);
 uint32_t tress_client_get_peer_id(const tress_client *c);
 
@@ -213,8 +215,8 @@ typedef struct tress_client_character_info {
 uint32_t tress_client_get_character_count(const tress_client *c);
 /* The character ids, in arrival order; returns how many were written. */
 uint32_t tress_client_get_character_ids(const tress_client *c, uint32_t *out, uint32_t max);
-tress_client_result tress_client_get_character_info(const tress_client *c, uint32_t character_id,
-                                                    tress_client_character_info *out);
+tress_result tress_client_get_character_info(const tress_client *c, uint32_t character_id,
+                                             tress_client_character_info *out);
 tress_client_rig_state tress_client_get_accessory_rig_state(const tress_client *c, uint32_t character_id,
                                                         uint32_t accessory_index);
 
@@ -237,25 +239,25 @@ typedef struct tress_client_attachment {
   tress_handle_id handle;
 } tress_client_attachment;
 /* Writes up to max attachments (manifest order, ropes first); returns how many are bound. */
-uint32_t tress_client_attachments(const tress_client *c, uint32_t character_id, tress_client_attachment *out,
-                                  uint32_t max);
+uint32_t tress_client_get_attachments(const tress_client *c, uint32_t character_id, tress_client_attachment *out,
+                                      uint32_t max);
 /* The drawn points of the attachment called name (tress_rope_get_points: a rope's segments + 1, a
  * sheet's particles row-major). */
-tress_client_result tress_client_attachment_points(const tress_client *c, uint32_t character_id, const char *name,
-                                                   float *xyz, uint32_t max_points, uint32_t *count);
+tress_result tress_client_get_attachment_points(const tress_client *c, uint32_t character_id, const char *name,
+                                                float *xyz, uint32_t max_points, uint32_t *count);
 /* Column-major world matrices of the drawn pose (16 floats per bone), same order. */
 uint32_t tress_client_get_bone_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
 /* Skinning matrices: world * inverse(rest world), the world-space deformation of each bone, so
  * a vertex already in world space (part mesh-to-world applied) skins as sum(w * S * v). */
 uint32_t tress_client_get_skinning_matrices(const tress_client *c, uint32_t character_id, float *out16, uint32_t max);
 /* World frames of the manifest's parts (index as in the manifest). */
-tress_client_result tress_client_get_part_frame(const tress_client *c, uint32_t character_id, uint32_t part_index,
-                                            tress_xform *out);
+tress_result tress_client_get_part_frame(const tress_client *c, uint32_t character_id, uint32_t part_index,
+                                         tress_xform *out);
 /* An accessory's Handle world frame and its joint's handle-side / body-side offsets (c0, c1;
  * for a RigidConstraint the attachment frames). A pendulum swings c0. */
-tress_client_result tress_client_get_accessory_frame(const tress_client *c, uint32_t character_id,
-                                                 uint32_t accessory_index, tress_id *handle, tress_xform *world,
-                                                 tress_xform *c0, tress_xform *c1);
+tress_result tress_client_get_accessory_frame(const tress_client *c, uint32_t character_id,
+                                              uint32_t accessory_index, tress_id *handle, tress_xform *world,
+                                              tress_xform *c0, tress_xform *c1);
 
 /* ---- counters (tress-bot reports these) ---------------------------------------------------- */
 

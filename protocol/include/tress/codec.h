@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "tress/msg.h"
+#include "tress/result.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,11 @@ typedef enum tress_wire_status {
 } tress_wire_status;
 
 const char *tress_wire_status_name(tress_wire_status s); /* "TRUNCATED", ... */
+/* The tress_result a status stands for, for callers that report one error shape (the client):
+ * OK -> TRESS_OK, OUT_OF_MEMORY -> TRESS_ERR_OUT_OF_MEMORY, UNSUPPORTED -> TRESS_ERR_UNSUPPORTED,
+ * BUFFER_TOO_SMALL -> TRESS_ERR_INVALID_ARGUMENT (the caller's cap), every other status (bytes or a
+ * struct that break a wire rule) -> TRESS_ERR_PROTOCOL. */
+tress_result tress_wire_status_to_result(tress_wire_status s);
 
 /* Where and why a decode (or encode) failed. */
 typedef struct tress_wire_error {

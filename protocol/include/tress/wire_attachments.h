@@ -85,8 +85,8 @@ tress_wire_status tress_wire_attachments_decode(const uint8_t *bytes, size_t len
 tress_wire_status tress_wire_attachments_check_parts(const tress_wire_attachments *a, const tress_wire_manifest *m,
                                                      tress_wire_error *err);
 /* The manifest's attachments section, or NULL. */
-const tress_wire_section *tress_wire_manifest_attachments(const tress_wire_manifest *m);
-bool tress_wire_attachments_equal(const tress_wire_attachments *a, const tress_wire_attachments *b);
+const tress_wire_section *tress_wire_manifest_get_attachments(const tress_wire_manifest *m);
+bool tress_wire_attachments_is_equal(const tress_wire_attachments *a, const tress_wire_attachments *b);
 
 #ifdef __cplusplus
 }

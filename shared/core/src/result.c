@@ -14,6 +14,14 @@ static const char *const result_names[] = {
     [TRESS_ERR_OUT_OF_MEMORY] = "out_of_memory",
     [TRESS_ERR_WRONG_OWNER] = "wrong_owner",
     [TRESS_ERR_NON_UNIFORM_SCALE] = "non_uniform_scale",
+    [TRESS_ERR_NOT_CONNECTED] = "not_connected",
+    [TRESS_ERR_ADDRESS] = "address",
+    [TRESS_ERR_NETWORK] = "network",
+    [TRESS_ERR_NOT_FOUND] = "not_found",
+    [TRESS_ERR_LIMIT] = "limit",
+    [TRESS_ERR_PROTOCOL] = "protocol",
+    [TRESS_ERR_UNSUPPORTED] = "unsupported",
+    [TRESS_ERR_PERMISSION] = "permission",
 };
 #define RESULT_COUNT (sizeof result_names / sizeof result_names[0])
 

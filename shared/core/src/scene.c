@@ -178,29 +178,33 @@ static void unlink_child(tress_scene *s, uint32_t child) {
   c->parent = c->next_sibling = c->prev_sibling = 0;
 }
 
-tress_id tress_instance_create(tress_scene *s, tress_kind kind, const char *name, tress_id parent) {
-  if (!s || kind == TRESS_KIND_ROOT) return (tress_id){0};
-  if (!tress_id_is_null(parent) && !slot_get(s, parent)) return (tress_id){0};
-  uint32_t i = slot_alloc(s);
-  if (!i) return (tress_id){0};
+tress_instance_def tress_default_instance_def(void) {
+  tress_instance_def def;
+  memset(&def, 0, sizeof def);
+  def.kind = TRESS_KIND_FOLDER;
+  def.cframe = tress_xform_identity();
+  def.size[0] = def.size[1] = def.size[2] = 1.0f;
+  return def;
+}
+
+/* Why a parent id is refused: another scene's id, or one whose slot is gone. */
+static tress_result parent_problem(const tress_scene *s, tress_id parent) {
+  if (tress_id_is_null(parent) || slot_get(s, parent)) return TRESS_OK;
+  return parent.owner != s->owner ? TRESS_ERR_WRONG_OWNER : TRESS_ERR_STALE_ID;
+}
+
+static void init_kind(tress_scene *s, uint32_t i, const tress_instance_def *def) {
   instance *in = &s->slots[i - 1];
-  uint32_t gen = in->generation + 1;
-  memset(in, 0, sizeof *in);
-  in->generation = gen ? gen : 1;
-  in->alive = true;
-  in->kind = kind;
-  in->seq = ++s->next_seq;
-  in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
-  copy_name(in->name, name);
-  switch (kind) {
+  switch (def->kind) {
   case TRESS_KIND_PART:
-    in->u.part.cframe = tress_xform_identity();
-    in->u.part.size[0] = in->u.part.size[1] = in->u.part.size[2] = 1.0f;
+    in->u.part.cframe = def->cframe;
+    memcpy(in->u.part.size, def->size, sizeof in->u.part.size);
     break;
   case TRESS_KIND_BONE:
-    in->u.bone.cframe = s->bone_animated[i - 1] = s->bone_transform[i - 1] = tress_xform_identity();
+    in->u.bone.cframe = def->cframe;
+    s->bone_animated[i - 1] = s->bone_transform[i - 1] = tress_xform_identity();
     break;
-  case TRESS_KIND_ATTACHMENT: in->u.attachment.cframe = tress_xform_identity(); break;
+  case TRESS_KIND_ATTACHMENT: in->u.attachment.cframe = def->cframe; break;
   case TRESS_KIND_JOINT:
     in->u.joint.def.c0 = in->u.joint.def.c1 = tress_xform_identity();
     in->u.joint.def.enabled = true;
@@ -208,9 +212,30 @@ tress_id tress_instance_create(tress_scene *s, tress_kind kind, const char *name
     break;
   default: break;
   }
+}
+
+tress_result tress_scene_create_instance(tress_scene *s, const tress_instance_def *def, tress_id *out) {
+  if (out) *out = (tress_id){0};
+  if (!s || !def || def->kind == TRESS_KIND_ROOT || (unsigned)def->kind > TRESS_KIND_WRAP_LAYER)
+    return TRESS_ERR_INVALID_ARGUMENT;
+  tress_result parent_ok = parent_problem(s, def->parent);
+  if (parent_ok != TRESS_OK) return parent_ok;
+  uint32_t i = slot_alloc(s);
+  if (!i) return TRESS_ERR_OUT_OF_MEMORY;
+  instance *in = &s->slots[i - 1];
+  uint32_t gen = in->generation + 1;
+  memset(in, 0, sizeof *in);
+  in->generation = gen ? gen : 1;
+  in->alive = true;
+  in->kind = def->kind;
+  in->seq = ++s->next_seq;
+  in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
+  copy_name(in->name, def->name);
+  init_kind(s, i, def);
   s->live_count++;
-  if (!tress_id_is_null(parent)) link_child(s, parent.index1, i);
-  return id_of(s, i);
+  if (!tress_id_is_null(def->parent)) link_child(s, def->parent.index1, i);
+  if (out) *out = id_of(s, i);
+  return TRESS_OK;
 }
 
 bool tress_instance_is_valid(const tress_scene *s, tress_id id) { return slot_get(s, id) != NULL; }

@@ -400,8 +400,11 @@ static void queue_rig(tress_hair_manager *m, watched *w, tress_id handle) {
     return;
   }
   rig_job *job = calloc(1, sizeof *job);
-  tress_id marker = job ? tress_instance_create(s, TRESS_KIND_FOLDER, IN_FLIGHT_MARKER, handle) : (tress_id){0};
-  if (tress_id_is_null(marker)) {
+  tress_instance_def marker_def = tress_default_instance_def();
+  marker_def.name = IN_FLIGHT_MARKER; /* a folder */
+  marker_def.parent = handle;
+  tress_id marker = {0};
+  if (!job || tress_scene_create_instance(s, &marker_def, &marker) != TRESS_OK) {
     free(job);
     m->stats.rigs_failed++;
     return;

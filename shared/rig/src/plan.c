@@ -55,6 +55,14 @@ const char *tress_plan_status_name(tress_plan_status s) {
   return "unknown plan error";
 }
 
+tress_result tress_plan_status_to_result(tress_plan_status s) {
+  switch (s) {
+  case TRESS_PLAN_OK: return TRESS_OK;
+  case TRESS_PLAN_ERR_NO_MEMORY: return TRESS_ERR_OUT_OF_MEMORY;
+  default: return TRESS_ERR_INVALID_ARGUMENT;
+  }
+}
+
 /* Monotonic in the angle of (x, y) from +x toward +y, in [0, 4); (0, 0) maps to 0. Written
  * with selects rather than branches: hair angles are random, so branches would mispredict. */
 static inline float diamond_angle(float x, float y) {

@@ -98,9 +98,37 @@ static void top_centre(const float mn[3], const float mx[3], const float axis_in
   for (int k = 0; k < 3; k++) root[k] = 0.5f * (mn[k] + mx[k]) - axis[k] * reach;
 }
 
-/* Fills the caller's error with the status as its code and returns the status. */
+const char *tress_rig_status_name(tress_rig_status status) {
+  switch (status) {
+  case TRESS_RIG_OK: return "ok";
+  case TRESS_RIG_ERR_NO_MESH: return "no_mesh";
+  case TRESS_RIG_ERR_NO_PERMISSION: return "no_permission";
+  case TRESS_RIG_ERR_BUDGET: return "budget";
+  case TRESS_RIG_ERR_PLAN: return "plan";
+  case TRESS_RIG_ERR_BAKE: return "bake";
+  case TRESS_RIG_ERR_NO_MEMORY: return "no_memory";
+  case TRESS_RIG_ERR_BAD_PART: return "bad_part";
+  }
+  return "unknown";
+}
+
+tress_result tress_rig_status_to_result(tress_rig_status status) {
+  switch (status) {
+  case TRESS_RIG_OK: return TRESS_OK;
+  case TRESS_RIG_ERR_NO_MESH: return TRESS_ERR_NOTHING_TO_BIND;
+  case TRESS_RIG_ERR_NO_PERMISSION: return TRESS_ERR_PERMISSION;
+  case TRESS_RIG_ERR_BUDGET: return TRESS_ERR_LIMIT;
+  case TRESS_RIG_ERR_NO_MEMORY: return TRESS_ERR_OUT_OF_MEMORY;
+  case TRESS_RIG_ERR_PLAN:
+  case TRESS_RIG_ERR_BAKE:
+  case TRESS_RIG_ERR_BAD_PART: return TRESS_ERR_INVALID_ARGUMENT;
+  }
+  return TRESS_ERR_INVALID_ARGUMENT;
+}
+
+/* Fills the caller's error (its tress_result and the reason) and returns the status. */
 static tress_rig_status rig_error(tress_error *err, tress_rig_status status, const char *reason) {
-  tress_error_set(err, (int)status, "%s", reason);
+  tress_error_set(err, tress_rig_status_to_result(status), "%s", reason);
   return status;
 }
 
@@ -258,16 +286,17 @@ bool tress_rig_build_bones(tress_scene *scene, tress_id part, const tress_rig_ou
   worn_scale(size, rig->mesh_size, scale);
   for (uint32_t b = 0; b < rig->bone_count; b++) {
     const tress_rig_bone *rb = &rig->bones[b];
-    tress_id parent = rb->parent < 0 ? part : ids[rb->parent];
-    ids[b] = tress_instance_create(scene, TRESS_KIND_BONE, rb->name, parent);
-    if (tress_id_is_null(ids[b])) {
+    tress_instance_def bone = tress_default_instance_def();
+    bone.kind = TRESS_KIND_BONE;
+    bone.name = rb->name;
+    bone.parent = rb->parent < 0 ? part : ids[rb->parent];
+    bone.cframe = rb->rest;
+    for (int k = 0; k < 3; k++) bone.cframe.p[k] *= scale[k];
+    if (tress_scene_create_instance(scene, &bone, &ids[b]) != TRESS_OK) {
       for (uint32_t k = 0; k < b; k++)
         if (rig->bones[k].parent < 0) tress_instance_destroy(scene, ids[k]);
       return false;
     }
-    tress_xform rest = rb->rest;
-    for (int k = 0; k < 3; k++) rest.p[k] *= scale[k];
-    tress_bone_set_cframe(scene, ids[b], rest);
   }
   if (rig->mesh) {
     tress_part_set_mesh(scene, part, rig->mesh);

@@ -352,8 +352,12 @@ static tress_id swap_weld_constraint(tress_scene *scene, const joint_pick *pick,
   def.c0 = pick->handle_is_side0 ? handle_side : body_side;
   def.c1 = pick->handle_is_side0 ? body_side : handle_side;
   def.enabled = true;
-  tress_id weld = tress_instance_create(scene, TRESS_KIND_JOINT, SWAY_WELD_NAME, parent);
-  if (tress_id_is_null(weld)) return weld;
+  tress_instance_def weld_def = tress_default_instance_def();
+  weld_def.kind = TRESS_KIND_JOINT;
+  weld_def.name = SWAY_WELD_NAME;
+  weld_def.parent = parent;
+  tress_id weld;
+  if (tress_scene_create_instance(scene, &weld_def, &weld) != TRESS_OK) return weld; /* null */
   tress_joint_set_def(scene, weld, &def);
   tress_joint_set_enabled(scene, pick->joint, false);
   return weld;

@@ -87,14 +87,19 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
       if (has_bones) tress_instance_visit_descendants(scene, part, find_bone_visit, &f);
       tress_id bone = f.found;
       if (tress_id_is_null(bone)) {
-        bone = tress_instance_create(scene, TRESS_KIND_BONE, imp->nodes[k].name, parent_id);
-        if (tress_id_is_null(bone)) {
+        tress_instance_def bone_def = tress_default_instance_def();
+        bone_def.kind = TRESS_KIND_BONE;
+        bone_def.name = imp->nodes[k].name;
+        bone_def.parent = parent_id;
+        bone_def.cframe = imp->nodes[k].local;
+        tress_result made = tress_scene_create_instance(scene, &bone_def, &bone);
+        if (made != TRESS_OK) {
           free(path);
           free(need);
           tress_spring_scene_free(out);
-          return tress_error_set(err, TRESS_ERR_INVALID_ARGUMENT, "could not create bone \"%s\"", imp->nodes[k].name);
+          return tress_error_set(err, made, "could not create bone \"%s\": %s", imp->nodes[k].name,
+                                 tress_result_name(made));
         }
-        tress_bone_set_cframe(scene, bone, imp->nodes[k].local);
       }
       out->node_bones[k] = bone;
       parent_id = bone;

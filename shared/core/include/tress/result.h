@@ -5,6 +5,10 @@
 
 #include <stdbool.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Values are stable: new codes are appended, never renumbered. */
 typedef enum tress_result {
   TRESS_OK = 0,
@@ -15,6 +19,14 @@ typedef enum tress_result {
   TRESS_ERR_OUT_OF_MEMORY,
   TRESS_ERR_WRONG_OWNER,      /* an id made by another sim (or scene): refused, never acted on */
   TRESS_ERR_NON_UNIFORM_SCALE, /* a scale the simulation cannot follow (not the same on every axis) */
+  TRESS_ERR_NOT_CONNECTED,    /* the call needs a connection (or a pending one) */
+  TRESS_ERR_ADDRESS,          /* a host name did not resolve */
+  TRESS_ERR_NETWORK,          /* the network layer could not make a host, a peer or a packet */
+  TRESS_ERR_NOT_FOUND,        /* no such thing by that number or name (a character, an attachment) */
+  TRESS_ERR_LIMIT,            /* a documented limit is reached (a spawn limit, a memory budget) */
+  TRESS_ERR_PROTOCOL,         /* a message breaks a wire rule: it would not encode or did not decode */
+  TRESS_ERR_UNSUPPORTED,      /* this build lacks what the call needs (zstd) */
+  TRESS_ERR_PERMISSION,       /* the host refused access (an asset the caller may not load) */
 } tress_result;
 
 /* "ok", "invalid_argument", "stale_id", ...: a static string; "unknown" for a value not listed. */
@@ -39,5 +51,9 @@ __attribute__((format(printf, 3, 4)))
 tress_result tress_error_set(tress_error *err, tress_result code, const char *format, ...);
 /* Empties err (code TRESS_OK, message ""); NULL is fine. */
 void tress_error_clear(tress_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tress/math.h"
+#include "tress/result.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,8 +110,22 @@ void tress_scene_destroy(tress_scene *scene);
 tress_id tress_scene_get_root(const tress_scene *scene);
 uint32_t tress_scene_get_instance_count(const tress_scene *scene);
 
-/* Create under parent (null parent = detached, outside the scene). */
-tress_id tress_instance_create(tress_scene *scene, tress_kind kind, const char *name, tress_id parent);
+/* What tress_scene_create_instance makes: take tress_default_instance_def() and change the
+ * fields that matter. The scene copies what it keeps. */
+typedef struct tress_instance_def {
+  tress_kind kind;     /* TRESS_KIND_FOLDER; TRESS_KIND_ROOT is refused (one per scene) */
+  const char *name;    /* copied, cut to TRESS_NAME_MAX - 1 bytes; NULL = "" */
+  tress_id parent;     /* null = detached, outside the scene */
+  tress_xform cframe;  /* identity: a part's world cframe, a bone's rest or an attachment's frame
+                          relative to its parent; other kinds ignore it */
+  float size[3];       /* a part's size, (1, 1, 1); other kinds ignore it */
+} tress_instance_def;
+
+tress_instance_def tress_default_instance_def(void);
+/* Creates an instance under def->parent; *out (may be NULL) gets its id, or a null id on failure.
+ * TRESS_ERR_INVALID_ARGUMENT (NULL scene or def, the root kind or no such kind), _STALE_ID or
+ * _WRONG_OWNER for the parent, _OUT_OF_MEMORY. */
+tress_result tress_scene_create_instance(tress_scene *scene, const tress_instance_def *def, tress_id *out);
 /* Destroys the instance and its subtree; fires DESTROYING on each. Stale ids are ignored. */
 void tress_instance_destroy(tress_scene *scene, tress_id id);
 bool tress_instance_is_valid(const tress_scene *scene, tress_id id);

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tress/result.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -114,6 +116,9 @@ tress_plan_opts tress_default_plan_opts(void);
 tress_plan_status tress_plan_build(const float *vertices, uint32_t n, const tress_plan_opts *opts, tress_plan_result *out);
 void tress_plan_result_free(tress_plan_result *plan);
 const char *tress_plan_status_name(tress_plan_status status);
+/* The tress_result a status stands for: OK -> TRESS_OK, NO_MEMORY -> TRESS_ERR_OUT_OF_MEMORY, every
+ * other (the vertices or the options are refused) -> TRESS_ERR_INVALID_ARGUMENT. */
+tress_result tress_plan_status_to_result(tress_plan_status status);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,13 @@ typedef enum tress_rig_status {
   TRESS_RIG_ERR_BAD_PART,      /* the id is stale or not a part */
 } tress_rig_status;
 
+/* "ok", "no_mesh", "no_permission", ...: a static string; "unknown" for a value not listed. */
+const char *tress_rig_status_name(tress_rig_status status);
+/* The tress_result a status stands for (what err->code gets): NO_MESH -> TRESS_ERR_NOTHING_TO_BIND,
+ * NO_PERMISSION -> _PERMISSION, BUDGET -> _LIMIT, PLAN and BAKE -> _INVALID_ARGUMENT (the mesh or
+ * the options are refused), NO_MEMORY -> _OUT_OF_MEMORY, BAD_PART -> _INVALID_ARGUMENT. */
+tress_result tress_rig_status_to_result(tress_rig_status status);
+
 /* The memory baked meshes hold, the seed's "editable memory budget". rig() charges a part's
  * bake when it succeeds and a listener gives the bytes back when the part is destroyed, so the
  * budget must outlive the scene's rigged parts. A rig that would pass limit fails, caches and
@@ -74,7 +81,8 @@ typedef struct tress_rig_output {
 
 /* Plan + skin + bake from a mesh alone. Thread-safe (no shared state): the server runs it on
  * its thread pool. Ignores owns_asset and budget (those belong to the caller). Returns
- * TRESS_RIG_OK, or the status with err (may be NULL) carrying it as its code and the reason. */
+ * TRESS_RIG_OK, or the status with err (may be NULL) carrying tress_rig_status_to_result(status)
+ * as its code and the reason. */
 tress_rig_status tress_rig_mesh(const tress_mesh *in, const tress_rig_opts *opts, tress_rig_output *out,
                                 tress_error *err);
 void tress_rig_output_free(tress_rig_output *out);
@@ -95,7 +103,7 @@ typedef struct tress_rig_result {
 
 /* Rigs a part in place. Order as the seed: no mesh, permission gate, budget, plan, skin, bake,
  * swap (size kept), Bone instances. Returns TRESS_RIG_OK with bone names, or the status with err
- * (may be NULL) carrying it and the reason, and the scene exactly as it was. Free the result with
+ * (may be NULL) carrying its tress_result and the reason, and the scene exactly as it was. Free the result with
  * tress_rig_result_free either way. */
 tress_rig_status tress_rig_part(tress_scene *scene, tress_id mesh_part, const tress_rig_opts *opts, tress_rig_result *out,
                                 tress_error *err);
