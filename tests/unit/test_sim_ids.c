@@ -146,7 +146,7 @@ static void test_a_destroyed_sims_ids_are_refused_by_its_successor(void **state)
 static void test_result_names_round_trip(void **state) {
   (void)state;
   const tress_result all[] = {TRESS_OK, TRESS_ERR_INVALID_ARGUMENT, TRESS_ERR_STALE_ID, TRESS_ERR_NOTHING_TO_BIND,
-                              TRESS_ERR_TOO_FEW_PARTS, TRESS_ERR_OUT_OF_MEMORY, TRESS_ERR_WRONG_OWNER,
+                              TRESS_ERR_TOO_FEW_PARTS, TRESS_ERR_OUT_OF_MEMORY, TRESS_ERR_WRONG_OWNER, TRESS_ERR_NON_UNIFORM_SCALE,
                               TRESS_ERR_NOT_CONNECTED, TRESS_ERR_ADDRESS, TRESS_ERR_NETWORK, TRESS_ERR_NOT_FOUND,
                               TRESS_ERR_LIMIT, TRESS_ERR_PROTOCOL, TRESS_ERR_UNSUPPORTED, TRESS_ERR_PERMISSION};
   /* every value up to the last one has a name of its own (a new code without one fails here) */
