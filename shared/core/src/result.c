@@ -13,7 +13,6 @@ static const char *const result_names[] = {
     [TRESS_ERR_TOO_FEW_PARTS] = "too_few_parts",
     [TRESS_ERR_OUT_OF_MEMORY] = "out_of_memory",
     [TRESS_ERR_WRONG_OWNER] = "wrong_owner",
-    [TRESS_ERR_NON_UNIFORM_SCALE] = "non_uniform_scale",
     [TRESS_ERR_NOT_CONNECTED] = "not_connected",
     [TRESS_ERR_ADDRESS] = "address",
     [TRESS_ERR_NETWORK] = "network",
@@ -22,6 +21,7 @@ static const char *const result_names[] = {
     [TRESS_ERR_PROTOCOL] = "protocol",
     [TRESS_ERR_UNSUPPORTED] = "unsupported",
     [TRESS_ERR_PERMISSION] = "permission",
+    [TRESS_ERR_NON_UNIFORM_SCALE] = "non_uniform_scale",
 };
 #define RESULT_COUNT (sizeof result_names / sizeof result_names[0])
 

@@ -18,7 +18,6 @@ typedef enum tress_result {
   TRESS_ERR_TOO_FEW_PARTS,    /* bind_parts needs a pin and at least one link */
   TRESS_ERR_OUT_OF_MEMORY,
   TRESS_ERR_WRONG_OWNER,      /* an id made by another sim (or scene): refused, never acted on */
-  TRESS_ERR_NON_UNIFORM_SCALE, /* a scale the simulation cannot follow (not the same on every axis) */
   TRESS_ERR_NOT_CONNECTED,    /* the call needs a connection (or a pending one) */
   TRESS_ERR_ADDRESS,          /* a host name did not resolve */
   TRESS_ERR_NETWORK,          /* the network layer could not make a host, a peer or a packet */
@@ -27,6 +26,7 @@ typedef enum tress_result {
   TRESS_ERR_PROTOCOL,         /* a message breaks a wire rule: it would not encode or did not decode */
   TRESS_ERR_UNSUPPORTED,      /* this build lacks what the call needs (zstd) */
   TRESS_ERR_PERMISSION,       /* the host refused access (an asset the caller may not load) */
+  TRESS_ERR_NON_UNIFORM_SCALE, /* a scale the simulation cannot follow (not the same on every axis) */
 } tress_result;
 
 /* "ok", "invalid_argument", "stale_id", ...: a static string; "unknown" for a value not listed. */
