@@ -22,12 +22,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "file_util.h"
 #include "tress/file_read.h"
-#include "tress/mesh_file.h"
+#include "tress/gltf.h"
+#include "tress/obj.h"
 
 static int hex_decode(const char *hex, uint8_t *out, size_t n) {
   if (!hex || strlen(hex) != 2 * n) return -1;
@@ -200,8 +202,34 @@ void tress_asset_store_learn_hash(tress_asset_store *store, const char *id, cons
   h->was_read = true;
 }
 
-tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t max_bytes, tress_asset_file_id *file,
-                                   uint16_t *code, char reason[TRESS_WIRE_TEXT_CAP]) {
+/* Drops every "root/" from msg, so a loader's text names store-relative paths only (the
+ * server's directory layout is nobody's business, and logs should match what clients see). */
+static void scrub_root(char *msg, const char *root) {
+  size_t rl = strlen(root);
+  if (rl == 0) return;
+  for (char *at = strstr(msg, root); at; at = strstr(at, root)) {
+    size_t cut = at[rl] == '/' ? rl + 1 : rl;
+    memmove(at, at + cut, strlen(at + cut) + 1);
+  }
+}
+
+/* The hardened reader for glTF: external buffers confined to the store, every byte (the file
+ * and its buffers) counted against the asset limit before it is read, the vertex limit checked
+ * before a sparse accessor expands or the rigger sees the mesh. */
+static tress_mesh *load_mesh(const char *root, const char *resolved, const tress_asset_load_limits *limits,
+                             tress_error *err) {
+  const char *dot = strrchr(resolved, '.');
+  if (dot && strcasecmp(dot, ".obj") == 0) return tress_obj_load(resolved, err); /* size checked above; no buffers */
+  tress_gltf_read_opts opts = tress_default_gltf_read_opts();
+  opts.root_dir = root;
+  opts.max_bytes = limits->max_bytes;
+  if (limits->max_vertices && limits->max_vertices < opts.max_vertices) opts.max_vertices = limits->max_vertices;
+  return tress_gltf_load_opts(resolved, &opts, err);
+}
+
+tress_mesh *tress_asset_store_load(const char *root, const char *id, const tress_asset_load_limits *limits,
+                                   tress_asset_file_id *file, uint16_t *code, char reason[TRESS_WIRE_TEXT_CAP]) {
+  uint64_t max_bytes = limits->max_bytes;
   if (!tress_asset_id_is_valid(id)) {
     *code = TRESS_CODE_ASSET_PATH_REJECTED;
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset id is not a store path");
@@ -253,10 +281,18 @@ tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t ma
   }
   close(fd);
   tress_error err = {0};
-  tress_mesh *mesh = tress_mesh_file_load(resolved, &err);
+  tress_mesh *mesh = load_mesh(root, resolved, limits, &err);
   if (!mesh) {
+    scrub_root(err.message, root);
     *code = TRESS_CODE_RIG_FAILED;
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.60s\" does not load: %.150s", id, err.message);
+    return NULL;
+  }
+  if (limits->max_vertices && mesh->vertex_count > limits->max_vertices) { /* an OBJ: the glTF reader checked */
+    *code = TRESS_CODE_TOO_LARGE;
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "asset \"%.120s\" has %u vertices, limit %u", id, mesh->vertex_count,
+             limits->max_vertices);
+    tress_mesh_release(mesh);
     return NULL;
   }
   *code = TRESS_CODE_NONE;

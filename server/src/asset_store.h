@@ -71,12 +71,20 @@ bool tress_asset_store_claimed_hash(const tress_asset_store *store, const char *
 void tress_asset_store_learn_hash(tress_asset_store *store, const char *id, const uint8_t hash[TRESS_MESH_HASH_BYTES],
                                   const tress_asset_file_id *file);
 
+/* What one asset load may cost. */
+typedef struct tress_asset_load_limits {
+  uint64_t max_bytes;    /* the file and every external buffer it loads, together */
+  uint32_t max_vertices; /* after sparse expansion and instancing, before rigging (0 = the reader's default) */
+} tress_asset_load_limits;
+
 /* Any thread (reads only `root`): resolves id inside the store, following symlinks only while
- * they stay inside, and loads the mesh (.glb, .gltf, .obj) if it is at most max_bytes; *file is
- * the stat taken before the read (so a write during the read shows as a change next time). NULL
- * with *code (UNKNOWN_ASSET, ASSET_PATH_REJECTED, TOO_LARGE, RIG_FAILED) and a reason: deleted,
- * not a file, empty, not readable, does not load. */
-tress_mesh *tress_asset_store_load(const char *root, const char *id, uint64_t max_bytes, tress_asset_file_id *file,
-                                   uint16_t *code, char reason[TRESS_WIRE_TEXT_CAP]);
+ * they stay inside, and loads the mesh (.glb, .gltf, .obj) within limits. A glTF's external
+ * buffers must resolve (symlinks followed) to regular files inside the store too, and count
+ * against max_bytes before they are read. *file is the stat taken before the read (so a write
+ * during the read shows as a change next time). NULL with *code (UNKNOWN_ASSET,
+ * ASSET_PATH_REJECTED, TOO_LARGE, RIG_FAILED) and a reason: deleted, not a file, empty, not
+ * readable, does not load. Reasons name store-relative paths only, never root. */
+tress_mesh *tress_asset_store_load(const char *root, const char *id, const tress_asset_load_limits *limits,
+                                   tress_asset_file_id *file, uint16_t *code, char reason[TRESS_WIRE_TEXT_CAP]);
 
 #endif

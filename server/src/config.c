@@ -56,6 +56,7 @@ static const config_field config_fields[] = {
     U64_FIELD(max_asset_bytes, "largest mesh file the store loads"),
     U32_FIELD(max_pending_rigs, "rig jobs queued or running"),
     U32_FIELD(max_rigs_per_peer, "rig jobs one peer's spawns may have in flight (survives reconnects)"),
+    U32_FIELD(failed_rig_ttl_ms, "a failed rig is answered from memory, not re-read, this long (0 = off)"),
     U32_FIELD(shutdown_timeout_ms, "SIGTERM drain bound"),
     U32_FIELD(service_interval_ms, "ENet service timer period"),
 };
@@ -83,6 +84,7 @@ tress_server_config tress_default_server_config(void) {
   c.max_asset_bytes = 64ull * 1024 * 1024;
   c.max_pending_rigs = 256;
   c.max_rigs_per_peer = 4;
+  c.failed_rig_ttl_ms = 60000;
   c.shutdown_timeout_ms = 10000;
   c.service_interval_ms = 10;
   return c;

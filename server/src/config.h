@@ -41,6 +41,7 @@ typedef struct tress_server_config {
   uint64_t max_asset_bytes;             /* a mesh file larger than this is refused */
   uint32_t max_pending_rigs;            /* rig jobs queued or running at once */
   uint32_t max_rigs_per_peer;           /* rig jobs one peer's spawns may have in flight */
+  uint32_t failed_rig_ttl_ms;           /* a failed rig is answered from memory this long (0 = never) */
   uint32_t shutdown_timeout_ms;         /* SIGTERM drain bound */
   uint32_t service_interval_ms;         /* ENet service timer (retransmits, pings) */
 } tress_server_config;

@@ -141,6 +141,7 @@ int main(int argc, char **argv) {
   int swept = tress_file_remove_stray_tmp(s->cfg.cache_dir);
   if (swept) tress_log_event(&s->log, TRESS_LOG_WARN, "cache_tmp_swept", "files=%d", swept);
   tress_rig_cache_init(&s->cache, s->cfg.cache_dir, s->cfg.cache_memory_bytes);
+  tress_rig_failures_init(&s->rig_failures, s->cfg.failed_rig_ttl_ms);
 
   s->peer_slots = s->cfg.max_peers + TRESS_CONFIG_FULL_RESERVE;
   s->peers = calloc(s->peer_slots, sizeof *s->peers);
@@ -204,6 +205,7 @@ out:
     free(s->rooms[i].characters);
   }
   tress_rig_cache_destroy(&s->cache);
+  tress_rig_failures_free(&s->rig_failures);
   tress_asset_store_close(&s->store);
   tress_metrics_destroy(&s->metrics);
   free(s->characters);

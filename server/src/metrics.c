@@ -86,6 +86,8 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   metric(&b, "tress_rigs_started_total", "counter", "Rigs run on the thread pool (cache misses).", LOAD(rigs_started));
   metric(&b, "tress_rigs_done_total", "counter", "Rigs that succeeded.", LOAD(rigs_done));
   metric(&b, "tress_rigs_failed_total", "counter", "Rig jobs that failed (load, gate or rigger).", LOAD(rigs_failed));
+  metric(&b, "tress_rig_failures_remembered_total", "counter",
+         "Rig requests answered from a remembered failure (failed_rig_ttl_ms), no job run.", LOAD(rig_failures_remembered));
   tb_printf(&b, "# HELP tress_rig_failures_total Accessories that fell back to a pendulum because their rig failed, "
                "by reason.\n# TYPE tress_rig_failures_total counter\n");
   for (int code = 1; code < TRESS_CODE_COUNT; code++) {
@@ -144,6 +146,7 @@ char *tress_metrics_stats_json(tress_metrics *m) {
   cJSON_AddNumberToObject(rigs, "started", (double)LOAD(rigs_started));
   cJSON_AddNumberToObject(rigs, "done", (double)LOAD(rigs_done));
   cJSON_AddNumberToObject(rigs, "failed", (double)LOAD(rigs_failed));
+  cJSON_AddNumberToObject(rigs, "failures_remembered", (double)LOAD(rig_failures_remembered));
   cJSON_AddNumberToObject(rigs, "cancelled", (double)LOAD(rigs_cancelled));
   cJSON_AddNumberToObject(rigs, "in_flight", (double)LOAD(rig_jobs_in_flight));
   uint64_t count = LOAD(rig_latency_count);

@@ -45,7 +45,7 @@ struct tress_rig_job {
   /* inputs the worker reads (copied, so the worker never touches server state) */
   char store_root[PATH_MAX];
   char cache_dir[PATH_MAX];
-  uint64_t max_asset_bytes;
+  tress_asset_load_limits limits;
   bool has_expected_hash;
   uint8_t expected_hash[TRESS_MESH_HASH_BYTES];
   tress_metrics *metrics; /* atomics only */
@@ -115,8 +115,7 @@ static bool add_waiter(tress_rig_job *j, uint32_t character_id, uint8_t idx) {
 
 static void work_cb(uv_work_t *req) {
   tress_rig_job *j = req->data;
-  tress_mesh *mesh = tress_asset_store_load(j->store_root, j->asset_id, j->max_asset_bytes, &j->file, &j->fail_code,
-                                            j->reason);
+  tress_mesh *mesh = tress_asset_store_load(j->store_root, j->asset_id, &j->limits, &j->file, &j->fail_code, j->reason);
   if (!mesh) goto done;
   tress_mesh_get_content_hash(mesh, j->mesh_hash);
   j->hashed = true;
@@ -189,6 +188,24 @@ static double thread_cpu_ms(void) {
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* Keys the failure on the loop's stat (what later requests compare with), and only when the
+ * worker read that same file: a file edited between queueing and reading failed as other content.
+ * A worker that refused before its stat (no such file, outside the store) leaves file zeroed (no
+ * real file has inode 0). */
+static void remember_failure(tress_server *s, const tress_rig_job *j) {
+  bool stat_taken = j->file.dev != 0 || j->file.ino != 0;
+  if (stat_taken && !tress_asset_file_id_equal(&j->file, &j->seen)) return;
+  tress_rig_failure f;
+  memset(&f, 0, sizeof f);
+  snprintf(f.asset_id, sizeof f.asset_id, "%s", j->asset_id);
+  f.pre_skinned = j->pre_skinned;
+  f.options = j->options;
+  f.file = j->seen;
+  f.code = j->fail_code;
+  snprintf(f.reason, sizeof f.reason, "%s", j->reason);
+  tress_rig_failures_put(&s->rig_failures, &f, uv_now(s->loop));
+}
+
 static void after_work_cb(uv_work_t *req, int status) {
   double cpu_start = thread_cpu_ms();
   tress_rig_job *j = req->data;
@@ -230,6 +247,7 @@ static void after_work_cb(uv_work_t *req, int status) {
                       j->waiter_count);
     } else {
       atomic_fetch_add(&s->metrics.rigs_failed, 1);
+      remember_failure(s, j);
       char r[300];
       tress_log_event(&s->log, TRESS_LOG_INFO, "rig_job_failed", "asset=%s code=%s reason=%s",
                       tress_log_quote(j->asset_id, q, sizeof q), tress_wire_code_name((tress_wire_code)j->fail_code),
@@ -290,6 +308,13 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
       return;
     }
   }
+  const tress_rig_failure *failed =
+      tress_rig_failures_find(&s->rig_failures, a->mesh_asset_id, pre_skinned, &opts, &file, uv_now(s->loop));
+  if (failed) {
+    atomic_fetch_add(&s->metrics.rig_failures_remembered, 1);
+    tress_session_rig_settled(s, character_id, idx, NULL, failed->code, failed->reason);
+    return;
+  }
   for (tress_rig_job *j = s->jobs.head; j; j = j->next) {
     if (strcmp(j->asset_id, a->mesh_asset_id) == 0 && j->pre_skinned == pre_skinned &&
         (pre_skinned || options_equal(&j->options, &opts)) &&
@@ -317,7 +342,8 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   j->seen = file;
   snprintf(j->store_root, sizeof j->store_root, "%s", s->store.root);
   snprintf(j->cache_dir, sizeof j->cache_dir, "%s", s->cache.dir);
-  j->max_asset_bytes = s->cfg.max_asset_bytes;
+  j->limits.max_bytes = s->cfg.max_asset_bytes;
+  j->limits.max_vertices = TRESS_WIRE_MAX_VERTICES; /* what a RIG_RESULT carries: refuse before rigging */
   j->has_expected_hash = tress_asset_store_claimed_hash(&s->store, a->mesh_asset_id, j->expected_hash);
   j->metrics = &s->metrics;
   j->queued_ns = tress_server_now_ns();

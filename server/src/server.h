@@ -13,6 +13,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "rig_cache.h"
+#include "rig_failures.h"
 #include "tress/codec.h"
 #include "tress/msg.h"
 
@@ -106,6 +107,7 @@ typedef struct tress_server {
   tress_asset_store store;
   tress_rig_cache cache;
   tress_rig_jobs jobs;
+  tress_rig_failures rig_failures; /* failed rigs remembered for cfg.failed_rig_ttl_ms */
 
   ENetHost *host;
   uv_poll_t enet_poll;
