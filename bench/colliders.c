@@ -24,6 +24,7 @@
 #include "tress/collider.h"
 #include "tress/sim.h"
 #include "bench_env.h"
+#include "bench_scene.h"
 
 enum { CHAINS = 10000, NODES = 10, SPHERES = 4, CAPSULES = 2, COLLIDERS = SPHERES + CAPSULES };
 enum { WARM_FRAMES = 60, ROUND_FRAMES = 120, ROUNDS = 3 };
@@ -70,19 +71,11 @@ static void rig_build(rig *r, bool with_colliders) {
   r->scene = tress_scene_create();
   tress_id root = tress_scene_get_root(r->scene);
   for (uint32_t j = 0; j < CHAINS; j++) {
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_PART, instance_def.name = "Body", instance_def.parent = root;
-      tress_scene_create_instance(r->scene, &instance_def, &r->parts[j]);
-    }
+    r->parts[j] = bench_instance(r->scene, TRESS_KIND_PART, "Body", root);
     tress_part_set_cframe(r->scene, r->parts[j], tress_xform_from_pos(base_x(j), 0.0f, base_z(j)));
     tress_id parent = r->parts[j];
     for (uint32_t l = 0; l < NODES; l++) {
-      {
-        tress_instance_def instance_def = tress_default_instance_def();
-        instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Hair", instance_def.parent = parent;
-        tress_scene_create_instance(r->scene, &instance_def, &r->bones[j][l]);
-      }
+      r->bones[j][l] = bench_instance(r->scene, TRESS_KIND_BONE, "Hair", parent);
       /* the root over the head, the rest held out sideways so gravity drapes them */
       tress_bone_set_cframe(r->scene, r->bones[j][l], l == 0 ? tress_xform_from_pos(0, 1.2f, 0) : tress_xform_from_pos(0.25f, 0, 0));
       parent = r->bones[j][l];

@@ -8,6 +8,7 @@
 
 #include "tress/sim.h"
 #include "bench_env.h"
+#include "bench_scene.h"
 
 static double now_s(void) {
   struct timespec ts;
@@ -24,19 +25,9 @@ static void wind(void *user, double t, float out[3]) {
 
 /* One accessory on head, worn through `kind`, the handle 0.8 below the hinge. */
 static void wear(tress_scene *s, tress_id model, tress_id head, tress_joint_kind kind) {
-  tress_id acc;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ACCESSORY, instance_def.name = "Acc", instance_def.parent = model;
-    tress_scene_create_instance(s, &instance_def, &acc);
-  }
+  tress_id acc = bench_instance(s, TRESS_KIND_ACCESSORY, "Acc", model);
   tress_accessory_set_type(s, acc, TRESS_ACCESSORY_HAIR);
-  tress_id handle;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Handle", instance_def.parent = acc;
-    tress_scene_create_instance(s, &instance_def, &handle);
-  }
+  tress_id handle = bench_instance(s, TRESS_KIND_PART, "Handle", acc);
   tress_xform body_side = tress_xform_from_pos(0, 0.5f, 0), handle_side = tress_xform_from_pos(0, 0.8f, 0.1f);
   tress_part_set_cframe(s, handle, tress_xform_mul(tress_xform_mul(tress_part_get_cframe(s, head), body_side),
                                                    tress_xform_inverse(handle_side)));
@@ -44,26 +35,11 @@ static void wear(tress_scene *s, tress_id model, tress_id head, tress_joint_kind
   memset(&def, 0, sizeof def);
   def.kind = kind;
   def.enabled = true;
-  tress_id joint;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "Joint", instance_def.parent = handle;
-    tress_scene_create_instance(s, &instance_def, &joint);
-  }
+  tress_id joint = bench_instance(s, TRESS_KIND_JOINT, "Joint", handle);
   if (kind == TRESS_JOINT_RIGID_CONSTRAINT) {
-    tress_id ha;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_ATTACHMENT, instance_def.name = "A", instance_def.parent = handle;
-      tress_scene_create_instance(s, &instance_def, &ha);
-    }
+    tress_id ha = bench_instance(s, TRESS_KIND_ATTACHMENT, "A", handle);
     tress_attachment_set_cframe(s, ha, handle_side);
-    tress_id ba;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_ATTACHMENT, instance_def.name = "A", instance_def.parent = head;
-      tress_scene_create_instance(s, &instance_def, &ba);
-    }
+    tress_id ba = bench_instance(s, TRESS_KIND_ATTACHMENT, "A", head);
     tress_attachment_set_cframe(s, ba, body_side);
     def.attachment0 = ba;
     def.attachment1 = ha;
@@ -73,12 +49,7 @@ static void wear(tress_scene *s, tress_id model, tress_id head, tress_joint_kind
     def.c0 = body_side;
     def.c1 = handle_side;
     if (kind == TRESS_JOINT_WELD_CONSTRAINT) {
-      tress_id ha;
-      {
-        tress_instance_def instance_def = tress_default_instance_def();
-        instance_def.kind = TRESS_KIND_ATTACHMENT, instance_def.name = "A", instance_def.parent = handle;
-        tress_scene_create_instance(s, &instance_def, &ha);
-      }
+      tress_id ha = bench_instance(s, TRESS_KIND_ATTACHMENT, "A", handle);
       tress_attachment_set_cframe(s, ha, handle_side);
     }
   }
@@ -91,27 +62,12 @@ int main(int argc, char **argv) {
   int frames = argc > 2 ? atoi(argv[2]) : 300;
   if (characters < 1) characters = 1;
   tress_scene *s = tress_scene_create();
-  tress_id ws;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_FOLDER;
-    instance_def.name = "Workspace";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &ws);
-  }
+  tress_id ws = bench_instance(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(s));
   tress_id *models = calloc((size_t)characters, sizeof *models);
   tress_id *heads = calloc((size_t)characters, sizeof *heads);
   for (int i = 0; i < characters; i++) {
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_MODEL, instance_def.name = "Character", instance_def.parent = ws;
-      tress_scene_create_instance(s, &instance_def, &models[i]);
-    }
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_PART, instance_def.name = "Head", instance_def.parent = models[i];
-      tress_scene_create_instance(s, &instance_def, &heads[i]);
-    }
+    models[i] = bench_instance(s, TRESS_KIND_MODEL, "Character", ws);
+    heads[i] = bench_instance(s, TRESS_KIND_PART, "Head", models[i]);
     tress_part_set_cframe(s, heads[i], tress_xform_from_pos((float)(i % 20) * 4.0f, 5, (float)(i / 20) * 4.0f));
     for (int k = 0; k < 4; k++) wear(s, models[i], heads[i], (tress_joint_kind)k);
   }

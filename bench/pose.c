@@ -11,6 +11,7 @@
 
 #include "tress/pose.h"
 #include "bench_env.h"
+#include "bench_scene.h"
 
 enum { BONES = 60, ENTRIES = BONES + 2 };
 
@@ -28,25 +29,9 @@ int main(int argc, char **argv) {
   bench_env_print(stdout, "bench/pose");
   int frames = argc > 1 ? atoi(argv[1]) : 20000;
   tress_scene *scene = tress_scene_create();
-  tress_id model;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL;
-    instance_def.name = "Character";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &model);
-  }
-  tress_id torso;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Torso", instance_def.parent = model;
-    tress_scene_create_instance(scene, &instance_def, &torso);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Head", instance_def.parent = model;
-    tress_scene_create_instance(scene, &instance_def, NULL);
-  }
+  tress_id model = bench_instance(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));
+  tress_id torso = bench_instance(scene, TRESS_KIND_PART, "Torso", model);
+  (void)bench_instance(scene, TRESS_KIND_PART, "Head", model);
   static char names[ENTRIES][32];
   const char *list[ENTRIES];
   tress_id parent = torso;
@@ -54,11 +39,7 @@ int main(int argc, char **argv) {
     snprintf(names[i], sizeof names[i], "Bone%d", i);
     /* five limbs of twelve */
     if (i % 12 == 0) parent = torso;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_BONE, instance_def.name = names[i], instance_def.parent = parent;
-      tress_scene_create_instance(scene, &instance_def, &parent);
-    }
+    parent = bench_instance(scene, TRESS_KIND_BONE, names[i], parent);
     tress_bone_set_cframe(scene, parent, tress_xform_from_pos(0, -0.2f, 0));
   }
   snprintf(names[BONES], 32, "Torso");

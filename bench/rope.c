@@ -15,6 +15,7 @@
 #include "../shared/sim/src/particles.h" /* tress__rope_ungroup, tress__particles_of: pick the path */
 #include "tress/rope.h"
 #include "bench_env.h"
+#include "bench_scene.h"
 
 /* CPU time of this thread, not wall time: on a shared machine the time slices other processes
  * take are not ours (cache and SMT interference still are; hence best-of and the load average). */
@@ -141,13 +142,7 @@ static carry_result bench_carry(void) {
     tress_sim *sim = make_sim(scene);
     tress_id parts[8];
     for (int k = 0; k < 8; k++) {
-      {
-        tress_instance_def instance_def = tress_default_instance_def();
-        instance_def.kind = TRESS_KIND_PART;
-        instance_def.name = "Mover";
-        instance_def.parent = tress_scene_get_root(scene);
-        tress_scene_create_instance(scene, &instance_def, &parts[k]);
-      }
+      parts[k] = bench_instance(scene, TRESS_KIND_PART, "Mover", tress_scene_get_root(scene));
       tress_part_set_cframe(scene, parts[k], mover_at(0.0, k));
     }
     tress_handle_id ropes[ROPES];

@@ -23,6 +23,7 @@
 #include "tress/rig.h"
 #include "tress/sample_character.h"
 #include "tress/wire_springs.h"
+#include "support/scene_build.h"
 
 #define HAIR "meshes/hair_long.glb"
 
@@ -247,14 +248,7 @@ static void test_server_rig_bones_match_a_local_rig(void **state) {
   tress_mesh *mesh = tress_mesh_file_load("assets/" HAIR, NULL);
   assert_non_null(mesh);
   tress_scene *local = tress_scene_create();
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Handle";
-    instance_def.parent = tress_scene_get_root(local);
-    tress_scene_create_instance(local, &instance_def, &part);
-  }
+  tress_id part = th_instance(local, TRESS_KIND_PART, "Handle", tress_scene_get_root(local));
   tress_part_set_mesh(local, part, mesh);
   tress_part_set_size(local, part, size);
   tress_rig_result r;

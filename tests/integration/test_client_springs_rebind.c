@@ -24,6 +24,7 @@
 #include "tress/codec.h"
 #include "tress/sample_character.h"
 #include "tress/wire_springs.h"
+#include "support/scene_build.h"
 
 #define HAIR_PATH "assets/meshes/hair_bob.glb"
 #define CHARACTER_ID 41
@@ -394,11 +395,7 @@ static void test_named_chain_follows_the_new_section(void **state) {
   tress_id parent = head, tail[3];
   const char *names[3] = {"Ponytail", "Ponytail_1", "Ponytail_2"};
   for (int i = 0; i < 3; i++) {
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_BONE, instance_def.name = names[i], instance_def.parent = parent;
-      tress_scene_create_instance(scene, &instance_def, &tail[i]);
-    }
+    tail[i] = th_instance(scene, TRESS_KIND_BONE, names[i], parent);
     tress_bone_set_cframe(scene, tail[i], tress_xform_from_pos(0.0f, i ? -0.4f : 0.0f, i ? 0.0f : -0.7f));
     parent = tail[i];
   }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "tress/sim.h"
+#include "support/scene_build.h"
 
 /* A character: Workspace/Character with a Head part at (0, 5, 0). */
 typedef struct acc_character {
@@ -33,23 +34,9 @@ static inline acc_character acc_character_make(void) {
   acc_character c;
   c.scene = tress_scene_create();
   assert_non_null(c.scene);
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_FOLDER;
-    instance_def.name = "Workspace";
-    instance_def.parent = tress_scene_get_root(c.scene);
-    tress_scene_create_instance(c.scene, &instance_def, &c.workspace);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL, instance_def.name = "Character", instance_def.parent = c.workspace;
-    tress_scene_create_instance(c.scene, &instance_def, &c.model);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Head", instance_def.parent = c.model;
-    tress_scene_create_instance(c.scene, &instance_def, &c.head);
-  }
+  c.workspace = th_instance(c.scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(c.scene));
+  c.model = th_instance(c.scene, TRESS_KIND_MODEL, "Character", c.workspace);
+  c.head = th_instance(c.scene, TRESS_KIND_PART, "Head", c.model);
   tress_part_set_cframe(c.scene, c.head, tress_xform_from_pos(0, 5, 0));
   float size[3] = {2, 1, 1};
   tress_part_set_size(c.scene, c.head, size);
@@ -81,17 +68,9 @@ static inline acc_worn acc_wear(acc_character *c, const char *name, tress_access
   memset(&w, 0, sizeof w);
   w.kind = kind;
   w.handle_is_side0 = handle_is_side0;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ACCESSORY, instance_def.name = name, instance_def.parent = c->model;
-    tress_scene_create_instance(s, &instance_def, &w.accessory);
-  }
+  w.accessory = th_instance(s, TRESS_KIND_ACCESSORY, name, c->model);
   tress_accessory_set_type(s, w.accessory, type);
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Handle", instance_def.parent = w.accessory;
-    tress_scene_create_instance(s, &instance_def, &w.handle);
-  }
+  w.handle = th_instance(s, TRESS_KIND_PART, "Handle", w.accessory);
   float size[3] = {1, 1.6f, 1};
   tress_part_set_size(s, w.handle, size);
   tress_xform body_side = acc_body_side(), handle_side = acc_handle_side(centred);
@@ -104,63 +83,27 @@ static inline acc_worn acc_wear(acc_character *c, const char *name, tress_access
   switch (kind) {
   case TRESS_JOINT_WELD:
   case TRESS_JOINT_MOTOR6D:
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_JOINT;
-      instance_def.name = "AccessoryWeld";
-      instance_def.parent = w.handle;
-      tress_scene_create_instance(s, &instance_def, &w.joint);
-    }
+    w.joint = th_instance(s, TRESS_KIND_JOINT, "AccessoryWeld", w.handle);
     def.part0 = handle_is_side0 ? w.handle : c->head;
     def.part1 = handle_is_side0 ? c->head : w.handle;
     def.c0 = handle_is_side0 ? handle_side : body_side;
     def.c1 = handle_is_side0 ? body_side : handle_side;
     break;
   case TRESS_JOINT_RIGID_CONSTRAINT:
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_ATTACHMENT;
-      instance_def.name = "HairAttachment";
-      instance_def.parent = w.handle;
-      tress_scene_create_instance(s, &instance_def, &w.handle_attachment);
-    }
+    w.handle_attachment = th_instance(s, TRESS_KIND_ATTACHMENT, "HairAttachment", w.handle);
     tress_attachment_set_cframe(s, w.handle_attachment, handle_side);
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_ATTACHMENT;
-      instance_def.name = "HairAttachment";
-      instance_def.parent = c->head;
-      tress_scene_create_instance(s, &instance_def, &w.body_attachment);
-    }
+    w.body_attachment = th_instance(s, TRESS_KIND_ATTACHMENT, "HairAttachment", c->head);
     tress_attachment_set_cframe(s, w.body_attachment, body_side);
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_JOINT;
-      instance_def.name = "AccessoryConstraint";
-      instance_def.parent = w.handle;
-      tress_scene_create_instance(s, &instance_def, &w.joint);
-    }
+    w.joint = th_instance(s, TRESS_KIND_JOINT, "AccessoryConstraint", w.handle);
     def.attachment0 = handle_is_side0 ? w.handle_attachment : w.body_attachment;
     def.attachment1 = handle_is_side0 ? w.body_attachment : w.handle_attachment;
     break;
   case TRESS_JOINT_WELD_CONSTRAINT:
     if (!centred) {
-      {
-        tress_instance_def instance_def = tress_default_instance_def();
-        instance_def.kind = TRESS_KIND_ATTACHMENT;
-        instance_def.name = "HairAttachment";
-        instance_def.parent = w.handle;
-        tress_scene_create_instance(s, &instance_def, &w.handle_attachment);
-      }
+      w.handle_attachment = th_instance(s, TRESS_KIND_ATTACHMENT, "HairAttachment", w.handle);
       tress_attachment_set_cframe(s, w.handle_attachment, handle_side);
     }
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_JOINT;
-      instance_def.name = "AccessoryWeldConstraint";
-      instance_def.parent = w.handle;
-      tress_scene_create_instance(s, &instance_def, &w.joint);
-    }
+    w.joint = th_instance(s, TRESS_KIND_JOINT, "AccessoryWeldConstraint", w.handle);
     def.part0 = handle_is_side0 ? w.handle : c->head;
     def.part1 = handle_is_side0 ? c->head : w.handle;
     break;

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "tress/sim.h"
+#include "support/scene_build.h"
 
 #define FIX_MAX_BONES 32
 
@@ -29,26 +30,13 @@ typedef struct fix_chain {
 static inline fix_chain fix_chain_make(tress_scene *scene, float x, float y, float z, int bones, float link) {
   fix_chain c;
   memset(&c, 0, sizeof c);
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Head";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &c.part);
-  }
+  c.part = th_instance(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, c.part, tress_xform_from_pos(x, y, z));
   c.count = bones;
   c.link = link;
   tress_id parent = c.part;
   for (int b = 0; b < bones; b++) {
-    tress_id bone;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_BONE;
-      instance_def.name = b == 0 ? "HairRoot" : "Hair";
-      instance_def.parent = parent;
-      tress_scene_create_instance(scene, &instance_def, &bone);
-    }
+    tress_id bone = th_instance(scene, TRESS_KIND_BONE, b == 0 ? "HairRoot" : "Hair", parent);
     tress_bone_set_cframe(scene, bone, b == 0 ? tress_xform_from_pos(0, 0.5f, 0) : tress_xform_from_pos(link, 0, 0));
     c.bones[b] = bone;
     parent = bone;

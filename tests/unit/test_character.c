@@ -6,6 +6,7 @@
 #include "support/accessory_fixture.h"
 
 #include "sim_internal.h"
+#include "support/scene_build.h"
 
 /* The def from the old positional form: NULL settings or match keep the defaults. */
 static tress_result bind_character(tress_sim *sim, tress_id model, const tress_chain_settings *chains,
@@ -34,19 +35,9 @@ typedef struct full_character {
 } full_character;
 
 static tress_id add_bones(tress_scene *s, tress_id part) {
-  tress_id b0;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "HairRoot", instance_def.parent = part;
-    tress_scene_create_instance(s, &instance_def, &b0);
-  }
+  tress_id b0 = th_instance(s, TRESS_KIND_BONE, "HairRoot", part);
   tress_bone_set_cframe(s, b0, tress_xform_from_pos(0, 0.5f, 0));
-  tress_id b1;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Hair_S1_B1", instance_def.parent = b0;
-    tress_scene_create_instance(s, &instance_def, &b1);
-  }
+  tress_id b1 = th_instance(s, TRESS_KIND_BONE, "Hair_S1_B1", b0);
   tress_bone_set_cframe(s, b1, tress_xform_from_pos(0.4f, -0.2f, 0));
   return b0;
 }
@@ -56,11 +47,7 @@ static full_character full_make(void) {
   memset(&f, 0, sizeof f);
   f.c = acc_character_make();
   tress_scene *s = f.c.scene;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "HairMesh", instance_def.parent = f.c.model;
-    tress_scene_create_instance(s, &instance_def, &f.hair_mesh);
-  }
+  f.hair_mesh = th_instance(s, TRESS_KIND_PART, "HairMesh", f.c.model);
   tress_part_set_cframe(s, f.hair_mesh, tress_xform_from_pos(0, 5.5f, 0));
   add_bones(s, f.hair_mesh);
   f.hair = acc_wear(&f.c, "Hair", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
@@ -72,37 +59,15 @@ static full_character full_make(void) {
   f.face = acc_wear(&f.c, "Glasses", TRESS_ACCESSORY_FACE, TRESS_JOINT_WELD, false, false);
   f.shirt = acc_wear(&f.c, "Shirt", TRESS_ACCESSORY_SHIRT, TRESS_JOINT_WELD, false, false);
   f.layered_hair = acc_wear(&f.c, "LayeredHair", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_WRAP_LAYER;
-    instance_def.name = "WrapLayer";
-    instance_def.parent = f.layered_hair.handle;
-    tress_scene_create_instance(s, &instance_def, NULL);
-  }
+  (void)th_instance(s, TRESS_KIND_WRAP_LAYER, "WrapLayer", f.layered_hair.handle);
   f.jacket = acc_wear(&f.c, "Jacket", TRESS_ACCESSORY_JACKET, TRESS_JOINT_RIGID_CONSTRAINT, false, false);
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_WRAP_LAYER;
-    instance_def.name = "WrapLayer";
-    instance_def.parent = f.jacket.handle;
-    tress_scene_create_instance(s, &instance_def, NULL);
-  }
+  (void)th_instance(s, TRESS_KIND_WRAP_LAYER, "WrapLayer", f.jacket.handle);
   f.boned = acc_wear(&f.c, "BonedHair", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
   add_bones(s, f.boned.handle);
   f.boned_layered = acc_wear(&f.c, "SkinnedJacket", TRESS_ACCESSORY_JACKET, TRESS_JOINT_WELD, false, false);
   add_bones(s, f.boned_layered.handle);
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_WRAP_LAYER;
-    instance_def.name = "WrapLayer";
-    instance_def.parent = f.boned_layered.handle;
-    tress_scene_create_instance(s, &instance_def, NULL);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ACCESSORY, instance_def.name = "Bare", instance_def.parent = f.c.model;
-    tress_scene_create_instance(s, &instance_def, &f.no_handle);
-  }
+  (void)th_instance(s, TRESS_KIND_WRAP_LAYER, "WrapLayer", f.boned_layered.handle);
+  f.no_handle = th_instance(s, TRESS_KIND_ACCESSORY, "Bare", f.c.model);
   tress_accessory_set_type(s, f.no_handle, TRESS_ACCESSORY_HAT);
   return f;
 }
@@ -118,14 +83,7 @@ static bool bones_bound(tress_sim *sim, tress_id part) {
 static void test_default_match_is_the_seed_list(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id a;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ACCESSORY;
-    instance_def.name = "A";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &a);
-  }
+  tress_id a = th_instance(s, TRESS_KIND_ACCESSORY, "A", tress_scene_get_root(s));
   for (int t = 0; t < TRESS_ACCESSORY_TYPE_COUNT; t++) {
     tress_accessory_set_type(s, a, (tress_accessory_type)t);
     bool expect = t == TRESS_ACCESSORY_HAIR || t == TRESS_ACCESSORY_HAT || t == TRESS_ACCESSORY_NECK ||
@@ -300,18 +258,8 @@ static void test_handles_release_when_the_character_leaves_the_scene(void **stat
   rest_record before;
   record_rest(&f, &before);
   /* a second character that stays */
-  tress_id other;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL, instance_def.name = "Other", instance_def.parent = f.c.workspace;
-    tress_scene_create_instance(f.c.scene, &instance_def, &other);
-  }
-  tress_id other_hair;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "HairMesh", instance_def.parent = other;
-    tress_scene_create_instance(f.c.scene, &instance_def, &other_hair);
-  }
+  tress_id other = th_instance(f.c.scene, TRESS_KIND_MODEL, "Other", f.c.workspace);
+  tress_id other_hair = th_instance(f.c.scene, TRESS_KIND_PART, "HairMesh", other);
   add_bones(f.c.scene, other_hair);
   float wind[3] = {70, 0, 0};
   tress_sim *sim = acc_sim(f.c.scene, acc_wind, wind, 20, 1000);
@@ -326,14 +274,7 @@ static void test_handles_release_when_the_character_leaves_the_scene(void **stat
   assert_int_equal(tress_sim_get_stats(sim).bound, 9);
   acc_run(sim, 1.0 / 60, 30);
   /* moving between folders inside the scene keeps everything */
-  tress_id lobby;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_FOLDER;
-    instance_def.name = "Lobby";
-    instance_def.parent = tress_scene_get_root(f.c.scene);
-    tress_scene_create_instance(f.c.scene, &instance_def, &lobby);
-  }
+  tress_id lobby = th_instance(f.c.scene, TRESS_KIND_FOLDER, "Lobby", tress_scene_get_root(f.c.scene));
   assert_true(tress_instance_set_parent(f.c.scene, f.c.model, lobby));
   assert_int_equal(tress_sim_get_stats(sim).bound, 9);
   acc_run(sim, 1.0 / 60, 5);
@@ -384,12 +325,7 @@ static void test_bad_input_binds_nothing(void **state) {
   assert_int_equal(bind_character(NULL, f.c.model, NULL, NULL, NULL, NULL, NULL, 0, &n), TRESS_ERR_INVALID_ARGUMENT);
   tress_handle_id out[2];
   assert_int_equal(bind_character(sim, f.c.model, NULL, NULL, NULL, NULL, NULL, 2, &n), TRESS_ERR_INVALID_ARGUMENT);
-  tress_id gone;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL, instance_def.name = "Gone", instance_def.parent = f.c.workspace;
-    tress_scene_create_instance(f.c.scene, &instance_def, &gone);
-  }
+  tress_id gone = th_instance(f.c.scene, TRESS_KIND_MODEL, "Gone", f.c.workspace);
   tress_instance_destroy(f.c.scene, gone);
   assert_int_equal(bind_character(sim, gone, NULL, NULL, NULL, NULL, out, 2, &n), TRESS_ERR_STALE_ID);
   assert_int_equal(tress_sim_get_stats(sim).bound, 0);

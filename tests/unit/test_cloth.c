@@ -16,6 +16,7 @@
 #include "particles.h" /* tress__particles_of: switch a sheet to the adjacency path */
 #include "tress/rope.h"
 #include "support/alloc_count.h"
+#include "support/scene_build.h"
 
 #define W 20
 #define H 20
@@ -250,14 +251,7 @@ static void test_cloth_same_result_with_1_and_4_workers(void **state) {
 static void test_cloth_pins_follow_a_part(void **state) {
   (void)state;
   world w = world_make(NULL);
-  tress_id pole;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Pole";
-    instance_def.parent = tress_scene_get_root(w.scene);
-    tress_scene_create_instance(w.scene, &instance_def, &pole);
-  }
+  tress_id pole = th_instance(w.scene, TRESS_KIND_PART, "Pole", tress_scene_get_root(w.scene));
   tress_part_set_cframe(w.scene, pole, tress_xform_from_pos(5, 2, 0));
   tress_cloth_pin pins[W];
   for (int i = 0; i < W; i++) pins[i] = (tress_cloth_pin){(uint32_t)i, pole};

@@ -15,6 +15,7 @@
 #include "collider_lanes.h"
 #include "tress/collider.h"
 #include "tress/scene.h"
+#include "support/scene_build.h"
 
 /* A level-batched verlet strand set, the same integrate/link math as chains.c's substep, with
  * the collider push after the link constraint. Level 0 holds the pinned roots. */
@@ -137,20 +138,8 @@ static void test_strand_dropped_onto_capsule(void **state) {
   (void)state;
   /* A capsule lying along X: the seed's +Y capsule turned by a bone rotated 90 degrees about Z. */
   tress_scene *scene = tress_scene_create();
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Head";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &part);
-  }
-  tress_id bone;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Neck", instance_def.parent = part;
-    tress_scene_create_instance(scene, &instance_def, &bone);
-  }
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
+  tress_id bone = th_instance(scene, TRESS_KIND_BONE, "Neck", part);
   float zaxis[3] = {0.0f, 0.0f, 1.0f};
   tress_bone_set_cframe(scene, bone, tress_xform_from_axis_angle(zaxis, 1.5707963f));
   float off[3] = {0.0f, 0.0f, 0.0f};
@@ -322,21 +311,9 @@ static void test_point_on_axis_gets_out(void **state) {
 static void test_collider_follows_attach(void **state) {
   (void)state;
   tress_scene *scene = tress_scene_create();
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Head";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &part);
-  }
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(10.0f, 0.0f, 0.0f));
-  tress_id bone;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Skull", instance_def.parent = part;
-    tress_scene_create_instance(scene, &instance_def, &bone);
-  }
+  tress_id bone = th_instance(scene, TRESS_KIND_BONE, "Skull", part);
   float yaxis[3] = {0.0f, 1.0f, 0.0f};
   tress_xform cf = tress_xform_from_axis_angle(yaxis, 1.5707963f); /* +X -> -Z */
   cf.p[1] = 2.0f;

@@ -12,6 +12,7 @@
 #include "tress/hair_manager.h"
 #include "tress/mesh_file.h"
 #include "tress/rig.h"
+#include "support/scene_build.h"
 
 typedef struct world {
   tress_scene *scene;
@@ -30,23 +31,9 @@ static void world_init(world *w) {
   def.max_chains = 100;
   def.max_distance = 1e5f;
   w->sim = tress_sim_create(&def);
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_FOLDER;
-    instance_def.name = "Workspace";
-    instance_def.parent = tress_scene_get_root(w->scene);
-    tress_scene_create_instance(w->scene, &instance_def, &w->workspace);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL, instance_def.name = "Alice", instance_def.parent = w->workspace;
-    tress_scene_create_instance(w->scene, &instance_def, &w->model);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Head", instance_def.parent = w->model;
-    tress_scene_create_instance(w->scene, &instance_def, &w->head);
-  }
+  w->workspace = th_instance(w->scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(w->scene));
+  w->model = th_instance(w->scene, TRESS_KIND_MODEL, "Alice", w->workspace);
+  w->head = th_instance(w->scene, TRESS_KIND_PART, "Head", w->model);
   tress_part_set_cframe(w->scene, w->head, tress_xform_from_pos(0, 4.6f, 0));
   tress_error err = {0};
   w->hair = tress_mesh_file_load("assets/meshes/hair_bob.glb", &err);
@@ -61,19 +48,9 @@ static void world_free(world *w) {
 
 /* An accessory worn on the head through a Weld; with_mesh gives its Handle the hair mesh. */
 static tress_id add_accessory(world *w, const char *name, tress_accessory_type type, bool with_mesh) {
-  tress_id acc;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ACCESSORY, instance_def.name = name, instance_def.parent = w->model;
-    tress_scene_create_instance(w->scene, &instance_def, &acc);
-  }
+  tress_id acc = th_instance(w->scene, TRESS_KIND_ACCESSORY, name, w->model);
   tress_accessory_set_type(w->scene, acc, type);
-  tress_id handle;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Handle", instance_def.parent = acc;
-    tress_scene_create_instance(w->scene, &instance_def, &handle);
-  }
+  tress_id handle = th_instance(w->scene, TRESS_KIND_PART, "Handle", acc);
   float size[3] = {1.5f, 1.1f, 1.4f};
   if (with_mesh) {
     tress_part_set_mesh(w->scene, handle, w->hair);
@@ -81,12 +58,7 @@ static tress_id add_accessory(world *w, const char *name, tress_accessory_type t
   }
   tress_part_set_size(w->scene, handle, size);
   tress_part_set_cframe(w->scene, handle, tress_xform_from_pos(0, 4.7f, 0));
-  tress_id joint;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "AccessoryWeld", instance_def.parent = handle;
-    tress_scene_create_instance(w->scene, &instance_def, &joint);
-  }
+  tress_id joint = th_instance(w->scene, TRESS_KIND_JOINT, "AccessoryWeld", handle);
   tress_joint j = {.kind = TRESS_JOINT_WELD, .part0 = handle, .part1 = w->head, .enabled = true};
   j.c0 = tress_xform_identity();
   j.c1 = tress_xform_from_pos(0, 0.1f, 0);

@@ -18,6 +18,7 @@
 #include "tress/hair_manager.h"
 #include "tress/rig.h"
 #include "tress/sample_hair.h"
+#include "support/scene_build.h"
 
 #define MAX_CHARS 64
 
@@ -47,44 +48,17 @@ static void world_init(world *w, int characters) {
     w->hairs[s] = tress_sample_hair_create((tress_sample_hair_style)s);
     assert_non_null(w->hairs[s]);
   }
-  tress_id workspace;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_FOLDER;
-    instance_def.name = "Workspace";
-    instance_def.parent = tress_scene_get_root(w->scene);
-    tress_scene_create_instance(w->scene, &instance_def, &workspace);
-  }
+  tress_id workspace = th_instance(w->scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(w->scene));
   for (int i = 0; i < characters; i++) {
     char name[32];
     snprintf(name, sizeof name, "Character%d", i);
     float x = 4.0f * (float)i;
-    tress_id model;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_MODEL, instance_def.name = name, instance_def.parent = workspace;
-      tress_scene_create_instance(w->scene, &instance_def, &model);
-    }
-    tress_id head;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_PART, instance_def.name = "Head", instance_def.parent = model;
-      tress_scene_create_instance(w->scene, &instance_def, &head);
-    }
+    tress_id model = th_instance(w->scene, TRESS_KIND_MODEL, name, workspace);
+    tress_id head = th_instance(w->scene, TRESS_KIND_PART, "Head", model);
     tress_part_set_cframe(w->scene, head, tress_xform_from_pos(x, 4.6f, 0));
-    tress_id acc;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_ACCESSORY, instance_def.name = "Hair", instance_def.parent = model;
-      tress_scene_create_instance(w->scene, &instance_def, &acc);
-    }
+    tress_id acc = th_instance(w->scene, TRESS_KIND_ACCESSORY, "Hair", model);
     tress_accessory_set_type(w->scene, acc, TRESS_ACCESSORY_HAIR);
-    tress_id handle;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_PART, instance_def.name = "Handle", instance_def.parent = acc;
-      tress_scene_create_instance(w->scene, &instance_def, &handle);
-    }
+    tress_id handle = th_instance(w->scene, TRESS_KIND_PART, "Handle", acc);
     tress_mesh *mesh = w->hairs[i % TRESS_SAMPLE_HAIR_STYLE_COUNT];
     float lo[3], hi[3], size[3];
     assert_true(tress_mesh_get_bounds(mesh, lo, hi));
@@ -92,12 +66,7 @@ static void world_init(world *w, int characters) {
     tress_part_set_mesh(w->scene, handle, mesh);
     tress_part_set_size(w->scene, handle, size);
     tress_part_set_cframe(w->scene, handle, tress_xform_from_pos(x, 4.7f, 0));
-    tress_id joint;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "AccessoryWeld", instance_def.parent = handle;
-      tress_scene_create_instance(w->scene, &instance_def, &joint);
-    }
+    tress_id joint = th_instance(w->scene, TRESS_KIND_JOINT, "AccessoryWeld", handle);
     tress_joint j = {.kind = TRESS_JOINT_WELD, .part0 = handle, .part1 = head, .enabled = true};
     j.c0 = tress_xform_identity();
     j.c1 = tress_xform_from_pos(0, 0.1f, 0);

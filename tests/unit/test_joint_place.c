@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "tress/scene.h"
+#include "support/scene_build.h"
 
 typedef struct rig2 {
   tress_scene *scene;
@@ -25,21 +26,9 @@ static tress_xform turned(float x, float y, float z, float radians) {
 static void make(rig2 *r) {
   r->scene = tress_scene_create();
   tress_id root = tress_scene_get_root(r->scene);
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Head", instance_def.parent = root;
-    tress_scene_create_instance(r->scene, &instance_def, &r->body);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Handle", instance_def.parent = root;
-    tress_scene_create_instance(r->scene, &instance_def, &r->handle);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "Joint", instance_def.parent = r->handle;
-    tress_scene_create_instance(r->scene, &instance_def, &r->joint);
-  }
+  r->body = th_instance(r->scene, TRESS_KIND_PART, "Head", root);
+  r->handle = th_instance(r->scene, TRESS_KIND_PART, "Handle", root);
+  r->joint = th_instance(r->scene, TRESS_KIND_JOINT, "Joint", r->handle);
   tress_part_set_cframe(r->scene, r->body, turned(1.0f, 2.0f, 3.0f, 0.7f));
   tress_part_set_cframe(r->scene, r->handle, tress_xform_from_pos(40.0f, 0.0f, 0.0f)); /* far from held */
 }
@@ -83,22 +72,8 @@ static void test_rigid_constraint_places_either_side(void **state) {
   for (int side = 0; side < 2; side++) {
     rig2 r;
     make(&r);
-    tress_id on_handle;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_ATTACHMENT;
-      instance_def.name = "HandleAttachment";
-      instance_def.parent = r.handle;
-      tress_scene_create_instance(r.scene, &instance_def, &on_handle);
-    }
-    tress_id on_body;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_ATTACHMENT;
-      instance_def.name = "HatAttachment";
-      instance_def.parent = r.body;
-      tress_scene_create_instance(r.scene, &instance_def, &on_body);
-    }
+    tress_id on_handle = th_instance(r.scene, TRESS_KIND_ATTACHMENT, "HandleAttachment", r.handle);
+    tress_id on_body = th_instance(r.scene, TRESS_KIND_ATTACHMENT, "HatAttachment", r.body);
     tress_attachment_set_cframe(r.scene, on_handle, turned(0.0f, -0.2f, 0.0f, 0.3f));
     tress_attachment_set_cframe(r.scene, on_body, turned(0.0f, 0.6f, 0.1f, -0.5f));
     tress_joint j = {0};
@@ -140,14 +115,7 @@ static void test_refuses_a_part_it_does_not_hold_and_a_disabled_joint(void **sta
   rig2 r;
   make(&r);
   weld(&r, false);
-  tress_id stranger;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Stranger";
-    instance_def.parent = tress_scene_get_root(r.scene);
-    tress_scene_create_instance(r.scene, &instance_def, &stranger);
-  }
+  tress_id stranger = th_instance(r.scene, TRESS_KIND_PART, "Stranger", tress_scene_get_root(r.scene));
   tress_xform before = tress_part_get_cframe(r.scene, stranger);
   assert_false(tress_joint_place(r.scene, r.joint, stranger));
   assert_true(tress_xform_distance(tress_part_get_cframe(r.scene, stranger), before) == 0.0f);

@@ -2,6 +2,7 @@
  * swing clamp under strong wind and a whipping body, the synthetic lever, rebinding, bad input,
  * joints destroyed mid-sim, and the budget/culling rules. Real scene, real sim. */
 #include "support/accessory_fixture.h"
+#include "support/scene_build.h"
 
 
 typedef struct kind_case {
@@ -292,12 +293,7 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
   tress_handle_id h;
 
   /* no Handle */
-  tress_id bare;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ACCESSORY, instance_def.name = "Bare", instance_def.parent = c.model;
-    tress_scene_create_instance(c.scene, &instance_def, &bare);
-  }
+  tress_id bare = th_instance(c.scene, TRESS_KIND_ACCESSORY, "Bare", c.model);
   uint32_t n = tress_scene_get_instance_count(c.scene);
   assert_int_equal(tress_sim_bind_accessory(sim, bare, NULL, &h), TRESS_ERR_NOTHING_TO_BIND);
   assert_true(tress_handle_is_null(h));
@@ -313,12 +309,7 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
 
   /* a joint pointing at a destroyed body part */
   acc_worn stale = acc_wear(&c, "Stale", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
-  tress_id old_head;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "OldHead", instance_def.parent = c.model;
-    tress_scene_create_instance(c.scene, &instance_def, &old_head);
-  }
+  tress_id old_head = th_instance(c.scene, TRESS_KIND_PART, "OldHead", c.model);
   tress_joint jd = acc_joint(c.scene, stale.joint);
   jd.part0 = old_head;
   tress_joint_set_def(c.scene, stale.joint, &jd);
@@ -379,12 +370,7 @@ static void test_bad_input_is_refused_and_changes_nothing(void **state) {
   assert_int_equal(tress_sim_bind_accessory(sim, good.accessory, &s, &h), TRESS_ERR_INVALID_ARGUMENT);
   assert_int_equal(tress_sim_bind_accessory(sim, good.handle, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
   assert_int_equal(tress_sim_bind_accessory(NULL, good.accessory, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
-  tress_id gone;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ACCESSORY, instance_def.name = "Gone", instance_def.parent = c.model;
-    tress_scene_create_instance(c.scene, &instance_def, &gone);
-  }
+  tress_id gone = th_instance(c.scene, TRESS_KIND_ACCESSORY, "Gone", c.model);
   tress_instance_destroy(c.scene, gone);
   assert_int_equal(tress_sim_bind_accessory(sim, gone, NULL, &h), TRESS_ERR_STALE_ID);
   st2 = acc_state(c.scene, &good);
@@ -472,25 +458,10 @@ static void test_pendulums_skip_the_budget_but_distance_cull(void **state) {
   acc_character c = acc_character_make();
   acc_worn w = acc_wear(&c, "Hair", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
   acc_worn w2 = acc_wear(&c, "Hat", TRESS_ACCESSORY_HAT, TRESS_JOINT_RIGID_CONSTRAINT, false, false);
-  tress_id cape;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Cape", instance_def.parent = c.model;
-    tress_scene_create_instance(c.scene, &instance_def, &cape);
-  }
+  tress_id cape = th_instance(c.scene, TRESS_KIND_PART, "Cape", c.model);
   tress_part_set_cframe(c.scene, cape, tress_xform_from_pos(0, 4, 0));
-  tress_id b0;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Root", instance_def.parent = cape;
-    tress_scene_create_instance(c.scene, &instance_def, &b0);
-  }
-  tress_id b1;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Tip", instance_def.parent = b0;
-    tress_scene_create_instance(c.scene, &instance_def, &b1);
-  }
+  tress_id b0 = th_instance(c.scene, TRESS_KIND_BONE, "Root", cape);
+  tress_id b1 = th_instance(c.scene, TRESS_KIND_BONE, "Tip", b0);
   tress_bone_set_cframe(c.scene, b1, tress_xform_from_pos(0.5f, 0, 0));
   float wind[3] = {50, 0, 0};
   tress_sim *sim = acc_sim(c.scene, acc_wind, wind, 0, 50);
@@ -547,30 +518,11 @@ static void test_joint_search_order(void **state) {
   assert_true(tress_instance_set_parent(c.scene, w.joint, c.head));
   tress_id weld = w.joint;
   tress_xform weld_c1 = acc_joint(c.scene, weld).c1;
-  tress_id ha;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ATTACHMENT;
-    instance_def.name = "HairAttachment";
-    instance_def.parent = w.handle;
-    tress_scene_create_instance(c.scene, &instance_def, &ha);
-  }
+  tress_id ha = th_instance(c.scene, TRESS_KIND_ATTACHMENT, "HairAttachment", w.handle);
   tress_attachment_set_cframe(c.scene, ha, acc_handle_side(false));
-  tress_id ba;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ATTACHMENT;
-    instance_def.name = "HairAttachment";
-    instance_def.parent = c.head;
-    tress_scene_create_instance(c.scene, &instance_def, &ba);
-  }
+  tress_id ba = th_instance(c.scene, TRESS_KIND_ATTACHMENT, "HairAttachment", c.head);
   tress_attachment_set_cframe(c.scene, ba, acc_body_side());
-  tress_id rigid;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "Rigid", instance_def.parent = w.accessory;
-    tress_scene_create_instance(c.scene, &instance_def, &rigid);
-  }
+  tress_id rigid = th_instance(c.scene, TRESS_KIND_JOINT, "Rigid", w.accessory);
   tress_joint def;
   memset(&def, 0, sizeof def);
   def.kind = TRESS_JOINT_RIGID_CONSTRAINT;
@@ -594,12 +546,7 @@ static void test_joint_search_order(void **state) {
   tress_handle_destroy(sim, h);
   assert_true(acc_xform_bits_equal(acc_joint(c.scene, weld).c1, weld_c1));
   /* outside any model there is no model tier: a loose accessory's weld under a folder is not found */
-  tress_id folder;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_FOLDER, instance_def.name = "Props", instance_def.parent = c.workspace;
-    tress_scene_create_instance(c.scene, &instance_def, &folder);
-  }
+  tress_id folder = th_instance(c.scene, TRESS_KIND_FOLDER, "Props", c.workspace);
   assert_true(tress_instance_set_parent(c.scene, w.accessory, folder));
   assert_true(tress_instance_set_parent(c.scene, weld, folder));
   assert_int_equal(tress_sim_bind_accessory(sim, w.accessory, NULL, &h), TRESS_ERR_NOTHING_TO_BIND);

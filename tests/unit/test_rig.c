@@ -16,6 +16,7 @@
 #include "tress/rig.h"
 #include "tress/sample_hair.h"
 #include "tress/scene.h"
+#include "support/scene_build.h"
 
 typedef struct fixture {
   tress_scene *scene;
@@ -25,26 +26,10 @@ typedef struct fixture {
 
 static void make_fixture(fixture *f, tress_mesh *mesh) {
   f->scene = tress_scene_create();
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL;
-    instance_def.name = "Avatar";
-    instance_def.parent = tress_scene_get_root(f->scene);
-    tress_scene_create_instance(f->scene, &instance_def, &f->model);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ACCESSORY;
-    instance_def.name = "HairAccessory";
-    instance_def.parent = f->model;
-    tress_scene_create_instance(f->scene, &instance_def, &f->accessory);
-  }
+  f->model = th_instance(f->scene, TRESS_KIND_MODEL, "Avatar", tress_scene_get_root(f->scene));
+  f->accessory = th_instance(f->scene, TRESS_KIND_ACCESSORY, "HairAccessory", f->model);
   tress_accessory_set_type(f->scene, f->accessory, TRESS_ACCESSORY_HAIR);
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Handle", instance_def.parent = f->accessory;
-    tress_scene_create_instance(f->scene, &instance_def, &f->part);
-  }
+  f->part = th_instance(f->scene, TRESS_KIND_PART, "Handle", f->accessory);
   tress_part_set_cframe(f->scene, f->part, tress_xform_from_pos(3.0f, 5.0f, -2.0f));
   f->mesh = mesh;
   if (mesh) {
@@ -269,12 +254,7 @@ static void test_budget(void **state) {
   assert_int_equal(tress_rig_get_bake_bytes(tress_part_get_mesh(f.scene, f.part), 10), cost);
   tress_rig_result_free(&r);
   /* A second part does not fit any more. */
-  tress_id other;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Handle2", instance_def.parent = f.accessory;
-    tress_scene_create_instance(f.scene, &instance_def, &other);
-  }
+  tress_id other = th_instance(f.scene, TRESS_KIND_PART, "Handle2", f.accessory);
   tress_part_set_mesh(f.scene, other, f.mesh);
   assert_int_not_equal(tress_rig_part(f.scene, other, &opts, &r, &err), TRESS_RIG_OK);
   assert_int_equal(r.status, TRESS_RIG_ERR_BUDGET);

@@ -17,6 +17,7 @@
 #include "tress/rope.h"
 #include "support/alloc_count.h"
 #include "support/rope_world.h"
+#include "support/scene_build.h"
 
 #define SEGMENTS 20
 #define NPTS (SEGMENTS + 1)
@@ -313,14 +314,7 @@ static void test_stats_count_rope_steps(void **state) {
 }
 
 static tress_id make_part(tress_scene *scene, float x, float y, float z) {
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Post";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &part);
-  }
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "Post", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(x, y, z));
   return part;
 }
@@ -550,14 +544,7 @@ static void test_reset_moves_the_rope_with_its_pin(void **state) {
   (void)state;
   for (int marked = 0; marked < 2; marked++) {
     rope_world w = rope_world_make();
-    tress_id post;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_PART;
-      instance_def.name = "Post";
-      instance_def.parent = tress_scene_get_root(w.scene);
-      tress_scene_create_instance(w.scene, &instance_def, &post);
-    }
+    tress_id post = th_instance(w.scene, TRESS_KIND_PART, "Post", tress_scene_get_root(w.scene));
     tress_part_set_cframe(w.scene, post, tress_xform_from_pos(0, 30, 0));
     tress_rope_def d = tress_default_rope_def();
     d.segments = SEGMENTS;

@@ -21,18 +21,12 @@
 #include "tress/rope.h"
 #include "support/alloc_count.h"
 #include "support/rope_world.h"
+#include "support/scene_build.h"
 
 #define MAXP 512
 
 static tress_id make_part(tress_scene *scene) {
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Head";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &part);
-  }
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0, 10, 0));
   return part;
 }

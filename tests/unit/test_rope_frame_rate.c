@@ -18,6 +18,7 @@
 #include "particles.h" /* which path a rope runs: grouped lanes or not */
 #include "tress/rope.h"
 #include "support/rope_world.h"
+#include "support/scene_build.h"
 
 #define SEGMENTS 16
 #define NPTS (SEGMENTS + 1)
@@ -40,14 +41,7 @@ typedef struct walker {
 typedef enum { SCENE_GROUPED, SCENE_SOLO, SCENE_CLOTH } scene_kind;
 
 static tress_id make_part(tress_scene *scene, const char *name) {
-  tress_id created;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = name;
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &created);
-  }
+  tress_id created = th_instance(scene, TRESS_KIND_PART, name, tress_scene_get_root(scene));
   return created;
 }
 

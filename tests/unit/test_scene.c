@@ -9,6 +9,7 @@
 
 #include "tress/mesh.h"
 #include "tress/scene.h"
+#include "support/scene_build.h"
 
 static tress_xform pos(float x, float y, float z) { return tress_xform_from_pos(x, y, z); }
 
@@ -75,26 +76,12 @@ static void test_instance_def(void **state) {
 static void test_stale_ids_are_detected(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id a;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "A";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &a);
-  }
+  tress_id a = th_instance(s, TRESS_KIND_PART, "A", tress_scene_get_root(s));
   assert_true(tress_instance_is_valid(s, a));
   tress_instance_destroy(s, a);
   assert_false(tress_instance_is_valid(s, a));
   /* the slot is reused with a new generation: the old id stays dead */
-  tress_id b;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "B";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &b);
-  }
+  tress_id b = th_instance(s, TRESS_KIND_PART, "B", tress_scene_get_root(s));
   assert_int_equal(a.index1, b.index1);
   assert_int_not_equal(a.generation, b.generation);
   assert_false(tress_instance_is_valid(s, a));
@@ -114,22 +101,8 @@ static void test_ids_from_another_scene_are_refused(void **state) {
   (void)state;
   tress_scene *a = tress_scene_create();
   tress_scene *b = tress_scene_create();
-  tress_id pa;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "PA";
-    instance_def.parent = tress_scene_get_root(a);
-    tress_scene_create_instance(a, &instance_def, &pa);
-  }
-  tress_id pb;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "PB";
-    instance_def.parent = tress_scene_get_root(b);
-    tress_scene_create_instance(b, &instance_def, &pb);
-  }
+  tress_id pa = th_instance(a, TRESS_KIND_PART, "PA", tress_scene_get_root(a));
+  tress_id pb = th_instance(b, TRESS_KIND_PART, "PB", tress_scene_get_root(b));
   assert_int_equal(pa.index1, pb.index1); /* same slot, same generation: only the owner differs */
   assert_int_equal(pa.generation, pb.generation);
   assert_int_not_equal(pa.owner, pb.owner);
@@ -170,12 +143,7 @@ static void test_ids_from_another_scene_are_refused(void **state) {
   assert_true(tress_instance_is_valid(b, pb));
 
   /* a joint in a that names b's parts solves nothing */
-  tress_id joint;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "W", instance_def.parent = pa;
-    tress_scene_create_instance(a, &instance_def, &joint);
-  }
+  tress_id joint = th_instance(a, TRESS_KIND_JOINT, "W", pa);
   tress_joint def = {.kind = TRESS_JOINT_WELD, .part0 = pa, .part1 = pb, .c0 = pos(0, 1, 0),
                      .c1 = tress_xform_identity(), .enabled = true};
   tress_joint_set_def(a, joint, &def);
@@ -193,24 +161,10 @@ static void test_ids_from_another_scene_are_refused(void **state) {
 static void test_ids_kept_from_a_destroyed_scene_are_refused(void **state) {
   (void)state;
   tress_scene *old = tress_scene_create();
-  tress_id kept;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Old";
-    instance_def.parent = tress_scene_get_root(old);
-    tress_scene_create_instance(old, &instance_def, &kept);
-  }
+  tress_id kept = th_instance(old, TRESS_KIND_PART, "Old", tress_scene_get_root(old));
   tress_scene_destroy(old);
   tress_scene *s = tress_scene_create();
-  tress_id fresh;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "New";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &fresh);
-  }
+  tress_id fresh = th_instance(s, TRESS_KIND_PART, "New", tress_scene_get_root(s));
   assert_int_equal(kept.index1, fresh.index1);
   assert_false(tress_instance_is_valid(s, kept));
   assert_true(tress_instance_is_valid(s, fresh));
@@ -237,26 +191,9 @@ static void count_events(tress_scene *s, tress_id id, tress_event ev, void *user
 static void test_destroy_fires_on_the_whole_subtree(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id model;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL;
-    instance_def.name = "M";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &model);
-  }
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "P", instance_def.parent = model;
-    tress_scene_create_instance(s, &instance_def, &part);
-  }
-  tress_id bone;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "B", instance_def.parent = part;
-    tress_scene_create_instance(s, &instance_def, &bone);
-  }
+  tress_id model = th_instance(s, TRESS_KIND_MODEL, "M", tress_scene_get_root(s));
+  tress_id part = th_instance(s, TRESS_KIND_PART, "P", model);
+  tress_id bone = th_instance(s, TRESS_KIND_BONE, "B", part);
   events e = {0};
   tress_instance_connect(s, model, count_events, &e);
   tress_instance_connect(s, bone, count_events, &e);
@@ -274,14 +211,7 @@ static void test_destroy_fires_on_the_whole_subtree(void **state) {
 static void test_disconnected_listener_is_silent(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id a;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "A";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &a);
-  }
+  tress_id a = th_instance(s, TRESS_KIND_PART, "A", tress_scene_get_root(s));
   events e = {0};
   tress_connection c = tress_instance_connect(s, a, count_events, &e);
   tress_connection_disconnect(s, c);
@@ -294,26 +224,9 @@ static void test_disconnected_listener_is_silent(void **state) {
 static void test_left_the_scene(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id folder;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_FOLDER;
-    instance_def.name = "Workspace";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &folder);
-  }
-  tress_id model;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL, instance_def.name = "M", instance_def.parent = folder;
-    tress_scene_create_instance(s, &instance_def, &model);
-  }
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "P", instance_def.parent = model;
-    tress_scene_create_instance(s, &instance_def, &part);
-  }
+  tress_id folder = th_instance(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(s));
+  tress_id model = th_instance(s, TRESS_KIND_MODEL, "M", folder);
+  tress_id part = th_instance(s, TRESS_KIND_PART, "P", model);
   events e = {0};
   tress_instance_connect(s, part, count_events, &e);
   assert_true(tress_instance_is_in_scene(s, part));
@@ -333,27 +246,10 @@ static void test_left_the_scene(void **state) {
 static void test_bone_slots_and_world_poses(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Head";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &part);
-  }
+  tress_id part = th_instance(s, TRESS_KIND_PART, "Head", tress_scene_get_root(s));
   tress_part_set_cframe(s, part, pos(0, 10, 0));
-  tress_id b1;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "B1", instance_def.parent = part;
-    tress_scene_create_instance(s, &instance_def, &b1);
-  }
-  tress_id b2;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "B2", instance_def.parent = b1;
-    tress_scene_create_instance(s, &instance_def, &b2);
-  }
+  tress_id b1 = th_instance(s, TRESS_KIND_BONE, "B1", part);
+  tress_id b2 = th_instance(s, TRESS_KIND_BONE, "B2", b1);
   tress_bone_set_cframe(s, b1, pos(0, -1, 0));
   tress_bone_set_cframe(s, b2, pos(0, -1, 0));
   /* animated shows in transform while no solver owns the bone */
@@ -380,29 +276,10 @@ static void test_bone_slots_and_world_poses(void **state) {
 static void test_joints_place_part1(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id head;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Head";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &head);
-  }
-  tress_id handle;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Handle";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &handle);
-  }
+  tress_id head = th_instance(s, TRESS_KIND_PART, "Head", tress_scene_get_root(s));
+  tress_id handle = th_instance(s, TRESS_KIND_PART, "Handle", tress_scene_get_root(s));
   tress_part_set_cframe(s, head, pos(0, 5, 0));
-  tress_id weld;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "Weld", instance_def.parent = handle;
-    tress_scene_create_instance(s, &instance_def, &weld);
-  }
+  tress_id weld = th_instance(s, TRESS_KIND_JOINT, "Weld", handle);
   tress_joint j = {.kind = TRESS_JOINT_WELD, .part0 = head, .part1 = handle, .c0 = pos(0, 1, 0), .c1 = pos(0, -0.5f, 0), .enabled = true};
   tress_joint_set_def(s, weld, &j);
   assert_true(tress_joint_solve(s, weld));
@@ -411,21 +288,9 @@ static void test_joints_place_part1(void **state) {
   tress_xform rhs = tress_xform_mul(tress_part_get_cframe(s, handle), j.c1);
   assert_true(tress_xform_distance(lhs, rhs) < 1e-6f);
   /* a WeldConstraint keeps the offset captured when it was enabled */
-  tress_id other;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Other";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &other);
-  }
+  tress_id other = th_instance(s, TRESS_KIND_PART, "Other", tress_scene_get_root(s));
   tress_part_set_cframe(s, other, pos(3, 5, 0));
-  tress_id wc;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_JOINT, instance_def.name = "WC", instance_def.parent = other;
-    tress_scene_create_instance(s, &instance_def, &wc);
-  }
+  tress_id wc = th_instance(s, TRESS_KIND_JOINT, "WC", other);
   tress_joint wj = {.kind = TRESS_JOINT_WELD_CONSTRAINT, .part0 = head, .part1 = other, .enabled = true};
   tress_joint_set_def(s, wc, &wj);
   tress_part_set_cframe(s, head, pos(0, 7, 0));
@@ -443,14 +308,7 @@ static void test_joints_place_part1(void **state) {
 static void test_part_owns_its_mesh(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "P";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &part);
-  }
+  tress_id part = th_instance(s, TRESS_KIND_PART, "P", tress_scene_get_root(s));
   assert_null(tress_mesh_create(NULL));
   tress_mesh_def def = tress_default_mesh_def();
   def.vertex_count = 2;
@@ -476,42 +334,15 @@ static void test_part_owns_its_mesh(void **state) {
 static void test_scale_places_bones_at_size(void **state) {
   (void)state;
   tress_scene *s = tress_scene_create();
-  tress_id model;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL;
-    instance_def.name = "Character";
-    instance_def.parent = tress_scene_get_root(s);
-    tress_scene_create_instance(s, &instance_def, &model);
-  }
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Head", instance_def.parent = model;
-    tress_scene_create_instance(s, &instance_def, &part);
-  }
+  tress_id model = th_instance(s, TRESS_KIND_MODEL, "Character", tress_scene_get_root(s));
+  tress_id part = th_instance(s, TRESS_KIND_PART, "Head", model);
   tress_part_set_cframe(s, part, tress_xform_from_pos(1, 2, 3));
-  tress_id bone;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Hair", instance_def.parent = part;
-    tress_scene_create_instance(s, &instance_def, &bone);
-  }
+  tress_id bone = th_instance(s, TRESS_KIND_BONE, "Hair", part);
   tress_bone_set_cframe(s, bone, tress_xform_from_pos(0, 0.5f, 0));
-  tress_id tip;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Tip", instance_def.parent = bone;
-    tress_scene_create_instance(s, &instance_def, &tip);
-  }
+  tress_id tip = th_instance(s, TRESS_KIND_BONE, "Tip", bone);
   tress_bone_set_cframe(s, tip, tress_xform_from_pos(0.3f, 0, 0));
   tress_bone_set_transform(s, tip, tress_xform_from_pos(0.1f, 0, 0));
-  tress_id att;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_ATTACHMENT, instance_def.name = "Hat", instance_def.parent = part;
-    tress_scene_create_instance(s, &instance_def, &att);
-  }
+  tress_id att = th_instance(s, TRESS_KIND_ATTACHMENT, "Hat", part);
   tress_attachment_set_cframe(s, att, tress_xform_from_pos(0, 1, 0));
   const float twice[3] = {2, 2, 2}, squashed[3] = {1, 3, 1}, bad[3] = {1, 0, 1};
   assert_true(tress_instance_set_scale(s, model, twice));

@@ -7,6 +7,7 @@
 #include "support/sim_fixture.h"
 #include "tress/spring_bind.h"
 #include "tress/spring_import.h"
+#include "support/scene_build.h"
 
 #define DT (1.0 / 60.0)
 #define BONES 5
@@ -22,13 +23,7 @@ typedef struct rig {
 static rig rig_make(tress_scene *scene) {
   rig r;
   r.chain = fix_chain_make(scene, 0, 0, 0, BONES, LINK);
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Root";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &r.root);
-  }
+  r.root = th_instance(scene, TRESS_KIND_PART, "Root", tress_scene_get_root(scene));
   assert_true(tress_instance_set_parent(scene, r.chain.part, r.root));
   return r;
 }
@@ -274,14 +269,7 @@ static void test_bad_center_refused(void **state) {
   assert_int_equal(tress_sim_bind_bone_chain(sim, a.chain.bones[0], &s, &h), TRESS_OK);
   s.center = b.root;
   assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_ERR_INVALID_ARGUMENT);
-  tress_id gone;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Gone";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &gone);
-  }
+  tress_id gone = th_instance(scene, TRESS_KIND_PART, "Gone", tress_scene_get_root(scene));
   tress_instance_destroy(scene, gone);
   s.center = gone;
   assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_ERR_INVALID_ARGUMENT);
@@ -359,14 +347,7 @@ static float vrm_tail_trailing(bool keep_center) {
   assert_int_equal(imp->chains[0].center, tress_spring_import_find_node(imp, "Hips"));
   if (!keep_center) imp->chains[0].center = -1;
   tress_scene *scene = tress_scene_create();
-  tress_id body;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Body";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &body);
-  }
+  tress_id body = th_instance(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, body, tress_xform_from_pos(0, 5, 0));
   tress_spring_scene ss;
   assert_int_equal(tress_spring_import_apply(imp, scene, body, &ss, &err), 0);

@@ -1,6 +1,7 @@
 /* test_sim_chains.c - bone chains: fixed step, hitch clamp, rest lengths, pinned roots that follow
  * animation, animated input kept apart from the output slot, destroy giving the skeleton back. */
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 
 static void test_defaults_match_the_seed(void **state) {
@@ -129,27 +130,14 @@ static void test_links_keep_rest_length_under_gravity_wind_and_whip(void **state
   def.wind = gusty_wind;
   tress_sim *sim = tress_sim_create(&def);
   /* branching: root, then strand A (3 bones) and strand B (3 bones) */
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Head";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &part);
-  }
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_id bones[7];
   int parent[7] = {-1, 0, 1, 2, 0, 4, 5};
   float rest[7];
   const float offs[7][3] = {{0, 0.5f, 0}, {0.4f, 0, 0}, {0.3f, -0.1f, 0}, {0.5f, 0, 0.1f},
                             {-0.4f, 0, 0}, {-0.2f, -0.2f, 0}, {0, -0.6f, 0.2f}};
   for (int b = 0; b < 7; b++) {
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_BONE;
-      instance_def.name = "Hair";
-      instance_def.parent = parent[b] < 0 ? part : bones[parent[b]];
-      tress_scene_create_instance(scene, &instance_def, &bones[b]);
-    }
+    bones[b] = th_instance(scene, TRESS_KIND_BONE, "Hair", parent[b] < 0 ? part : bones[parent[b]]);
     tress_bone_set_cframe(scene, bones[b], tress_xform_from_pos(offs[b][0], offs[b][1], offs[b][2]));
     rest[b] = sqrtf(offs[b][0] * offs[b][0] + offs[b][1] * offs[b][1] + offs[b][2] * offs[b][2]);
   }
@@ -240,14 +228,7 @@ static void test_bind_twice_returns_the_same_handle(void **state) {
   fix_run(sim, 1.0 / 60.0, 1);
   assert_int_equal(tress_sim_get_stats(sim).simulated, 1);
   /* a part with no bones binds nothing */
-  tress_id bare;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Bare";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &bare);
-  }
+  tress_id bare = th_instance(scene, TRESS_KIND_PART, "Bare", tress_scene_get_root(scene));
   assert_int_equal(tress_sim_bind(sim, bare, NULL, &b), TRESS_ERR_NOTHING_TO_BIND);
   assert_true(tress_handle_is_null(b));
   assert_int_equal(tress_sim_get_stats(sim).bound, 1);

@@ -4,6 +4,7 @@
  * padding, in-place and gathered levels, collider lanes and the render carry are all rebuilt
  * many times. Every drawn pose stays finite and every live, unblended chain keeps its links. */
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 enum { POOL = 160, FRAMES = 900 };
 
@@ -35,13 +36,7 @@ static void make(tress_scene *scene, tress_sim *sim, slot *s, uint32_t *rng, int
   s->chain = fix_chain_make(scene, (float)(k % 16) * 2.0f, 5, (float)(k / 16) * 2.0f, 1 + (int)(next_u32(rng) % 9), 0.25f);
   s->branch = (tress_id){0};
   if (next_u32(rng) % 3 == 0) {
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_BONE;
-      instance_def.name = "Sector";
-      instance_def.parent = s->chain.bones[0];
-      tress_scene_create_instance(scene, &instance_def, &s->branch);
-    }
+    s->branch = th_instance(scene, TRESS_KIND_BONE, "Sector", s->chain.bones[0]);
     tress_bone_set_cframe(scene, s->branch, tress_xform_from_pos(0, 0, 0.25f));
   }
   s->alive = true;

@@ -1,6 +1,7 @@
 /* test_sim_parts.c - part chains (bind_parts): parts[0] is the pin the body moves, the rest are
  * written through their world cframe, links are inextensible, and binds are not deduplicated. */
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 typedef struct tail {
   tress_id parts[4];
@@ -9,13 +10,7 @@ typedef struct tail {
 static tail tail_make(tress_scene *scene, float x) {
   tail t;
   for (int i = 0; i < 4; i++) {
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_PART;
-      instance_def.name = i == 0 ? "TailRoot" : "Segment";
-      instance_def.parent = tress_scene_get_root(scene);
-      tress_scene_create_instance(scene, &instance_def, &t.parts[i]);
-    }
+    t.parts[i] = th_instance(scene, TRESS_KIND_PART, i == 0 ? "TailRoot" : "Segment", tress_scene_get_root(scene));
     tress_part_set_cframe(scene, t.parts[i], tress_xform_from_pos(x + 0.5f * (float)i, 5, 0));
   }
   return t;
@@ -108,14 +103,7 @@ static void test_bind_parts_needs_a_pin_and_a_link(void **state) {
   tress_id mixed[2] = {t.parts[0], {0}};
   tress_scene_create_instance(scene, &folder, &mixed[1]);
   assert_int_equal(tress_sim_bind_parts(sim, mixed, 2, NULL, &h), TRESS_ERR_INVALID_ARGUMENT);
-  tress_id gone;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "gone";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &gone);
-  }
+  tress_id gone = th_instance(scene, TRESS_KIND_PART, "gone", tress_scene_get_root(scene));
   tress_instance_destroy(scene, gone);
   tress_id stale[2] = {t.parts[0], gone};
   assert_int_equal(tress_sim_bind_parts(sim, stale, 2, NULL, &h), TRESS_ERR_STALE_ID);

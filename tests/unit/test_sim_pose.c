@@ -9,6 +9,7 @@
 #include "support/sim_fixture.h"
 
 #include "tress/pose.h"
+#include "support/scene_build.h"
 
 enum { LIMBS = 5, LIMB_BONES = 12, SKELETON_BONES = LIMBS * LIMB_BONES, ENTRIES = SKELETON_BONES + 3 };
 
@@ -31,23 +32,9 @@ typedef struct rig {
 static void rig_make(rig *r) {
   memset(r, 0, sizeof *r);
   r->scene = tress_scene_create();
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL;
-    instance_def.name = "Character";
-    instance_def.parent = tress_scene_get_root(r->scene);
-    tress_scene_create_instance(r->scene, &instance_def, &r->model);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Torso", instance_def.parent = r->model;
-    tress_scene_create_instance(r->scene, &instance_def, &r->torso);
-  }
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART, instance_def.name = "Head", instance_def.parent = r->model;
-    tress_scene_create_instance(r->scene, &instance_def, &r->head);
-  }
+  r->model = th_instance(r->scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(r->scene));
+  r->torso = th_instance(r->scene, TRESS_KIND_PART, "Torso", r->model);
+  r->head = th_instance(r->scene, TRESS_KIND_PART, "Head", r->model);
   tress_part_set_cframe(r->scene, r->torso, tress_xform_from_pos(0, 3, 0));
   tress_part_set_cframe(r->scene, r->head, tress_xform_from_pos(0, 4.5f, 0));
   /* the game's skeleton: five limbs of twelve bones under the torso */
@@ -56,11 +43,7 @@ static void rig_make(rig *r) {
     for (int b = 0; b < LIMB_BONES; b++) {
       int i = l * LIMB_BONES + b;
       snprintf(r->names[i], sizeof r->names[i], "Limb%d_%d", l, b);
-      {
-        tress_instance_def instance_def = tress_default_instance_def();
-        instance_def.kind = TRESS_KIND_BONE, instance_def.name = r->names[i], instance_def.parent = parent;
-        tress_scene_create_instance(r->scene, &instance_def, &r->bones[i]);
-      }
+      r->bones[i] = th_instance(r->scene, TRESS_KIND_BONE, r->names[i], parent);
       tress_bone_set_cframe(r->scene, r->bones[i], tress_xform_from_pos(0.1f * (float)(l - 2), -0.2f, 0));
       parent = r->bones[i];
     }
@@ -68,13 +51,7 @@ static void rig_make(rig *r) {
   /* hair hanging behind the head: a pinned root and five links straight down */
   tress_id parent = r->head;
   for (int b = 0; b < 6; b++) {
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_BONE;
-      instance_def.name = b ? "Strand" : "HairRoot";
-      instance_def.parent = parent;
-      tress_scene_create_instance(r->scene, &instance_def, &r->hair[b]);
-    }
+    r->hair[b] = th_instance(r->scene, TRESS_KIND_BONE, b ? "Strand" : "HairRoot", parent);
     tress_bone_set_cframe(r->scene, r->hair[b], b ? tress_xform_from_pos(0, -0.3f, 0) : tress_xform_from_pos(0, 0.4f, -0.5f));
     parent = r->hair[b];
   }
@@ -131,14 +108,7 @@ static void test_names_resolve_once(void **state) {
   assert_true(tress_id_is_equal(tress_pose_map_get_instance(map, SKELETON_BONES + 1), r.head));
   assert_true(tress_id_is_equal(tress_pose_map_get_instance(map, SKELETON_BONES + 2), r.hair[0]));
   /* a bone added later under the model resolves on refresh */
-  tress_id late;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE;
-    instance_def.name = "mixamorig:Unknown";
-    instance_def.parent = r.head;
-    tress_scene_create_instance(r.scene, &instance_def, &late);
-  }
+  tress_id late = th_instance(r.scene, TRESS_KIND_BONE, "mixamorig:Unknown", r.head);
   assert_int_equal(tress_pose_map_get_matched_count(map), ENTRIES - 1);
   tress_pose_map_refresh(map);
   assert_true(tress_id_is_equal(tress_pose_map_get_instance(map, 5), late));

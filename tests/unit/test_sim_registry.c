@@ -1,6 +1,7 @@
 /* test_sim_registry.c - the handle registry: bind's dedupe and a root's destruction find the
  * handles on one root through a per-root list, whatever else is bound, in any bind/destroy order. */
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 static bool handle_equal(tress_handle_id a, tress_handle_id b) {
   return a.index1 == b.index1 && a.generation == b.generation;
@@ -10,14 +11,7 @@ static void test_one_part_roots_several_handle_kinds(void **state) {
   (void)state;
   tress_scene *scene = tress_scene_create();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.3f);
-  tress_id tail;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Tail";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &tail);
-  }
+  tress_id tail = th_instance(scene, TRESS_KIND_PART, "Tail", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, tail, tress_xform_from_pos(0, 4, 0));
   tress_sim *sim = fix_sim(scene, 10, 1e6f);
   tress_handle_id bones, parts, again;

@@ -3,6 +3,7 @@
  * tips, wind, a collider on the head scaled with it), a scale changed mid-run keeps the chain
  * whole at its new size, and a non-uniform scale is refused at bind and reported later. */
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 #define DT (1.0 / 60.0)
 #define BONES 5
@@ -37,13 +38,7 @@ static tress_chain_settings model_settings(int model) {
 /* A Model scaled `scale` holding Head with a hanging chain, a sphere on Head, wind. */
 static tress_result rig_make(rig *r, int model, const float scale[3]) {
   r->scene = tress_scene_create();
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL;
-    instance_def.name = "Character";
-    instance_def.parent = tress_scene_get_root(r->scene);
-    tress_scene_create_instance(r->scene, &instance_def, &r->model);
-  }
+  r->model = th_instance(r->scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(r->scene));
   assert_true(tress_instance_set_scale(r->scene, r->model, scale));
   r->chain = fix_chain_make(r->scene, 0, 0, 0, BONES, LINK);
   assert_true(tress_instance_set_parent(r->scene, r->chain.part, r->model));

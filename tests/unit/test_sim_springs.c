@@ -16,6 +16,7 @@
 #include "support/sim_fixture.h"
 #include "tress/spring_bind.h"
 #include "tress/spring_import.h"
+#include "support/scene_build.h"
 
 /* ---- helpers ---- */
 
@@ -138,14 +139,7 @@ static void test_collider_sets_are_per_chain(void **state) {
   tress_scene *scene = tress_scene_create();
   fix_chain hair = fix_chain_make(scene, 0, 10, 0, 7, 0.5f);
   fix_chain tail = fix_chain_make(scene, 0, 10, 0.0f, 7, 0.5f);
-  tress_id body;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Body";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &body);
-  }
+  tress_id body = th_instance(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, body, tress_xform_from_pos(0, 10, 0));
   tress_sim *sim = make_sim(scene);
   tress_collider_def head = tress_default_collider_def();
@@ -443,14 +437,7 @@ typedef enum { EV_NONE, EV_JUMP, EV_STALL, EV_RESET_PART, EV_RESET_MODEL } reset
 
 static float after_event(reset_event ev, float amount) {
   tress_scene *scene = tress_scene_create();
-  tress_id model;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_MODEL;
-    instance_def.name = "Character";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &model);
-  }
+  tress_id model = th_instance(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   tress_instance_set_parent(scene, c.part, model);
   tress_sim *sim = make_sim(scene);
@@ -670,14 +657,7 @@ static float vrm_hair_closest(const char *path, bool with_colliders, float *tail
   assert_int_equal(imp->chain_count, 2);
   assert_int_equal(imp->collider_count, 1);
   tress_scene *scene = tress_scene_create();
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Body";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &part);
-  }
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0, 5, 0));
   tress_spring_scene ss;
   assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
@@ -755,14 +735,7 @@ static void test_vrm_import_turns_the_first_joint(void **state) {
   tress_chain_settings cs = tress_spring_chain_get_sim_settings(&imp->chains[0], g, NULL, 0);
   assert_int_equal(cs.model, TRESS_SPRING_VRM);
   tress_scene *scene = tress_scene_create();
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Body";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &part);
-  }
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0, 5, 0));
   tress_spring_scene ss;
   assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);

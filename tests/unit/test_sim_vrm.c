@@ -3,6 +3,7 @@
  * independence, no allocation per frame, and a check against a plain scalar re-implementation of VRMC_springBone-1.0. */
 #include "support/alloc_count.h"
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 #define DT (1.0 / 60.0)
 
@@ -524,13 +525,7 @@ static void test_model_refused_where_it_cannot_run(void **state) {
   tress_scene *scene = tress_scene_create();
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_id parts[2];
-  for (int k = 0; k < 2; k++) {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "P";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &parts[k]);
-  }
+  for (int k = 0; k < 2; k++) parts[k] = th_instance(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
   tress_chain_settings s = vrm_settings(1.0f, 0.4f, 1.0f);
   assert_int_equal(tress_sim_bind_parts(sim, parts, 2, &s, NULL), TRESS_ERR_INVALID_ARGUMENT);
   s.model = (tress_spring_model)7;
@@ -579,19 +574,9 @@ static void test_vrm_branch(void **state) {
   (void)state;
   tress_scene *scene = tress_scene_create();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 3, 0.3f);
-  tress_id extra;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Hair", instance_def.parent = c.bones[1];
-    tress_scene_create_instance(scene, &instance_def, &extra);
-  }
+  tress_id extra = th_instance(scene, TRESS_KIND_BONE, "Hair", c.bones[1]);
   tress_bone_set_cframe(scene, extra, tress_xform_from_pos(0, 0, 0.3f));
-  tress_id extra_tip;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_BONE, instance_def.name = "Hair", instance_def.parent = extra;
-    tress_scene_create_instance(scene, &instance_def, &extra_tip);
-  }
+  tress_id extra_tip = th_instance(scene, TRESS_KIND_BONE, "Hair", extra);
   tress_bone_set_cframe(scene, extra_tip, tress_xform_from_pos(0, 0, 0.3f));
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_chain_settings s = vrm_settings(1.0f, 0.4f, 2.0f);

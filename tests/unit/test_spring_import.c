@@ -19,6 +19,7 @@
 #include "tress/spring_import.h"
 #include "support/spring_import_queries.h"
 #include "tress/spring_report.h"
+#include "support/scene_build.h"
 
 /* ---- writing model files ---- */
 
@@ -611,14 +612,7 @@ static void test_apply_builds_bones_and_colliders(void **state) {
   cJSON_Delete(doc);
   tress_spring_import *imp = load(path, 1.0f);
   tress_scene *scene = tress_scene_create();
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "HairPart";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &part);
-  }
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "HairPart", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0.0f, 10.0f, 0.0f));
   tress_spring_scene ss;
   tress_error err = {0};
@@ -886,14 +880,7 @@ static void test_mutated_models_hold_together(void **state) {
     }
     /* and it applies to a scene without tripping over anything */
     tress_scene *scene = tress_scene_create();
-    tress_id part;
-    {
-      tress_instance_def instance_def = tress_default_instance_def();
-      instance_def.kind = TRESS_KIND_PART;
-      instance_def.name = "P";
-      instance_def.parent = tress_scene_get_root(scene);
-      tress_scene_create_instance(scene, &instance_def, &part);
-    }
+    tress_id part = th_instance(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
     tress_spring_scene ss;
     assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
     for (uint32_t i = 0; i < imp->chain_count; i++)
@@ -946,14 +933,7 @@ static void test_deep_node_tree(void **state) {
   assert_true(import_has_warning(imp, "cycle", NULL));
   /* and it applies: one bone per strand node, nested, none for the cycle */
   tress_scene *scene = tress_scene_create();
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "P";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &part);
-  }
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
   tress_spring_scene ss;
   assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
   assert_true(tress_id_is_equal(tress_instance_get_parent(scene, ss.node_bones[DEEP - 1]), ss.node_bones[DEEP - 2]));

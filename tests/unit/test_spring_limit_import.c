@@ -19,6 +19,7 @@
 #include "tress/spring_bind.h"
 #include "tress/spring_import.h"
 #include "support/spring_import_queries.h"
+#include "support/scene_build.h"
 
 #define PI_F 3.14159265358979f
 #define DT (1.0 / 60.0)
@@ -199,14 +200,7 @@ static float excess(const tress_scene *scene, const tress_id *bones, tress_id pa
  * against the limit the file gives it (the `file` copy, whatever the import was told). */
 static float worst_excess(tress_spring_import *imp, const tress_joint_limit *file) {
   tress_scene *scene = tress_scene_create();
-  tress_id part;
-  {
-    tress_instance_def instance_def = tress_default_instance_def();
-    instance_def.kind = TRESS_KIND_PART;
-    instance_def.name = "Head";
-    instance_def.parent = tress_scene_get_root(scene);
-    tress_scene_create_instance(scene, &instance_def, &part);
-  }
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_spring_scene ss;
   tress_error err = {0};
   assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
