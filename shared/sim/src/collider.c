@@ -208,7 +208,10 @@ static inline void push_keep_link(float *x, float *y, float *z, float px, float 
   uz = o.plane ? -bz : uz * inv_dc;
   float h = o.plane ? hp : hs;
   float rho2 = rest * rest - h * h;
-  bool circle = (o.plane || dc > 1e-9f) && rho2 >= 0.0f;
+  /* through a float, as the pre-shape kernel did: a bool from && here left a branch gcc would
+   * not if-convert, and the loop over a hit block did not vectorize */
+  float circle_f = ((o.plane || dc > 1e-9f) && rho2 >= 0.0f) ? 1.0f : 0.0f;
+  bool circle = circle_f > 0.0f;
   float rho = sqrtf(rho2 > 0.0f ? rho2 : 0.0f);
   float wx = *x - px, wy = *y - py, wz = *z - pz;
   float wu = wx * ux + wy * uy + wz * uz;
