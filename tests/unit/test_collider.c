@@ -204,6 +204,10 @@ static void batch_matches_scalar(tress_collider_response response, bool extended
   assert_true(tress__collider_lanes_init(&lanes, 8, N));
   tress__collider_lanes_gather(&lanes, world, C, sets, 3, set_of_node, N);
   assert_int_equal(lanes.slots, C);
+  /* which slots take the general kernels (a plane or inside shape for some node: set 1's slot
+   * 0 is world[2]) and which hold a segment (b != a: capsules, and the plane's normal) */
+  assert_int_equal(lanes.shaped_slots, extended ? 0x0Fu : 0u);
+  assert_int_equal(lanes.capsule_slots, extended ? 0x2Du : 0x25u);
   float bx[N], by[N], bz[N];
   memcpy(bx, x, sizeof x); memcpy(by, y, sizeof y); memcpy(bz, z, sizeof z);
   tress__collider_push_level(bx, by, bz, px, py, pz, rest, sr, N, &lanes, response);

@@ -208,7 +208,10 @@ static inline void push_keep_link(float *x, float *y, float *z, float px, float 
   uz = o.plane ? -bz : uz * inv_dc;
   float h = o.plane ? hp : hs;
   float rho2 = rest * rest - h * h;
-  bool circle = (o.plane || dc > 1e-9f) && rho2 >= 0.0f;
+  /* through a float, as the pre-shape kernel did: a bool from && here left a branch gcc would
+   * not if-convert, and the loop over a hit block did not vectorize */
+  float circle_f = ((o.plane || dc > 1e-9f) && rho2 >= 0.0f) ? 1.0f : 0.0f;
+  bool circle = circle_f > 0.0f;
   float rho = sqrtf(rho2 > 0.0f ? rho2 : 0.0f);
   float wx = *x - px, wy = *y - py, wz = *z - pz;
   float wu = wx * ux + wy * uy + wz * uz;
@@ -344,6 +347,7 @@ void tress__collider_lanes_gather(tress_collider_lanes *lanes, const tress_colli
     if (si < set_count && sets[si].count > widest) widest = sets[si].count;
   }
   if (widest > lanes->slot_cap) widest = lanes->slot_cap;
+  uint32_t shaped = 0, capsules = 0;
   for (uint32_t k = 0; k < widest; k++) {
     size_t o = (size_t)k * lanes->stride;
     float *ax = lanes->ax + o, *ay = lanes->ay + o, *az = lanes->az + o;
@@ -364,8 +368,30 @@ void tress__collider_lanes_gather(tress_collider_lanes *lanes, const tress_colli
         sh[j] = SHAPE_OUTSIDE;
       }
     }
+    /* which kernels the slot needs: its own pass over the contiguous lanes, so it vectorizes */
+    int any_shaped = 0, any_segment = 0;
+    for (uint32_t j = 0; j < count; j++) {
+      any_shaped |= sh[j] != SHAPE_OUTSIDE;
+      any_segment |= (ax[j] != bx[j]) | (ay[j] != by[j]) | (az[j] != bz[j]); /* ab != 0: not may_hit_sphere's case */
+    }
+    if (k < 32) {
+      shaped |= (uint32_t)any_shaped << k;
+      capsules |= (uint32_t)any_segment << k;
+    }
   }
   lanes->slots = widest;
+  lanes->shaped_slots = shaped;
+  lanes->capsule_slots = capsules;
+}
+
+/* Whether slot k holds only spheres and capsules, for every node (see shaped_slots). */
+static inline bool slot_is_plain(const tress_collider_lanes *lanes, uint32_t k) {
+  return k < 32 && !(lanes->shaped_slots >> k & 1u);
+}
+
+/* Whether slot k holds only spheres (b == a), for every node. */
+static inline bool slot_is_sphere(const tress_collider_lanes *lanes, uint32_t k) {
+  return slot_is_plain(lanes, k) && !(lanes->capsule_slots >> k & 1u);
 }
 
 tress_collider_lanes tress__collider_lanes_view(const tress_collider_lanes *lanes, uint32_t first) {
@@ -406,34 +432,64 @@ static inline int may_hit(float x, float y, float z, float ax, float ay, float a
   return plane ? s < r : hit;
 }
 
-/* Whether any node of a block may need a push from its slot. Kept out of line so each loop is
- * its own loop nest and vectorizes. */
-__attribute__((noinline)) static int block_may_hit(const float *restrict x, const float *restrict y,
-                                                   const float *restrict z, const float *restrict cax,
-                                                   const float *restrict cay, const float *restrict caz,
-                                                   const float *restrict cbx, const float *restrict cby,
-                                                   const float *restrict cbz, const float *restrict cr,
-                                                   const float *restrict csh, const float *restrict strand_radius,
-                                                   uint32_t n) {
-  int any = 0;
-  for (uint32_t j = 0; j < n; j++)
-    any |= may_hit(x[j], y[j], z[j], cax[j], cay[j], caz[j], cbx[j], cby[j], cbz[j], cr[j], csh[j], strand_radius[j]);
-  return any;
+/* may_hit for a sphere slot (ab == 0): tn is 0, so the node is "before a" and the test is
+ * |ap|^2 < r^2, the same operations on the same values as may_hit, so the same answer. */
+static inline int may_hit_sphere(float x, float y, float z, float ax, float ay, float az, float bx, float by,
+                                 float bz, float radius, float kind, float sr) {
+  (void)bx, (void)by, (void)bz, (void)kind;
+  float apx = x - ax, apy = y - ay, apz = z - az;
+  float ap2 = apx * apx + apy * apy + apz * apz;
+  float r = radius + sr;
+  float r2 = r > 0.0f ? r * r : -1.0f;
+  return ap2 < r2;
 }
 
+/* Whether any node of a block may need a push from its slot. Kept out of line so each loop is
+ * its own loop nest and vectorizes. Each kernel comes twice: KIND csh[j] for a slot with a
+ * plane or an inside shape, and the constant SHAPE_OUTSIDE for a sphere/capsule-only slot,
+ * where the shape selects fold away and the loop is the sphere/capsule math alone (the
+ * same operations on the same values, so the same bits). */
+#define BLOCK_MAY_HIT(NAME, TEST, KIND)                                                                                     \
+  __attribute__((noinline)) static int NAME(                                                                          \
+      const float *restrict x, const float *restrict y, const float *restrict z, const float *restrict cax,          \
+      const float *restrict cay, const float *restrict caz, const float *restrict cbx, const float *restrict cby,    \
+      const float *restrict cbz, const float *restrict cr, const float *restrict csh,                                 \
+      const float *restrict strand_radius, uint32_t n) {                                                              \
+    (void)csh;                                                                                                        \
+    int any = 0;                                                                                                      \
+    for (uint32_t j = 0; j < n; j++)                                                                                  \
+      any |= TEST(x[j], y[j], z[j], cax[j], cay[j], caz[j], cbx[j], cby[j], cbz[j], cr[j], KIND, strand_radius[j]);    \
+    return any;                                                                                                       \
+  }
+BLOCK_MAY_HIT(block_may_hit, may_hit, csh[j])
+BLOCK_MAY_HIT(block_may_hit_plain, may_hit, SHAPE_OUTSIDE)
+BLOCK_MAY_HIT(block_may_hit_sphere, may_hit_sphere, SHAPE_OUTSIDE)
+typedef int block_may_hit_fn(const float *restrict, const float *restrict, const float *restrict,
+                             const float *restrict, const float *restrict, const float *restrict,
+                             const float *restrict, const float *restrict, const float *restrict,
+                             const float *restrict, const float *restrict, const float *restrict, uint32_t);
+
 /* One loop per response, so neither carries the other's work. */
-#define BLOCK_PUSH(NAME, PUSH)                                                                                        \
+#define BLOCK_PUSH(NAME, PUSH, KIND)                                                                                  \
   __attribute__((noinline)) static void NAME(                                                                         \
       float *restrict x, float *restrict y, float *restrict z, const float *restrict px, const float *restrict py,   \
       const float *restrict pz, const float *restrict rest, const float *restrict cax, const float *restrict cay,    \
       const float *restrict caz, const float *restrict cbx, const float *restrict cby, const float *restrict cbz,    \
       const float *restrict cr, const float *restrict csh, const float *restrict strand_radius, uint32_t n) {        \
+    (void)csh;                                                                                                        \
     for (uint32_t j = 0; j < n; j++)                                                                                  \
       PUSH(&x[j], &y[j], &z[j], px[j], py[j], pz[j], rest[j], cax[j], cay[j], caz[j], cbx[j], cby[j], cbz[j], cr[j], \
-           csh[j], strand_radius[j]);                                                                                 \
+           KIND, strand_radius[j]);                                                                                   \
   }
-BLOCK_PUSH(block_push_keep, push_keep_link)
-BLOCK_PUSH(block_push_restore, push_then_restore)
+BLOCK_PUSH(block_push_keep, push_keep_link, csh[j])
+BLOCK_PUSH(block_push_restore, push_then_restore, csh[j])
+BLOCK_PUSH(block_push_keep_plain, push_keep_link, SHAPE_OUTSIDE)
+BLOCK_PUSH(block_push_restore_plain, push_then_restore, SHAPE_OUTSIDE)
+typedef void block_push_fn(float *restrict, float *restrict, float *restrict, const float *restrict,
+                           const float *restrict, const float *restrict, const float *restrict, const float *restrict,
+                           const float *restrict, const float *restrict, const float *restrict, const float *restrict,
+                           const float *restrict, const float *restrict, const float *restrict, const float *restrict,
+                           uint32_t);
 
 __attribute__((noinline)) static void restore_links(float *restrict x, float *restrict y, float *restrict z,
                                                     const float *restrict px, const float *restrict py,
@@ -454,24 +510,25 @@ void tress__collider_push_level(float *restrict x, float *restrict y, float *res
                                const float *restrict strand_radius, uint32_t count,
                                const tress_collider_lanes *lanes, tress_collider_response response) {
   if (!lanes || lanes->slots == 0 || count == 0) return;
+  bool restore = response == TRESS_COLLIDER_PUSH_THEN_RESTORE;
   for (uint32_t k = 0; k < lanes->slots; k++) {
     size_t o = (size_t)k * lanes->stride;
     const float *cax = lanes->ax + o, *cay = lanes->ay + o, *caz = lanes->az + o;
     const float *cbx = lanes->bx + o, *cby = lanes->by + o, *cbz = lanes->bz + o;
     const float *cr = lanes->radius + o, *csh = lanes->shape + o;
+    bool plain = slot_is_plain(lanes, k);
+    block_push_fn *push = restore ? (plain ? block_push_restore_plain : block_push_restore)
+                                  : (plain ? block_push_keep_plain : block_push_keep);
+    block_may_hit_fn *test = slot_is_sphere(lanes, k) ? block_may_hit_sphere : plain ? block_may_hit_plain : block_may_hit;
     /* Blocks of nodes: the cheap test first, the full push only where some node is inside;
      * most nodes touch few of their colliders. */
     for (uint32_t lo = 0; lo < count; lo += PUSH_BLOCK) {
       uint32_t n = count - lo < PUSH_BLOCK ? count - lo : PUSH_BLOCK;
-      if (!block_may_hit(x + lo, y + lo, z + lo, cax + lo, cay + lo, caz + lo, cbx + lo, cby + lo, cbz + lo, cr + lo,
-                         csh + lo, strand_radius + lo, n))
+      if (!test(x + lo, y + lo, z + lo, cax + lo, cay + lo, caz + lo, cbx + lo, cby + lo, cbz + lo, cr + lo, csh + lo,
+                strand_radius + lo, n))
         continue;
-      if (response == TRESS_COLLIDER_PUSH_THEN_RESTORE)
-        block_push_restore(x + lo, y + lo, z + lo, px + lo, py + lo, pz + lo, rest + lo, cax + lo, cay + lo, caz + lo,
-                           cbx + lo, cby + lo, cbz + lo, cr + lo, csh + lo, strand_radius + lo, n);
-      else
-        block_push_keep(x + lo, y + lo, z + lo, px + lo, py + lo, pz + lo, rest + lo, cax + lo, cay + lo, caz + lo,
-                        cbx + lo, cby + lo, cbz + lo, cr + lo, csh + lo, strand_radius + lo, n);
+      push(x + lo, y + lo, z + lo, px + lo, py + lo, pz + lo, rest + lo, cax + lo, cay + lo, caz + lo, cbx + lo,
+           cby + lo, cbz + lo, cr + lo, csh + lo, strand_radius + lo, n);
     }
   }
   /* The link back to the parent, for every node (a node no collider moved already has it,
@@ -482,38 +539,55 @@ void tress__collider_push_level(float *restrict x, float *restrict y, float *res
 /* ---- the same, reading each node's colliders through its set index ---- */
 
 /* As block_may_hit / the block pushes, with slot data at [set_of_node[j]]: gcc emulates the
- * gathers and still vectorizes the math, so no per-node copy of collider data is ever made. */
-__attribute__((noinline)) static int block_may_hit_sets(const float *restrict x, const float *restrict y,
-                                                        const float *restrict z, const float *restrict cax,
-                                                        const float *restrict cay, const float *restrict caz,
-                                                        const float *restrict cbx, const float *restrict cby,
-                                                        const float *restrict cbz, const float *restrict cr,
-                                                        const float *restrict csh,
-                                                        const float *restrict strand_radius,
-                                                        const uint32_t *restrict set, uint32_t n) {
-  int any = 0;
-  for (uint32_t j = 0; j < n; j++) {
-    uint32_t s = set[j];
-    any |= may_hit(x[j], y[j], z[j], cax[s], cay[s], caz[s], cbx[s], cby[s], cbz[s], cr[s], csh[s], strand_radius[j]);
+ * gathers and still vectorizes the math, so no per-node copy of collider data is ever made.
+ * The same two flavours: KIND csh[s], or SHAPE_OUTSIDE for a sphere/capsule-only slot. */
+#define BLOCK_MAY_HIT_SETS(NAME, TEST, KIND)                                                                                \
+  __attribute__((noinline)) static int NAME(                                                                          \
+      const float *restrict x, const float *restrict y, const float *restrict z, const float *restrict cax,          \
+      const float *restrict cay, const float *restrict caz, const float *restrict cbx, const float *restrict cby,    \
+      const float *restrict cbz, const float *restrict cr, const float *restrict csh,                                 \
+      const float *restrict strand_radius, const uint32_t *restrict set, uint32_t n) {                                \
+    (void)csh;                                                                                                        \
+    int any = 0;                                                                                                      \
+    for (uint32_t j = 0; j < n; j++) {                                                                                \
+      uint32_t s = set[j];                                                                                            \
+      any |= TEST(x[j], y[j], z[j], cax[s], cay[s], caz[s], cbx[s], cby[s], cbz[s], cr[s], KIND, strand_radius[j]);    \
+    }                                                                                                                 \
+    return any;                                                                                                       \
   }
-  return any;
-}
+BLOCK_MAY_HIT_SETS(block_may_hit_sets, may_hit, csh[s])
+BLOCK_MAY_HIT_SETS(block_may_hit_sets_plain, may_hit, SHAPE_OUTSIDE)
+BLOCK_MAY_HIT_SETS(block_may_hit_sets_sphere, may_hit_sphere, SHAPE_OUTSIDE)
+typedef int block_may_hit_sets_fn(const float *restrict, const float *restrict, const float *restrict,
+                                  const float *restrict, const float *restrict, const float *restrict,
+                                  const float *restrict, const float *restrict, const float *restrict,
+                                  const float *restrict, const float *restrict, const float *restrict,
+                                  const uint32_t *restrict, uint32_t);
 
-#define BLOCK_PUSH_SETS(NAME, PUSH)                                                                                   \
+#define BLOCK_PUSH_SETS(NAME, PUSH, KIND)                                                                             \
   __attribute__((noinline)) static void NAME(                                                                         \
       float *restrict x, float *restrict y, float *restrict z, const float *restrict px, const float *restrict py,   \
       const float *restrict pz, const float *restrict rest, const float *restrict cax, const float *restrict cay,    \
       const float *restrict caz, const float *restrict cbx, const float *restrict cby, const float *restrict cbz,    \
       const float *restrict cr, const float *restrict csh, const float *restrict strand_radius,                      \
       const uint32_t *restrict set, uint32_t n) {                                                                     \
+    (void)csh;                                                                                                        \
     for (uint32_t j = 0; j < n; j++) {                                                                                \
       uint32_t s = set[j];                                                                                            \
       PUSH(&x[j], &y[j], &z[j], px[j], py[j], pz[j], rest[j], cax[s], cay[s], caz[s], cbx[s], cby[s], cbz[s], cr[s], \
-           csh[s], strand_radius[j]);                                                                                 \
+           KIND, strand_radius[j]);                                                                                   \
     }                                                                                                                 \
   }
-BLOCK_PUSH_SETS(block_push_keep_sets, push_keep_link)
-BLOCK_PUSH_SETS(block_push_restore_sets, push_then_restore)
+BLOCK_PUSH_SETS(block_push_keep_sets, push_keep_link, csh[s])
+BLOCK_PUSH_SETS(block_push_restore_sets, push_then_restore, csh[s])
+BLOCK_PUSH_SETS(block_push_keep_sets_plain, push_keep_link, SHAPE_OUTSIDE)
+BLOCK_PUSH_SETS(block_push_restore_sets_plain, push_then_restore, SHAPE_OUTSIDE)
+typedef void block_push_sets_fn(float *restrict, float *restrict, float *restrict, const float *restrict,
+                                const float *restrict, const float *restrict, const float *restrict,
+                                const float *restrict, const float *restrict, const float *restrict,
+                                const float *restrict, const float *restrict, const float *restrict,
+                                const float *restrict, const float *restrict, const float *restrict,
+                                const uint32_t *restrict, uint32_t);
 
 void tress__collider_push_level_sets(float *restrict x, float *restrict y, float *restrict z, const float *restrict px,
                                     const float *restrict py, const float *restrict pz, const float *restrict rest,
@@ -521,22 +595,24 @@ void tress__collider_push_level_sets(float *restrict x, float *restrict y, float
                                     const tress_collider_lanes *set_lanes, const uint32_t *restrict set_of_node,
                                     tress_collider_response response) {
   if (!set_lanes || set_lanes->slots == 0 || count == 0 || !set_of_node) return;
+  bool restore = response == TRESS_COLLIDER_PUSH_THEN_RESTORE;
   for (uint32_t k = 0; k < set_lanes->slots; k++) {
     size_t o = (size_t)k * set_lanes->stride;
     const float *cax = set_lanes->ax + o, *cay = set_lanes->ay + o, *caz = set_lanes->az + o;
     const float *cbx = set_lanes->bx + o, *cby = set_lanes->by + o, *cbz = set_lanes->bz + o;
     const float *cr = set_lanes->radius + o, *csh = set_lanes->shape + o;
+    bool plain = slot_is_plain(set_lanes, k);
+    block_push_sets_fn *push = restore ? (plain ? block_push_restore_sets_plain : block_push_restore_sets)
+                                       : (plain ? block_push_keep_sets_plain : block_push_keep_sets);
+    block_may_hit_sets_fn *test = slot_is_sphere(set_lanes, k) ? block_may_hit_sets_sphere
+                                  : plain                       ? block_may_hit_sets_plain
+                                                                : block_may_hit_sets;
     for (uint32_t lo = 0; lo < count; lo += PUSH_BLOCK) {
       uint32_t n = count - lo < PUSH_BLOCK ? count - lo : PUSH_BLOCK;
-      if (!block_may_hit_sets(x + lo, y + lo, z + lo, cax, cay, caz, cbx, cby, cbz, cr, csh, strand_radius + lo,
-                              set_of_node + lo, n))
+      if (!test(x + lo, y + lo, z + lo, cax, cay, caz, cbx, cby, cbz, cr, csh, strand_radius + lo, set_of_node + lo, n))
         continue;
-      if (response == TRESS_COLLIDER_PUSH_THEN_RESTORE)
-        block_push_restore_sets(x + lo, y + lo, z + lo, px + lo, py + lo, pz + lo, rest + lo, cax, cay, caz, cbx, cby,
-                                cbz, cr, csh, strand_radius + lo, set_of_node + lo, n);
-      else
-        block_push_keep_sets(x + lo, y + lo, z + lo, px + lo, py + lo, pz + lo, rest + lo, cax, cay, caz, cbx, cby,
-                             cbz, cr, csh, strand_radius + lo, set_of_node + lo, n);
+      push(x + lo, y + lo, z + lo, px + lo, py + lo, pz + lo, rest + lo, cax, cay, caz, cbx, cby, cbz, cr, csh,
+           strand_radius + lo, set_of_node + lo, n);
     }
   }
   restore_links(x, y, z, px, py, pz, rest, count);

@@ -51,6 +51,11 @@ void tress__collider_push_free(float *restrict x, float *restrict y, float *rest
 typedef struct tress_collider_lanes {
   float *ax, *ay, *az, *bx, *by, *bz, *radius;
   float *shape; /* 0 outside (sphere, capsule), 1 inside, 2 plane (b holds its unit normal) */
+  /* bit k: some node's slot k holds a plane or an inside shape (set by the gather); the push
+   * runs the sphere/capsule-only kernels on the other slots, which cost what they did before
+   * the new shapes and give the same bits. Slots past 31 always take the general kernels. */
+  uint32_t shaped_slots;
+  uint32_t capsule_slots; /* bit k: some node's slot k holds a segment (b != a); without it, spheres only */
   uint32_t slots;    /* colliders tested per node (the widest set of the level) */
   uint32_t slot_cap; /* slots allocated */
   uint32_t stride;   /* floats from one slot to the next; capacity in nodes */
