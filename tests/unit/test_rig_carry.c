@@ -19,35 +19,22 @@
 #include <cmocka.h>
 
 #include "support/gltf_validator.h"
+#include "support/rig_tool.h"
 
-static char tool[1024], tmp_dir[1024];
+static rig_tool fixture;
+static const char *tmp_dir = fixture.tmp_dir;
 
 static int setup(void **state) {
   (void)state;
-  const char *bin = getenv("TRESS_BINARY_DIR");
-  if (!bin) return -1;
-  snprintf(tool, sizeof tool, "%s/shared/tress-rig", bin);
-  snprintf(tmp_dir, sizeof tmp_dir, "%s/rig-carry-test-XXXXXX", bin);
-  return mkdtemp(tmp_dir) ? 0 : -1;
+  return rig_tool_setup(&fixture, "rig-carry-test");
 }
 
 static int teardown(void **state) {
   (void)state;
-  char cmd[1100];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return rig_tool_teardown(&fixture);
 }
 
-static int run(const char *args, char *out, size_t cap) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", tool, args);
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static int run(const char *args, char *out, size_t cap) { return rig_tool_run(&fixture, args, out, cap); }
 
 /* A GLB split into its JSON and BIN chunk (bin is malloc'd, with room to append). */
 typedef struct glb {
