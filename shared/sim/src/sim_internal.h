@@ -158,6 +158,8 @@ void tress__pendulums_frame(tress_sim *sim, const tress_frame *frame);
 bool tress__pendulums_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
 /* Marks one pendulum to snap to its worn pose on the next frame (a game-marked teleport). */
 void tress__pendulums_reset(tress_sim *sim, const tress_handle *h);
+/* Whether a non-uniform scale holds the accessory at its worn pose (pendulum.c, "Scale"). */
+bool tress__pendulums_scale_refused(const tress_sim *sim, const tress_handle *h);
 
 struct tress_ropes *tress__ropes_create(void);
 void tress__ropes_destroy(struct tress_ropes *r);
