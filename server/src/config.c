@@ -35,8 +35,9 @@ typedef struct config_field {
 #define PORT_FIELD(k, h) {#k, FIELD_PORT, offsetof(tress_server_config, k), 4, h}
 
 static const config_field config_fields[] = {
-    STR_FIELD(host, "bind address for UDP and HTTP"),
+    STR_FIELD(host, "ENet (UDP) bind address, and HTTP's unless http_host is set"),
     PORT_FIELD(udp_port, "ENet UDP port (0 = ephemeral); flag alias --port"),
+    STR_FIELD(http_host, "HTTP ops endpoint bind address (empty = the same as host)"),
     PORT_FIELD(http_port, "HTTP ops endpoint port (0 = ephemeral)"),
     STR_FIELD(assets_dir, "asset store directory; flag alias --assets"),
     STR_FIELD(cache_dir, "rig cache directory; flag alias --cache"),
@@ -44,6 +45,12 @@ static const config_field config_fields[] = {
     STR_FIELD(log_format, "text (key=value) or json"),
     STR_FIELD(log_level, "debug, info, warn or error"),
     STR_FIELD(auth_token, "token HELLO must carry (empty = none)"),
+    STR_FIELD(ops_token, "/stats lists room names only to \"Authorization: Bearer <ops_token>\" (empty = to nobody)"),
+    U32_FIELD(http_max_connections, "ops HTTP connections open at once"),
+    U32_FIELD(http_max_connections_per_address, "ops HTTP connections open at once from one IP address"),
+    U32_FIELD(http_idle_timeout_s, "an ops HTTP connection idle this many seconds is closed"),
+    U32_FIELD(http_header_timeout_ms, "an ops HTTP request header not complete by then is cut, however slowly it trickles"),
+    U32_FIELD(healthz_stale_ms, "/healthz answers 503 when the loop thread has not come round for this long"),
     U32_FIELD(max_peers, "connected peers"),
     U32_FIELD(max_peers_per_address, "connections (half-open ones too) from one IP address"),
     U32_FIELD(hello_timeout_ms, "a connection that has not sent HELLO by then is dropped"),
@@ -72,6 +79,11 @@ tress_server_config tress_default_server_config(void) {
   snprintf(c.cache_dir, sizeof c.cache_dir, "./.tress-cache");
   snprintf(c.log_format, sizeof c.log_format, "text");
   snprintf(c.log_level, sizeof c.log_level, "info");
+  c.http_max_connections = 256;
+  c.http_max_connections_per_address = 8;
+  c.http_idle_timeout_s = 5;
+  c.http_header_timeout_ms = 3000;
+  c.healthz_stale_ms = 5000;
   c.max_peers = 512;
   c.max_peers_per_address = 32;
   c.hello_timeout_ms = 5000;
@@ -191,6 +203,22 @@ static const config_field *field_by_flag(const char *flag) {
   return NULL;
 }
 
+/* The ops endpoint's limits: each non-zero (0 would mean "no limit" to libmicrohttpd, or a
+ * /healthz that is never healthy), the per-address cap within the total. */
+static int check_http_limits(const tress_server_config *cfg, char *err) {
+  if (cfg->http_max_connections == 0 || cfg->http_max_connections_per_address == 0 || cfg->http_idle_timeout_s == 0 ||
+      cfg->http_header_timeout_ms == 0 || cfg->healthz_stale_ms == 0) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "http limits, timeouts and healthz_stale_ms must be non-zero");
+    return -1;
+  }
+  if (cfg->http_max_connections_per_address > cfg->http_max_connections || cfg->http_max_connections > 65536) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX,
+             "http_max_connections must be 1..65536 and at least http_max_connections_per_address");
+    return -1;
+  }
+  return 0;
+}
+
 tress_config_action tress_server_config_load(tress_server_config *cfg, int argc, char **argv, char **envp,
                                              char err[TRESS_CONFIG_ERROR_MAX]) {
   *cfg = tress_default_server_config();
@@ -293,6 +321,7 @@ tress_config_action tress_server_config_load(tress_server_config *cfg, int argc,
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "limits and intervals must be non-zero");
     return TRESS_CONFIG_ERROR;
   }
+  if (check_http_limits(cfg, err) != 0) return TRESS_CONFIG_ERROR;
   return action;
 }
 
@@ -319,7 +348,8 @@ void tress_server_config_print_help(FILE *out) {
   }
   fprintf(out,
           "\n  --print-config               print the effective config as JSON and exit\n"
-          "  --health-check               GET /healthz on localhost:http_port (0: the port in port_file); exit 0 if healthy, else 1\n"
+          "  --health-check               GET /healthz on http_host (or host; 0.0.0.0 = 127.0.0.1):http_port (0: the port in\n"
+          "                               port_file); exit 0 if healthy, else 1\n"
           "  --help                       this text\n"
           "\nSIGTERM or SIGINT drains: clients are told, rig jobs finish or are cancelled, exit 0.\n");
 }
@@ -330,8 +360,10 @@ char *tress_server_config_to_json(const tress_server_config *cfg) {
   for (size_t i = 0; i < FIELD_COUNT; i++) {
     const config_field *f = &config_fields[i];
     const char *base = (const char *)cfg + f->offset;
-    if (strcmp(f->key, "auth_token") == 0) {
-      cJSON_AddBoolToObject(root, "auth_token_set", base[0] != '\0'); /* never print secrets */
+    if (strcmp(f->key, "auth_token") == 0 || strcmp(f->key, "ops_token") == 0) {
+      char set_key[32];
+      snprintf(set_key, sizeof set_key, "%s_set", f->key);
+      cJSON_AddBoolToObject(root, set_key, base[0] != '\0'); /* never print secrets */
       continue;
     }
     if (f->type == FIELD_STR) cJSON_AddStringToObject(root, f->key, base);

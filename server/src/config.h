@@ -20,8 +20,9 @@ typedef enum tress_log_format {
 } tress_log_format;
 
 typedef struct tress_server_config {
-  char host[64];                        /* UDP and HTTP bind address */
+  char host[64];                        /* ENet (UDP) bind address; HTTP's too unless http_host is set */
   uint32_t udp_port;                    /* 7777; 0 = ephemeral */
+  char http_host[64];                   /* ops HTTP bind address; "" = the same as host */
   uint32_t http_port;                   /* 8080; 0 = ephemeral */
   char assets_dir[TRESS_CONFIG_PATH_MAX];
   char cache_dir[TRESS_CONFIG_PATH_MAX];
@@ -29,6 +30,12 @@ typedef struct tress_server_config {
   char log_format[8];                   /* "text" | "json" */
   char log_level[8];                    /* "debug" | "info" | "warn" | "error" */
   char auth_token[256];                 /* "" = no auth */
+  char ops_token[256];                  /* /stats shows room names only to "Authorization: Bearer <it>"; "" = to nobody */
+  uint32_t http_max_connections;        /* ops HTTP connections open at once */
+  uint32_t http_max_connections_per_address; /* ... of them from one IP address */
+  uint32_t http_idle_timeout_s;         /* an HTTP connection silent this long is closed (libmicrohttpd: seconds) */
+  uint32_t http_header_timeout_ms;      /* a request whose header is not complete by then is cut, however it trickles */
+  uint32_t healthz_stale_ms;            /* /healthz answers 503 when the loop thread's heartbeat is older */
   uint32_t max_peers;
   uint32_t max_peers_per_address;       /* ENet connections (half-open ones too) from one IP */
   uint32_t hello_timeout_ms;            /* a peer (or ENet handshake) without HELLO by then is dropped */
@@ -52,7 +59,7 @@ typedef enum tress_config_action {
   TRESS_CONFIG_RUN = 0,
   TRESS_CONFIG_HELP,          /* --help */
   TRESS_CONFIG_PRINT,         /* --print-config: the effective config as JSON */
-  TRESS_CONFIG_HEALTH_CHECK,  /* --health-check: GET /healthz on localhost:http_port */
+  TRESS_CONFIG_HEALTH_CHECK,  /* --health-check: GET /healthz on http_host (or host):http_port */
   TRESS_CONFIG_ERROR,
 } tress_config_action;
 

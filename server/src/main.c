@@ -1,7 +1,9 @@
 /* tress-server
  * ------------
  * One libuv loop owns everything: the ENet host (uv_poll + service timer), rig jobs (thread
- * pool), signals and timers. The only other thread is libmicrohttpd's, which reads atomics.
+ * pool), signals and timers, and stamps a heartbeat every iteration (heartbeat.c). The only other
+ * threads are the ops endpoint's (libmicrohttpd's pool and a header-deadline watchdog), which
+ * read atomics.
  *
  * Lifecycle: config -> open asset store and cache dir (sweeping stray *.tmp.* files a crash may
  * have left) -> bind UDP and HTTP -> log "listening" with the bound ports (and write the port
@@ -37,6 +39,7 @@ static void finish(tress_server *s) {
   uv_close((uv_handle_t *)&s->drain_timer, closed_noop);
   uv_close((uv_handle_t *)&s->sigterm, closed_noop);
   uv_close((uv_handle_t *)&s->sigint, closed_noop);
+  tress_heartbeat_stop(s);
   tress_net_stop(s);
 }
 
@@ -118,7 +121,7 @@ int main(int argc, char **argv) {
     }
     case TRESS_CONFIG_HEALTH_CHECK: {
       int port = health_check_port(s);
-      int rc = port > 0 ? tress_http_health_check(s->cfg.host, (uint16_t)port) : 1;
+      int rc = port > 0 ? tress_http_health_check(tress_http_bind_host(&s->cfg), (uint16_t)port) : 1;
       free(s);
       return rc;
     }
@@ -165,6 +168,7 @@ int main(int argc, char **argv) {
     goto out_enet;
   }
   s->http_port = tress_http_port(s->http);
+  tress_heartbeat_start(s);
   uv_signal_init(s->loop, &s->sigterm);
   uv_signal_init(s->loop, &s->sigint);
   s->sigterm.data = s->sigint.data = s;
@@ -174,8 +178,9 @@ int main(int argc, char **argv) {
   s->drain_timer.data = s;
 
   atomic_store(&s->metrics.ready, true);
-  tress_log_event(&s->log, TRESS_LOG_INFO, "listening", "udp=%u http=%u host=%s assets=%s cache=%s manifest=%s",
-                  s->udp_port, s->http_port, s->cfg.host, s->store.root, s->cfg.cache_dir,
+  tress_log_event(&s->log, TRESS_LOG_INFO, "listening",
+                  "udp=%u http=%u host=%s http_host=%s assets=%s cache=%s manifest=%s", s->udp_port, s->http_port,
+                  s->cfg.host, tress_http_bind_host(&s->cfg), s->store.root, s->cfg.cache_dir,
                   s->store.has_manifest ? "yes" : "no");
   /* After the log line, so whoever waits on the file also finds the line. */
   if (write_port_file(s) != 0)

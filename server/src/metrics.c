@@ -128,12 +128,15 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   }
   tb_printf(&b, "tress_rig_latency_seconds_sum %.6f\ntress_rig_latency_seconds_count %llu\n",
             (double)LOAD(rig_latency_sum_us) / 1e6, LOAD(rig_latency_count));
+  metric(&b, "tress_http_header_timeouts_total", "counter",
+         "Ops HTTP requests cut because their header was not complete within http_header_timeout_ms.",
+         LOAD(http_header_timeouts));
   metric(&b, "tress_ready", "gauge", "1 when serving, 0 while starting or draining.",
          atomic_load(&m->ready) && !atomic_load(&m->draining));
   return b.data;
 }
 
-char *tress_metrics_stats_json(tress_metrics *m) {
+char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON *root = cJSON_CreateObject();
   if (!root) return NULL;
   cJSON_AddNumberToObject(root, "uptime_s", (double)((uint64_t)time(NULL) - LOAD(started_unix)));
@@ -168,10 +171,12 @@ char *tress_metrics_stats_json(tress_metrics *m) {
   cJSON_AddNumberToObject(net, "malformed", (double)LOAD(malformed));
   cJSON_AddNumberToObject(net, "rate_limited", (double)LOAD(rate_limited));
   cJSON_AddNumberToObject(net, "disconnects_forced", (double)LOAD(disconnects_forced));
-  pthread_mutex_lock(&m->rooms_lock);
-  cJSON *rooms = cJSON_Parse(m->rooms_json ? m->rooms_json : "[]");
-  pthread_mutex_unlock(&m->rooms_lock);
-  cJSON_AddItemToObject(root, "room_list", rooms ? rooms : cJSON_CreateArray());
+  if (with_room_names) {
+    pthread_mutex_lock(&m->rooms_lock);
+    cJSON *rooms = cJSON_Parse(m->rooms_json ? m->rooms_json : "[]");
+    pthread_mutex_unlock(&m->rooms_lock);
+    cJSON_AddItemToObject(root, "room_list", rooms ? rooms : cJSON_CreateArray());
+  }
   char *s = cJSON_PrintUnformatted(root);
   cJSON_Delete(root);
   return s;

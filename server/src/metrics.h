@@ -25,6 +25,9 @@ typedef struct tress_metrics {
   atomic_uint_fast64_t rig_latency_buckets[TRESS_RIG_LATENCY_BUCKETS]; /* cumulative le buckets */
   atomic_uint_fast64_t rig_latency_count, rig_latency_sum_us;
   atomic_bool ready, draining;
+  /* CLOCK_MONOTONIC ms at the loop thread's last iteration (heartbeat.c); /healthz reads its age. */
+  atomic_uint_fast64_t loop_heartbeat_ms;
+  atomic_uint_fast64_t http_header_timeouts; /* written by the HTTP side: requests cut by http_header_timeout_ms */
   atomic_uint_fast64_t started_unix;
   pthread_mutex_t rooms_lock;
   char *rooms_json; /* "[{...},...]", rebuilt by the loop when rooms change */
@@ -37,8 +40,9 @@ void tress_metrics_destroy(tress_metrics *m);
 void tress_metrics_observe_rig(tress_metrics *m, double seconds);
 /* Takes ownership of json (malloc'd). */
 void tress_metrics_set_rooms(tress_metrics *m, char *json);
-/* Prometheus text exposition / the /stats JSON; malloc'd strings. */
+/* Prometheus text exposition / the /stats JSON; malloc'd strings. The room list (names, members,
+ * characters per room) is in the JSON only with_room_names (the caller showed the ops token). */
 char *tress_metrics_prometheus(tress_metrics *m);
-char *tress_metrics_stats_json(tress_metrics *m);
+char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names);
 
 #endif
