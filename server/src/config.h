@@ -28,7 +28,11 @@ typedef struct tress_server_config {
   char port_file[TRESS_CONFIG_PATH_MAX];/* "" = none; else "udp=N http=N" written after binding */
   char log_format[8];                   /* "text" | "json" */
   char log_level[8];                    /* "debug" | "info" | "warn" | "error" */
-  char auth_token[256];                 /* "" = no auth */
+  char auth_token[256];                 /* shared development secret; "" = none */
+  char join_key_file[TRESS_CONFIG_PATH_MAX]; /* signed join tokens' key (64 hex digits); "" = none */
+  uint32_t token_clock_skew_seconds;    /* a token's expiry is honoured this much either way */
+  uint32_t max_token_lifetime_seconds;  /* a token expiring further ahead is refused */
+  uint32_t max_token_nonces;            /* used-token nonces remembered until expiry (the replay set) */
   uint32_t max_peers;
   uint32_t max_peers_per_address;       /* ENet connections (half-open ones too) from one IP */
   uint32_t hello_timeout_ms;            /* a peer (or ENet handshake) without HELLO by then is dropped */
