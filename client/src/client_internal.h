@@ -108,6 +108,7 @@ struct tress_client {
   char server_host[256];
   uint16_t server_port;
   char token[TRESS_WIRE_TEXT_CAP];
+  bool token_sent;          /* a HELLO carried c->token: the next attempt asks def.get_token */
   char room[TRESS_WIRE_NAME_CAP];
   tress_client_state state;
   bool want_connection;

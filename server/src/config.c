@@ -44,13 +44,17 @@ static const config_field config_fields[] = {
     STR_FIELD(port_file, "write \"udp=N http=N\" here once bound"),
     STR_FIELD(log_format, "text (key=value) or json"),
     STR_FIELD(log_level, "debug, info, warn or error"),
-    STR_FIELD(auth_token, "token HELLO must carry (empty = none)"),
     STR_FIELD(ops_token, "/stats lists room names only to \"Authorization: Bearer <ops_token>\" (empty = to nobody)"),
     U32_FIELD(http_max_connections, "ops HTTP connections open at once"),
     U32_FIELD(http_max_connections_per_address, "ops HTTP connections open at once from one IP address"),
     U32_FIELD(http_idle_timeout_s, "an ops HTTP connection idle this many seconds is closed"),
     U32_FIELD(http_header_timeout_ms, "an ops HTTP request header not complete by then is cut, however slowly it trickles"),
     U32_FIELD(healthz_stale_ms, "/healthz answers 503 when the loop thread has not come round for this long"),
+    STR_FIELD(auth_token, "shared secret HELLO must carry, development only (empty = none)"),
+    STR_FIELD(join_key_file, "key file (64 hex digits) of signed join tokens (empty = none)"),
+    U32_FIELD(token_clock_skew_seconds, "clock skew allowed on a join token's expiry"),
+    U32_FIELD(max_token_lifetime_seconds, "a join token may expire at most this far ahead"),
+    U32_FIELD(max_token_nonces, "used join tokens remembered (replay set; full = refuse new ones)"),
     U32_FIELD(max_peers, "connected peers"),
     U32_FIELD(max_peers_per_address, "connections (half-open ones too) from one IP address"),
     U32_FIELD(hello_timeout_ms, "a connection that has not sent HELLO by then is dropped"),
@@ -84,6 +88,9 @@ tress_server_config tress_default_server_config(void) {
   c.http_idle_timeout_s = 5;
   c.http_header_timeout_ms = 3000;
   c.healthz_stale_ms = 5000;
+  c.token_clock_skew_seconds = 30;
+  c.max_token_lifetime_seconds = 3600;
+  c.max_token_nonces = 65536;
   c.max_peers = 512;
   c.max_peers_per_address = 32;
   c.hello_timeout_ms = 5000;
@@ -304,6 +311,14 @@ tress_config_action tress_server_config_load(tress_server_config *cfg, int argc,
   if (strcmp(cfg->log_level, "debug") && strcmp(cfg->log_level, "info") && strcmp(cfg->log_level, "warn") &&
       strcmp(cfg->log_level, "error")) {
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "log_level must be debug, info, warn or error");
+    return TRESS_CONFIG_ERROR;
+  }
+  if (cfg->auth_token[0] && cfg->join_key_file[0]) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "auth_token (development) and join_key_file exclude each other: set one");
+    return TRESS_CONFIG_ERROR;
+  }
+  if (cfg->max_token_nonces == 0 || cfg->max_token_nonces > (1u << 24) || cfg->max_token_lifetime_seconds == 0) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "max_token_nonces must be 1..16777216 and max_token_lifetime_seconds non-zero");
     return TRESS_CONFIG_ERROR;
   }
   if (cfg->max_peers == 0 || cfg->max_peers > 4095 - TRESS_CONFIG_FULL_RESERVE) {

@@ -29,13 +29,17 @@ typedef struct tress_server_config {
   char port_file[TRESS_CONFIG_PATH_MAX];/* "" = none; else "udp=N http=N" written after binding */
   char log_format[8];                   /* "text" | "json" */
   char log_level[8];                    /* "debug" | "info" | "warn" | "error" */
-  char auth_token[256];                 /* "" = no auth */
   char ops_token[256];                  /* /stats shows room names only to "Authorization: Bearer <it>"; "" = to nobody */
   uint32_t http_max_connections;        /* ops HTTP connections open at once */
   uint32_t http_max_connections_per_address; /* ... of them from one IP address */
   uint32_t http_idle_timeout_s;         /* an HTTP connection silent this long is closed (libmicrohttpd: seconds) */
   uint32_t http_header_timeout_ms;      /* a request whose header is not complete by then is cut, however it trickles */
   uint32_t healthz_stale_ms;            /* /healthz answers 503 when the loop thread's heartbeat is older */
+  char auth_token[256];                 /* shared development secret; "" = none */
+  char join_key_file[TRESS_CONFIG_PATH_MAX]; /* signed join tokens' key (64 hex digits); "" = none */
+  uint32_t token_clock_skew_seconds;    /* a token's expiry is honoured this much either way */
+  uint32_t max_token_lifetime_seconds;  /* a token expiring further ahead is refused */
+  uint32_t max_token_nonces;            /* used-token nonces remembered until expiry (the replay set) */
   uint32_t max_peers;
   uint32_t max_peers_per_address;       /* ENet connections (half-open ones too) from one IP */
   uint32_t hello_timeout_ms;            /* a peer (or ENet handshake) without HELLO by then is dropped */

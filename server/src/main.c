@@ -145,6 +145,10 @@ int main(int argc, char **argv) {
   if (swept) tress_log_event(&s->log, TRESS_LOG_WARN, "cache_tmp_swept", "files=%d", swept);
   tress_rig_cache_init(&s->cache, s->cfg.cache_dir, s->cfg.cache_memory_bytes);
   tress_rig_failures_init(&s->rig_failures, s->cfg.failed_rig_ttl_ms);
+  if (tress_auth_start(s, err) != 0) {
+    tress_log_event(&s->log, TRESS_LOG_ERROR, "startup_failed", "reason=%s", tress_log_quote(err, (char[300]){0}, 300));
+    goto out;
+  }
 
   s->peer_slots = s->cfg.max_peers + TRESS_CONFIG_FULL_RESERVE;
   s->peers = calloc(s->peer_slots, sizeof *s->peers);
@@ -211,6 +215,7 @@ out:
   }
   tress_rig_cache_destroy(&s->cache);
   tress_rig_failures_free(&s->rig_failures);
+  tress_auth_stop(s);
   tress_asset_store_close(&s->store);
   tress_metrics_destroy(&s->metrics);
   free(s->characters);

@@ -116,6 +116,7 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   metric(&b, "tress_errors_sent_total", "counter", "ERROR messages sent.", LOAD(errors_sent));
   metric(&b, "tress_malformed_total", "counter", "Messages that failed to decode.", LOAD(malformed));
   metric(&b, "tress_rate_limited_total", "counter", "Messages dropped by per-peer rate limits.", LOAD(rate_limited));
+  metric(&b, "tress_auth_refused_total", "counter", "Connections refused for their auth or join token.", LOAD(auth_refused));
   metric(&b, "tress_disconnects_forced_total", "counter", "Peers disconnected for misbehaving.", LOAD(disconnects_forced));
   tb_printf(&b, "# HELP tress_rig_latency_seconds Rig job time, queue to result, cache misses only.\n"
                 "# TYPE tress_rig_latency_seconds histogram\n");

@@ -22,6 +22,7 @@ typedef struct tress_metrics {
   atomic_uint_fast64_t cache_entries, cache_bytes, cache_disk_writes;
   atomic_uint_fast64_t bytes_in, bytes_out, messages_in, messages_out;
   atomic_uint_fast64_t errors_sent, malformed, rate_limited, disconnects_forced;
+  atomic_uint_fast64_t auth_refused; /* HELLOs and JOINs refused for their token */
   atomic_uint_fast64_t rig_latency_buckets[TRESS_RIG_LATENCY_BUCKETS]; /* cumulative le buckets */
   atomic_uint_fast64_t rig_latency_count, rig_latency_sum_us;
   atomic_bool ready, draining;
