@@ -313,16 +313,38 @@ static void print_yardsticks(const result *res, size_t n, size_t sizes, const ya
   printf("\n");
 }
 
+static void config_name(const config *c, char *name, size_t cap) {
+  snprintf(name, cap, "%s%u x %u%s%s", c->model == TRESS_SPRING_VRM ? "vrm " : "", c->chains, c->bones,
+           c->colliders ? " +6c" : "", c->limits ? " +lim" : "");
+}
+
+/* --only: one configuration's row and nothing else (no yardsticks), e.g. under callgrind. */
+static int run_only(const config *cfgs, size_t n, const char *only, double budget, bool best) {
+  for (size_t i = 0; i < n; i++) {
+    char name[32];
+    config_name(&cfgs[i], name, sizeof name);
+    if (strcmp(name, only) != 0) continue;
+    result r = run(cfgs[i], budget, best);
+    printf("%-16s prepare %.2f substep %.2f output %.2f step %.2f ns/node\n", name, r.prepare_ns, r.substep_ns,
+           r.output_ns, r.step_ns);
+    return 0;
+  }
+  fprintf(stderr, "--only: no configuration named \"%s\"\n", only);
+  return 2;
+}
+
 int main(int argc, char **argv) {
   bool json = false, report_best = false, yardsticks = true;
+  const char *only = NULL; /* --only NAME: run just the configuration printed as NAME (profiling) */
   double budget = 3e7; /* node-frames per configuration: a second or two each */
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) json = true;
     else if (strcmp(argv[i], "--quick") == 0) budget = 3e6;
     else if (strcmp(argv[i], "--best") == 0) report_best = true;
     else if (strcmp(argv[i], "--no-yardstick") == 0) yardsticks = false;
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick] [--only \"vrm 300 x 7 +6c\"]\n", argv[0]);
       return 2;
     }
   }
@@ -339,6 +361,7 @@ int main(int argc, char **argv) {
   const size_t ncfg = sizeof cfgs / sizeof cfgs[0];
   enum { POSE_CONFIGS = 6 };
   result res[sizeof cfgs / sizeof cfgs[0]];
+  if (only) return run_only(cfgs, ncfg, only, budget, report_best);
   for (size_t i = 0; i < ncfg; i++) res[i] = run(cfgs[i], budget, report_best);
   yard ys[POSE_CONFIGS];
   three_vrm tv;
@@ -378,8 +401,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < ncfg; i++) {
     const result *r = &res[i];
     char name[32];
-    snprintf(name, sizeof name, "%s%u x %u%s%s", r->cfg.model == TRESS_SPRING_VRM ? "vrm " : "", r->cfg.chains,
-             r->cfg.bones, r->cfg.colliders ? " +6c" : "", r->cfg.limits ? " +lim" : "");
+    config_name(&r->cfg, name, sizeof name);
     printf("%-16s %8u %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f %9.2f %9.2f\n", name, r->cfg.chains * r->cfg.bones,
            r->prepare_ns, r->substep_ns, r->output_ns, r->frame_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us);
   }
