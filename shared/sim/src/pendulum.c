@@ -79,6 +79,10 @@ struct tress_pendulums {
   uint32_t count, cap;
 };
 
+size_t tress__pendulums_memory_bytes(const struct tress_pendulums *p) {
+  return sizeof *p + (size_t)p->cap * sizeof(pendulum);
+}
+
 struct tress_pendulums *tress__pendulums_create(void) { return calloc(1, sizeof(struct tress_pendulums)); }
 
 void tress__pendulums_destroy(struct tress_pendulums *p) {
