@@ -91,6 +91,10 @@ struct tress_pendulums {
   uint64_t scale_epoch; /* the scene's scale epoch the records' scales were read at */
 };
 
+size_t tress__pendulums_memory_bytes(const struct tress_pendulums *p) {
+  return sizeof *p + (size_t)p->cap * sizeof(pendulum);
+}
+
 struct tress_pendulums *tress__pendulums_create(void) { return calloc(1, sizeof(struct tress_pendulums)); }
 
 void tress__pendulums_destroy(struct tress_pendulums *p) {

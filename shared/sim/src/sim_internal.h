@@ -151,6 +151,10 @@ bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h);
 /* World position of the chain's pin, for culling. */
 bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
 
+/* Allocated bytes of each writer's storage (tress_sim_get_memory_bytes). */
+size_t tress__chains_memory_bytes(const struct tress_chains *c);
+size_t tress__pendulums_memory_bytes(const struct tress_pendulums *p);
+
 struct tress_pendulums *tress__pendulums_create(void);
 void tress__pendulums_destroy(struct tress_pendulums *p);
 void tress__pendulums_unbind(tress_sim *sim, tress_handle *h);

@@ -348,6 +348,10 @@ void tress_sim_set_camera(tress_sim *sim, const float position[3]);
 tress_sim_stats tress_sim_get_stats(const tress_sim *sim);
 /* The last step's profile (zeros unless the def's enable_profile is set). */
 tress_sim_profile tress_sim_get_profile(const tress_sim *sim);
+/* Bytes the sim holds (allocated capacity, not just what is in use): the handle registry, the
+ * colliders, the bone- and part-chain batch (node arrays, per-chain slots, tile scratch) and the
+ * pendulums. Ropes and cloth are not counted. 0 for NULL. */
+size_t tress_sim_get_memory_bytes(const tress_sim *sim);
 
 /* False for a null, stale or another sim's handle. */
 bool tress_handle_is_valid(const tress_sim *sim, tress_handle_id h);
