@@ -49,6 +49,12 @@ typedef struct tress_server_config {
   uint32_t max_bytes_per_second;
   uint32_t max_strikes;                 /* malformed / over-limit messages before a disconnect */
   uint64_t cache_memory_bytes;          /* rig cache byte budget (LRU) */
+  char cache_url[512];                  /* "" = no shared tier; redis://[user:password@]host[:port][/db] */
+  char cache_namespace[64];             /* the shared tier's key prefix */
+  uint32_t cache_timeout_ms;            /* every Redis call's deadline */
+  uint32_t cache_lease_ms;              /* single-flight lease across servers */
+  uint32_t cache_wait_ms;               /* wait on another server's lease at most this long, then rig */
+  uint32_t cache_poll_ms;               /* a waiter's mean interval between looks */
   uint64_t max_asset_bytes;             /* a mesh file larger than this is refused */
   uint32_t max_pending_rigs;            /* rig jobs queued or running at once */
   uint32_t max_rigs_per_peer;           /* rig jobs one peer's spawns may have in flight */

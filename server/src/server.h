@@ -110,6 +110,7 @@ typedef struct tress_server {
   tress_metrics metrics;
   tress_asset_store store;
   tress_rig_cache cache;
+  struct tress_rig_shared *shared; /* the Redis tier (rig_shared.h); NULL without cache_url */
   tress_rig_jobs jobs;
   tress_rig_failures rig_failures; /* failed rigs remembered for cfg.failed_rig_ttl_ms */
   tress_auth auth;
