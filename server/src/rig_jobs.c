@@ -10,6 +10,11 @@
  *      made after an edit never waits on a job that may be reading the old file;
  *   3. a new job on the libuv thread pool: load the mesh from the store, hash it, try the disk
  *      cache (a corrupt file is reported and rebuilt), else rig and write the cache file.
+ *      With a shared tier (cache_url, rig_shared.c) a disk miss goes back to the loop thread
+ *      first, which asks Redis; the job then returns to the pool once more, to verify the
+ *      value Redis had (and write it to disk), or to rig (holding the fleet's lease, or without
+ *      it when Redis failed or the wait on another server's lease ran out) and build the value
+ *      the loop stores. A value that does not verify is rigged and overwritten.
  * The worker touches only its own job and atomics; everything else (cache insert, store hash
  * table, sessions, the network) happens in the after-work callback on the loop thread.
  * Shutdown cancels jobs that have not started (uv_cancel) and lets running ones finish, so a
