@@ -6,7 +6,8 @@
  *    and the waiters are served within the lease plus a grace;
  *  - a corrupt, a foreign (another key's) and a non-tress value under a key: a miss, rigged,
  *    overwritten with the good value; no client sees anything but the rig;
- *  - an ACL user with only the rights docs/SHARED_CACHE.md lists works; a wrong password is a
+ *  - an ACL user with only the rights docs/SHARED_CACHE.md lists works (a host name, resolved off
+ *    the loop); a wrong password is a
  *    degraded server that still rigs, and its log never shows the password.
  * Skipped (exit 77) when redis-server is not installed. */
 #include "shared_cache_fleet.h"
@@ -236,7 +237,7 @@ static void test_acl_user(void **state) {
                        "+ping", "+select", NULL};
   assert_int_equal(th_redis_start(&f.redis, acl), 0);
   char url[128];
-  snprintf(url, sizeof url, "redis://fleet:pw-4-fleet@127.0.0.1:%u/0", f.redis.port);
+  snprintf(url, sizeof url, "redis://fleet:pw-4-fleet@localhost:%u/0", f.redis.port); /* a name: resolved off the loop */
   f.n = 1;
   fleet_start_server(&f, 0, "acl", url);
   assert_true(stat_becomes(&f.s[0], "cache.shared.degraded", 0, 5000));
