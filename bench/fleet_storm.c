@@ -6,8 +6,10 @@
  * hairs x rig option variants), each key requested by bots on every server. Reports, once every
  * bot is bound: rigs run fleet-wide (the servers' /stats rig counters summed) per distinct key,
  * which single-flight must hold at exactly 1; spawn-to-bind p50/p99; shared hits, waits and
- * local rigs; Redis commands per spawn (INFO's total_commands_processed, less the bench's own
- * looks; includes the servers' handshakes and lease renewals). Figures are printed, never asserted.
+ * local rigs; Redis round trips per spawn (the servers' cache.shared.calls: lookups, waiters'
+ * looks, lease renewals, stores, releases, and each server's 2-call handshake). Then, one spawn at a time, a
+ * newcomer server on an empty disk (every key a shared hit: spawn-to-bind and round trips per spawn)
+ * against a server without the shared tier (every key a rig). Figures are printed, never asserted.
  * Needs redis-server; says so and exits 0 without it. Usage: fleet_storm [--servers N] [--bots N]
  */
 #include <cjson/cJSON.h>
@@ -47,12 +49,42 @@ static double stat_of(const th_server *s, const char *group, const char *sub, co
   return v;
 }
 
-static long redis_commands(const th_redis *r) {
-  char *info = th_redis_cmdf(r, "INFO stats");
-  const char *p = info ? strstr(info, "total_commands_processed:") : NULL;
-  long n = p ? atol(p + strlen("total_commands_processed:")) : -1;
-  free(info);
-  return n;
+static int load_spawn(tress_msg *spawn, int key) {
+  if (th_spawn_load(spawn, characters[key / VARIANTS], 1) != 0) return -1;
+  tress_wire_manifest *mf = &spawn->spawn_character.manifest;
+  mf->has_rig_options = true;
+  mf->rig_options = tress_default_wire_rig_options();
+  mf->rig_options.segments = (uint8_t)(mf->rig_options.segments + key % VARIANTS);
+  return 0;
+}
+
+/* A fresh server (empty disk; cache_url when url is set) where one bot spawns every key in turn,
+ * each waited for: spawn-to-bind per key into ms[], and the Redis round trips they cost. */
+static int one_by_one(const char *url, int keys, double *ms, double *calls) {
+  th_server s;
+  th_server_init(&s, "storm-one");
+  const char *with[] = {"--cache-url", url, NULL};
+  if (th_server_start(&s, url ? with : NULL) != 0) return -1;
+  static th_client c;
+  memset(&c, 0, sizeof c);
+  if (th_client_connect(&c, s.udp_port) != 0 || th_client_hello_join(&c, "one", "one") != 0) return -1;
+  if (url) th_client_pump(&c, 300); /* connected to Redis */
+  double before = url ? stat_of(&s, "cache", "shared", "calls") : 0;
+  for (int k = 0; k < keys; k++) {
+    tress_msg spawn;
+    if (load_spawn(&spawn, k) != 0) return -1;
+    double t0 = now_ms();
+    th_client_send(&c, &spawn);
+    th_spawn_free(&spawn);
+    if (!th_client_wait(&c, TRESS_MSG_BIND, 60000)) return -1;
+    ms[k] = now_ms() - t0;
+  }
+  if (url) th_client_pump(&c, 100); /* the last store's reply */
+  *calls = url ? stat_of(&s, "cache", "shared", "calls") - before : 0;
+  th_client_close(&c);
+  th_server_stop(&s, SIGTERM, 15000);
+  th_server_cleanup(&s);
+  return 0;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -101,17 +133,12 @@ int main(int argc, char **argv) {
     }
   }
   const int keys = (int)(sizeof characters / sizeof characters[0]) * VARIANTS;
-  long commands_before = redis_commands(&redis);
   double start = now_ms();
   for (int s = 0; s < servers; s++) {
     for (int b = 0; b < bots; b++) {
       int key = (s + b) % keys; /* every key on every server (when bots >= keys) */
       tress_msg spawn;
-      if (th_spawn_load(&spawn, characters[key / VARIANTS], 1) != 0) return 1;
-      tress_wire_manifest *mf = &spawn.spawn_character.manifest;
-      mf->has_rig_options = true;
-      mf->rig_options = tress_default_wire_rig_options();
-      mf->rig_options.segments = (uint8_t)(mf->rig_options.segments + key % VARIANTS);
+      if (load_spawn(&spawn, key) != 0) return 1;
       th_client_send(&clients[s][b], &spawn);
       th_spawn_free(&spawn);
     }
@@ -130,13 +157,13 @@ int main(int argc, char **argv) {
       }
     }
   }
-  long commands = redis_commands(&redis) - commands_before - 1; /* less the second INFO itself */
-  double rigs = 0, hits = 0, waits = 0, local = 0;
+  double rigs = 0, hits = 0, waits = 0, local = 0, calls = 0;
   for (int s = 0; s < servers; s++) {
     rigs += stat_of(&fleet[s], "rigs", NULL, "started");
     hits += stat_of(&fleet[s], "cache", "shared", "hits");
     waits += stat_of(&fleet[s], "cache", "shared", "waits");
     local += stat_of(&fleet[s], "cache", "shared", "local_rigs");
+    calls += stat_of(&fleet[s], "cache", "shared", "calls");
   }
   qsort(bind_ms, (size_t)bound, sizeof bind_ms[0], cmp_double);
   printf("fleet of %d servers, %d bots each, %d spawns at once over %d distinct rigs: %d bound\n", servers, bots,
@@ -146,11 +173,24 @@ int main(int argc, char **argv) {
   if (bound)
     printf("spawn-to-bind: p50 %.0f ms, p99 %.0f ms, last %.0f ms\n", bind_ms[bound / 2],
            bind_ms[(int)((bound - 1) * 0.99)], bind_ms[bound - 1]);
-  printf("Redis commands per spawn: %.2f (%ld commands for %d spawns)\n", (double)commands / total, commands, total);
+  printf("Redis round trips per spawn: %.2f (%.0f calls for %d spawns, %d handshakes of 1-2 calls included)\n",
+         calls / total, calls, total, servers);
   for (int s = 0; s < servers; s++) {
     for (int b = 0; b < bots; b++) th_client_close(&clients[s][b]);
     th_server_stop(&fleet[s], SIGTERM, 15000);
     if (!getenv("FLEET_STORM_KEEP")) th_server_cleanup(&fleet[s]);
+  }
+  /* Then one spawn at a time on a newcomer: every key a shared hit, against a server with no
+   * shared tier, where every key is a local miss (a rig). */
+  double hit_ms[8], miss_ms[8];
+  double hit_calls = 0, miss_calls = 0;
+  if (one_by_one(redis.url, keys, hit_ms, &hit_calls) == 0 && one_by_one(NULL, keys, miss_ms, &miss_calls) == 0) {
+    qsort(hit_ms, (size_t)keys, sizeof hit_ms[0], cmp_double);
+    qsort(miss_ms, (size_t)keys, sizeof miss_ms[0], cmp_double);
+    printf("one spawn at a time, %d keys: shared-tier hit spawn-to-bind median %.1f ms (max %.1f), "
+           "local miss median %.1f ms (max %.1f)\n",
+           keys, hit_ms[keys / 2], hit_ms[keys - 1], miss_ms[keys / 2], miss_ms[keys - 1]);
+    printf("Redis round trips per shared-hit spawn: %.2f\n", hit_calls / keys);
   }
   th_redis_cleanup(&redis);
   return bound == total ? 0 : 1;

@@ -113,6 +113,7 @@ static tress_redis_call *send_call(tress_redis_link *l, tress_redis_reply_fn fn,
     free(c);
     return NULL;
   }
+  atomic_fetch_add(&l->metrics->cache_shared_calls, 1);
   c->prev = l->calls_tail;
   if (l->calls_tail) l->calls_tail->next = c;
   else l->calls = c;
