@@ -65,13 +65,22 @@ static inline double fleet_sum(const fleet *f, const char *path) {
   return sum;
 }
 
-/* Polls until /stats path equals want or timeout; returns whether it did. */
-static inline bool stat_becomes(const th_server *s, const char *path, double want, int timeout_ms) {
+/* Services every client of the fleet for about ms: an ENet client left alone for seconds (while
+ * the test sleeps or polls /stats) would time out. */
+static inline void fleet_pump(fleet *f, int ms) {
+  uint64_t until = fleet_now_ms() + (uint64_t)ms;
+  do {
+    for (int i = 0; i < f->n; i++)
+      if (f->c[i]) th_client_pump(f->c[i], 1);
+  } while (fleet_now_ms() < until);
+}
+
+/* Polls until server i's /stats path equals want or timeout, keeping the clients serviced. */
+static inline bool stat_becomes(fleet *f, int i, const char *path, double want, int timeout_ms) {
   uint64_t deadline = fleet_now_ms() + (uint64_t)timeout_ms;
   do {
-    if (stat_of(s, path) == want) return true;
-    struct timespec ts = {0, 20 * 1000000};
-    nanosleep(&ts, NULL);
+    if (stat_of(&f->s[i], path) == want) return true;
+    fleet_pump(f, 20);
   } while (fleet_now_ms() < deadline);
   return false;
 }
@@ -91,7 +100,7 @@ static inline void fleet_start(fleet *f, int n) {
   f->n = n;
   for (int i = 0; i < n; i++) {
     fleet_start_server(f, i, "shared", f->redis.url);
-    assert_true(stat_becomes(&f->s[i], "cache.shared.degraded", 0, 5000));
+    assert_true(stat_becomes(f, i, "cache.shared.degraded", 0, 5000));
   }
 }
 
@@ -106,7 +115,10 @@ static inline void fleet_drop_client(fleet *f, int i) {
 static inline void fleet_stop(fleet *f, int sig) {
   for (int i = 0; i < f->n; i++) {
     fleet_drop_client(f, i);
-    if (f->s[i].pid > 0) th_server_stop(&f->s[i], sig, 15000);
+    if (f->s[i].pid > 0) {
+      int status = th_server_stop(&f->s[i], sig, 15000);
+      if (sig == SIGTERM && status != 0) fail_msg("server %d exited with %d on SIGTERM; log %s", i, status, f->s[i].log_path);
+    }
     th_server_cleanup(&f->s[i]);
   }
 }
