@@ -85,22 +85,34 @@ static inline bool stat_becomes(fleet *f, int i, const char *path, double want, 
   return false;
 }
 
-static inline void fleet_start_server(fleet *f, int i, const char *tag, const char *redis_url) {
+static inline void fleet_launch(fleet *f, int i, const char *tag, const char *redis_url) {
   th_server_init(&f->s[i], tag);
+  /* a deadline well above a loaded sanitizer build's round trip, well below the 5 s Redis stop */
   const char *extra[] = {"--cache-url", redis_url, "--cache-lease-ms", "1500", "--cache-poll-ms", "40",
-                         "--cache-timeout-ms", "300", NULL};
+                         "--cache-timeout-ms", "1000", NULL};
   assert_int_equal(th_server_start(&f->s[i], extra), 0);
+}
+
+static inline void fleet_connect(fleet *f, int i) {
   f->c[i] = calloc(1, sizeof *f->c[i]);
   assert_int_equal(th_client_connect(f->c[i], f->s[i].udp_port), 0);
   assert_int_equal(th_client_hello_join(f->c[i], "shared-cache-test", "r"), 0);
 }
 
-/* n servers (each a fresh cache dir) on the fleet's Redis, each connected to Redis before it returns. */
+static inline void fleet_start_server(fleet *f, int i, const char *tag, const char *redis_url) {
+  fleet_launch(f, i, tag, redis_url);
+  fleet_connect(f, i);
+}
+
+/* n servers (each a fresh cache dir) on the fleet's Redis, each connected to Redis before it
+ * returns. All servers start before any client connects: a client is not serviced while the
+ * harness waits for a server to start, and would time out. */
 static inline void fleet_start(fleet *f, int n) {
   f->n = n;
+  for (int i = 0; i < n; i++) fleet_launch(f, i, "shared", f->redis.url);
   for (int i = 0; i < n; i++) {
-    fleet_start_server(f, i, "shared", f->redis.url);
-    assert_true(stat_becomes(f, i, "cache.shared.degraded", 0, 5000));
+    fleet_connect(f, i);
+    assert_true(stat_becomes(f, i, "cache.shared.degraded", 0, 10000));
   }
 }
 

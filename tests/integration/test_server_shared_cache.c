@@ -257,6 +257,7 @@ static void test_acl_user(void **state) {
   wait_rigs(&f, one, 1, got, 30000);
   assert_int_equal((int)stat_of(&f.s[0], "rigs.started"), 1);
   assert_int_equal((int)stat_of(&f.s[0], "cache.shared.degraded"), 1);
+  for (int t = 0; t < 100 && th_server_log_count(&f.s[0], "handshake refused") == 0; t++) fleet_pump(&f, 50);
   assert_true(th_server_log_count(&f.s[0], "handshake refused") >= 1);
   assert_int_equal(th_server_log_count(&f.s[0], "not-the-pw"), 0);
   fleet_stop(&f, SIGTERM);
