@@ -99,6 +99,8 @@ static void shared_tier_prometheus(text_buf *b, tress_metrics *m) {
          LOAD(cache_shared_write_failures));
   metric(b, "tress_cache_shared_errors_total", "counter", "Failed Redis calls and connection attempts.",
          LOAD(cache_shared_errors));
+  metric(b, "tress_cache_shared_calls_total", "counter", "Redis calls sent (round trips; handshakes included).",
+         LOAD(cache_shared_calls));
   metric(b, "tress_cache_shared_lease_lost_total", "counter", "Leases that expired or were taken while rigging.",
          LOAD(cache_shared_lease_lost));
 }
@@ -178,6 +180,7 @@ static void shared_tier_json(cJSON *o, tress_metrics *m) {
   cJSON_AddNumberToObject(o, "write_failures", (double)LOAD(cache_shared_write_failures));
   cJSON_AddNumberToObject(o, "errors", (double)LOAD(cache_shared_errors));
   cJSON_AddNumberToObject(o, "lease_lost", (double)LOAD(cache_shared_lease_lost));
+  cJSON_AddNumberToObject(o, "calls", (double)LOAD(cache_shared_calls));
 }
 
 char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {

@@ -28,7 +28,7 @@ typedef struct tress_metrics {
   atomic_uint_fast64_t cache_hits_shared, cache_shared_misses, cache_shared_waits, cache_shared_wait_timeouts;
   atomic_uint_fast64_t cache_shared_corrupt, cache_shared_writes, cache_shared_write_failures, cache_shared_errors;
   atomic_uint_fast64_t cache_shared_degraded, cache_shared_degraded_total, cache_shared_lease_lost;
-  atomic_uint_fast64_t cache_shared_local_rigs;
+  atomic_uint_fast64_t cache_shared_local_rigs, cache_shared_calls; /* calls: Redis round trips sent */
   atomic_uint_fast64_t bytes_in, bytes_out, messages_in, messages_out;
   atomic_uint_fast64_t errors_sent, malformed, rate_limited, disconnects_forced;
   atomic_uint_fast64_t auth_refused; /* HELLOs and JOINs refused for their token */

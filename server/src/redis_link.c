@@ -48,7 +48,7 @@ struct tress_redis_link {
   link_state state;
   uint64_t attempt_deadline_ms, retry_at_ms, degraded_since_ms;
   uint32_t backoff_ms;
-  uint32_t attempt; /* a resolve answer for an abandoned attempt is dropped */
+  uint32_t attempt, resolve_attempt; /* a resolve answer for an abandoned attempt is dropped */
   uv_getaddrinfo_t resolve;
   bool resolving;
   uv_timer_t tick;
@@ -113,6 +113,7 @@ static tress_redis_call *send_call(tress_redis_link *l, tress_redis_reply_fn fn,
     free(c);
     return NULL;
   }
+  atomic_fetch_add(&l->metrics->cache_shared_calls, 1);
   c->prev = l->calls_tail;
   if (l->calls_tail) l->calls_tail->next = c;
   else l->calls = c;
@@ -227,21 +228,26 @@ static void link_free_if_closed(tress_redis_link *l) {
 static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res) {
   tress_redis_link *l = req->data;
   l->resolving = false;
-  uint32_t attempt = (uint32_t)(uintptr_t)req->reserved[0];
   if (l->stopping) {
     if (res) uv_freeaddrinfo(res);
     link_free_if_closed(l);
     return;
   }
-  if (attempt != l->attempt || l->state != LINK_RESOLVING) { /* abandoned at its deadline */
+  if (l->resolve_attempt != l->attempt || l->state != LINK_RESOLVING) { /* abandoned at its deadline */
     if (res) uv_freeaddrinfo(res);
     return;
   }
   char ip[INET6_ADDRSTRLEN] = {0};
-  if (status == 0 && res) {
-    const void *addr = res->ai_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)res->ai_addr)->sin6_addr
-                                                  : (const void *)&((struct sockaddr_in *)res->ai_addr)->sin_addr;
-    inet_ntop(res->ai_family, addr, ip, sizeof ip);
+  const struct addrinfo *pick = res; /* an IPv4 address when there is one: "localhost" may list ::1 first */
+  for (const struct addrinfo *a = res; status == 0 && a; a = a->ai_next)
+    if (a->ai_family == AF_INET) {
+      pick = a;
+      break;
+    }
+  if (status == 0 && pick) {
+    const void *addr = pick->ai_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)pick->ai_addr)->sin6_addr
+                                                   : (const void *)&((struct sockaddr_in *)pick->ai_addr)->sin_addr;
+    inet_ntop(pick->ai_family, addr, ip, sizeof ip);
   }
   if (res) uv_freeaddrinfo(res);
   if (!ip[0]) {
@@ -265,7 +271,7 @@ static void start_attempt(tress_redis_link *l) {
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   l->resolve.data = l;
-  l->resolve.reserved[0] = (void *)(uintptr_t)l->attempt;
+  l->resolve_attempt = l->attempt;
   if (uv_getaddrinfo(l->loop, &l->resolve, on_resolved, l->url.host, NULL, &hints) != 0) {
     link_down(l, "cannot start name resolution", true);
     return;

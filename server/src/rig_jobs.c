@@ -10,6 +10,11 @@
  *      made after an edit never waits on a job that may be reading the old file;
  *   3. a new job on the libuv thread pool: load the mesh from the store, hash it, try the disk
  *      cache (a corrupt file is reported and rebuilt), else rig and write the cache file.
+ *      With a shared tier (cache_url, rig_shared.c) a disk miss goes back to the loop thread
+ *      first, which asks Redis; the job then returns to the pool once more, to verify the
+ *      value Redis had (and write it to disk), or to rig (holding the fleet's lease, or without
+ *      it when Redis failed or the wait on another server's lease ran out) and build the value
+ *      the loop stores. A value that does not verify is rigged and overwritten.
  * The worker touches only its own job and atomics; everything else (cache insert, store hash
  * table, sessions, the network) happens in the after-work callback on the loop thread.
  * Shutdown cancels jobs that have not started (uv_cancel) and lets running ones finish, so a
@@ -72,7 +77,7 @@ struct tress_rig_job {
   bool use_shared;          /* queued with a shared tier: the load stops at a disk miss */
   tress_mesh *mesh;         /* held from the load to the rig while the shared tier is asked */
   tress_shared_flight flight;
-  bool flight_started, asking_shared, leased, shared_hit, shared_corrupt;
+  bool flight_started, asking_shared, shared_hit;
   uint8_t *shared_value;    /* in: a stored value to verify; out (after a rig): the value to store */
   size_t shared_value_len;
   char shared_reason[TRESS_WIRE_TEXT_CAP];
@@ -204,7 +209,6 @@ static void shared_value_stage(tress_rig_job *j) {
   tress_rig_cache_key(j->mesh_hash, &j->options, key);
   if (tress_rig_cache_parse_shared(key, j->shared_value, j->shared_value_len, &j->entry, j->shared_reason) !=
       TRESS_CACHE_READ_OK) {
-    j->shared_corrupt = true;
     atomic_fetch_add(&j->metrics->cache_shared_corrupt, 1);
   } else {
     j->shared_hit = true;
@@ -362,7 +366,6 @@ static void on_shared_answer(void *owner, tress_shared_outcome outcome, const ui
     }
     why = "no memory for the shared value";
   }
-  j->leased = outcome == TRESS_SHARED_RIG_LEASED;
   if (outcome != TRESS_SHARED_RIG_LEASED) {
     char q[300], r[300];
     tress_log_event(&j->server->log, TRESS_LOG_INFO, "cache_shared_rig_locally", "asset=%s reason=%s",

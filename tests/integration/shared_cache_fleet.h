@@ -65,33 +65,54 @@ static inline double fleet_sum(const fleet *f, const char *path) {
   return sum;
 }
 
-/* Polls until /stats path equals want or timeout; returns whether it did. */
-static inline bool stat_becomes(const th_server *s, const char *path, double want, int timeout_ms) {
+/* Services every client of the fleet for about ms: an ENet client left alone for seconds (while
+ * the test sleeps or polls /stats) would time out. */
+static inline void fleet_pump(fleet *f, int ms) {
+  uint64_t until = fleet_now_ms() + (uint64_t)ms;
+  do {
+    for (int i = 0; i < f->n; i++)
+      if (f->c[i]) th_client_pump(f->c[i], 1);
+  } while (fleet_now_ms() < until);
+}
+
+/* Polls until server i's /stats path equals want or timeout, keeping the clients serviced. */
+static inline bool stat_becomes(fleet *f, int i, const char *path, double want, int timeout_ms) {
   uint64_t deadline = fleet_now_ms() + (uint64_t)timeout_ms;
   do {
-    if (stat_of(s, path) == want) return true;
-    struct timespec ts = {0, 20 * 1000000};
-    nanosleep(&ts, NULL);
+    if (stat_of(&f->s[i], path) == want) return true;
+    fleet_pump(f, 20);
   } while (fleet_now_ms() < deadline);
   return false;
 }
 
-static inline void fleet_start_server(fleet *f, int i, const char *tag, const char *redis_url) {
+static inline void fleet_launch(fleet *f, int i, const char *tag, const char *redis_url) {
   th_server_init(&f->s[i], tag);
+  /* a deadline well above a loaded sanitizer build's round trip, well below the 5 s Redis stop */
   const char *extra[] = {"--cache-url", redis_url, "--cache-lease-ms", "1500", "--cache-poll-ms", "40",
-                         "--cache-timeout-ms", "300", NULL};
+                         "--cache-timeout-ms", "1000", NULL};
   assert_int_equal(th_server_start(&f->s[i], extra), 0);
+}
+
+static inline void fleet_connect(fleet *f, int i) {
   f->c[i] = calloc(1, sizeof *f->c[i]);
   assert_int_equal(th_client_connect(f->c[i], f->s[i].udp_port), 0);
   assert_int_equal(th_client_hello_join(f->c[i], "shared-cache-test", "r"), 0);
 }
 
-/* n servers (each a fresh cache dir) on the fleet's Redis, each connected to Redis before it returns. */
+static inline void fleet_start_server(fleet *f, int i, const char *tag, const char *redis_url) {
+  fleet_launch(f, i, tag, redis_url);
+  fleet_connect(f, i);
+}
+
+/* n servers (each a fresh cache dir) on the fleet's Redis, each connected to Redis before it
+ * returns. All servers start before any client connects: a client is not serviced while the
+ * harness waits for a server to start, and would time out. */
 static inline void fleet_start(fleet *f, int n) {
   f->n = n;
+  for (int i = 0; i < n; i++) fleet_launch(f, i, "shared", f->redis.url);
   for (int i = 0; i < n; i++) {
-    fleet_start_server(f, i, "shared", f->redis.url);
-    assert_true(stat_becomes(&f->s[i], "cache.shared.degraded", 0, 5000));
+    fleet_connect(f, i);
+    assert_true(stat_becomes(f, i, "cache.shared.degraded", 0, 10000));
   }
 }
 
@@ -106,7 +127,10 @@ static inline void fleet_drop_client(fleet *f, int i) {
 static inline void fleet_stop(fleet *f, int sig) {
   for (int i = 0; i < f->n; i++) {
     fleet_drop_client(f, i);
-    if (f->s[i].pid > 0) th_server_stop(&f->s[i], sig, 15000);
+    if (f->s[i].pid > 0) {
+      int status = th_server_stop(&f->s[i], sig, 15000);
+      if (sig == SIGTERM && status != 0) fail_msg("server %d exited with %d on SIGTERM; log %s", i, status, f->s[i].log_path);
+    }
     th_server_cleanup(&f->s[i]);
   }
 }

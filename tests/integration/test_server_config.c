@@ -197,9 +197,34 @@ static void test_ops_endpoint_and_health_check(void **state) {
   th_server_cleanup(&s);
 }
 
+/* cache_url: checked at startup (a typo stops the server), its password never printed. */
+static void test_shared_cache_settings(void **state) {
+  (void)state;
+  const char *env[] = {"TRESS_CACHE_URL", "redis://fleet:hunter2@redis.svc:6380/4", NULL};
+  const char *args[] = {"--cache-namespace", "tress-eu", "--cache-lease-ms", "4000", NULL};
+  cJSON *j = print_config(args, env);
+  assert_string_equal(str(j, "cache_url"), "redis://fleet:***@redis.svc:6380/4");
+  assert_string_equal(str(j, "cache_namespace"), "tress-eu");
+  assert_int_equal((int)num(j, "cache_lease_ms"), 4000);
+  assert_int_equal((int)num(j, "cache_timeout_ms"), 500);
+  char *text = cJSON_PrintUnformatted(j);
+  assert_null(strstr(text, "hunter2"));
+  free(text);
+  cJSON_Delete(j);
+  char out[4096];
+  const char *bad[][3] = {{"--cache-url", "rediss://h:1", NULL},  {"--cache-url", "redis://h:99999", NULL},
+                          {"--cache-url", "http://h", NULL},      {"--cache-url", "redis://h/x", NULL}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) assert_int_equal(run(bad[i], NULL, out, sizeof out), 2);
+  const char *bad_ns[] = {"--cache-url", "redis://h", "--cache-namespace", "a b", NULL};
+  assert_int_equal(run(bad_ns, NULL, out, sizeof out), 2);
+  const char *bad_lease[] = {"--cache-url", "redis://h", "--cache-lease-ms", "10", NULL};
+  assert_int_equal(run(bad_lease, NULL, out, sizeof out), 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_help_and_defaults),
                                      cmocka_unit_test(test_precedence_file_env_flags),
-                                     cmocka_unit_test(test_ops_endpoint_and_health_check)};
+                                     cmocka_unit_test(test_ops_endpoint_and_health_check),
+                                     cmocka_unit_test(test_shared_cache_settings)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -65,6 +66,7 @@ int th_redis_start(th_redis *r, const char *const *extra) {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test longjmps past its cleanup: Redis must not outlive it */
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       dup2(fd, 1);
