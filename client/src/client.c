@@ -215,6 +215,7 @@ tress_result tress_client_connect(tress_client *c, const char *host, uint16_t po
   if (c->peer) drop_peer(c);
   snprintf(c->server_host, sizeof c->server_host, "%s", host);
   snprintf(c->token, sizeof c->token, "%s", token ? token : "");
+  c->token_sent = false;
   snprintf(c->room, sizeof c->room, "%s", room);
   c->server_port = port;
   c->want_connection = true;
@@ -289,7 +290,22 @@ tress_result tress__client_send(tress_client *c, const tress_msg *msg, tress_err
   return TRESS_OK;
 }
 
+/* A signed token was spent by the last HELLO; the game's hook may hand over the next one. */
+static void refresh_token(tress_client *c) {
+  if (!c->token_sent || !c->def.get_token) return;
+  const char *next = c->def.get_token(c->def.get_token_user, c);
+  if (!next) return;
+  if (strlen(next) > TRESS_WIRE_MAX_TEXT_BYTES) {
+    tress__client_report(c, TRESS_CLIENT_ERROR_PROTOCOL, "get_token gave %zu bytes, over %u: the old token goes",
+                         strlen(next), (unsigned)TRESS_WIRE_MAX_TEXT_BYTES);
+    return;
+  }
+  snprintf(c->token, sizeof c->token, "%s", next);
+}
+
 static void send_hello(tress_client *c) {
+  refresh_token(c);
+  c->token_sent = true;
   tress_msg m;
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_HELLO;
@@ -326,6 +342,22 @@ static void forget_spawn(tress_client *c, uint32_t request_id) {
   }
 }
 
+/* Whether retrying after this REJECT can succeed. An expired or spent join token can, if the game
+ * gives a new one (get_token); a token that is forged, malformed or for another room cannot. */
+static bool reject_may_pass_later(const tress_client *c, uint16_t code) {
+  switch (code) {
+  case TRESS_CODE_TOKEN_EXPIRED:
+  case TRESS_CODE_TOKEN_REPLAYED: return c->def.get_token != NULL;
+  case TRESS_CODE_AUTH_FAILED:
+  case TRESS_CODE_BAD_VERSION:
+  case TRESS_CODE_TOKEN_MALFORMED:
+  case TRESS_CODE_TOKEN_BAD_SIGNATURE:
+  case TRESS_CODE_TOKEN_LIFETIME_TOO_LONG:
+  case TRESS_CODE_TOKEN_WRONG_ROOM: return false;
+  default: return true;
+  }
+}
+
 static void dispatch(tress_client *c, const tress_msg *m) {
   switch (m->type) {
   case TRESS_MSG_WELCOME:
@@ -342,7 +374,7 @@ static void dispatch(tress_client *c, const tress_msg *m) {
     tress__client_report(c, TRESS_CLIENT_ERROR_SERVER, "server rejected the connection: %s: %s",
                          tress_wire_code_name((tress_wire_code)m->reject.code), m->reject.reason);
     /* A bad token or version will be rejected again; anything else (full, shutting down) may pass later. */
-    if (m->reject.code == TRESS_CODE_AUTH_FAILED || m->reject.code == TRESS_CODE_BAD_VERSION) c->want_connection = false;
+    if (!reject_may_pass_later(c, m->reject.code)) c->want_connection = false;
     return;
   }
   case TRESS_MSG_ROOM_JOINED:

@@ -29,13 +29,17 @@ typedef struct tress_server_config {
   char port_file[TRESS_CONFIG_PATH_MAX];/* "" = none; else "udp=N http=N" written after binding */
   char log_format[8];                   /* "text" | "json" */
   char log_level[8];                    /* "debug" | "info" | "warn" | "error" */
-  char auth_token[256];                 /* "" = no auth */
   char ops_token[256];                  /* /stats shows room names only to "Authorization: Bearer <it>"; "" = to nobody */
   uint32_t http_max_connections;        /* ops HTTP connections open at once */
   uint32_t http_max_connections_per_address; /* ... of them from one IP address */
   uint32_t http_idle_timeout_s;         /* an HTTP connection silent this long is closed (libmicrohttpd: seconds) */
   uint32_t http_header_timeout_ms;      /* a request whose header is not complete by then is cut, however it trickles */
   uint32_t healthz_stale_ms;            /* /healthz answers 503 when the loop thread's heartbeat is older */
+  char auth_token[256];                 /* shared development secret; "" = none */
+  char join_key_file[TRESS_CONFIG_PATH_MAX]; /* signed join tokens' key (64 hex digits); "" = none */
+  uint32_t token_clock_skew_seconds;    /* a token's expiry is honoured this much either way */
+  uint32_t max_token_lifetime_seconds;  /* a token expiring further ahead is refused */
+  uint32_t max_token_nonces;            /* used-token nonces remembered until expiry (the replay set) */
   uint32_t max_peers;
   uint32_t max_peers_per_address;       /* ENet connections (half-open ones too) from one IP */
   uint32_t hello_timeout_ms;            /* a peer (or ENet handshake) without HELLO by then is dropped */
@@ -45,6 +49,12 @@ typedef struct tress_server_config {
   uint32_t max_bytes_per_second;
   uint32_t max_strikes;                 /* malformed / over-limit messages before a disconnect */
   uint64_t cache_memory_bytes;          /* rig cache byte budget (LRU) */
+  char cache_url[512];                  /* "" = no shared tier; redis://[user:password@]host[:port][/db] */
+  char cache_namespace[64];             /* the shared tier's key prefix */
+  uint32_t cache_timeout_ms;            /* every Redis call's deadline */
+  uint32_t cache_lease_ms;              /* single-flight lease across servers */
+  uint32_t cache_wait_ms;               /* wait on another server's lease at most this long, then rig */
+  uint32_t cache_poll_ms;               /* a waiter's mean interval between looks */
   uint64_t max_asset_bytes;             /* a mesh file larger than this is refused */
   uint32_t max_pending_rigs;            /* rig jobs queued or running at once */
   uint32_t max_rigs_per_peer;           /* rig jobs one peer's spawns may have in flight */

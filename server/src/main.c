@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "file_util.h"
+#include "rig_shared.h"
 #include "server.h"
 
 uint64_t tress_server_now_ns(void) {
@@ -40,7 +41,26 @@ static void finish(tress_server *s) {
   uv_close((uv_handle_t *)&s->sigterm, closed_noop);
   uv_close((uv_handle_t *)&s->sigint, closed_noop);
   tress_heartbeat_stop(s);
+  tress_rig_shared_stop(s->shared);
+  s->shared = NULL;
   tress_net_stop(s);
+}
+
+/* The Redis tier, when cache_url is set. It connects in the background: a Redis that is down at
+ * startup makes the server degraded (rigging locally), not unable to start. */
+static int start_shared_cache(tress_server *s) {
+  if (!s->cfg.cache_url[0]) return 0;
+  tress_rig_shared_config sc;
+  memset(&sc, 0, sizeof sc);
+  char err[256];
+  if (tress_redis_url_parse(s->cfg.cache_url, &sc.url, err) != 0) return -1; /* config load checked it */
+  snprintf(sc.namespace_, sizeof sc.namespace_, "%s", s->cfg.cache_namespace);
+  sc.timeout_ms = s->cfg.cache_timeout_ms;
+  sc.lease_ms = s->cfg.cache_lease_ms;
+  sc.wait_ms = s->cfg.cache_wait_ms;
+  sc.poll_ms = s->cfg.cache_poll_ms;
+  s->shared = tress_rig_shared_start(s->loop, &sc, &s->log, &s->metrics);
+  return s->shared ? 0 : -1;
 }
 
 static void on_drain_tick(uv_timer_t *t) {
@@ -145,6 +165,10 @@ int main(int argc, char **argv) {
   if (swept) tress_log_event(&s->log, TRESS_LOG_WARN, "cache_tmp_swept", "files=%d", swept);
   tress_rig_cache_init(&s->cache, s->cfg.cache_dir, s->cfg.cache_memory_bytes);
   tress_rig_failures_init(&s->rig_failures, s->cfg.failed_rig_ttl_ms);
+  if (tress_auth_start(s, err) != 0) {
+    tress_log_event(&s->log, TRESS_LOG_ERROR, "startup_failed", "reason=%s", tress_log_quote(err, (char[300]){0}, 300));
+    goto out;
+  }
 
   s->peer_slots = s->cfg.max_peers + TRESS_CONFIG_FULL_RESERVE;
   s->peers = calloc(s->peer_slots, sizeof *s->peers);
@@ -176,6 +200,9 @@ int main(int argc, char **argv) {
   uv_signal_start(&s->sigint, on_signal, SIGINT);
   uv_timer_init(s->loop, &s->drain_timer);
   s->drain_timer.data = s;
+
+  if (start_shared_cache(s) != 0)
+    tress_log_event(&s->log, TRESS_LOG_ERROR, "cache_shared_unavailable", "reason=out_of_memory action=rig_locally");
 
   atomic_store(&s->metrics.ready, true);
   tress_log_event(&s->log, TRESS_LOG_INFO, "listening",
@@ -211,6 +238,7 @@ out:
   }
   tress_rig_cache_destroy(&s->cache);
   tress_rig_failures_free(&s->rig_failures);
+  tress_auth_stop(s);
   tress_asset_store_close(&s->store);
   tress_metrics_destroy(&s->metrics);
   free(s->characters);

@@ -20,8 +20,18 @@ typedef struct tress_metrics {
   atomic_uint_fast64_t rig_failures[TRESS_CODE_COUNT];
   atomic_uint_fast64_t cache_hits_memory, cache_hits_disk, cache_misses, cache_corrupt, cache_evictions;
   atomic_uint_fast64_t cache_entries, cache_bytes, cache_disk_writes;
+  /* The shared tier (cache_url; rig_shared.c): hits, lease won (misses), waits on another
+   * server's lease and waits that hit the cap, values that did not verify, writes and refused
+   * writes, failed calls, the degraded gauge and how often it rose, leases lost mid-rig, and
+   * rigs made without a lease (Redis failing or the wait cap). */
+  atomic_bool cache_shared_enabled;
+  atomic_uint_fast64_t cache_hits_shared, cache_shared_misses, cache_shared_waits, cache_shared_wait_timeouts;
+  atomic_uint_fast64_t cache_shared_corrupt, cache_shared_writes, cache_shared_write_failures, cache_shared_errors;
+  atomic_uint_fast64_t cache_shared_degraded, cache_shared_degraded_total, cache_shared_lease_lost;
+  atomic_uint_fast64_t cache_shared_local_rigs;
   atomic_uint_fast64_t bytes_in, bytes_out, messages_in, messages_out;
   atomic_uint_fast64_t errors_sent, malformed, rate_limited, disconnects_forced;
+  atomic_uint_fast64_t auth_refused; /* HELLOs and JOINs refused for their token */
   atomic_uint_fast64_t rig_latency_buckets[TRESS_RIG_LATENCY_BUCKETS]; /* cumulative le buckets */
   atomic_uint_fast64_t rig_latency_count, rig_latency_sum_us;
   atomic_bool ready, draining;

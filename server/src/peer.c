@@ -26,7 +26,7 @@ static uint32_t slot_of(tress_server *s, ENetPeer *enet) { return (uint32_t)(ene
 
 static uint64_t now_ms(tress_server *s) { return uv_now(s->loop); }
 
-static void send_reject(tress_server *s, uint32_t slot, tress_wire_code code, const char *reason) {
+void tress_peer_reject(tress_server *s, uint32_t slot, tress_wire_code code, const char *reason) {
   tress_msg m;
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_REJECT;
@@ -66,7 +66,7 @@ void tress_peer_on_connect(tress_server *s, ENetPeer *enet) {
     tress_peer_close(s, slot, "draining");
   } else if (full) {
     atomic_fetch_add(&s->metrics.disconnects_forced, 1);
-    send_reject(s, slot, TRESS_CODE_SERVER_FULL, "server full, try again later");
+    tress_peer_reject(s, slot, TRESS_CODE_SERVER_FULL, "server full, try again later");
   }
 }
 
@@ -178,12 +178,7 @@ static tress_wire_code code_for_status(tress_wire_status st) {
 
 static void on_hello(tress_server *s, uint32_t slot, const tress_msg_hello *h) {
   tress_peer *p = &s->peers[slot];
-  if (s->cfg.auth_token[0] &&
-      (strlen(h->auth_token) != strlen(s->cfg.auth_token) ||
-       sodium_memcmp(h->auth_token, s->cfg.auth_token, strlen(s->cfg.auth_token)) != 0)) {
-    send_reject(s, slot, TRESS_CODE_AUTH_FAILED, "bad auth token");
-    return;
-  }
+  if (!tress_auth_check_hello(s, slot, h)) return;
   p->welcomed = true;
   snprintf(p->name, sizeof p->name, "%s", h->client_name);
   tress_msg m;
@@ -208,12 +203,12 @@ static void on_hello(tress_server *s, uint32_t slot, const tress_msg_hello *h) {
 static void on_first_message(tress_server *s, uint32_t slot, const ENetPacket *packet, uint8_t channel) {
   size_t len = packet->dataLength;
   if (channel != TRESS_CHANNEL_CONTROL) {
-    send_reject(s, slot, TRESS_CODE_UNEXPECTED_MESSAGE, "HELLO first, on the control channel");
+    tress_peer_reject(s, slot, TRESS_CODE_UNEXPECTED_MESSAGE, "HELLO first, on the control channel");
     return;
   }
   if (len > TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES) {
     atomic_fetch_add(&s->metrics.malformed, 1);
-    send_reject(s, slot, TRESS_CODE_TOO_LARGE, "HELLO first; this message is over the control limit");
+    tress_peer_reject(s, slot, TRESS_CODE_TOO_LARGE, "HELLO first; this message is over the control limit");
     return;
   }
   tress_msg msg;
@@ -223,19 +218,19 @@ static void on_first_message(tress_server *s, uint32_t slot, const ENetPacket *p
   if (st == TRESS_WIRE_ERR_BAD_VERSION && len && packet->data[0] == TRESS_MSG_HELLO) {
     snprintf(reason, sizeof reason, "protocol %u.x required, client speaks %u.%u", TRESS_PROTOCOL_VERSION_MAJOR,
              msg.hello.version_major, msg.hello.version_minor);
-    send_reject(s, slot, TRESS_CODE_BAD_VERSION, reason);
+    tress_peer_reject(s, slot, TRESS_CODE_BAD_VERSION, reason);
     return;
   }
   if (st != TRESS_WIRE_OK) {
     atomic_fetch_add(&s->metrics.malformed, 1);
     snprintf(reason, sizeof reason, "HELLO first; %s: %.180s", tress_wire_status_name(st), err.message);
-    send_reject(s, slot, code_for_status(st), reason);
+    tress_peer_reject(s, slot, code_for_status(st), reason);
     return;
   }
   if (msg.type == TRESS_MSG_HELLO) on_hello(s, slot, &msg.hello);
   else {
     snprintf(reason, sizeof reason, "HELLO first, not %s", tress_msg_type_name(msg.type));
-    send_reject(s, slot, TRESS_CODE_UNEXPECTED_MESSAGE, reason);
+    tress_peer_reject(s, slot, TRESS_CODE_UNEXPECTED_MESSAGE, reason);
   }
   tress_msg_free(&msg);
 }

@@ -62,6 +62,7 @@ void tress_room_join(tress_server *s, uint32_t slot, const tress_msg_join_room *
     tress_net_send_error(s, slot, TRESS_CODE_SERVER_SHUTTING_DOWN, TRESS_MSG_JOIN_ROOM, 0, 0, "server shutting down");
     return;
   }
+  if (!tress_auth_check_join(s, slot, m->room)) return;
   int32_t ri = find_room(s, m->room);
   if (ri >= 0 && s->rooms[ri].member_count >= s->cfg.max_room_peers) {
     tress_net_send_error(s, slot, TRESS_CODE_ROOM_FULL, TRESS_MSG_JOIN_ROOM, 0, 0, "room is full (%u peers)",

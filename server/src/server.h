@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "asset_store.h"
+#include "auth.h"
 #include "config.h"
 #include "log.h"
 #include "metrics.h"
@@ -29,6 +30,9 @@ typedef struct tress_peer {
   uint64_t connected_ms;  /* loop time of the ENet connect: the HELLO deadline counts from it */
   bool closing;           /* a disconnect is under way: ignore further input */
   char name[TRESS_WIRE_NAME_CAP];
+  uint16_t client_minor;  /* HELLO's version_minor: which codes the peer knows */
+  char player_id[TRESS_WIRE_NAME_CAP];  /* signed tokens: who the token says this is ("" otherwise) */
+  char token_room[TRESS_WIRE_NAME_CAP]; /* signed tokens: the one room JOIN_ROOM may name */
   char addr[48];
   int32_t room;           /* index into server->rooms, -1 when in none */
   uint32_t characters;    /* live characters this peer owns */
@@ -106,8 +110,10 @@ typedef struct tress_server {
   tress_metrics metrics;
   tress_asset_store store;
   tress_rig_cache cache;
+  struct tress_rig_shared *shared; /* the Redis tier (rig_shared.h); NULL without cache_url */
   tress_rig_jobs jobs;
   tress_rig_failures rig_failures; /* failed rigs remembered for cfg.failed_rig_ttl_ms */
+  tress_auth auth;
 
   ENetHost *host;
   uv_poll_t enet_poll;
@@ -166,9 +172,18 @@ void tress_peer_on_disconnect(tress_server *s, ENetPeer *enet);
 /* A bad message: one strike, and past cfg.max_strikes a disconnect. */
 void tress_peer_strike(tress_server *s, uint32_t slot, const char *why);
 void tress_peer_close(tress_server *s, uint32_t slot, const char *why);
+/* REJECT with code and reason, then close. */
+void tress_peer_reject(tress_server *s, uint32_t slot, tress_wire_code code, const char *reason);
 /* Drops, at once, peers that sent no HELLO and ENet handshakes that never completed within
  * cfg.hello_timeout_ms. Called from a timer. */
 void tress_peer_sweep_unwelcomed(tress_server *s);
+
+/* auth.c: the key and the replay set (0, or -1 with err), then the HELLO and JOIN_ROOM checks.
+ * A check that fails has sent the REJECT and closed the peer, and returns false. */
+int tress_auth_start(tress_server *s, char err[256]);
+void tress_auth_stop(tress_server *s);
+bool tress_auth_check_hello(tress_server *s, uint32_t slot, const tress_msg_hello *h);
+bool tress_auth_check_join(tress_server *s, uint32_t slot, const char *room);
 
 /* room.c */
 void tress_room_join(tress_server *s, uint32_t slot, const tress_msg_join_room *m);

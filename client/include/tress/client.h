@@ -83,6 +83,11 @@ typedef struct tress_client_callbacks {
  * The returned mesh is owned by the caller of this hook (one reference). */
 typedef tress_mesh *(*tress_client_mesh_loader_fn)(void *user, const char *asset_id);
 
+/* A fresh auth token for the next connection attempt (a signed join token is good for one
+ * connection: PROTOCOL.md 5.1), copied at once; NULL keeps the previous one. The game's backend
+ * mints it for the same room. */
+typedef const char *(*tress_client_token_fn)(void *user, tress_client *c);
+
 typedef struct tress_client_def {
   const char *client_name;       /* sent in HELLO, "tress-client" */
   tress_sim_def sim;             /* the client's own sim (scene is ignored: the client owns one) */
@@ -90,6 +95,8 @@ typedef struct tress_client_def {
   const char *asset_root;        /* local asset copies: <asset_root>/<asset_id>; "assets" */
   tress_client_mesh_loader_fn load_mesh; /* NULL: glTF/GLB from asset_root */
   void *load_mesh_user;
+  tress_client_token_fn get_token; /* NULL: every attempt sends connect()'s token again */
+  void *get_token_user;
   bool reconnect;                /* retry a lost connection with backoff (true) */
   uint32_t backoff_initial_ms;   /* 250 */
   uint32_t backoff_max_ms;       /* 5000, doubling */
@@ -102,7 +109,9 @@ tress_client *tress_client_create(const tress_client_def *def);
 /* Disconnects, destroys every character (handles released) and the sim and scene. */
 void tress_client_destroy(tress_client *c);
 
-/* Starts connecting; returns at once. service() drives HELLO, JOIN_ROOM and the rest.
+/* Starts connecting; returns at once. service() drives HELLO, JOIN_ROOM and the rest. token goes
+ * in HELLO: a signed join token for room (tress/join_token.h), the server's development secret,
+ * or NULL / "" for an open server. A reconnect asks def.get_token for a new one when it is set.
  * TRESS_ERR_INVALID_ARGUMENT, _ADDRESS (host did not resolve) or _NETWORK; err names the host. */
 tress_result tress_client_connect(tress_client *c, const char *host, uint16_t port, const char *token,
                                   const char *room, tress_error *err);

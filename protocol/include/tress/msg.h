@@ -20,7 +20,10 @@ extern "C" {
 /* Same major required on both ends; a minor bump only adds (new optional sections, new message
  * types a peer sends only after seeing the other side's minor). */
 #define TRESS_PROTOCOL_VERSION_MAJOR 1
-#define TRESS_PROTOCOL_VERSION_MINOR 0
+#define TRESS_PROTOCOL_VERSION_MINOR 1
+/* 1.1 added the TOKEN_* codes: a server sends them only to a peer whose HELLO minor is at least
+ * this, and AUTH_FAILED to older ones. */
+#define TRESS_PROTOCOL_MINOR_TOKEN_CODES 1
 
 /* ENet channels. Both reliable and ordered; bulk keeps big rig payloads from delaying control. */
 typedef enum tress_channel {
@@ -97,6 +100,13 @@ typedef enum tress_wire_code {
   TRESS_CODE_BAD_MANIFEST = 19,        /* decodes, but refers to a missing part / accessory */
   TRESS_CODE_INTERNAL = 20,
   TRESS_CODE_OUT_OF_MEMORY = 21,       /* a server memory budget is spent (retry later) */
+  /* 1.1: why a signed join token was refused (tress/join_token.h) */
+  TRESS_CODE_TOKEN_MALFORMED = 22,     /* not a token of a version this server reads */
+  TRESS_CODE_TOKEN_BAD_SIGNATURE = 23, /* tampered, or signed with another key */
+  TRESS_CODE_TOKEN_EXPIRED = 24,
+  TRESS_CODE_TOKEN_LIFETIME_TOO_LONG = 25, /* expires further ahead than the server accepts */
+  TRESS_CODE_TOKEN_REPLAYED = 26,      /* this token's nonce was already used */
+  TRESS_CODE_TOKEN_WRONG_ROOM = 27,    /* JOIN_ROOM names another room than the token */
   TRESS_CODE_COUNT
 } tress_wire_code;
 
