@@ -132,6 +132,37 @@ static void test_precedence_file_env_flags(void **state) {
   unlink(path2);
 }
 
+/* The ops settings: their defaults, the token never printed, inconsistent limits refused. */
+static void test_ops_settings(void **state) {
+  (void)state;
+  unsetenv("TRESS_CONFIG");
+  cJSON *j = print_config(NULL, NULL);
+  assert_string_equal(str(j, "http_host"), ""); /* = host: today's single bind address */
+  assert_int_equal((int)num(j, "http_max_connections"), 256);
+  assert_int_equal((int)num(j, "http_max_connections_per_address"), 8);
+  assert_int_equal((int)num(j, "http_header_timeout_ms"), 3000);
+  assert_int_equal((int)num(j, "healthz_stale_ms"), 5000);
+  assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "ops_token_set")));
+  cJSON_Delete(j);
+  const char *env[] = {"TRESS_OPS_TOKEN", "hunter2-ops", NULL};
+  const char *args[] = {"--http-host", "127.0.0.9", NULL};
+  char out[8192];
+  const char *print[] = {"--print-config", "--http-host", "127.0.0.9", NULL};
+  assert_int_equal(run(print, env, out, sizeof out), 0);
+  assert_null(strstr(out, "hunter2-ops"));
+  j = print_config(args, env);
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "ops_token_set")));
+  assert_null(cJSON_GetObjectItem(j, "ops_token"));
+  assert_string_equal(str(j, "http_host"), "127.0.0.9");
+  cJSON_Delete(j);
+  const char *over[] = {"--http-max-connections", "16", "--http-max-connections-per-address", "17", NULL};
+  const char *zero_stale[] = {"--healthz-stale-ms", "0", NULL};
+  const char *zero_header[] = {"--http-header-timeout-ms", "0", NULL};
+  assert_int_equal(run(over, NULL, out, sizeof out), 2);
+  assert_int_equal(run(zero_stale, NULL, out, sizeof out), 2);
+  assert_int_equal(run(zero_header, NULL, out, sizeof out), 2);
+}
+
 static void test_ops_endpoint_and_health_check(void **state) {
   (void)state;
   th_server s;
@@ -224,6 +255,7 @@ static void test_shared_cache_settings(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_help_and_defaults),
                                      cmocka_unit_test(test_precedence_file_env_flags),
+                                     cmocka_unit_test(test_ops_settings),
                                      cmocka_unit_test(test_ops_endpoint_and_health_check),
                                      cmocka_unit_test(test_shared_cache_settings)};
   return cmocka_run_group_tests(tests, NULL, NULL);
