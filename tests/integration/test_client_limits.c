@@ -5,7 +5,9 @@
  * turned cone). Cora (cape.json) wears the same cape unlimited. One client spawns both, both
  * clients bind them through the server, the root is thrown and spun hard for five seconds, and
  * on both clients every joint of Coral's cape stays within its limit every frame while Cora's
- * leaves the same limits far behind (so the limits, not the motion, hold it). */
+ * leaves the same limits far behind (so the limits, not the motion, hold it). The same manifest
+ * puts a plane behind the back (an extended collider): it reaches both clients as that plane
+ * (shape, attach, point, normal, world normal). */
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -93,8 +95,8 @@ static void limits_load(limits *l) {
   assert_int_equal(tress_wire_springs_decode(m.sections[0].bytes, m.sections[0].length, &l->section, &werr),
                    TRESS_WIRE_OK);
   tress_manifest_json_free(&m);
-  assert_int_equal(l->section.chain_count, 1);
-  l->chain = &l->section.chains[0];
+  assert_int_equal(l->section.chain_count, 2); /* the default entry (the plane) and CapeRoot */
+  l->chain = &l->section.chains[1];
   assert_string_equal(l->chain->root, "CapeRoot");
   assert_int_equal(l->chain->limit.kind, TRESS_LIMIT_CONE);
   assert_int_equal(l->chain->joint_limit_count, 3);
@@ -125,6 +127,24 @@ static float worst_excess(tress_client *c, uint32_t id, const limits *l, char wh
         snprintf(where, WHERE_CAP, "%s -> %s", name_of(scene, bones[i]).s, name_of(scene, t).s);
       }
     }
+  }
+  return worst;
+}
+
+/* How far the character's deepest cape bone is behind its plane collider (<= 0: in front). */
+static float behind_plane(tress_client *c, uint32_t id) {
+  tress_collider_def def;
+  tress_collider_world w;
+  assert_int_equal(tress_client_get_colliders(c, id, &def, &w, 1), 1);
+  assert_int_equal(w.shape, TRESS_COLLIDER_PLANE);
+  tress_scene *scene = tress_client_get_scene(c);
+  tress_id bones[64];
+  assert_int_equal(tress_client_get_bones(c, id, bones, 64), CAPE_BONES);
+  float worst = -1e9f;
+  for (uint32_t i = 0; i < CAPE_BONES; i++) {
+    tress_xform b = tress_bone_get_world(scene, bones[i]);
+    float d = (b.p[0] - w.ax) * w.bx + (b.p[1] - w.ay) * w.by + (b.p[2] - w.az) * w.bz;
+    worst = fmaxf(worst, -d);
   }
   return worst;
 }
@@ -176,7 +196,20 @@ static void test_manifest_limits_hold_on_every_client(void **state) {
   assert_int_equal(limit_warnings, 2);
   assert_int_equal(warnings, 2);
 
-  float held[2] = {-10.0f, -10.0f}, loose[2] = {-10.0f, -10.0f};
+  /* the plane arrived as a plane: on the torso, facing back (-Z) */
+  for (int i = 0; i < 2; i++) {
+    tress_collider_def def;
+    assert_int_equal(tress_client_get_colliders(cs[i], limited[i], &def, NULL, 1), 1);
+    assert_int_equal(def.shape, TRESS_COLLIDER_PLANE);
+    assert_string_equal(name_of(tress_client_get_scene(cs[i]), def.attach).s, "UpperTorso");
+    assert_float_equal(def.normal[2], -1.0f, 0.0f);
+    assert_float_equal(def.offset[2], -0.4f, 1e-6f);
+    tress_collider_world w;
+    assert_int_equal(tress_client_get_colliders(cs[i], limited[i], NULL, &w, 1), 1);
+    assert_int_equal(w.shape, TRESS_COLLIDER_PLANE);
+    assert_float_equal(w.bz, -1.0f, 1e-5f); /* the torso is unturned before the throw */
+  }
+  float held[2] = {-10.0f, -10.0f}, loose[2] = {-10.0f, -10.0f}, behind[2] = {-1e9f, -1e9f};
   char held_at[2][2 * WHERE_CAP] = {"", ""}, loose_at[2 * WHERE_CAP] = "";
   for (int f = 1; f <= FRAMES; f++) {
     tress_xform root = thrown(f);
@@ -190,6 +223,7 @@ static void test_manifest_limits_hold_on_every_client(void **state) {
         held[i] = e;
         snprintf(held_at[i], sizeof held_at[i], "%s (frame %d)", where, f);
       }
+      behind[i] = fmaxf(behind[i], behind_plane(cs[i], limited[i]));
       e = worst_excess(cs[i], free_cape[i], &l, where);
       if (e > loose[i]) {
         loose[i] = e;
@@ -203,6 +237,9 @@ static void test_manifest_limits_hold_on_every_client(void **state) {
            held_at[i], (double)loose[i]);
   printf("unlimited worst: %s\n", loose_at);
   for (int i = 0; i < 2; i++) {
+    /* reported, not held to 0: a limit has the last word over a collider (sim.h), and the
+     * middle hinge pushes CapeM_3 up to ~0.1 behind it when the cape twists */
+    printf("client %d: the deepest cape bone %.5f behind the plane\n", i, (double)behind[i]);
     assert_true(held[i] <= SLACK);
     assert_true(loose[i] > 0.2f);
   }
