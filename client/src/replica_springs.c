@@ -119,11 +119,12 @@ static bool add_colliders(tress_client *c, const replica_character *ch, replica_
   for (uint32_t i = 0; i < w->collider_count; i++) {
     const tress_wire_collider *wc = &w->colliders[i];
     tress_collider_def d = tress_default_collider_def();
-    d.shape = wc->shape == TRESS_COLLIDER_CAPSULE ? TRESS_COLLIDER_CAPSULE : TRESS_COLLIDER_SPHERE;
+    d.shape = (tress_collider_shape)wc->shape; /* the codec checked it is one of the five */
     d.attach = wc->attach[0] ? find_in_character(c, ch, wc->attach) : (tress_id){0};
     memcpy(d.offset, wc->offset, sizeof d.offset);
-    memcpy(d.tail, d.shape == TRESS_COLLIDER_CAPSULE ? wc->tail : wc->offset, sizeof d.tail);
+    memcpy(d.tail, tress_collider_shape_is_capsule(d.shape) ? wc->tail : wc->offset, sizeof d.tail);
     d.radius = wc->radius;
+    if (d.shape == TRESS_COLLIDER_PLANE) memcpy(d.normal, wc->normal, sizeof d.normal);
     sp->collider_ids[i] = (tress_collider_id){0};
     sp->collider_id_count = i + 1;
     if (wc->attach[0] && tress_id_is_null(d.attach)) {

@@ -181,7 +181,7 @@ static int read_size(const cJSON *obj, const char *key, float size[3], const cha
   return wire_rule(err, at, wire_check_size(size, "value", 0, &werr), &werr);
 }
 
-static const char *const SHAPE_NAMES[] = {"sphere", "capsule"};
+static const char *const SHAPE_NAMES[] = {"sphere", "capsule", "plane", "inside_sphere", "inside_capsule"};
 static const char *const JOINT_NAMES[] = {"Weld", "Motor6D", "RigidConstraint", "WeldConstraint"};
 
 static const char *const ROOT_KEYS[] = {"$schema", "character", "parts", "accessories", "chain_settings",
@@ -195,7 +195,7 @@ static const char *const ACCESSORY_SETTINGS_KEYS[] = {"damping", "stiffness", "g
                                                       "max_swing_degrees", NULL};
 static const char *const RIG_KEYS[] = {"sectors", "segments", "max_influences", "axis", "root", NULL};
 static const char *const SPRINGS_KEYS[] = {"colliders", "chains", NULL};
-static const char *const COLLIDER_KEYS[] = {"shape", "attach", "offset", "tail", "radius", NULL};
+static const char *const COLLIDER_KEYS[] = {"shape", "attach", "offset", "tail", "radius", "normal", NULL};
 static const char *const ROPE_KEYS[] = {"name", "start", "end", "segments", "length", "damping", "gravity_scale",
                                         "wind_scale", NULL};
 static const char *const ROPE_END_KEYS[] = {"part", "offset", "pinned", NULL};
@@ -226,13 +226,21 @@ static int read_collider(const cJSON *c, const char *at, tress_wire_collider *wc
       read_string(c, "attach", wc->attach, sizeof wc->attach, false, at, err) ||
       read_floats(c, "offset", wc->offset, 3, at, err) || read_number(c, "radius", &wc->radius, at, err))
     return -1;
-  int k = strcmp(shape, "sphere") == 0 ? 0 : (strcmp(shape, "capsule") == 0 ? 1 : -1);
-  if (k < 0) return fail(err, "%s.shape: \"%s\" is not \"sphere\" or \"capsule\"", at, shape);
+  int k = -1;
+  for (int i = 0; i < (int)(sizeof SHAPE_NAMES / sizeof SHAPE_NAMES[0]); i++)
+    if (strcmp(shape, SHAPE_NAMES[i]) == 0) k = i;
+  if (k < 0)
+    return fail(err, "%s.shape: \"%s\" is not \"sphere\", \"capsule\", \"plane\", \"inside_sphere\" or \"inside_capsule\"",
+                at, shape);
   wc->shape = (uint8_t)k;
-  const cJSON *tail = get(c, "tail");
-  if (k == 0 && tail) return fail(err, "%s.tail: a sphere has no tail", at);
-  if (k == 1 && !tail) return fail(err, "%s: a capsule needs \"tail\" (its second end centre)", at);
-  return read_floats(c, "tail", wc->tail, 3, at, err);
+  bool capsule = tress_collider_shape_is_capsule((tress_collider_shape)k), plane = k == TRESS_COLLIDER_PLANE;
+  const cJSON *tail = get(c, "tail"), *normal = get(c, "normal");
+  if (!capsule && tail) return fail(err, "%s.tail: only a capsule (outside or inside) has a tail", at);
+  if (capsule && !tail) return fail(err, "%s: a capsule needs \"tail\" (its second end centre)", at);
+  if (!plane && normal) return fail(err, "%s.normal: only a plane has a normal", at);
+  if (plane && !normal) return fail(err, "%s: a plane needs \"normal\" (the side chains stay on)", at);
+  if (plane && get(c, "radius")) return fail(err, "%s.radius: a plane has no radius", at);
+  return read_floats(c, "tail", wc->tail, 3, at, err) || read_floats(c, "normal", wc->normal, 3, at, err) ? -1 : 0;
 }
 
 /* "limit": {"kind": "cone" | "hinge" | "spherical", "angle", "yaw" (radians), "rotation"
@@ -706,11 +714,12 @@ static cJSON *springs_json(const tress_wire_manifest *m) {
   for (uint32_t i = 0; i < s->collider_count; i++) {
     const tress_wire_collider *c = &s->colliders[i];
     cJSON *co = cJSON_CreateObject();
-    cJSON_AddStringToObject(co, "shape", SHAPE_NAMES[c->shape ? 1 : 0]);
+    cJSON_AddStringToObject(co, "shape", SHAPE_NAMES[c->shape]); /* decoded: one of them */
     cJSON_AddStringToObject(co, "attach", c->attach);
     cJSON_AddItemToObject(co, "offset", floats(c->offset, 3));
-    if (c->shape) cJSON_AddItemToObject(co, "tail", floats(c->tail, 3));
-    cJSON_AddNumberToObject(co, "radius", c->radius);
+    if (tress_collider_shape_is_capsule((tress_collider_shape)c->shape)) cJSON_AddItemToObject(co, "tail", floats(c->tail, 3));
+    if (c->shape == TRESS_COLLIDER_PLANE) cJSON_AddItemToObject(co, "normal", floats(c->normal, 3));
+    else cJSON_AddNumberToObject(co, "radius", c->radius);
     cJSON_AddItemToArray(cols, co);
   }
   cJSON *chains = cJSON_AddArrayToObject(o, "chains");

@@ -2,14 +2,15 @@
  *
  * Layout (little-endian, PROTOCOL.md 7.1):
  *   u8 format (1; 2 when some chain carries a limit)
- *   u8 collider count, then per collider: u8 shape, str attach, f32 x3 offset, f32 x3 tail,
- *      f32 radius
+ *   u8 collider count, then per collider: u8 shape, str attach, f32 x3 offset, f32 x3 tail
+ *      (a plane's normal), f32 radius
  *   u8 chain count, then per chain: str root, f32 damping, stiffness, gravity_scale, wind_scale,
  *      radius, end_length, wind_gust, wind_frequency, weight, u8 flags (bit 0 enabled, bit 1
  *      limit, bit 2 joint limits), u8 set count, u8 x count collider indices, then with the
  *      limit bit: the limit (u8 kind, tress_limit_kind 1..3, f32 angle, f32 yaw, f32 x4
  *      rotation), then with the joint limits bit: u8 count (1..16), per joint: str bone, limit
- * (A section without limits is format 1, byte for byte what it was before limits existed.)
+ * (A section without limits and extended colliders is format 1, byte for byte what it was
+ * before they existed; format 2 allows both.)
  * The section rides in BIND's opaque sections, so a decoder that predates it keeps the bytes
  * and ignores them: no major bump, no new message type.
  */
@@ -31,13 +32,19 @@ static tress_wire_status range(float v, float lo, float hi, const char *what, si
 static tress_wire_status check_collider(const tress_wire_collider *c, uint32_t i, size_t at, tress_wire_error *err) {
   char what[48];
   snprintf(what, sizeof what, "collider %u", i);
-  if (c->shape > TRESS_COLLIDER_CAPSULE)
-    return wire_fail(err, TRESS_WIRE_ERR_BAD_ENUM, at, "%s: shape %u is not 0 (sphere) or 1 (capsule)", what, c->shape);
+  if (c->shape > TRESS_COLLIDER_INSIDE_CAPSULE)
+    return wire_fail(err, TRESS_WIRE_ERR_BAD_ENUM, at,
+                     "%s: shape %u is not 0..4 (sphere, capsule, plane, inside sphere, inside capsule)", what,
+                     c->shape);
   tress_wire_status st;
   if ((st = wire_check_vec3(c->offset, TRESS_WIRE_MAX_COORD, what, at, err))) return st;
   if ((st = wire_check_vec3(c->tail, TRESS_WIRE_MAX_COORD, what, at, err))) return st;
+  if ((st = wire_check_vec3(c->normal, TRESS_WIRE_MAX_COORD, what, at, err))) return st;
   if ((st = range(c->radius, 0.0f, TRESS_WIRE_MAX_RADIUS, what, at, err))) return st;
-  if (c->shape == TRESS_COLLIDER_CAPSULE) {
+  if (c->shape == TRESS_COLLIDER_PLANE &&
+      !(c->normal[0] * c->normal[0] + c->normal[1] * c->normal[1] + c->normal[2] * c->normal[2] > 0.0f))
+    return wire_fail(err, TRESS_WIRE_ERR_BAD_FLOAT, at, "%s: a plane with no normal", what);
+  if (tress_collider_shape_is_capsule((tress_collider_shape)c->shape)) {
     float dx = c->tail[0] - c->offset[0], dy = c->tail[1] - c->offset[1], dz = c->tail[2] - c->offset[2];
     if (!(dx * dx + dy * dy + dz * dz > 0.0f))
       return wire_fail(err, TRESS_WIRE_ERR_BAD_FLOAT, at, "%s: a capsule with no length", what);
@@ -155,10 +162,11 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
                      TRESS_WIRE_MAX_SPRING_CHAINS);
   wire_writer w = {buf, buf ? cap : 0, 0, false};
   tress_wire_status st;
-  bool any_limit = false;
+  bool extended = false;
   for (uint32_t i = 0; i < s->chain_count; i++)
-    any_limit = any_limit || s->chains[i].limit.kind != TRESS_LIMIT_NONE || s->chains[i].joint_limit_count;
-  wire_write_u8(&w, any_limit ? TRESS_WIRE_SPRINGS_FORMAT_LIMITS : TRESS_WIRE_SPRINGS_FORMAT);
+    extended = extended || s->chains[i].limit.kind != TRESS_LIMIT_NONE || s->chains[i].joint_limit_count;
+  for (uint32_t i = 0; i < s->collider_count; i++) extended = extended || s->colliders[i].shape > TRESS_COLLIDER_CAPSULE;
+  wire_write_u8(&w, extended ? TRESS_WIRE_SPRINGS_FORMAT_EXTENDED : TRESS_WIRE_SPRINGS_FORMAT);
   wire_write_u8(&w, (uint8_t)s->collider_count);
   for (uint32_t i = 0; i < s->collider_count; i++) {
     const tress_wire_collider *c = &s->colliders[i];
@@ -166,7 +174,8 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
     wire_write_u8(&w, c->shape);
     if ((st = wire_write_name(&w, c->attach, "collider attach", err))) return st;
     for (int k = 0; k < 3; k++) wire_write_f32(&w, c->offset[k]);
-    for (int k = 0; k < 3; k++) wire_write_f32(&w, c->tail[k]);
+    const float *second = c->shape == TRESS_COLLIDER_PLANE ? c->normal : c->tail;
+    for (int k = 0; k < 3; k++) wire_write_f32(&w, second[k]);
     wire_write_f32(&w, c->radius);
   }
   wire_write_u8(&w, (uint8_t)s->chain_count);
@@ -203,9 +212,9 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
 static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
   uint8_t format, n;
   if (!wire_read_u8(r, &format, "springs format")) return r->status;
-  if (format != TRESS_WIRE_SPRINGS_FORMAT && format != TRESS_WIRE_SPRINGS_FORMAT_LIMITS)
+  if (format != TRESS_WIRE_SPRINGS_FORMAT && format != TRESS_WIRE_SPRINGS_FORMAT_EXTENDED)
     return wire_fail(r->err, TRESS_WIRE_ERR_BAD_VERSION, 0, "springs format %u, this decoder knows %d and %d", format,
-                     TRESS_WIRE_SPRINGS_FORMAT, TRESS_WIRE_SPRINGS_FORMAT_LIMITS);
+                     TRESS_WIRE_SPRINGS_FORMAT, TRESS_WIRE_SPRINGS_FORMAT_EXTENDED);
   /* format 1 carries no limits: its flags have only the enabled bit */
   unsigned known_flags = format == TRESS_WIRE_SPRINGS_FORMAT ? 1u : 7u;
   size_t at = wire_reader_offset(r);
@@ -220,8 +229,12 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
     if (!wire_read_u8(r, &c->shape, "collider shape") || !wire_read_name(r, c->attach, "collider attach")) return r->status;
     for (int k = 0; k < 3; k++)
       if (!wire_read_f32(r, &c->offset[k], "collider offset")) return r->status;
+    if (format == TRESS_WIRE_SPRINGS_FORMAT && c->shape > TRESS_COLLIDER_CAPSULE)
+      return wire_fail(r->err, TRESS_WIRE_ERR_BAD_ENUM, at, "collider %u: shape %u in format 1 (sphere or capsule)", i,
+                       c->shape);
+    float *second = c->shape == TRESS_COLLIDER_PLANE ? c->normal : c->tail;
     for (int k = 0; k < 3; k++)
-      if (!wire_read_f32(r, &c->tail[k], "collider tail")) return r->status;
+      if (!wire_read_f32(r, &second[k], "collider tail")) return r->status;
     if (!wire_read_f32(r, &c->radius, "collider radius")) return r->status;
     if ((st = check_collider(c, i, at, r->err))) return st;
   }
@@ -306,7 +319,7 @@ bool tress_wire_springs_is_equal(const tress_wire_springs *a, const tress_wire_s
   for (uint32_t i = 0; i < a->collider_count; i++) {
     const tress_wire_collider *x = &a->colliders[i], *y = &b->colliders[i];
     if (x->shape != y->shape || strcmp(x->attach, y->attach) || !f3(x->offset, y->offset) || !f3(x->tail, y->tail) ||
-        x->radius != y->radius)
+        x->radius != y->radius || !f3(x->normal, y->normal))
       return false;
   }
   for (uint32_t i = 0; i < a->chain_count; i++) {

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "support/client_fake_server.h"
+#include "support/limit_excess.h"
 #include "support/scene_names.h"
 #include "tress/client.h"
 #include "tress/codec.h"
@@ -376,6 +377,13 @@ static void test_named_chain_follows_the_new_section(void **state) {
   b.chain_count = 3;
   b.chains[1] = b.chains[0];
   snprintf(b.chains[1].root, sizeof b.chains[1].root, "Ponytail");
+  /* a tight cone on the ponytail's middle joint (by name), and one on a bone it does not have */
+  const tress_joint_limit tight = {TRESS_LIMIT_CONE, 0.05f, 0.0f, {0.0f, 0.0f, 0.0f, 1.0f}};
+  b.chains[1].joint_limit_count = 2;
+  snprintf(b.chains[1].joint_limits[0].bone, sizeof b.chains[1].joint_limits[0].bone, "Ponytail_1");
+  b.chains[1].joint_limits[0].limit = tight;
+  snprintf(b.chains[1].joint_limits[1].bone, sizeof b.chains[1].joint_limits[1].bone, "Ponytail_9");
+  b.chains[1].joint_limits[1].limit = tight;
   /* the rigged hair's root: already swung by its accessory's chain, skipped with a warning */
   b.chains[2] = b.chains[0];
   snprintf(b.chains[2].root, sizeof b.chains[2].root, "HairRoot");
@@ -411,16 +419,23 @@ static void test_named_chain_follows_the_new_section(void **state) {
   assert_memory_equal(again, ids, 3 * sizeof *ids);
   assert_int_equal(tress_sim_get_stats(sim).bound, bound_a + 1);
   peer *one[1] = {&x};
-  walk(one, 1, 0, 30);
+  float held = -10.0f;
+  for (int f = 0; f < 60; f++) {
+    walk(one, 1, f, 1);
+    held = fmaxf(held, limit_excess(scene, tail[1], tail[2], &tight));
+  }
   assert_true(tress_sim_get_stats(sim).simulated >= bound_a + 1);
+  printf("named chain: the limited joint at most %.5f rad outside its cone\n", (double)held);
+  assert_true(held <= 2e-3f);
+  /* (Ponytail_9 is reported below, with HairRoot) */
 
   send_bind(&x, NULL);
   assert_int_equal(tress_sim_get_stats(sim).bound, bound_a);
   assert_false(tress_bone_is_simulated(scene, tail[0]));
   assert_int_equal(tress_client_get_collider_ids(x.client, CHARACTER_ID, NULL, 0), 0);
   for (uint32_t i = 0; i < 3; i++) assert_false(tress_collider_is_valid(sim, ids[i]));
-  /* one warning: HairRoot skipped once (the identical B changed nothing) */
-  assert_int_equal(x.k.errors[TRESS_CLIENT_ERROR_WARNING], 1);
+  /* two warnings, once each (the identical B changed nothing): Ponytail_9, then HairRoot */
+  assert_int_equal(x.k.errors[TRESS_CLIENT_ERROR_WARNING], 2);
   assert_non_null(strstr(x.k.last, "spring chain 'HairRoot' skipped"));
   assert_int_equal(x.k.errors[TRESS_CLIENT_ERROR_PROTOCOL], 0);
   peer_stop(&x);

@@ -148,6 +148,45 @@ static void test_springs_section_round_trip(void **state) {
   tress_manifest_json_free(&m);
 }
 
+/* Planes and inside colliders from a manifest: parsed into the section's format 2, printed and
+ * parsed back the same (a plane's normal, a capsule's tail, no radius on a plane). */
+static void test_extended_colliders_round_trip(void **state) {
+  (void)state;
+  char text[1024];
+  snprintf(text, sizeof text, "%s%s}", KIT_SPRINGS_HEAD,
+           "{\"colliders\": [{\"shape\": \"plane\", \"attach\": \"Head\", \"offset\": [0, 0, 0.3], \"normal\": [0, 0, 1]},"
+           " {\"shape\": \"inside_sphere\", \"attach\": \"Head\", \"offset\": [0, -1, 0], \"radius\": 1.5},"
+           " {\"shape\": \"inside_capsule\", \"offset\": [0, 0, 0], \"tail\": [0, -2, 0], \"radius\": 0.8}],"
+           " \"chains\": [{\"colliders\": [0, 1, 2]}]}");
+  tress_wire_manifest m, back;
+  tress_error err = {0};
+  assert_int_equal(tress_manifest_json_parse(text, strlen(text), &m, &err), 0);
+  assert_int_equal(m.section_count, 1);
+  assert_int_equal(m.sections[0].bytes[0], TRESS_WIRE_SPRINGS_FORMAT_EXTENDED);
+  tress_wire_springs *s = calloc(1, sizeof *s), *t = calloc(1, sizeof *t);
+  tress_wire_error werr;
+  assert_int_equal(tress_wire_springs_decode(m.sections[0].bytes, m.sections[0].length, s, &werr), TRESS_WIRE_OK);
+  assert_int_equal(s->collider_count, 3);
+  assert_int_equal(s->colliders[0].shape, TRESS_COLLIDER_PLANE);
+  assert_float_equal(s->colliders[0].normal[2], 1.0f, 0.0f);
+  assert_float_equal(s->colliders[0].offset[2], 0.3f, 1e-6);
+  assert_int_equal(s->colliders[1].shape, TRESS_COLLIDER_INSIDE_SPHERE);
+  assert_float_equal(s->colliders[1].radius, 1.5f, 0.0f);
+  assert_int_equal(s->colliders[2].shape, TRESS_COLLIDER_INSIDE_CAPSULE);
+  assert_float_equal(s->colliders[2].tail[1], -2.0f, 0.0f);
+  char *printed = tress_manifest_json_print(&m);
+  assert_non_null(printed);
+  assert_non_null(strstr(printed, "\"inside_capsule\""));
+  assert_int_equal(tress_manifest_json_parse(printed, strlen(printed), &back, &err), 0);
+  free(printed);
+  assert_int_equal(tress_wire_springs_decode(back.sections[0].bytes, back.sections[0].length, t, &werr), TRESS_WIRE_OK);
+  assert_true(tress_wire_springs_is_equal(s, t));
+  tress_manifest_json_free(&back);
+  tress_manifest_json_free(&m);
+  free(s);
+  free(t);
+}
+
 /* Bad springs are refused with the reason (the codec's rules), nothing half-loaded. */
 static void test_bad_springs_refused(void **state) {
   (void)state;
@@ -187,6 +226,13 @@ static void test_bad_springs_refused(void **state) {
        "joint 'B' limited twice"},
       {"{\"colliders\": [{\"shape\": \"sphere\", \"radius\": 1}], \"chains\": [{\"colliders\": [0, 0]}]}",
        "listed twice"},
+      {"{\"colliders\": [{\"shape\": \"plane\", \"offset\": [0, 0, 0]}]}", "a plane needs \"normal\""},
+      {"{\"colliders\": [{\"shape\": \"plane\", \"normal\": [0, 0, 0]}]}", "a plane with no normal"},
+      {"{\"colliders\": [{\"shape\": \"plane\", \"normal\": [0, 0, 1], \"radius\": 1}]}", "a plane has no radius"},
+      {"{\"colliders\": [{\"shape\": \"sphere\", \"normal\": [0, 0, 1], \"radius\": 1}]}", "only a plane has a normal"},
+      {"{\"colliders\": [{\"shape\": \"inside_capsule\", \"radius\": 1}]}", "a capsule needs \"tail\""},
+      {"{\"colliders\": [{\"shape\": \"inside_sphere\", \"tail\": [0, 1, 0], \"radius\": 1}]}", "only a capsule"},
+      {"{\"colliders\": [{\"shape\": \"inside_cube\", \"radius\": 1}]}", "\"inside_cube\" is not"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char text[512];
@@ -313,6 +359,7 @@ int main(void) {
                                      cmocka_unit_test(test_every_misspelled_key_refused_with_its_path),
                                      cmocka_unit_test(test_errors_name_path_line_and_column),
                                      cmocka_unit_test(test_springs_section_round_trip),
-                                     cmocka_unit_test(test_bad_springs_refused)};
+                                     cmocka_unit_test(test_bad_springs_refused),
+                                     cmocka_unit_test(test_extended_colliders_round_trip)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

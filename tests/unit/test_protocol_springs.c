@@ -134,7 +134,7 @@ static void test_every_truncation_fails_cleanly(void **state) {
 }
 
 typedef void (*spoil_fn)(tress_wire_springs *s);
-static void bad_shape(tress_wire_springs *s) { s->colliders[0].shape = 2; }
+static void bad_shape(tress_wire_springs *s) { s->colliders[0].shape = 5; }
 static void nan_radius(tress_wire_springs *s) { s->colliders[1].radius = NAN; }
 static void negative_radius(tress_wire_springs *s) { s->colliders[0].radius = -0.1f; }
 static void huge_offset(tress_wire_springs *s) { s->colliders[0].offset[2] = 2e6f; }
@@ -181,7 +181,7 @@ static void test_bad_values_are_refused_both_ways(void **state) {
      * field by field is the codec's job, so compare against a hand-patched copy instead */
     memcpy(bad, good, len);
     if (cases[i].spoil == bad_shape) {
-      bad[2] = 2; /* format, count, then collider 0's shape */
+      bad[2] = 5; /* format, count, then collider 0's shape */
       at = 2;
     } else {
       /* float fields: locate the good value's bytes and overwrite them with the bad value */
@@ -214,7 +214,7 @@ static void test_bad_values_are_refused_both_ways(void **state) {
   tress_wire_springs *s = sample();
   size_t len = encode(s, good, sizeof good, TRESS_WIRE_OK);
   memcpy(bad, good, len);
-  assert_int_equal(bad[0], TRESS_WIRE_SPRINGS_FORMAT_LIMITS); /* chain 1 has a limit */
+  assert_int_equal(bad[0], TRESS_WIRE_SPRINGS_FORMAT_EXTENDED); /* chain 1 has a limit */
   bad[0] = 3;
   assert_int_equal(tress_wire_springs_decode(bad, len, back, NULL), TRESS_WIRE_ERR_BAD_VERSION);
   /* format 1 carries no limits: the limit bit there is refused, not misread */
@@ -252,7 +252,7 @@ static void test_joint_limits_travel(void **state) {
   snprintf(c->joint_limits[1].bone, sizeof c->joint_limits[1].bone, "Tail_3");
   c->joint_limits[1].limit = (tress_joint_limit){TRESS_LIMIT_SPHERICAL, 0.5f, 0.2f, {0.0f, 0.6f, 0.0f, 0.8f}};
   size_t len = encode(s, buf, sizeof buf, TRESS_WIRE_OK);
-  assert_int_equal(buf[0], TRESS_WIRE_SPRINGS_FORMAT_LIMITS);
+  assert_int_equal(buf[0], TRESS_WIRE_SPRINGS_FORMAT_EXTENDED);
   /* one count byte, then per joint its name (length byte + text) and a 25-byte limit */
   assert_int_equal(len, plain_len + 1 + 2 * (1 + 6 + 25));
   tress_wire_error err;
@@ -302,6 +302,62 @@ static void test_joint_limits_travel(void **state) {
   free(back);
 }
 
+/* Planes and inside colliders (VRMC_springBone_extended_collider shapes): they travel in format 2
+ * (a plane's normal in the tail's place), a format-1 section cannot carry them, and a plane with
+ * no normal or an inside capsule with no length is refused. */
+static void test_extended_colliders_travel(void **state) {
+  (void)state;
+  tress_wire_springs *s = sample(), *back = calloc(1, sizeof *back);
+  s->chains[1].limit.kind = TRESS_LIMIT_NONE; /* no limit: only the shapes make it format 2 */
+  uint8_t plain[TRESS_WIRE_MAX_SECTION_BYTES], buf[TRESS_WIRE_MAX_SECTION_BYTES];
+  size_t plain_len = encode(s, plain, sizeof plain, TRESS_WIRE_OK);
+  assert_int_equal(plain[0], TRESS_WIRE_SPRINGS_FORMAT);
+  s->collider_count = 6;
+  tress_wire_collider *plane = &s->colliders[3], *in_sphere = &s->colliders[4], *in_capsule = &s->colliders[5];
+  memset(plane, 0, 3 * sizeof *plane);
+  plane->shape = TRESS_COLLIDER_PLANE;
+  snprintf(plane->attach, sizeof plane->attach, "Head");
+  plane->offset[2] = 0.3f;
+  plane->normal[2] = 2.0f; /* any length: the sim normalizes */
+  in_sphere->shape = TRESS_COLLIDER_INSIDE_SPHERE;
+  in_sphere->offset[1] = -1.0f;
+  in_sphere->radius = 1.5f;
+  in_capsule->shape = TRESS_COLLIDER_INSIDE_CAPSULE;
+  snprintf(in_capsule->attach, sizeof in_capsule->attach, "UpperTorso");
+  in_capsule->tail[1] = -2.0f;
+  in_capsule->radius = 0.8f;
+  size_t len = encode(s, buf, sizeof buf, TRESS_WIRE_OK);
+  assert_int_equal(buf[0], TRESS_WIRE_SPRINGS_FORMAT_EXTENDED);
+  tress_wire_error err;
+  assert_int_equal(tress_wire_springs_decode(buf, len, back, &err), TRESS_WIRE_OK);
+  assert_true(tress_wire_springs_is_equal(s, back));
+  assert_int_equal(back->colliders[3].shape, TRESS_COLLIDER_PLANE);
+  assert_float_equal(back->colliders[3].normal[2], 2.0f, 0.0f);
+  assert_float_equal(back->colliders[3].tail[2], 0.0f, 0.0f);
+  assert_int_equal(back->colliders[5].shape, TRESS_COLLIDER_INSIDE_CAPSULE);
+  assert_float_equal(back->colliders[5].tail[1], -2.0f, 0.0f);
+  back->colliders[3].normal[0] = 0.1f;
+  assert_false(tress_wire_springs_is_equal(s, back));
+  /* format 1 cannot say them: the same bytes relabelled are refused, not misread */
+  buf[0] = TRESS_WIRE_SPRINGS_FORMAT;
+  assert_int_equal(tress_wire_springs_decode(buf, len, back, NULL), TRESS_WIRE_ERR_BAD_ENUM);
+  /* refusals */
+  tress_wire_springs *t = calloc(1, sizeof *t);
+  *t = *s;
+  memset(t->colliders[3].normal, 0, sizeof t->colliders[3].normal);
+  encode(t, NULL, 0, TRESS_WIRE_ERR_BAD_FLOAT);
+  *t = *s;
+  t->colliders[5].tail[1] = 0.0f;
+  encode(t, NULL, 0, TRESS_WIRE_ERR_BAD_FLOAT);
+  *t = *s;
+  t->colliders[4].shape = 5;
+  encode(t, NULL, 0, TRESS_WIRE_ERR_BAD_ENUM);
+  (void)plain_len;
+  free(t);
+  free(s);
+  free(back);
+}
+
 /* A BIND with the section goes through the message codec unchanged (and a decoder that does
  * not look at sections keeps the bytes), and tress_msg_bind_get_springs finds it. */
 static void test_bind_carries_the_section(void **state) {
@@ -342,6 +398,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_joint_limits_travel),
+      cmocka_unit_test(test_extended_colliders_travel),
       cmocka_unit_test(test_every_truncation_fails_cleanly),
       cmocka_unit_test(test_bad_values_are_refused_both_ways),
       cmocka_unit_test(test_bind_carries_the_section),

@@ -21,11 +21,15 @@ extern "C" {
 #define TRESS_WIRE_MAX_JOINT_LIMITS 16 /* per named chain; the section as a whole still fits 16 KiB */
 
 typedef struct tress_wire_collider {
-  uint8_t shape;                    /* tress_collider_shape: 0 sphere, 1 capsule */
+  uint8_t shape;                    /* tress_collider_shape: 0 sphere, 1 capsule, 2 plane, 3 inside
+                                       sphere, 4 inside capsule (2..4: format 2) */
   char attach[TRESS_WIRE_NAME_CAP]; /* a part or bone of the character, by name; "" = world */
-  float offset[3];                  /* in attach's frame, units; |c| <= TRESS_WIRE_MAX_COORD */
-  float tail[3];                    /* capsule's second end centre (a sphere: ignored, sent as 0) */
-  float radius;                     /* 0..TRESS_WIRE_MAX_RADIUS */
+  float offset[3];                  /* in attach's frame, units; |c| <= TRESS_WIRE_MAX_COORD; a
+                                       plane's point */
+  float tail[3];                    /* a capsule's second end centre (others: ignored, sent as 0) */
+  float radius;                     /* 0..TRESS_WIRE_MAX_RADIUS (a plane: ignored, sent as 0) */
+  float normal[3];                  /* a plane's normal in attach's frame, not zero (others: 0);
+                                       it travels in the tail's place */
 } tress_wire_collider;
 
 /* One joint's own rotation limit in a named chain: the bone by name (the chain's root or a bone
@@ -61,11 +65,12 @@ typedef struct tress_wire_springs {
 } tress_wire_springs;
 
 /* Section format version (the first byte); a decoder refuses versions it does not know. A
- * section that carries no limit is written as format 1, byte for byte what it was before limits
- * existed; one with a chain or joint limit is format 2, so a format-1 decoder refuses it
- * (BAD_VERSION) instead of misreading the flags. */
+ * section with no limit and only spheres and capsules is written as format 1, byte for byte what
+ * it was before limits and extended colliders existed; one with a chain or joint limit, or a
+ * plane or inside collider, is format 2, so a format-1 decoder refuses it (BAD_VERSION) instead
+ * of misreading it. */
 #define TRESS_WIRE_SPRINGS_FORMAT 1
-#define TRESS_WIRE_SPRINGS_FORMAT_LIMITS 2
+#define TRESS_WIRE_SPRINGS_FORMAT_EXTENDED 2
 
 /* Validates and writes the section body to buf (NULL/cap 0 measures); *out_len the bytes. */
 tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t *buf, size_t cap, size_t *out_len,
