@@ -21,6 +21,8 @@
  * The "+lim" rows run the VRM configurations again with a cone limit (0.6 rad, which the swing
  * reaches) on every joint (tress_joint_limit), and a last table gives their cost over the same
  * VRM rows without limits.
+ * Bytes per node: what the scene and the sim hold (tress_scene_get_memory_bytes +
+ * tress_sim_get_memory_bytes, allocated capacity) over the node count, after the warm-up.
  * Every figure is the median over the frames (robust on a shared machine), divided by the node
  * count; `--best` reports the fastest frame instead (what a quiet core does). Figures are printed, never asserted. `--json` prints one object per configuration.
  * Ratios measured in the same run (bench_env.h): each whole step over the yardstick's frame at the
@@ -55,6 +57,7 @@ typedef struct result {
   double frame_ms;     /* one whole tress_sim_step for every chain */
   double step144_ns;   /* per node, mean whole tress_sim_step(1/144) (mostly frames between steps) */
   double bind_us;      /* per chain: scene set-up, colliders added and tress_sim_bind, then the first step */
+  double bytes_per_node; /* scene + sim, as allocated (tress_*_get_memory_bytes), after the warm-up */
 } result;
 
 static int cmp_double(const void *a, const void *b) {
@@ -202,6 +205,7 @@ static result run(config cfg, double budget_node_frames, bool best) {
     move_roots(&r, t);
     tress_sim_step(r.sim, dt);
   }
+  res.bytes_per_node = (double)(tress_scene_get_memory_bytes(r.scene) + tress_sim_get_memory_bytes(r.sim)) / nodes;
   double *tp = calloc(frames, sizeof *tp), *ts = calloc(frames, sizeof *ts), *to = calloc(frames, sizeof *to);
   double *tf = calloc(frames, sizeof *tf), *tall = calloc(frames, sizeof *tall), *tstep = calloc(frames, sizeof *tstep);
   for (uint32_t i = 0; i < frames; i++) {
@@ -313,16 +317,38 @@ static void print_yardsticks(const result *res, size_t n, size_t sizes, const ya
   printf("\n");
 }
 
+static void config_name(const config *c, char *name, size_t cap) {
+  snprintf(name, cap, "%s%u x %u%s%s", c->model == TRESS_SPRING_VRM ? "vrm " : "", c->chains, c->bones,
+           c->colliders ? " +6c" : "", c->limits ? " +lim" : "");
+}
+
+/* --only: one configuration's row and nothing else (no yardsticks), e.g. under callgrind. */
+static int run_only(const config *cfgs, size_t n, const char *only, double budget, bool best) {
+  for (size_t i = 0; i < n; i++) {
+    char name[32];
+    config_name(&cfgs[i], name, sizeof name);
+    if (strcmp(name, only) != 0) continue;
+    result r = run(cfgs[i], budget, best);
+    printf("%-16s prepare %.2f substep %.2f output %.2f step %.2f ns/node, %.0f bytes/node\n", name, r.prepare_ns,
+           r.substep_ns, r.output_ns, r.step_ns, r.bytes_per_node);
+    return 0;
+  }
+  fprintf(stderr, "--only: no configuration named \"%s\"\n", only);
+  return 2;
+}
+
 int main(int argc, char **argv) {
   bool json = false, report_best = false, yardsticks = true;
+  const char *only = NULL; /* --only NAME: run just the configuration printed as NAME (profiling) */
   double budget = 3e7; /* node-frames per configuration: a second or two each */
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) json = true;
     else if (strcmp(argv[i], "--quick") == 0) budget = 3e6;
     else if (strcmp(argv[i], "--best") == 0) report_best = true;
     else if (strcmp(argv[i], "--no-yardstick") == 0) yardsticks = false;
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick] [--only \"vrm 300 x 7 +6c\"]\n", argv[0]);
       return 2;
     }
   }
@@ -339,6 +365,7 @@ int main(int argc, char **argv) {
   const size_t ncfg = sizeof cfgs / sizeof cfgs[0];
   enum { POSE_CONFIGS = 6 };
   result res[sizeof cfgs / sizeof cfgs[0]];
+  if (only) return run_only(cfgs, ncfg, only, budget, report_best);
   for (size_t i = 0; i < ncfg; i++) res[i] = run(cfgs[i], budget, report_best);
   yard ys[POSE_CONFIGS];
   three_vrm tv;
@@ -351,10 +378,11 @@ int main(int argc, char **argv) {
              "\"ns_per_node_substep\": %.3f, "
              "\"ns_per_node_output\": %.3f, \"ns_per_node_prepare\": %.3f, "
              "\"ns_per_node_frame\": %.3f, \"ns_per_node_frame_with_prepare\": %.3f, \"ns_per_node_step\": %.3f, "
-             "\"ms_per_frame\": %.4f, \"ns_per_node_step_144hz_mean\": %.3f, \"us_per_chain_bind\": %.3f",
+             "\"ms_per_frame\": %.4f, \"ns_per_node_step_144hz_mean\": %.3f, \"us_per_chain_bind\": %.3f, "
+             "\"bytes_per_node\": %.1f",
              tress_spring_model_name(r->cfg.model), r->cfg.limits ? "true" : "false", r->cfg.chains, r->cfg.bones,
              r->cfg.colliders ? 6 : 0, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
-             r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us);
+             r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us, r->bytes_per_node);
       const yard *y = &ys[i % POSE_CONFIGS];
       if (y->have)
         printf(", \"yardstick\": \"%s\", \"yardstick_ns_per_node_frame\": %.3f, \"step_over_yardstick\": %.3f", y->variant,
@@ -371,17 +399,18 @@ int main(int argc, char **argv) {
   printf("output = poses + scene write; frame = substep + output; step = a whole tress_sim_step(1/60),\n");
   printf("prepare (scene reads, animated poses) and culling included; ms/frame = one step for all chains;\n");
   printf("step144 = mean ns per node of tress_sim_step(1/144): most frames take no step and draw carried chains;\n");
-  printf("bind = us per chain to build its scene part, add its colliders, bind it and lay out the batch\n\n");
+  printf("bind = us per chain to build its scene part, add its colliders, bind it and lay out the batch;\n");
+  printf("B/node = bytes per node (scene + sim), as allocated (tress_scene/sim_get_memory_bytes; goal <= 250)\n\n");
   printf("+6c: every chain tests 4 spheres and 2 capsules (strand radius 0.05)\n\n");
-  printf("%-16s %8s %9s %9s %9s %9s %9s %10s %9s %9s\n", "config", "nodes", "prepare", "substep", "output", "frame",
-         "step", "ms/frame", "step144", "bind");
+  printf("%-16s %8s %9s %9s %9s %9s %9s %10s %9s %9s %7s\n", "config", "nodes", "prepare", "substep", "output",
+         "frame", "step", "ms/frame", "step144", "bind", "B/node");
   for (size_t i = 0; i < ncfg; i++) {
     const result *r = &res[i];
     char name[32];
-    snprintf(name, sizeof name, "%s%u x %u%s%s", r->cfg.model == TRESS_SPRING_VRM ? "vrm " : "", r->cfg.chains,
-             r->cfg.bones, r->cfg.colliders ? " +6c" : "", r->cfg.limits ? " +lim" : "");
-    printf("%-16s %8u %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f %9.2f %9.2f\n", name, r->cfg.chains * r->cfg.bones,
-           r->prepare_ns, r->substep_ns, r->output_ns, r->frame_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us);
+    config_name(&r->cfg, name, sizeof name);
+    printf("%-16s %8u %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f %9.2f %9.2f %7.0f\n", name, r->cfg.chains * r->cfg.bones,
+           r->prepare_ns, r->substep_ns, r->output_ns, r->frame_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us,
+           r->bytes_per_node);
   }
   printf("\nvrm / pose, same run (goal: <= 1.5)\n%-16s %9s %9s %9s %9s %9s\n", "config", "substep", "output", "frame",
          "step", "step144");

@@ -77,6 +77,8 @@ typedef struct replica_springs {
   uint32_t collider_id_count;
   tress_handle_id spring_handles[TRESS_WIRE_MAX_SPRING_CHAINS];
   uint32_t spring_handle_count;
+  bool on_character_chain[TRESS_WIRE_MAX_SPRING_CHAINS]; /* entry skipped: its root swings with the
+                                                          character's own chain (its limits go there) */
 } replica_springs;
 
 /* A character this client asked for; the manifest is re-sent after a reconnect. */
@@ -172,6 +174,9 @@ void tress__springs_update(tress_client *c, replica_character *ch, replica_sprin
  * entry on every chain handle, the named chains. */
 void tress__springs_apply(tress_client *c, replica_character *ch);
 tress_chain_settings tress__springs_settings(const replica_character *ch, const tress_chain_settings *base);
+/* After the character's chain settings changed: the section's limits on the character's own
+ * chains are put on again with the new joint values (the joints follow the chain). */
+void tress__springs_retune(tress_client *c, replica_character *ch);
 void tress__springs_release(tress_client *c, replica_character *ch);
 void tress__springs_free(replica_character *ch);
 void tress__replica_apply_settings(tress_client *c, replica_character *ch, const tress_msg_settings_update *m);

@@ -321,6 +321,7 @@ tress_result tress__replica_bind(tress_client *c, replica_character *ch, const t
       tress_handle_set_chain_settings(c->sim, ch->handles[i], &cs);
       tress_handle_set_accessory_settings(c->sim, ch->handles[i], &ch->bind.accessory_settings);
     }
+    tress__springs_retune(c, ch);
     return TRESS_OK;
   }
   if (!rigs_complete(ch)) return TRESS_OK; /* the bulk channel is still delivering */
@@ -350,6 +351,7 @@ void tress__replica_apply_settings(tress_client *c, replica_character *ch, const
     if (m->has_chain_settings) tress_handle_set_chain_settings(c->sim, ch->handles[i], &cs);
     if (m->has_accessory_settings) tress_handle_set_accessory_settings(c->sim, ch->handles[i], &m->accessory_settings);
   }
+  if (m->has_chain_settings) tress__springs_retune(c, ch);
 }
 
 bool tress__replica_settling(const tress_client *c) {

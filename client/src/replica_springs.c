@@ -8,6 +8,13 @@
  * bone with tress_sim_bind_bone_chain unless another handle already simulates that bone.
  * Everything it adds goes when the character's handles go.
  *
+ * Rotation limits go where the bones swing: a named chain's limit on its root and every bone
+ * below it, then its per-joint limits on the bones they name, whichever chain simulates them -
+ * the one the entry bound, or, when the root already swings with one of the character's own
+ * chains (a rigged accessory, a pre-skinned cape), that chain (the entry's other fields are
+ * skipped there, with a warning). Those joints keep the character's chain values and follow its
+ * settings updates (tress__springs_retune); a replaced section gives them back first.
+ *
  * A later BIND replaces the section: an equal one (compared decoded) touches nothing; another
  * one's colliders are added first and only then do the old colliders and named chains go, so
  * a sim that refuses a collider halfway leaves the old set whole (the new one is taken back and
@@ -136,28 +143,79 @@ static bool add_colliders(tress_client *c, const replica_character *ch, replica_
   return true;
 }
 
-/* A named chain's limit on each of its joints: the root and every bone below it (a bone the
- * chain does not hold is refused by the sim and skipped), moving as the chain's settings do. */
-typedef struct limit_joints {
+/* The chains an entry's limits may land on, the joint values they keep (the chain's), and
+ * whether the limits go on (or the joints are given back to their chain). */
+typedef struct limit_target {
   tress_sim *sim;
-  tress_handle_id handle;
+  const tress_handle_id *handles;
+  uint32_t handle_count;
   tress_joint_settings joint;
-} limit_joints;
+  bool clear;
+} limit_target;
+
+/* Whichever of the target's chains holds the bone takes it; false when none does. */
+static bool limit_put(const limit_target *t, tress_id bone, const tress_joint_limit *limit) {
+  tress_joint_settings j = t->joint;
+  j.limit = *limit;
+  for (uint32_t i = 0; i < t->handle_count; i++)
+    if (tress_handle_set_joint_settings(t->sim, t->handles[i], bone, t->clear ? NULL : &j) == TRESS_OK) return true;
+  return false;
+}
+
+typedef struct limit_walk {
+  const limit_target *target;
+  const tress_joint_limit *limit;
+} limit_walk;
 
 static bool limit_visit(tress_scene *scene, tress_id id, void *user) {
-  limit_joints *l = user;
-  if (tress_instance_get_kind(scene, id) == TRESS_KIND_BONE)
-    (void)tress_handle_set_joint_settings(l->sim, l->handle, id, &l->joint);
+  limit_walk *w = user;
+  /* a bone no chain of the target holds is refused by the sim and skipped */
+  if (tress_instance_get_kind(scene, id) == TRESS_KIND_BONE) (void)limit_put(w->target, id, w->limit);
   return true;
 }
 
-static void limit_chain(tress_client *c, tress_id root, tress_handle_id h, const tress_chain_settings *s,
-                        const tress_joint_limit *limit) {
-  if (limit->kind == TRESS_LIMIT_NONE) return;
-  limit_joints l = {c->sim, h, tress_chain_settings_get_joint(s)};
-  l.joint.limit = *limit;
-  limit_visit(c->scene, root, &l);
-  tress_instance_visit_descendants(c->scene, root, limit_visit, &l);
+/* Entry e's limits from its root bone down: the chain limit on every bone, then each joint limit
+ * on its bone (a name that no chain of the target holds is reported once, when put on). */
+static void limit_entry(tress_client *c, const replica_character *ch, tress_id root, const tress_wire_spring_chain *e,
+                        const limit_target *t) {
+  if (e->limit.kind != TRESS_LIMIT_NONE) {
+    limit_walk w = {t, &e->limit};
+    limit_visit(c->scene, root, &w);
+    tress_instance_visit_descendants(c->scene, root, limit_visit, &w);
+  }
+  for (uint32_t k = 0; k < e->joint_limit_count; k++) {
+    const tress_wire_joint_limit *j = &e->joint_limits[k];
+    tress_id bone = find_in_character(c, ch, j->bone);
+    bool put = !tress_id_is_null(bone) && tress_instance_get_kind(c->scene, bone) == TRESS_KIND_BONE &&
+               limit_put(t, bone, &j->limit);
+    if (!put && !t->clear)
+      tress__client_report(c, TRESS_CLIENT_ERROR_WARNING,
+                           "character %u: spring chain '%s': joint limit on '%s' skipped: no bone of that name "
+                           "swings with the chain",
+                           ch->id, e->root, j->bone);
+  }
+}
+
+static bool entry_has_limits(const tress_wire_spring_chain *e) {
+  return e->limit.kind != TRESS_LIMIT_NONE || e->joint_limit_count > 0;
+}
+
+/* The limits of sp's entries whose roots swing with the character's own chains (rigged or
+ * pre-skinned): put on those chains' joints, or (clear) given back to them. */
+static void limit_character_chains(tress_client *c, const replica_character *ch, const replica_springs *sp,
+                                   bool clear) {
+  tress_chain_settings cs = tress__springs_settings(ch, &ch->bind.chain_settings);
+  limit_target t = {c->sim, ch->handles, ch->handle_count, tress_chain_settings_get_joint(&cs), clear};
+  for (uint32_t i = 0; i < sp->section.chain_count; i++) {
+    const tress_wire_spring_chain *e = &sp->section.chains[i];
+    if (!sp->on_character_chain[i] || !entry_has_limits(e)) continue;
+    tress_id bone = find_in_character(c, ch, e->root);
+    if (!tress_id_is_null(bone)) limit_entry(c, ch, bone, e, &t);
+  }
+}
+
+void tress__springs_retune(tress_client *c, replica_character *ch) {
+  if (ch->bound && ch->springs) limit_character_chains(c, ch, ch->springs, false);
 }
 
 /* The section's named chains, from their root bones (sp's colliders already in the sim). */
@@ -165,6 +223,7 @@ static void bind_named_chains(tress_client *c, const replica_character *ch, repl
   sp->spring_handle_count = 0;
   for (uint32_t i = 0; i < sp->section.chain_count; i++) {
     const tress_wire_spring_chain *e = &sp->section.chains[i];
+    sp->on_character_chain[i] = false;
     if (!e->root[0]) continue;
     tress_id bone = find_in_character(c, ch, e->root);
     if (tress_id_is_null(bone) || tress_instance_get_kind(c->scene, bone) != TRESS_KIND_BONE) {
@@ -174,11 +233,12 @@ static void bind_named_chains(tress_client *c, const replica_character *ch, repl
     }
     if (tress_bone_is_simulated(c->scene, bone)) {
       /* a rigged accessory's chain has it (PROTOCOL.md 7.1): say so, or the entry's tuning
-       * silently does nothing */
+       * silently does nothing; its limits still go on those joints (limit_character_chains) */
+      sp->on_character_chain[i] = true;
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING,
                            "character %u: spring chain '%s' skipped: its bones already swing with a rigged chain "
-                           "(tune those through BIND's chain settings and the default entry)",
-                           ch->id, e->root);
+                           "(tune those through BIND's chain settings and the default entry)%s",
+                           ch->id, e->root, entry_has_limits(e) ? "; its rotation limits are put on that chain" : "");
       continue;
     }
     tress_chain_settings s = entry_settings(sp, e, e->settings);
@@ -186,7 +246,8 @@ static void bind_named_chains(tress_client *c, const replica_character *ch, repl
     tress_result r = tress_sim_bind_bone_chain(c->sim, bone, &s, &h);
     if (r == TRESS_OK) {
       sp->spring_handles[sp->spring_handle_count++] = h;
-      limit_chain(c, bone, h, &s, &e->limit);
+      limit_target t = {c->sim, &h, 1, tress_chain_settings_get_joint(&s), false};
+      limit_entry(c, ch, bone, e, &t);
     } else
       tress__client_report(c, TRESS_CLIENT_ERROR_WARNING, "character %u: spring chain '%s': %s", ch->id, e->root,
                            tress_result_name(r));
@@ -212,6 +273,7 @@ void tress__springs_apply(tress_client *c, replica_character *ch) {
     for (uint32_t i = 0; i < ch->handle_count; i++) tress_handle_set_chain_settings(c->sim, ch->handles[i], &s);
   }
   bind_named_chains(c, ch, ch->springs);
+  limit_character_chains(c, ch, ch->springs, false);
 }
 
 void tress__springs_update(tress_client *c, replica_character *ch, replica_springs *next) {
@@ -231,11 +293,16 @@ void tress__springs_update(tress_client *c, replica_character *ch, replica_sprin
     free(next);
     return;
   }
-  /* next is whole in the sim: the old section's chains and colliders go, next's chains come */
+  /* next is whole in the sim: the old section's chains and colliders go (its limits on the
+   * character's chains with them), next's chains come */
+  if (old) limit_character_chains(c, ch, old, true);
   ch->springs = next;
   if (old) release(c, old);
   free(old);
-  if (next) bind_named_chains(c, ch, next);
+  if (next) {
+    bind_named_chains(c, ch, next);
+    limit_character_chains(c, ch, next, false);
+  }
 }
 
 void tress__springs_release(tress_client *c, replica_character *ch) {

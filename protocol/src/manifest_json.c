@@ -203,8 +203,9 @@ static const char *const CLOTH_KEYS[] = {"name", "part", "width", "height", "ori
                                          "pinned_edge", "damping", "gravity_scale", "wind_scale", NULL};
 static const char *const SPRING_CHAIN_KEYS[] = {"root", "damping", "stiffness", "gravity_scale", "wind_scale",
                                                 "radius", "end_length", "wind_gust", "wind_frequency", "weight",
-                                                "enabled", "colliders", "limit", NULL};
+                                                "enabled", "colliders", "limit", "joints", NULL};
 static const char *const LIMIT_KEYS[] = {"kind", "angle", "yaw", "rotation", NULL};
+static const char *const JOINT_KEYS[] = {"bone", "limit", NULL};
 
 /* An optional array at obj.key of at most max items; *count gets its length. */
 static int read_array(const cJSON *obj, const char *key, int max, const cJSON **out, int *count, const char *path,
@@ -235,8 +236,8 @@ static int read_collider(const cJSON *c, const char *at, tress_wire_collider *wc
 }
 
 /* "limit": {"kind": "cone" | "hinge" | "spherical", "angle", "yaw" (radians), "rotation"
- * [x, y, z, w]}: every joint of a named chain (sim.h, "Rotation limits"); the codec checks
- * the ranges. */
+ * [x, y, z, w]}: every joint of a named chain (sim.h, "Rotation limits"), or in a "joints"
+ * entry that one joint; the codec checks the ranges. */
 static int read_limit(const cJSON *c, const char *at, tress_joint_limit *out, char *err) {
   *out = (tress_joint_limit){TRESS_LIMIT_NONE, 0.0f, 0.0f, {0.0f, 0.0f, 0.0f, 1.0f}};
   const cJSON *l = get(c, "limit");
@@ -258,6 +259,31 @@ static int read_limit(const cJSON *c, const char *at, tress_joint_limit *out, ch
              : 0;
 }
 
+/* "joints": [{"bone": name, "limit": {...}}]: a named chain's joints by bone name, each with its
+ * own limit in place of the chain's (the codec refuses a bone named twice). */
+static int read_joints(const cJSON *c, const char *at, tress_wire_spring_chain *wc, char *err) {
+  const cJSON *joints;
+  int n;
+  wc->joint_limit_count = 0;
+  if (read_array(c, "joints", TRESS_WIRE_MAX_JOINT_LIMITS, &joints, &n, at, err)) return -1;
+  if (n && !wc->root[0])
+    return fail(err, "%s.joints: joint limits need a named \"root\" (the default entry tunes every rigged chain)", at);
+  char path[PATH_MAX_BYTES], list[PATH_MAX_BYTES];
+  child_path(list, at, "joints");
+  for (int k = 0; k < n; k++) {
+    const cJSON *j = cJSON_GetArrayItem(joints, k);
+    index_path(path, list, k);
+    if (!cJSON_IsObject(j)) return fail(err, "%s: must be an object {\"bone\", \"limit\"}", path);
+    if (check_object(j, path, JOINT_KEYS, err)) return -1;
+    tress_wire_joint_limit *jl = &wc->joint_limits[k];
+    if (read_string(j, "bone", jl->bone, sizeof jl->bone, true, path, err)) return -1;
+    if (!get(j, "limit")) return fail(err, "%s: missing \"limit\"", path);
+    if (read_limit(j, path, &jl->limit, err)) return -1;
+  }
+  wc->joint_limit_count = (uint8_t)n;
+  return 0;
+}
+
 static int read_spring_chain(const cJSON *c, const char *at, int collider_count, tress_wire_spring_chain *wc,
                              char *err) {
   if (check_object(c, at, SPRING_CHAIN_KEYS, err)) return -1;
@@ -273,6 +299,7 @@ static int read_spring_chain(const cJSON *c, const char *at, int collider_count,
     return -1;
   if (wc->limit.kind != TRESS_LIMIT_NONE && !wc->root[0])
     return fail(err, "%s.limit: a limit needs a named \"root\" (the default entry tunes every rigged chain)", at);
+  if (read_joints(c, at, wc, err)) return -1;
   const cJSON *set;
   int ns;
   if (read_array(c, "colliders", TRESS_CHAIN_COLLIDERS_MAX, &set, &ns, at, err)) return -1;
@@ -654,6 +681,14 @@ static cJSON *xform(const tress_xform *x) {
   return o;
 }
 
+static void add_limit(cJSON *o, const tress_joint_limit *lim) {
+  cJSON *l = cJSON_AddObjectToObject(o, "limit");
+  cJSON_AddStringToObject(l, "kind", tress_limit_kind_name(lim->kind));
+  cJSON_AddNumberToObject(l, "angle", lim->angle);
+  if (lim->kind == TRESS_LIMIT_SPHERICAL) cJSON_AddNumberToObject(l, "yaw", lim->yaw);
+  cJSON_AddItemToObject(l, "rotation", cJSON_CreateFloatArray(lim->rotation, 4));
+}
+
 /* The springs section as JSON, or NULL when m has none (or it does not decode). */
 static cJSON *springs_json(const tress_wire_manifest *m) {
   const tress_wire_section *sec = NULL;
@@ -696,12 +731,15 @@ static cJSON *springs_json(const tress_wire_manifest *m) {
     cJSON_AddBoolToObject(co, "enabled", t->enabled);
     cJSON *set = cJSON_AddArrayToObject(co, "colliders");
     for (uint32_t k = 0; k < c->collider_count; k++) cJSON_AddItemToArray(set, cJSON_CreateNumber(c->colliders[k]));
-    if (c->limit.kind != TRESS_LIMIT_NONE) {
-      cJSON *l = cJSON_AddObjectToObject(co, "limit");
-      cJSON_AddStringToObject(l, "kind", tress_limit_kind_name(c->limit.kind));
-      cJSON_AddNumberToObject(l, "angle", c->limit.angle);
-      if (c->limit.kind == TRESS_LIMIT_SPHERICAL) cJSON_AddNumberToObject(l, "yaw", c->limit.yaw);
-      cJSON_AddItemToObject(l, "rotation", cJSON_CreateFloatArray(c->limit.rotation, 4));
+    if (c->limit.kind != TRESS_LIMIT_NONE) add_limit(co, &c->limit);
+    if (c->joint_limit_count) {
+      cJSON *joints = cJSON_AddArrayToObject(co, "joints");
+      for (uint32_t k = 0; k < c->joint_limit_count; k++) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "bone", c->joint_limits[k].bone);
+        add_limit(j, &c->joint_limits[k].limit);
+        cJSON_AddItemToArray(joints, j);
+      }
     }
     cJSON_AddItemToArray(chains, co);
   }

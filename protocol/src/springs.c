@@ -1,14 +1,15 @@
 /* springs.c - the BIND springs section (tag 1): colliders and spring chains, bounded both ways.
  *
- * Layout (little-endian, PROTOCOL.md 6.5):
- *   u8 format (1)
+ * Layout (little-endian, PROTOCOL.md 7.1):
+ *   u8 format (1; 2 when some chain carries a limit)
  *   u8 collider count, then per collider: u8 shape, str attach, f32 x3 offset, f32 x3 tail,
  *      f32 radius
  *   u8 chain count, then per chain: str root, f32 damping, stiffness, gravity_scale, wind_scale,
  *      radius, end_length, wind_gust, wind_frequency, weight, u8 flags (bit 0 enabled, bit 1
- *      limit), u8 set count, u8 x count collider indices, then with the limit bit: u8 kind
- *      (tress_limit_kind 1..3), f32 angle, f32 yaw, f32 x4 rotation
- * (A section without limits is byte for byte what it was before limits existed.)
+ *      limit, bit 2 joint limits), u8 set count, u8 x count collider indices, then with the
+ *      limit bit: the limit (u8 kind, tress_limit_kind 1..3, f32 angle, f32 yaw, f32 x4
+ *      rotation), then with the joint limits bit: u8 count (1..16), per joint: str bone, limit
+ * (A section without limits is format 1, byte for byte what it was before limits existed.)
  * The section rides in BIND's opaque sections, so a decoder that predates it keeps the bytes
  * and ignores them: no major bump, no new message type.
  */
@@ -44,12 +45,42 @@ static tress_wire_status check_collider(const tress_wire_collider *c, uint32_t i
   return TRESS_WIRE_OK;
 }
 
+static tress_wire_status check_limit_values(const tress_joint_limit *l, size_t at, tress_wire_error *err);
+
 static tress_wire_status check_limit(const tress_joint_limit *l, const char *root, size_t at, tress_wire_error *err) {
   if (l->kind == TRESS_LIMIT_NONE) return TRESS_WIRE_OK;
   if (l->kind > TRESS_LIMIT_SPHERICAL)
     return wire_fail(err, TRESS_WIRE_ERR_BAD_ENUM, at, "chain limit kind %u is not 1..3", (unsigned)l->kind);
   if (!root[0])
     return wire_fail(err, TRESS_WIRE_ERR_INVALID_MESSAGE, at, "the default chain entry cannot carry a limit");
+  return check_limit_values(l, at, err);
+}
+
+/* A named chain's joint limits: within the count, each a real limit on a bone named once. */
+static tress_wire_status check_joint_limits(const tress_wire_spring_chain *c, uint32_t i, size_t at,
+                                            tress_wire_error *err) {
+  if (c->joint_limit_count > TRESS_WIRE_MAX_JOINT_LIMITS)
+    return wire_fail(err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, at, "chain %u: %u joint limits, limit %d", i,
+                     c->joint_limit_count, TRESS_WIRE_MAX_JOINT_LIMITS);
+  if (c->joint_limit_count && !c->root[0])
+    return wire_fail(err, TRESS_WIRE_ERR_INVALID_MESSAGE, at, "the default chain entry cannot carry joint limits");
+  for (uint32_t k = 0; k < c->joint_limit_count; k++) {
+    const tress_wire_joint_limit *j = &c->joint_limits[k];
+    if (!j->bone[0]) /* its length is the name writer's and reader's rule */
+      return wire_fail(err, TRESS_WIRE_ERR_INVALID_MESSAGE, at, "chain %u: joint limit %u names no bone", i, k);
+    if (j->limit.kind == TRESS_LIMIT_NONE || j->limit.kind > TRESS_LIMIT_SPHERICAL)
+      return wire_fail(err, TRESS_WIRE_ERR_BAD_ENUM, at, "chain %u: joint '%s' limit kind %u is not 1..3", i, j->bone,
+                       (unsigned)j->limit.kind);
+    tress_wire_status st = check_limit_values(&j->limit, at, err);
+    if (st) return st;
+    for (uint32_t m = 0; m < k; m++)
+      if (strcmp(c->joint_limits[m].bone, j->bone) == 0)
+        return wire_fail(err, TRESS_WIRE_ERR_INVALID_MESSAGE, at, "chain %u: joint '%s' limited twice", i, j->bone);
+  }
+  return TRESS_WIRE_OK;
+}
+
+static tress_wire_status check_limit_values(const tress_joint_limit *l, size_t at, tress_wire_error *err) {
   tress_wire_status st;
   if ((st = range(l->angle, 0.0f, 3.14159265f, "chain limit angle", at, err))) return st;
   if ((st = range(l->yaw, 0.0f, 3.14159265f, "chain limit yaw", at, err))) return st;
@@ -77,6 +108,7 @@ static tress_wire_status check_chain(const tress_wire_spring_chain *c, uint32_t 
     return wire_fail(err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, at, "chain %u: %u colliders, limit %d", i,
                      c->collider_count, TRESS_CHAIN_COLLIDERS_MAX);
   if ((st = check_limit(&c->limit, c->root, at, err))) return st;
+  if ((st = check_joint_limits(c, i, at, err))) return st;
   for (uint32_t k = 0; k < c->collider_count; k++) {
     if (c->colliders[k] >= colliders)
       return wire_fail(err, TRESS_WIRE_ERR_BAD_INDEX, at, "chain %u: collider index %u, only %u colliders", i,
@@ -86,6 +118,28 @@ static tress_wire_status check_chain(const tress_wire_spring_chain *c, uint32_t 
         return wire_fail(err, TRESS_WIRE_ERR_BAD_INDEX, at, "chain %u: collider %u listed twice", i, c->colliders[k]);
   }
   return TRESS_WIRE_OK;
+}
+
+static void write_limit(wire_writer *w, const tress_joint_limit *l) {
+  wire_write_u8(w, (uint8_t)l->kind);
+  wire_write_f32(w, l->angle);
+  wire_write_f32(w, l->yaw);
+  for (int k = 0; k < 4; k++) wire_write_f32(w, l->rotation[k]);
+}
+
+/* A limit's bytes (kind checked 1..3 here, the values by check_chain afterwards). */
+static bool read_limit(wire_reader *r, tress_joint_limit *l, uint32_t i, size_t at) {
+  uint8_t kind;
+  if (!wire_read_u8(r, &kind, "limit kind")) return false;
+  if (kind < 1 || kind > TRESS_LIMIT_SPHERICAL) {
+    r->status = wire_fail(r->err, TRESS_WIRE_ERR_BAD_ENUM, at, "chain %u: limit kind %u is not 1..3", i, kind);
+    return false;
+  }
+  l->kind = (tress_limit_kind)kind;
+  if (!wire_read_f32(r, &l->angle, "limit") || !wire_read_f32(r, &l->yaw, "limit")) return false;
+  for (int k = 0; k < 4; k++)
+    if (!wire_read_f32(r, &l->rotation[k], "limit")) return false;
+  return true;
 }
 
 tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t *buf, size_t cap, size_t *out_len,
@@ -101,7 +155,10 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
                      TRESS_WIRE_MAX_SPRING_CHAINS);
   wire_writer w = {buf, buf ? cap : 0, 0, false};
   tress_wire_status st;
-  wire_write_u8(&w, TRESS_WIRE_SPRINGS_FORMAT);
+  bool any_limit = false;
+  for (uint32_t i = 0; i < s->chain_count; i++)
+    any_limit = any_limit || s->chains[i].limit.kind != TRESS_LIMIT_NONE || s->chains[i].joint_limit_count;
+  wire_write_u8(&w, any_limit ? TRESS_WIRE_SPRINGS_FORMAT_LIMITS : TRESS_WIRE_SPRINGS_FORMAT);
   wire_write_u8(&w, (uint8_t)s->collider_count);
   for (uint32_t i = 0; i < s->collider_count; i++) {
     const tress_wire_collider *c = &s->colliders[i];
@@ -121,15 +178,17 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
     const float f[9] = {t->damping, t->stiffness,  t->gravity_scale,  t->wind_scale, t->radius,
                         t->end_length, t->wind_gust, t->wind_frequency, t->weight};
     for (int k = 0; k < 9; k++) wire_write_f32(&w, f[k]);
-    bool limited = c->limit.kind != TRESS_LIMIT_NONE;
-    wire_write_u8(&w, (uint8_t)((t->enabled ? 1 : 0) | (limited ? 2 : 0)));
+    bool limited = c->limit.kind != TRESS_LIMIT_NONE, joints = c->joint_limit_count > 0;
+    wire_write_u8(&w, (uint8_t)((t->enabled ? 1 : 0) | (limited ? 2 : 0) | (joints ? 4 : 0)));
     wire_write_u8(&w, c->collider_count);
     wire_write_bytes(&w, c->colliders, c->collider_count);
-    if (limited) {
-      wire_write_u8(&w, (uint8_t)c->limit.kind);
-      wire_write_f32(&w, c->limit.angle);
-      wire_write_f32(&w, c->limit.yaw);
-      for (int k = 0; k < 4; k++) wire_write_f32(&w, c->limit.rotation[k]);
+    if (limited) write_limit(&w, &c->limit);
+    if (joints) {
+      wire_write_u8(&w, c->joint_limit_count);
+      for (uint32_t k = 0; k < c->joint_limit_count; k++) {
+        if ((st = wire_write_name(&w, c->joint_limits[k].bone, "joint limit bone", err))) return st;
+        write_limit(&w, &c->joint_limits[k].limit);
+      }
     }
   }
   if (w.len > TRESS_WIRE_MAX_SECTION_BYTES)
@@ -144,9 +203,11 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
 static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
   uint8_t format, n;
   if (!wire_read_u8(r, &format, "springs format")) return r->status;
-  if (format != TRESS_WIRE_SPRINGS_FORMAT)
-    return wire_fail(r->err, TRESS_WIRE_ERR_BAD_VERSION, 0, "springs format %u, this decoder knows %d", format,
-                     TRESS_WIRE_SPRINGS_FORMAT);
+  if (format != TRESS_WIRE_SPRINGS_FORMAT && format != TRESS_WIRE_SPRINGS_FORMAT_LIMITS)
+    return wire_fail(r->err, TRESS_WIRE_ERR_BAD_VERSION, 0, "springs format %u, this decoder knows %d and %d", format,
+                     TRESS_WIRE_SPRINGS_FORMAT, TRESS_WIRE_SPRINGS_FORMAT_LIMITS);
+  /* format 1 carries no limits: its flags have only the enabled bit */
+  unsigned known_flags = format == TRESS_WIRE_SPRINGS_FORMAT ? 1u : 7u;
   size_t at = wire_reader_offset(r);
   if (!wire_read_u8(r, &n, "collider count")) return r->status;
   if (n > TRESS_WIRE_MAX_COLLIDERS)
@@ -183,7 +244,8 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
     uint8_t flags;
     size_t fat = wire_reader_offset(r);
     if (!wire_read_u8(r, &flags, "chain flags")) return r->status;
-    if (flags & ~3u) return wire_fail(r->err, TRESS_WIRE_ERR_BAD_ENUM, fat, "chain %u: flags 0x%02x", i, flags);
+    if (flags & ~known_flags)
+      return wire_fail(r->err, TRESS_WIRE_ERR_BAD_ENUM, fat, "chain %u: flags 0x%02x (format %u)", i, flags, format);
     t->enabled = flags & 1u;
     if (!wire_read_u8(r, &c->collider_count, "chain collider count")) return r->status;
     if (c->collider_count > TRESS_CHAIN_COLLIDERS_MAX)
@@ -191,16 +253,18 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
                        c->collider_count, TRESS_CHAIN_COLLIDERS_MAX);
     if (!wire_read_bytes(r, c->colliders, c->collider_count, "chain colliders")) return r->status;
     c->limit = (tress_joint_limit){TRESS_LIMIT_NONE, 0.0f, 0.0f, {0.0f, 0.0f, 0.0f, 1.0f}};
-    if (flags & 2u) {
-      uint8_t kind;
-      if (!wire_read_u8(r, &kind, "chain limit kind")) return r->status;
-      if (kind < 1 || kind > TRESS_LIMIT_SPHERICAL)
-        return wire_fail(r->err, TRESS_WIRE_ERR_BAD_ENUM, fat, "chain %u: limit kind %u is not 1..3", i, kind);
-      c->limit.kind = (tress_limit_kind)kind;
-      if (!wire_read_f32(r, &c->limit.angle, "chain limit") || !wire_read_f32(r, &c->limit.yaw, "chain limit"))
-        return r->status;
-      for (int k = 0; k < 4; k++)
-        if (!wire_read_f32(r, &c->limit.rotation[k], "chain limit")) return r->status;
+    if ((flags & 2u) && !read_limit(r, &c->limit, i, fat)) return r->status;
+    c->joint_limit_count = 0;
+    if (flags & 4u) {
+      size_t cat = wire_reader_offset(r);
+      if (!wire_read_u8(r, &c->joint_limit_count, "joint limit count")) return r->status;
+      if (c->joint_limit_count < 1 || c->joint_limit_count > TRESS_WIRE_MAX_JOINT_LIMITS)
+        return wire_fail(r->err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, cat, "chain %u: %u joint limits, 1..%d", i,
+                         c->joint_limit_count, TRESS_WIRE_MAX_JOINT_LIMITS);
+      for (uint32_t k = 0; k < c->joint_limit_count; k++) {
+        tress_wire_joint_limit *j = &c->joint_limits[k];
+        if (!wire_read_name(r, j->bone, "joint limit bone") || !read_limit(r, &j->limit, i, cat)) return r->status;
+      }
     }
     if ((st = check_chain(c, i, out->collider_count, at, r->err))) return st;
   }
@@ -252,8 +316,13 @@ bool tress_wire_springs_is_equal(const tress_wire_springs *a, const tress_wire_s
         s->gravity_scale != t->gravity_scale || s->wind_scale != t->wind_scale || s->radius != t->radius ||
         s->end_length != t->end_length || s->wind_gust != t->wind_gust || s->wind_frequency != t->wind_frequency ||
         s->weight != t->weight || s->enabled != t->enabled || x->collider_count != y->collider_count ||
-        memcmp(x->colliders, y->colliders, x->collider_count) || !limit_equal(&x->limit, &y->limit))
+        memcmp(x->colliders, y->colliders, x->collider_count) || !limit_equal(&x->limit, &y->limit) ||
+        x->joint_limit_count != y->joint_limit_count)
       return false;
+    for (uint32_t k = 0; k < x->joint_limit_count; k++)
+      if (strcmp(x->joint_limits[k].bone, y->joint_limits[k].bone) ||
+          !limit_equal(&x->joint_limits[k].limit, &y->joint_limits[k].limit))
+        return false;
   }
   return true;
 }

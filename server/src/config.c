@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "file_util.h"
+#include "redis_url.h"
 #include "tress/file_read.h"
 
 typedef enum field_type { FIELD_STR, FIELD_U32, FIELD_U64, FIELD_PORT } field_type;
@@ -35,14 +36,21 @@ typedef struct config_field {
 #define PORT_FIELD(k, h) {#k, FIELD_PORT, offsetof(tress_server_config, k), 4, h}
 
 static const config_field config_fields[] = {
-    STR_FIELD(host, "bind address for UDP and HTTP"),
+    STR_FIELD(host, "ENet (UDP) bind address, and HTTP's unless http_host is set"),
     PORT_FIELD(udp_port, "ENet UDP port (0 = ephemeral); flag alias --port"),
+    STR_FIELD(http_host, "HTTP ops endpoint bind address (empty = the same as host)"),
     PORT_FIELD(http_port, "HTTP ops endpoint port (0 = ephemeral)"),
     STR_FIELD(assets_dir, "asset store directory; flag alias --assets"),
     STR_FIELD(cache_dir, "rig cache directory; flag alias --cache"),
     STR_FIELD(port_file, "write \"udp=N http=N\" here once bound"),
     STR_FIELD(log_format, "text (key=value) or json"),
     STR_FIELD(log_level, "debug, info, warn or error"),
+    STR_FIELD(ops_token, "/stats lists room names only to \"Authorization: Bearer <ops_token>\" (empty = to nobody)"),
+    U32_FIELD(http_max_connections, "ops HTTP connections open at once"),
+    U32_FIELD(http_max_connections_per_address, "ops HTTP connections open at once from one IP address"),
+    U32_FIELD(http_idle_timeout_s, "an ops HTTP connection idle this many seconds is closed"),
+    U32_FIELD(http_header_timeout_ms, "an ops HTTP request header not complete by then is cut, however slowly it trickles"),
+    U32_FIELD(healthz_stale_ms, "/healthz answers 503 when the loop thread has not come round for this long"),
     STR_FIELD(auth_token, "shared secret HELLO must carry, development only (empty = none)"),
     STR_FIELD(join_key_file, "key file (64 hex digits) of signed join tokens (empty = none)"),
     U32_FIELD(token_clock_skew_seconds, "clock skew allowed on a join token's expiry"),
@@ -57,6 +65,12 @@ static const config_field config_fields[] = {
     U32_FIELD(max_bytes_per_second, "per-peer byte rate"),
     U32_FIELD(max_strikes, "bad messages before a disconnect"),
     U64_FIELD(cache_memory_bytes, "rig cache memory budget (LRU)"),
+    STR_FIELD(cache_url, "shared rig cache, redis://[user:password@]host[:port][/db] (empty = none)"),
+    STR_FIELD(cache_namespace, "shared cache key prefix ([A-Za-z0-9_.-], fleets sharing one Redis differ here)"),
+    U32_FIELD(cache_timeout_ms, "deadline of every Redis call; past it the server rigs locally (degraded)"),
+    U32_FIELD(cache_lease_ms, "single-flight lease across servers (renewed while rigging)"),
+    U32_FIELD(cache_wait_ms, "wait on another server's rig at most this long, then rig here"),
+    U32_FIELD(cache_poll_ms, "a waiting server looks again about this often (jittered)"),
     U64_FIELD(max_asset_bytes, "largest mesh file the store loads"),
     U32_FIELD(max_pending_rigs, "rig jobs queued or running"),
     U32_FIELD(max_rigs_per_peer, "rig jobs one peer's spawns may have in flight (survives reconnects)"),
@@ -76,6 +90,11 @@ tress_server_config tress_default_server_config(void) {
   snprintf(c.cache_dir, sizeof c.cache_dir, "./.tress-cache");
   snprintf(c.log_format, sizeof c.log_format, "text");
   snprintf(c.log_level, sizeof c.log_level, "info");
+  c.http_max_connections = 256;
+  c.http_max_connections_per_address = 8;
+  c.http_idle_timeout_s = 5;
+  c.http_header_timeout_ms = 3000;
+  c.healthz_stale_ms = 5000;
   c.token_clock_skew_seconds = 30;
   c.max_token_lifetime_seconds = 3600;
   c.max_token_nonces = 65536;
@@ -88,6 +107,11 @@ tress_server_config tress_default_server_config(void) {
   c.max_bytes_per_second = 256 * 1024;
   c.max_strikes = 8;
   c.cache_memory_bytes = 256ull * 1024 * 1024;
+  snprintf(c.cache_namespace, sizeof c.cache_namespace, "tress");
+  c.cache_timeout_ms = 500;
+  c.cache_lease_ms = 10000;
+  c.cache_wait_ms = 30000;
+  c.cache_poll_ms = 100;
   c.max_asset_bytes = 64ull * 1024 * 1024;
   c.max_pending_rigs = 256;
   c.max_rigs_per_peer = 4;
@@ -196,6 +220,38 @@ static const config_field *field_by_flag(const char *flag) {
     if (strcmp(name, flag) == 0) return &config_fields[i];
   }
   return NULL;
+}
+
+/* The ops endpoint's limits: each non-zero (0 would mean "no limit" to libmicrohttpd, or a
+ * /healthz that is never healthy), the per-address cap within the total. */
+static int check_http_limits(const tress_server_config *cfg, char *err) {
+  if (cfg->http_max_connections == 0 || cfg->http_max_connections_per_address == 0 || cfg->http_idle_timeout_s == 0 ||
+      cfg->http_header_timeout_ms == 0 || cfg->healthz_stale_ms == 0) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "http limits, timeouts and healthz_stale_ms must be non-zero");
+    return -1;
+  }
+  if (cfg->http_max_connections_per_address > cfg->http_max_connections || cfg->http_max_connections > 65536) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX,
+             "http_max_connections must be 1..65536 and at least http_max_connections_per_address");
+    return -1;
+  }
+  return 0;
+}
+
+static int check_shared_cache(const tress_server_config *cfg, char *err) {
+  if (!cfg->cache_url[0]) return 0;
+  tress_redis_url url;
+  if (tress_redis_url_parse(cfg->cache_url, &url, err) != 0) return -1;
+  size_t n = strlen(cfg->cache_namespace);
+  if (n == 0 || strspn(cfg->cache_namespace, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != n) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "cache_namespace must be 1..63 of [A-Za-z0-9_.-]");
+    return -1;
+  }
+  if (cfg->cache_timeout_ms == 0 || cfg->cache_poll_ms == 0 || cfg->cache_lease_ms < 300) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "cache_timeout_ms and cache_poll_ms must be non-zero, cache_lease_ms >= 300");
+    return -1;
+  }
+  return 0;
 }
 
 tress_config_action tress_server_config_load(tress_server_config *cfg, int argc, char **argv, char **envp,
@@ -308,6 +364,8 @@ tress_config_action tress_server_config_load(tress_server_config *cfg, int argc,
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "limits and intervals must be non-zero");
     return TRESS_CONFIG_ERROR;
   }
+  if (check_http_limits(cfg, err) != 0) return TRESS_CONFIG_ERROR;
+  if (check_shared_cache(cfg, err) != 0) return TRESS_CONFIG_ERROR;
   return action;
 }
 
@@ -334,7 +392,8 @@ void tress_server_config_print_help(FILE *out) {
   }
   fprintf(out,
           "\n  --print-config               print the effective config as JSON and exit\n"
-          "  --health-check               GET /healthz on localhost:http_port (0: the port in port_file); exit 0 if healthy, else 1\n"
+          "  --health-check               GET /healthz on http_host (or host; 0.0.0.0 = 127.0.0.1):http_port (0: the port in\n"
+          "                               port_file); exit 0 if healthy, else 1\n"
           "  --help                       this text\n"
           "\nSIGTERM or SIGINT drains: clients are told, rig jobs finish or are cancelled, exit 0.\n");
 }
@@ -345,8 +404,16 @@ char *tress_server_config_to_json(const tress_server_config *cfg) {
   for (size_t i = 0; i < FIELD_COUNT; i++) {
     const config_field *f = &config_fields[i];
     const char *base = (const char *)cfg + f->offset;
-    if (strcmp(f->key, "auth_token") == 0) {
-      cJSON_AddBoolToObject(root, "auth_token_set", base[0] != '\0'); /* never print secrets */
+    if (strcmp(f->key, "auth_token") == 0 || strcmp(f->key, "ops_token") == 0) {
+      char set_key[32];
+      snprintf(set_key, sizeof set_key, "%s_set", f->key);
+      cJSON_AddBoolToObject(root, set_key, base[0] != '\0'); /* never print secrets */
+      continue;
+    }
+    if (strcmp(f->key, "cache_url") == 0) {
+      char redacted[sizeof cfg->cache_url + 8];
+      tress_redis_url_redact(base, redacted, sizeof redacted);
+      cJSON_AddStringToObject(root, f->key, redacted);
       continue;
     }
     if (f->type == FIELD_STR) cJSON_AddStringToObject(root, f->key, base);

@@ -20,14 +20,21 @@ typedef enum tress_log_format {
 } tress_log_format;
 
 typedef struct tress_server_config {
-  char host[64];                        /* UDP and HTTP bind address */
+  char host[64];                        /* ENet (UDP) bind address; HTTP's too unless http_host is set */
   uint32_t udp_port;                    /* 7777; 0 = ephemeral */
+  char http_host[64];                   /* ops HTTP bind address; "" = the same as host */
   uint32_t http_port;                   /* 8080; 0 = ephemeral */
   char assets_dir[TRESS_CONFIG_PATH_MAX];
   char cache_dir[TRESS_CONFIG_PATH_MAX];
   char port_file[TRESS_CONFIG_PATH_MAX];/* "" = none; else "udp=N http=N" written after binding */
   char log_format[8];                   /* "text" | "json" */
   char log_level[8];                    /* "debug" | "info" | "warn" | "error" */
+  char ops_token[256];                  /* /stats shows room names only to "Authorization: Bearer <it>"; "" = to nobody */
+  uint32_t http_max_connections;        /* ops HTTP connections open at once */
+  uint32_t http_max_connections_per_address; /* ... of them from one IP address */
+  uint32_t http_idle_timeout_s;         /* an HTTP connection silent this long is closed (libmicrohttpd: seconds) */
+  uint32_t http_header_timeout_ms;      /* a request whose header is not complete by then is cut, however it trickles */
+  uint32_t healthz_stale_ms;            /* /healthz answers 503 when the loop thread's heartbeat is older */
   char auth_token[256];                 /* shared development secret; "" = none */
   char join_key_file[TRESS_CONFIG_PATH_MAX]; /* signed join tokens' key (64 hex digits); "" = none */
   uint32_t token_clock_skew_seconds;    /* a token's expiry is honoured this much either way */
@@ -42,6 +49,12 @@ typedef struct tress_server_config {
   uint32_t max_bytes_per_second;
   uint32_t max_strikes;                 /* malformed / over-limit messages before a disconnect */
   uint64_t cache_memory_bytes;          /* rig cache byte budget (LRU) */
+  char cache_url[512];                  /* "" = no shared tier; redis://[user:password@]host[:port][/db] */
+  char cache_namespace[64];             /* the shared tier's key prefix */
+  uint32_t cache_timeout_ms;            /* every Redis call's deadline */
+  uint32_t cache_lease_ms;              /* single-flight lease across servers */
+  uint32_t cache_wait_ms;               /* wait on another server's lease at most this long, then rig */
+  uint32_t cache_poll_ms;               /* a waiter's mean interval between looks */
   uint64_t max_asset_bytes;             /* a mesh file larger than this is refused */
   uint32_t max_pending_rigs;            /* rig jobs queued or running at once */
   uint32_t max_rigs_per_peer;           /* rig jobs one peer's spawns may have in flight */
@@ -56,7 +69,7 @@ typedef enum tress_config_action {
   TRESS_CONFIG_RUN = 0,
   TRESS_CONFIG_HELP,          /* --help */
   TRESS_CONFIG_PRINT,         /* --print-config: the effective config as JSON */
-  TRESS_CONFIG_HEALTH_CHECK,  /* --health-check: GET /healthz on localhost:http_port */
+  TRESS_CONFIG_HEALTH_CHECK,  /* --health-check: GET /healthz on http_host (or host):http_port */
   TRESS_CONFIG_ERROR,
 } tress_config_action;
 

@@ -1,28 +1,47 @@
 /* HTTP ops endpoint
  * -----------------
- * libmicrohttpd serves /healthz, /readyz, /metrics (Prometheus text) and /stats (JSON) from
- * its own thread. That thread reads only tress_metrics (atomics plus one mutex-guarded
- * string), never loop-owned structures, so a scrape can never race a room change.
- *   /healthz  200 while the process runs its loop (liveness);
- *   /readyz   200 once the ENet host is bound and the stores are open, 503 while draining.
+ * libmicrohttpd serves /healthz, /readyz, /metrics (Prometheus text) and /stats (JSON) on its own
+ * threads. They read only tress_metrics (atomics plus one mutex-guarded string), never
+ * loop-owned structures, so a scrape can never race a room change.
+ *   /healthz  200 while the loop thread keeps coming round (its heartbeat is younger than
+ *             healthz_stale_ms), else 503 with the reason: a stuck loop must not look alive;
+ *   /readyz   200 once the ENet host is bound and the stores are open, 503 while draining;
+ *   /stats    counts for anyone, the room list (names) only with "Authorization: Bearer <ops_token>".
+ * Slow or hostile clients cannot take the port from the healthcheck: an epoll thread pool (no
+ * descriptor is ever waited on in a blocking call), a cap per address below the total cap, a
+ * short idle timeout, a whole-header deadline (http_deadline.c) and no keep-alive.
  * The --health-check client below is the Docker HEALTHCHECK (the image has no curl). */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "http_deadline.h"
 #include "server.h"
+
+/* Two workers: one busy building /metrics or /stats never delays a /healthz on the other. */
+#define HTTP_THREADS 2u
 
 struct tress_http {
   struct MHD_Daemon *daemon;
+  tress_http_deadlines *deadlines;
   tress_metrics *metrics;
+  uint32_t healthz_stale_ms;
+  char ops_token[sizeof(((tress_server_config *)0)->ops_token)];
+  size_t ops_token_len;
   uint16_t port;
 };
+
+const char *tress_http_bind_host(const tress_server_config *cfg) {
+  return cfg->http_host[0] ? cfg->http_host : cfg->host;
+}
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type, char *body) {
   if (!body) body = strdup("");
@@ -34,9 +53,44 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, con
   }
   MHD_add_response_header(r, "Content-Type", type);
   MHD_add_response_header(r, "Cache-Control", "no-store");
+  /* One request per connection: a kept-alive connection would restart the header race unwatched. */
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
   enum MHD_Result ret = MHD_queue_response(conn, status, r);
   MHD_destroy_response(r);
   return ret;
+}
+
+static enum MHD_Result respond_healthz(struct tress_http *h, struct MHD_Connection *conn) {
+  uint64_t beat = atomic_load_explicit(&h->metrics->loop_heartbeat_ms, memory_order_relaxed);
+  if (beat == 0) return respond(conn, 503, "text/plain", strdup("loop not started\n"));
+  uint64_t now = tress_heartbeat_now_ms();
+  uint64_t age = now > beat ? now - beat : 0;
+  if (age <= h->healthz_stale_ms) return respond(conn, 200, "text/plain", strdup("ok\n"));
+  char body[128];
+  snprintf(body, sizeof body, "loop stalled: no iteration for %llu ms (bound %u ms)\n", (unsigned long long)age,
+           h->healthz_stale_ms);
+  return respond(conn, 503, "text/plain", strdup(body));
+}
+
+/* Equal without an early exit: the time taken depends on the configured token's length only,
+ * never on how many leading bytes of a guess are right. */
+static bool token_matches(const char *want, size_t want_len, const char *got, size_t got_len) {
+  volatile unsigned diff = (unsigned)(want_len != got_len);
+  for (size_t i = 0; i < want_len; i++)
+    diff |= (unsigned)((unsigned char)want[i] ^ (unsigned char)(i < got_len ? got[i] : 0));
+  return want_len > 0 && diff == 0;
+}
+
+/* "Authorization: Bearer <ops_token>" (scheme case-insensitive, RFC 6750). */
+static bool has_ops_token(const struct tress_http *h, struct MHD_Connection *conn) {
+  if (h->ops_token_len == 0) return false;
+  const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+  if (!auth || strncasecmp(auth, "Bearer ", 7) != 0) return false;
+  const char *token = auth + 7;
+  while (*token == ' ') token++;
+  size_t len = strlen(token);
+  while (len > 0 && isspace((unsigned char)token[len - 1])) len--;
+  return token_matches(h->ops_token, h->ops_token_len, token, len);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -45,44 +99,74 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
   (void)upload_data;
   (void)con_cls;
   struct tress_http *h = cls;
+  /* libmicrohttpd calls this once the whole request header is in. */
+  const union MHD_ConnectionInfo *info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  if (info) tress_http_deadlines_header_done(h->deadlines, info->socket_context);
   if (*upload_size) return MHD_NO; /* no bodies here */
   if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
     return respond(conn, 405, "text/plain", strdup("method not allowed\n"));
-  if (strcmp(url, "/healthz") == 0) return respond(conn, 200, "text/plain", strdup("ok\n"));
+  if (strcmp(url, "/healthz") == 0) return respond_healthz(h, conn);
   if (strcmp(url, "/readyz") == 0) {
     bool ready = atomic_load(&h->metrics->ready) && !atomic_load(&h->metrics->draining);
     return respond(conn, ready ? 200 : 503, "text/plain", strdup(ready ? "ready\n" : "not ready\n"));
   }
   if (strcmp(url, "/metrics") == 0)
     return respond(conn, 200, "text/plain; version=0.0.4", tress_metrics_prometheus(h->metrics));
-  if (strcmp(url, "/stats") == 0) return respond(conn, 200, "application/json", tress_metrics_stats_json(h->metrics));
+  if (strcmp(url, "/stats") == 0)
+    return respond(conn, 200, "application/json", tress_metrics_stats_json(h->metrics, has_ops_token(h, conn)));
   return respond(conn, 404, "text/plain", strdup("not found\n"));
 }
 
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+  struct tress_http *h = cls;
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    *socket_context = info ? tress_http_deadlines_watch(h->deadlines, info->connect_fd) : NULL;
+  } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    tress_http_deadlines_forget(h->deadlines, *socket_context); /* before libmicrohttpd closes the fd */
+    *socket_context = NULL;
+  }
+}
+
+static struct MHD_Daemon *start_daemon(struct tress_http *h, const tress_server_config *cfg, struct sockaddr_in *addr) {
+  return MHD_start_daemon(
+      MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)cfg->http_port, NULL, NULL, handle, h,
+      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)addr, MHD_OPTION_THREAD_POOL_SIZE, HTTP_THREADS,
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->http_max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+      (unsigned)cfg->http_max_connections_per_address, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->http_idle_timeout_s,
+      MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_END);
+}
+
 struct tress_http *tress_http_start(tress_server *s, char err[256]) {
-  struct tress_http *h = calloc(1, sizeof *h);
-  if (!h) return NULL;
-  h->metrics = &s->metrics;
+  const tress_server_config *cfg = &s->cfg;
+  const char *host = tress_http_bind_host(cfg);
   struct sockaddr_in addr;
   memset(&addr, 0, sizeof addr);
   addr.sin_family = AF_INET;
-  addr.sin_port = htons((uint16_t)s->cfg.http_port);
-  if (inet_pton(AF_INET, s->cfg.host, &addr.sin_addr) != 1) {
-    snprintf(err, 256, "host \"%s\" is not an IPv4 address", s->cfg.host);
-    free(h);
+  addr.sin_port = htons((uint16_t)cfg->http_port);
+  if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
+    snprintf(err, 256, "http host \"%s\" is not an IPv4 address", host);
     return NULL;
   }
-  h->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)s->cfg.http_port, NULL,
-                               NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-                               MHD_OPTION_END);
+  struct tress_http *h = calloc(1, sizeof *h);
+  if (!h) return NULL;
+  h->metrics = &s->metrics;
+  h->healthz_stale_ms = cfg->healthz_stale_ms;
+  memcpy(h->ops_token, cfg->ops_token, sizeof h->ops_token);
+  h->ops_token_len = strlen(h->ops_token);
+  /* Twice the cap: a closing connection keeps its slot until libmicrohttpd's cleanup. */
+  h->deadlines = tress_http_deadlines_start(2 * cfg->http_max_connections, cfg->http_header_timeout_ms,
+                                            &s->metrics.http_header_timeouts);
+  h->daemon = h->deadlines ? start_daemon(h, cfg, &addr) : NULL;
   if (!h->daemon) {
-    snprintf(err, 256, "cannot start HTTP on %s:%u", s->cfg.host, s->cfg.http_port);
+    snprintf(err, 256, "cannot start HTTP on %s:%u", host, cfg->http_port);
+    tress_http_deadlines_stop(h->deadlines);
     free(h);
     return NULL;
   }
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
-  h->port = info ? info->port : (uint16_t)s->cfg.http_port;
+  h->port = info ? info->port : (uint16_t)cfg->http_port;
   return h;
 }
 
@@ -91,6 +175,7 @@ uint16_t tress_http_port(const struct tress_http *http) { return http ? http->po
 void tress_http_stop(struct tress_http *http) {
   if (!http) return;
   MHD_stop_daemon(http->daemon);
+  tress_http_deadlines_stop(http->deadlines);
   free(http);
 }
 

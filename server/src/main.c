@@ -1,7 +1,9 @@
 /* tress-server
  * ------------
  * One libuv loop owns everything: the ENet host (uv_poll + service timer), rig jobs (thread
- * pool), signals and timers. The only other thread is libmicrohttpd's, which reads atomics.
+ * pool), signals and timers, and stamps a heartbeat every iteration (heartbeat.c). The only other
+ * threads are the ops endpoint's (libmicrohttpd's pool and a header-deadline watchdog), which
+ * read atomics.
  *
  * Lifecycle: config -> open asset store and cache dir (sweeping stray *.tmp.* files a crash may
  * have left) -> bind UDP and HTTP -> log "listening" with the bound ports (and write the port
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "file_util.h"
+#include "rig_shared.h"
 #include "server.h"
 
 uint64_t tress_server_now_ns(void) {
@@ -37,7 +40,27 @@ static void finish(tress_server *s) {
   uv_close((uv_handle_t *)&s->drain_timer, closed_noop);
   uv_close((uv_handle_t *)&s->sigterm, closed_noop);
   uv_close((uv_handle_t *)&s->sigint, closed_noop);
+  tress_heartbeat_stop(s);
+  tress_rig_shared_stop(s->shared);
+  s->shared = NULL;
   tress_net_stop(s);
+}
+
+/* The Redis tier, when cache_url is set. It connects in the background: a Redis that is down at
+ * startup makes the server degraded (rigging locally), not unable to start. */
+static int start_shared_cache(tress_server *s) {
+  if (!s->cfg.cache_url[0]) return 0;
+  tress_rig_shared_config sc;
+  memset(&sc, 0, sizeof sc);
+  char err[256];
+  if (tress_redis_url_parse(s->cfg.cache_url, &sc.url, err) != 0) return -1; /* config load checked it */
+  snprintf(sc.namespace_, sizeof sc.namespace_, "%s", s->cfg.cache_namespace);
+  sc.timeout_ms = s->cfg.cache_timeout_ms;
+  sc.lease_ms = s->cfg.cache_lease_ms;
+  sc.wait_ms = s->cfg.cache_wait_ms;
+  sc.poll_ms = s->cfg.cache_poll_ms;
+  s->shared = tress_rig_shared_start(s->loop, &sc, &s->log, &s->metrics);
+  return s->shared ? 0 : -1;
 }
 
 static void on_drain_tick(uv_timer_t *t) {
@@ -118,7 +141,7 @@ int main(int argc, char **argv) {
     }
     case TRESS_CONFIG_HEALTH_CHECK: {
       int port = health_check_port(s);
-      int rc = port > 0 ? tress_http_health_check(s->cfg.host, (uint16_t)port) : 1;
+      int rc = port > 0 ? tress_http_health_check(tress_http_bind_host(&s->cfg), (uint16_t)port) : 1;
       free(s);
       return rc;
     }
@@ -169,6 +192,7 @@ int main(int argc, char **argv) {
     goto out_enet;
   }
   s->http_port = tress_http_port(s->http);
+  tress_heartbeat_start(s);
   uv_signal_init(s->loop, &s->sigterm);
   uv_signal_init(s->loop, &s->sigint);
   s->sigterm.data = s->sigint.data = s;
@@ -177,9 +201,13 @@ int main(int argc, char **argv) {
   uv_timer_init(s->loop, &s->drain_timer);
   s->drain_timer.data = s;
 
+  if (start_shared_cache(s) != 0)
+    tress_log_event(&s->log, TRESS_LOG_ERROR, "cache_shared_unavailable", "reason=out_of_memory action=rig_locally");
+
   atomic_store(&s->metrics.ready, true);
-  tress_log_event(&s->log, TRESS_LOG_INFO, "listening", "udp=%u http=%u host=%s assets=%s cache=%s manifest=%s",
-                  s->udp_port, s->http_port, s->cfg.host, s->store.root, s->cfg.cache_dir,
+  tress_log_event(&s->log, TRESS_LOG_INFO, "listening",
+                  "udp=%u http=%u host=%s http_host=%s assets=%s cache=%s manifest=%s", s->udp_port, s->http_port,
+                  s->cfg.host, tress_http_bind_host(&s->cfg), s->store.root, s->cfg.cache_dir,
                   s->store.has_manifest ? "yes" : "no");
   /* After the log line, so whoever waits on the file also finds the line. */
   if (write_port_file(s) != 0)

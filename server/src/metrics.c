@@ -78,6 +78,31 @@ static void metric(text_buf *b, const char *name, const char *type, const char *
   tb_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", name, help, name, type, name, v);
 }
 
+static void shared_tier_prometheus(text_buf *b, tress_metrics *m) {
+  if (!atomic_load(&m->cache_shared_enabled)) return;
+  metric(b, "tress_cache_shared_degraded", "gauge", "1 while the shared (Redis) tier is down or refusing writes.",
+         LOAD(cache_shared_degraded));
+  metric(b, "tress_cache_shared_degraded_total", "counter", "Times the shared tier became degraded.",
+         LOAD(cache_shared_degraded_total));
+  metric(b, "tress_cache_shared_misses_total", "counter", "Shared misses where this server won the lease and rigged.",
+         LOAD(cache_shared_misses));
+  metric(b, "tress_cache_shared_waits_total", "counter", "Lookups that waited on another server's lease.",
+         LOAD(cache_shared_waits));
+  metric(b, "tress_cache_shared_wait_timeouts_total", "counter", "Waits that reached cache_wait_ms and rigged here.",
+         LOAD(cache_shared_wait_timeouts));
+  metric(b, "tress_cache_shared_local_rigs_total", "counter", "Rigs made without the lease (Redis failing, wait cap).",
+         LOAD(cache_shared_local_rigs));
+  metric(b, "tress_cache_shared_corrupt_total", "counter", "Shared values that did not verify (rebuilt, overwritten).",
+         LOAD(cache_shared_corrupt));
+  metric(b, "tress_cache_shared_writes_total", "counter", "Values stored in the shared tier.", LOAD(cache_shared_writes));
+  metric(b, "tress_cache_shared_write_failures_total", "counter", "Values the shared tier did not take.",
+         LOAD(cache_shared_write_failures));
+  metric(b, "tress_cache_shared_errors_total", "counter", "Failed Redis calls and connection attempts.",
+         LOAD(cache_shared_errors));
+  metric(b, "tress_cache_shared_lease_lost_total", "counter", "Leases that expired or were taken while rigging.",
+         LOAD(cache_shared_lease_lost));
+}
+
 char *tress_metrics_prometheus(tress_metrics *m) {
   text_buf b = {0};
   metric(&b, "tress_peers", "gauge", "Connected ENet peers.", LOAD(peers));
@@ -103,12 +128,14 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   tb_printf(&b, "# HELP tress_cache_hits_total Rig cache hits by tier.\n# TYPE tress_cache_hits_total counter\n");
   tb_printf(&b, "tress_cache_hits_total{tier=\"memory\"} %llu\n", LOAD(cache_hits_memory));
   tb_printf(&b, "tress_cache_hits_total{tier=\"disk\"} %llu\n", LOAD(cache_hits_disk));
+  tb_printf(&b, "tress_cache_hits_total{tier=\"shared\"} %llu\n", LOAD(cache_hits_shared));
   metric(&b, "tress_cache_misses_total", "counter", "Rig cache misses (a rig was needed).", LOAD(cache_misses));
   metric(&b, "tress_cache_corrupt_total", "counter", "Cache files that failed their checksum or decode.", LOAD(cache_corrupt));
   metric(&b, "tress_cache_evictions_total", "counter", "Entries evicted from memory by the byte budget.", LOAD(cache_evictions));
   metric(&b, "tress_cache_entries", "gauge", "Rig cache entries in memory.", LOAD(cache_entries));
   metric(&b, "tress_cache_bytes", "gauge", "Rig cache bytes in memory.", LOAD(cache_bytes));
   metric(&b, "tress_cache_disk_writes_total", "counter", "Cache files written (atomically).", LOAD(cache_disk_writes));
+  shared_tier_prometheus(&b, m);
   metric(&b, "tress_bytes_in_total", "counter", "Application bytes received.", LOAD(bytes_in));
   metric(&b, "tress_bytes_out_total", "counter", "Application bytes sent (per recipient).", LOAD(bytes_out));
   metric(&b, "tress_messages_in_total", "counter", "Messages received.", LOAD(messages_in));
@@ -129,12 +156,31 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   }
   tb_printf(&b, "tress_rig_latency_seconds_sum %.6f\ntress_rig_latency_seconds_count %llu\n",
             (double)LOAD(rig_latency_sum_us) / 1e6, LOAD(rig_latency_count));
+  metric(&b, "tress_http_header_timeouts_total", "counter",
+         "Ops HTTP requests cut because their header was not complete within http_header_timeout_ms.",
+         LOAD(http_header_timeouts));
   metric(&b, "tress_ready", "gauge", "1 when serving, 0 while starting or draining.",
          atomic_load(&m->ready) && !atomic_load(&m->draining));
   return b.data;
 }
 
-char *tress_metrics_stats_json(tress_metrics *m) {
+static void shared_tier_json(cJSON *o, tress_metrics *m) {
+  cJSON_AddBoolToObject(o, "enabled", atomic_load(&m->cache_shared_enabled));
+  cJSON_AddBoolToObject(o, "degraded", LOAD(cache_shared_degraded) != 0);
+  cJSON_AddNumberToObject(o, "degraded_total", (double)LOAD(cache_shared_degraded_total));
+  cJSON_AddNumberToObject(o, "hits", (double)LOAD(cache_hits_shared));
+  cJSON_AddNumberToObject(o, "misses", (double)LOAD(cache_shared_misses));
+  cJSON_AddNumberToObject(o, "waits", (double)LOAD(cache_shared_waits));
+  cJSON_AddNumberToObject(o, "wait_timeouts", (double)LOAD(cache_shared_wait_timeouts));
+  cJSON_AddNumberToObject(o, "local_rigs", (double)LOAD(cache_shared_local_rigs));
+  cJSON_AddNumberToObject(o, "corrupt", (double)LOAD(cache_shared_corrupt));
+  cJSON_AddNumberToObject(o, "writes", (double)LOAD(cache_shared_writes));
+  cJSON_AddNumberToObject(o, "write_failures", (double)LOAD(cache_shared_write_failures));
+  cJSON_AddNumberToObject(o, "errors", (double)LOAD(cache_shared_errors));
+  cJSON_AddNumberToObject(o, "lease_lost", (double)LOAD(cache_shared_lease_lost));
+}
+
+char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON *root = cJSON_CreateObject();
   if (!root) return NULL;
   cJSON_AddNumberToObject(root, "uptime_s", (double)((uint64_t)time(NULL) - LOAD(started_unix)));
@@ -155,11 +201,13 @@ char *tress_metrics_stats_json(tress_metrics *m) {
   cJSON *cache = cJSON_AddObjectToObject(root, "cache");
   cJSON_AddNumberToObject(cache, "hits_memory", (double)LOAD(cache_hits_memory));
   cJSON_AddNumberToObject(cache, "hits_disk", (double)LOAD(cache_hits_disk));
+  cJSON_AddNumberToObject(cache, "hits_shared", (double)LOAD(cache_hits_shared));
   cJSON_AddNumberToObject(cache, "misses", (double)LOAD(cache_misses));
   cJSON_AddNumberToObject(cache, "corrupt", (double)LOAD(cache_corrupt));
   cJSON_AddNumberToObject(cache, "evictions", (double)LOAD(cache_evictions));
   cJSON_AddNumberToObject(cache, "entries", (double)LOAD(cache_entries));
   cJSON_AddNumberToObject(cache, "bytes", (double)LOAD(cache_bytes));
+  shared_tier_json(cJSON_AddObjectToObject(cache, "shared"), m);
   cJSON *net = cJSON_AddObjectToObject(root, "net");
   cJSON_AddNumberToObject(net, "bytes_in", (double)LOAD(bytes_in));
   cJSON_AddNumberToObject(net, "bytes_out", (double)LOAD(bytes_out));
@@ -169,10 +217,12 @@ char *tress_metrics_stats_json(tress_metrics *m) {
   cJSON_AddNumberToObject(net, "malformed", (double)LOAD(malformed));
   cJSON_AddNumberToObject(net, "rate_limited", (double)LOAD(rate_limited));
   cJSON_AddNumberToObject(net, "disconnects_forced", (double)LOAD(disconnects_forced));
-  pthread_mutex_lock(&m->rooms_lock);
-  cJSON *rooms = cJSON_Parse(m->rooms_json ? m->rooms_json : "[]");
-  pthread_mutex_unlock(&m->rooms_lock);
-  cJSON_AddItemToObject(root, "room_list", rooms ? rooms : cJSON_CreateArray());
+  if (with_room_names) {
+    pthread_mutex_lock(&m->rooms_lock);
+    cJSON *rooms = cJSON_Parse(m->rooms_json ? m->rooms_json : "[]");
+    pthread_mutex_unlock(&m->rooms_lock);
+    cJSON_AddItemToObject(root, "room_list", rooms ? rooms : cJSON_CreateArray());
+  }
   char *s = cJSON_PrintUnformatted(root);
   cJSON_Delete(root);
   return s;

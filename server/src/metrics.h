@@ -20,12 +20,24 @@ typedef struct tress_metrics {
   atomic_uint_fast64_t rig_failures[TRESS_CODE_COUNT];
   atomic_uint_fast64_t cache_hits_memory, cache_hits_disk, cache_misses, cache_corrupt, cache_evictions;
   atomic_uint_fast64_t cache_entries, cache_bytes, cache_disk_writes;
+  /* The shared tier (cache_url; rig_shared.c): hits, lease won (misses), waits on another
+   * server's lease and waits that hit the cap, values that did not verify, writes and refused
+   * writes, failed calls, the degraded gauge and how often it rose, leases lost mid-rig, and
+   * rigs made without a lease (Redis failing or the wait cap). */
+  atomic_bool cache_shared_enabled;
+  atomic_uint_fast64_t cache_hits_shared, cache_shared_misses, cache_shared_waits, cache_shared_wait_timeouts;
+  atomic_uint_fast64_t cache_shared_corrupt, cache_shared_writes, cache_shared_write_failures, cache_shared_errors;
+  atomic_uint_fast64_t cache_shared_degraded, cache_shared_degraded_total, cache_shared_lease_lost;
+  atomic_uint_fast64_t cache_shared_local_rigs;
   atomic_uint_fast64_t bytes_in, bytes_out, messages_in, messages_out;
   atomic_uint_fast64_t errors_sent, malformed, rate_limited, disconnects_forced;
   atomic_uint_fast64_t auth_refused; /* HELLOs and JOINs refused for their token */
   atomic_uint_fast64_t rig_latency_buckets[TRESS_RIG_LATENCY_BUCKETS]; /* cumulative le buckets */
   atomic_uint_fast64_t rig_latency_count, rig_latency_sum_us;
   atomic_bool ready, draining;
+  /* CLOCK_MONOTONIC ms at the loop thread's last iteration (heartbeat.c); /healthz reads its age. */
+  atomic_uint_fast64_t loop_heartbeat_ms;
+  atomic_uint_fast64_t http_header_timeouts; /* written by the HTTP side: requests cut by http_header_timeout_ms */
   atomic_uint_fast64_t started_unix;
   pthread_mutex_t rooms_lock;
   char *rooms_json; /* "[{...},...]", rebuilt by the loop when rooms change */
@@ -38,8 +50,9 @@ void tress_metrics_destroy(tress_metrics *m);
 void tress_metrics_observe_rig(tress_metrics *m, double seconds);
 /* Takes ownership of json (malloc'd). */
 void tress_metrics_set_rooms(tress_metrics *m, char *json);
-/* Prometheus text exposition / the /stats JSON; malloc'd strings. */
+/* Prometheus text exposition / the /stats JSON; malloc'd strings. The room list (names, members,
+ * characters per room) is in the JSON only with_room_names (the caller showed the ops token). */
 char *tress_metrics_prometheus(tress_metrics *m);
-char *tress_metrics_stats_json(tress_metrics *m);
+char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names);
 
 #endif

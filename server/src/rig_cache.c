@@ -2,8 +2,8 @@
  * ---------
  * Rigging a hair mesh costs milliseconds to seconds; the same hair is worn by many characters
  * and comes back after every restart. So results are keyed by content, not by asset id:
- * key = BLAKE2b-256("tress-rig-v1" | mesh content hash | rig options). Renaming an asset, or
- * two ids naming identical bytes, still hits.
+ * key = BLAKE2b-256("tress-rig-v1" | mesh content hash | rig options | u32 rigger version).
+ * Renaming an asset, or two ids naming identical bytes, still hits; a new rigger misses.
  *
  * Memory: a doubly linked LRU list charged in bytes against a budget. Entries are reference
  * counted; eviction drops the cache's reference only, so a character still wearing an evicted
@@ -45,7 +45,7 @@ _Static_assert(HEADER_BYTES == TRESS_RIG_CACHE_HEADER_BYTES, "rig_cache.h states
 
 void tress_rig_cache_key(const uint8_t mesh_hash[TRESS_MESH_HASH_BYTES], const tress_wire_rig_options *o,
                          uint8_t key[TRESS_RIG_KEY_BYTES]) {
-  uint8_t buf[12 + TRESS_MESH_HASH_BYTES + 3 + 12 + 1 + 12];
+  uint8_t buf[12 + TRESS_MESH_HASH_BYTES + 3 + 12 + 1 + 12 + 4];
   size_t n = 0;
   memcpy(buf, "tress-rig-v1", 12);
   n = 12;
@@ -61,6 +61,9 @@ void tress_rig_cache_key(const uint8_t mesh_hash[TRESS_MESH_HASH_BYTES], const t
   buf[n++] = o->has_root ? 1 : 0;
   memcpy(buf + n, root, 12);
   n += 12;
+  uint32_t rigger = TRESS_RIGGER_VERSION;
+  memcpy(buf + n, &rigger, 4);
+  n += 4;
   crypto_generichash(key, TRESS_RIG_KEY_BYTES, buf, n, NULL, 0);
 }
 
@@ -325,6 +328,69 @@ tress_cache_read tress_rig_cache_parse_file(const uint8_t key[TRESS_RIG_KEY_BYTE
     return TRESS_CACHE_READ_CORRUPT;
   }
   tress_rig_entry *e = entry_from_stored(data + HEADER_BYTES, plen, mesh_size, reason);
+  if (!e) return TRESS_CACHE_READ_CORRUPT;
+  if (memcmp(e->key, key, TRESS_RIG_KEY_BYTES) != 0) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload belongs to another key");
+    tress_rig_entry_release(e);
+    return TRESS_CACHE_READ_CORRUPT;
+  }
+  *out = e;
+  return TRESS_CACHE_READ_OK;
+}
+
+/* ---- the shared tier's value -------------------------------------------------------------- */
+
+#define SHARED_MAGIC "TRESSRDS"
+_Static_assert(8 + 4 + TRESS_RIG_KEY_BYTES + 4 + 12 + 32 == TRESS_RIG_SHARED_HEADER_BYTES, "shared header size");
+
+uint8_t *tress_rig_cache_shared_value(const tress_rig_entry *e, size_t *len) {
+  size_t total = TRESS_RIG_SHARED_HEADER_BYTES + e->encoded_bytes;
+  uint8_t *v = malloc(total);
+  if (!v) return NULL;
+  uint32_t version = TRESS_RIG_SHARED_FORMAT_VERSION, plen = (uint32_t)e->encoded_bytes;
+  memcpy(v, SHARED_MAGIC, 8);
+  memcpy(v + 8, &version, 4);
+  memcpy(v + 12, e->key, TRESS_RIG_KEY_BYTES);
+  memcpy(v + 44, &plen, 4);
+  memcpy(v + 48, e->mesh_size, 12);
+  file_checksum(e->key, e->mesh_size, e->payload, e->encoded_bytes, v + 60);
+  memcpy(v + TRESS_RIG_SHARED_HEADER_BYTES, e->payload, e->encoded_bytes);
+  *len = total;
+  return v;
+}
+
+tress_cache_read tress_rig_cache_parse_shared(const uint8_t key[TRESS_RIG_KEY_BYTES], const uint8_t *data, size_t len,
+                                              tress_rig_entry **out, char reason[TRESS_WIRE_TEXT_CAP]) {
+  *out = NULL;
+  uint32_t version, plen;
+  float mesh_size[3];
+  uint8_t sum[32];
+  if (len < TRESS_RIG_SHARED_HEADER_BYTES || memcmp(data, SHARED_MAGIC, 8) != 0) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "not a tress rig value (%zu bytes, bad magic)", len);
+    return TRESS_CACHE_READ_CORRUPT;
+  }
+  memcpy(&version, data + 8, 4);
+  memcpy(&plen, data + 44, 4);
+  memcpy(mesh_size, data + 48, 12);
+  if (version != TRESS_RIG_SHARED_FORMAT_VERSION) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "value format version %u, this server reads %u", version,
+             TRESS_RIG_SHARED_FORMAT_VERSION);
+    return TRESS_CACHE_READ_CORRUPT;
+  }
+  if (memcmp(data + 12, key, TRESS_RIG_KEY_BYTES) != 0) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "foreign value: it names another key");
+    return TRESS_CACHE_READ_CORRUPT;
+  }
+  if ((size_t)plen != len - TRESS_RIG_SHARED_HEADER_BYTES) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "length %u does not match the value (%zu bytes)", plen, len);
+    return TRESS_CACHE_READ_CORRUPT;
+  }
+  file_checksum(key, mesh_size, data + TRESS_RIG_SHARED_HEADER_BYTES, plen, sum);
+  if (sodium_memcmp(sum, data + 60, 32) != 0) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "checksum mismatch");
+    return TRESS_CACHE_READ_CORRUPT;
+  }
+  tress_rig_entry *e = entry_from_stored(data + TRESS_RIG_SHARED_HEADER_BYTES, plen, mesh_size, reason);
   if (!e) return TRESS_CACHE_READ_CORRUPT;
   if (memcmp(e->key, key, TRESS_RIG_KEY_BYTES) != 0) {
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload belongs to another key");

@@ -13,6 +13,9 @@
 #include "tress/rig.h"
 
 #define TRESS_RIG_KEY_BYTES 32
+/* Part of every key: bump it when tress_rig_mesh's output for the same mesh and options changes,
+ * so no tier (memory, disk, shared) serves a rig the current rigger would not make. */
+#define TRESS_RIGGER_VERSION 1u
 
 /* One rig, shared by every character wearing the same hair with the same options. `payload` is
  * its RIG_RESULT, encoded once on a worker thread (as stored on disk): bones in mesh space, the
@@ -75,6 +78,16 @@ int tress_rig_cache_write_file(const char *dir, const tress_rig_entry *e, char r
  * Costs one copy, no encoding. NULL with a reason. */
 uint8_t *tress_rig_entry_encode_for(const tress_rig_entry *e, uint32_t character_id, uint8_t accessory_index,
                                     size_t *len, char reason[TRESS_WIRE_TEXT_CAP]);
+/* The shared tier's value (Redis): "TRESSRDS" | u32 version | key | u32 payload length
+ * | f32 mesh_size[3] | BLAKE2b-256(key | mesh_size | payload) | payload. The value names its own
+ * key, so a value stored under another key is told apart from a damaged one. */
+#define TRESS_RIG_SHARED_FORMAT_VERSION 1u
+#define TRESS_RIG_SHARED_HEADER_BYTES 92
+/* The entry's shared value (malloc'd, *len set), or NULL when out of memory. */
+uint8_t *tress_rig_cache_shared_value(const tress_rig_entry *e, size_t *len);
+/* OK, or CORRUPT with a reason (bad header, another key's value, checksum, payload). */
+tress_cache_read tress_rig_cache_parse_shared(const uint8_t key[TRESS_RIG_KEY_BYTES], const uint8_t *data, size_t len,
+                                              tress_rig_entry **out, char reason[TRESS_WIRE_TEXT_CAP]);
 /* "<dir>/<64 hex>.rig" */
 void tress_rig_cache_file_path(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], char *out, size_t cap);
 

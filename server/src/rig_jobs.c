@@ -27,9 +27,17 @@
 #include <time.h>
 
 #include "preskinned.h"
+#include "rig_shared.h"
 #include "server.h"
 #include "tress/mesh_hash.h"
 #include "tress/rig.h"
+
+/* What the next (or current) trip to the thread pool does. */
+typedef enum job_stage {
+  STAGE_LOAD = 0,     /* load, hash, disk cache; without a shared tier also the rig */
+  STAGE_SHARED_VALUE, /* verify a shared value and write it to disk */
+  STAGE_RIG,          /* rig (a shared miss), write disk, build the shared value */
+} job_stage;
 
 struct tress_rig_job {
   uv_work_t work;
@@ -59,6 +67,15 @@ struct tress_rig_job {
   char corrupt_reason[TRESS_WIRE_TEXT_CAP];
   char write_error[TRESS_WIRE_TEXT_CAP];
   uint64_t queued_ns, done_ns;
+  /* the shared tier (rig_shared.h): asked between the disk miss and the rig */
+  job_stage stage;
+  bool use_shared;          /* queued with a shared tier: the load stops at a disk miss */
+  tress_mesh *mesh;         /* held from the load to the rig while the shared tier is asked */
+  tress_shared_flight flight;
+  bool flight_started, asking_shared, leased, shared_hit, shared_corrupt;
+  uint8_t *shared_value;    /* in: a stored value to verify; out (after a rig): the value to store */
+  size_t shared_value_len;
+  char shared_reason[TRESS_WIRE_TEXT_CAP];
   /* who is waiting */
   tress_rig_waiter *waiters;
   uint32_t waiter_count, waiter_cap;
@@ -113,10 +130,40 @@ static bool add_waiter(tress_rig_job *j, uint32_t character_id, uint8_t idx) {
   return true;
 }
 
-static void work_cb(uv_work_t *req) {
-  tress_rig_job *j = req->data;
+/* Worker: rig the loaded mesh, write the disk cache, and (with a shared tier) build its value. */
+static void rig_stage(tress_rig_job *j, const tress_mesh *mesh) {
+  atomic_fetch_add(&j->metrics->cache_misses, 1);
+  atomic_fetch_add(&j->metrics->rigs_started, 1);
+  j->rigged = true;
+  tress_rig_opts ro = tress_default_rig_opts();
+  ro.plan.sectors = j->options.sectors;
+  ro.plan.segments = j->options.segments;
+  ro.plan.max_influences = j->options.max_influences;
+  memcpy(ro.plan.axis, j->options.axis, sizeof ro.plan.axis);
+  ro.plan.has_root = j->options.has_root;
+  if (j->options.has_root) memcpy(ro.plan.root, j->options.root, sizeof ro.plan.root);
+  tress_rig_output out;
+  memset(&out, 0, sizeof out);
+  tress_error rig_err = {0};
+  tress_rig_status st = tress_rig_mesh(mesh, &ro, &out, &rig_err);
+  if (st != TRESS_RIG_OK) {
+    j->fail_code = st == TRESS_RIG_ERR_NO_MEMORY ? TRESS_CODE_OUT_OF_MEMORY : TRESS_CODE_RIG_FAILED;
+    snprintf(j->reason, sizeof j->reason, "%s", rig_err.message[0] ? rig_err.message : "the rigger refused the mesh");
+  } else {
+    j->entry = tress_rig_entry_from_output(&out, j->mesh_hash, &j->options, j->reason);
+    if (!j->entry) j->fail_code = TRESS_CODE_RIG_FAILED;
+    else if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0)
+      atomic_fetch_add(&j->metrics->cache_disk_writes, 1);
+    if (j->entry && j->use_shared) j->shared_value = tress_rig_cache_shared_value(j->entry, &j->shared_value_len);
+  }
+  tress_rig_output_free(&out);
+}
+
+/* Worker: load, hash, disk cache; a disk miss rigs at once, or with a shared tier keeps the mesh
+ * for the loop thread to ask Redis first. */
+static void load_stage(tress_rig_job *j) {
   tress_mesh *mesh = tress_asset_store_load(j->store_root, j->asset_id, &j->limits, &j->file, &j->fail_code, j->reason);
-  if (!mesh) goto done;
+  if (!mesh) return;
   tress_mesh_get_content_hash(mesh, j->mesh_hash);
   j->hashed = true;
   if (j->has_expected_hash && memcmp(j->mesh_hash, j->expected_hash, TRESS_MESH_HASH_BYTES) != 0) {
@@ -141,32 +188,46 @@ static void work_cb(uv_work_t *req) {
     j->corrupt = true;
     atomic_fetch_add(&j->metrics->cache_corrupt, 1);
   }
-  atomic_fetch_add(&j->metrics->cache_misses, 1);
-  atomic_fetch_add(&j->metrics->rigs_started, 1);
-  j->rigged = true;
-  tress_rig_opts ro = tress_default_rig_opts();
-  ro.plan.sectors = j->options.sectors;
-  ro.plan.segments = j->options.segments;
-  ro.plan.max_influences = j->options.max_influences;
-  memcpy(ro.plan.axis, j->options.axis, sizeof ro.plan.axis);
-  ro.plan.has_root = j->options.has_root;
-  if (j->options.has_root) memcpy(ro.plan.root, j->options.root, sizeof ro.plan.root);
-  tress_rig_output out;
-  memset(&out, 0, sizeof out);
-  tress_error rig_err = {0};
-  tress_rig_status st = tress_rig_mesh(mesh, &ro, &out, &rig_err);
-  if (st != TRESS_RIG_OK) {
-    j->fail_code = st == TRESS_RIG_ERR_NO_MEMORY ? TRESS_CODE_OUT_OF_MEMORY : TRESS_CODE_RIG_FAILED;
-    snprintf(j->reason, sizeof j->reason, "%s", rig_err.message[0] ? rig_err.message : "the rigger refused the mesh");
+  if (j->use_shared) {
+    j->mesh = mesh;
+    return;
+  }
+  rig_stage(j, mesh);
+done:
+  tress_mesh_release(mesh);
+}
+
+/* Worker: a value from the shared tier, verified like a disk file, then written to disk so this
+ * server's next restart needs no Redis. Anything that does not verify is a miss (rigged, overwritten). */
+static void shared_value_stage(tress_rig_job *j) {
+  uint8_t key[TRESS_RIG_KEY_BYTES];
+  tress_rig_cache_key(j->mesh_hash, &j->options, key);
+  if (tress_rig_cache_parse_shared(key, j->shared_value, j->shared_value_len, &j->entry, j->shared_reason) !=
+      TRESS_CACHE_READ_OK) {
+    j->shared_corrupt = true;
+    atomic_fetch_add(&j->metrics->cache_shared_corrupt, 1);
   } else {
-    j->entry = tress_rig_entry_from_output(&out, j->mesh_hash, &j->options, j->reason);
-    if (!j->entry) j->fail_code = TRESS_CODE_RIG_FAILED;
-    else if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0)
+    j->shared_hit = true;
+    atomic_fetch_add(&j->metrics->cache_hits_shared, 1);
+    if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0)
       atomic_fetch_add(&j->metrics->cache_disk_writes, 1);
   }
-  tress_rig_output_free(&out);
-done:
-  if (mesh) tress_mesh_release(mesh);
+  free(j->shared_value);
+  j->shared_value = NULL;
+  j->shared_value_len = 0;
+}
+
+static void work_cb(uv_work_t *req) {
+  tress_rig_job *j = req->data;
+  switch (j->stage) {
+    case STAGE_LOAD: load_stage(j); break;
+    case STAGE_SHARED_VALUE: shared_value_stage(j); break;
+    case STAGE_RIG:
+      rig_stage(j, j->mesh);
+      tress_mesh_release(j->mesh);
+      j->mesh = NULL;
+      break;
+  }
   j->done_ns = tress_server_now_ns();
 }
 
@@ -206,16 +267,21 @@ static void remember_failure(tress_server *s, const tress_rig_job *j) {
   tress_rig_failures_put(&s->rig_failures, &f, uv_now(s->loop));
 }
 
-static void after_work_cb(uv_work_t *req, int status) {
+/* Loop thread: the job is over (done, failed or cancelled): caches, logs, the waiters, free. */
+static void finish_job(tress_rig_job *j, bool cancelled) {
   double cpu_start = thread_cpu_ms();
-  tress_rig_job *j = req->data;
   tress_server *s = j->server;
   unlink_job(s, j);
   tress_peer *creator = &s->peers[j->creator_slot];
   if (creator->enet && creator->peer_id == j->creator_peer_id && creator->rigs_in_flight) creator->rigs_in_flight--;
+  if (j->flight_started) /* store what this server rigged, then give the lease back */
+    tress_rig_shared_end(&j->flight, j->rigged && j->entry ? j->shared_value : NULL, j->shared_value_len);
+  if (j->mesh) tress_mesh_release(j->mesh);
   char q[300];
-  if (status == UV_ECANCELED) {
+  if (cancelled) {
     atomic_fetch_add(&s->metrics.rigs_cancelled, 1);
+    if (j->entry) tress_rig_entry_release(j->entry);
+    j->entry = NULL;
     j->fail_code = TRESS_CODE_SERVER_SHUTTING_DOWN;
     snprintf(j->reason, sizeof j->reason, "server shutting down");
     tress_log_event(&s->log, TRESS_LOG_INFO, "rig_cancelled", "asset=%s waiters=%u",
@@ -241,9 +307,12 @@ static void after_work_cb(uv_work_t *req, int status) {
         atomic_fetch_add(&s->metrics.rigs_done, 1);
         tress_metrics_observe_rig(&s->metrics, seconds);
       }
-      tress_log_event(&s->log, TRESS_LOG_INFO, j->pre_skinned ? "skin_verified" : j->rigged ? "rig_done" : "cache_hit_disk",
-                      "asset=%s bones=%u vertices=%u seconds=%.4f waiters=%u", tress_log_quote(j->asset_id, q, sizeof q),
-                      j->entry->bone_count, j->entry->vertex_count, seconds,
+      const char *event = j->pre_skinned ? "skin_verified"
+                          : j->rigged    ? "rig_done"
+                          : j->shared_hit ? "cache_hit_shared"
+                                          : "cache_hit_disk";
+      tress_log_event(&s->log, TRESS_LOG_INFO, event, "asset=%s bones=%u vertices=%u seconds=%.4f waiters=%u",
+                      tress_log_quote(j->asset_id, q, sizeof q), j->entry->bone_count, j->entry->vertex_count, seconds,
                       j->waiter_count);
     } else {
       atomic_fetch_add(&s->metrics.rigs_failed, 1);
@@ -262,8 +331,80 @@ static void after_work_cb(uv_work_t *req, int status) {
   tress_log_event(&s->log, TRESS_LOG_INFO, "rig_settled", "asset=%s loop_cpu_ms=%.3f",
                   tress_log_quote(j->asset_id, q, sizeof q), thread_cpu_ms() - cpu_start);
   if (j->entry) tress_rig_entry_release(j->entry);
+  free(j->shared_value);
   free(j->waiters);
   free(j);
+}
+
+static void after_work_cb(uv_work_t *req, int status);
+
+static void queue_stage(tress_rig_job *j, job_stage stage) {
+  j->stage = stage;
+  if (uv_queue_work(j->server->loop, &j->work, work_cb, after_work_cb) != 0) {
+    j->fail_code = TRESS_CODE_INTERNAL;
+    snprintf(j->reason, sizeof j->reason, "cannot queue the rig");
+    finish_job(j, false);
+  }
+}
+
+/* The shared tier answered (loop thread, from a Redis reply or the tier's timer). */
+static void on_shared_answer(void *owner, tress_shared_outcome outcome, const uint8_t *value, size_t len,
+                             const char *why) {
+  tress_rig_job *j = owner;
+  j->asking_shared = false;
+  if (outcome == TRESS_SHARED_VALUE) {
+    j->shared_value = malloc(len ? len : 1);
+    if (j->shared_value) {
+      memcpy(j->shared_value, value, len);
+      j->shared_value_len = len;
+      queue_stage(j, STAGE_SHARED_VALUE);
+      return;
+    }
+    why = "no memory for the shared value";
+  }
+  j->leased = outcome == TRESS_SHARED_RIG_LEASED;
+  if (outcome != TRESS_SHARED_RIG_LEASED) {
+    char q[300], r[300];
+    tress_log_event(&j->server->log, TRESS_LOG_INFO, "cache_shared_rig_locally", "asset=%s reason=%s",
+                    tress_log_quote(j->asset_id, q, sizeof q), tress_log_quote(why ? why : "", r, sizeof r));
+  }
+  queue_stage(j, STAGE_RIG);
+}
+
+/* A disk miss with a shared tier: ask it, or rig at once when it cannot answer. */
+static void ask_shared(tress_rig_job *j) {
+  tress_server *s = j->server;
+  uint8_t key[TRESS_RIG_KEY_BYTES];
+  tress_rig_cache_key(j->mesh_hash, &j->options, key);
+  if (s->shared && tress_rig_shared_begin(s->shared, &j->flight, key, on_shared_answer, j)) {
+    j->flight_started = true;
+    j->asking_shared = true;
+    return;
+  }
+  atomic_fetch_add(&s->metrics.cache_shared_local_rigs, 1);
+  queue_stage(j, STAGE_RIG);
+}
+
+static void after_work_cb(uv_work_t *req, int status) {
+  tress_rig_job *j = req->data;
+  if (status == UV_ECANCELED) {
+    finish_job(j, true);
+    return;
+  }
+  if (j->stage == STAGE_LOAD && j->mesh) { /* a disk miss kept for the shared tier */
+    if (j->server->draining) finish_job(j, true);
+    else ask_shared(j);
+    return;
+  }
+  if (j->stage == STAGE_SHARED_VALUE && !j->entry) {
+    char q[300], r[300];
+    tress_log_event(&j->server->log, TRESS_LOG_WARN, "cache_shared_corrupt", "asset=%s key=%s reason=%s action=rebuild",
+                    tress_log_quote(j->asset_id, q, sizeof q), j->flight.value_key,
+                    tress_log_quote(j->shared_reason, r, sizeof r));
+    queue_stage(j, STAGE_RIG);
+    return;
+  }
+  finish_job(j, false);
 }
 
 void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
@@ -346,6 +487,7 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   j->limits.max_vertices = TRESS_WIRE_MAX_VERTICES; /* what a RIG_RESULT carries: refuse before rigging */
   j->has_expected_hash = tress_asset_store_claimed_hash(&s->store, a->mesh_asset_id, j->expected_hash);
   j->metrics = &s->metrics;
+  j->use_shared = s->shared != NULL && !pre_skinned; /* pre-skinned results stay in memory (see above) */
   j->queued_ns = tress_server_now_ns();
   if (uv_queue_work(s->loop, &j->work, work_cb, after_work_cb) != 0) {
     free(j->waiters);
@@ -374,5 +516,10 @@ uint32_t tress_rig_jobs_orphaned_from(const tress_server *s, uint32_t host) {
 }
 
 void tress_rig_jobs_cancel_all(tress_server *s) {
-  for (tress_rig_job *j = s->jobs.head; j; j = j->next) uv_cancel((uv_req_t *)&j->work);
+  tress_rig_job *next;
+  for (tress_rig_job *j = s->jobs.head; j; j = next) {
+    next = j->next;
+    if (j->asking_shared) finish_job(j, true); /* on the loop, waiting on Redis: nothing runs */
+    else uv_cancel((uv_req_t *)&j->work);
+  }
 }

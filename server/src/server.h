@@ -110,6 +110,7 @@ typedef struct tress_server {
   tress_metrics metrics;
   tress_asset_store store;
   tress_rig_cache cache;
+  struct tress_rig_shared *shared; /* the Redis tier (rig_shared.h); NULL without cache_url */
   tress_rig_jobs jobs;
   tress_rig_failures rig_failures; /* failed rigs remembered for cfg.failed_rig_ttl_ms */
   tress_auth auth;
@@ -132,6 +133,9 @@ typedef struct tress_server {
   uint8_t *scratch; /* control-message encode buffer, TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES */
 
   struct tress_http *http;
+  uv_check_t heartbeat_check;    /* refreshes metrics.loop_heartbeat_ms every iteration */
+  uv_signal_t test_stall_signal; /* armed only by TRESS_TEST_ONLY_LOOP_STALL_MS (heartbeat.c) */
+  uint32_t test_stall_ms;
   uv_signal_t sigterm, sigint;
   uv_timer_t drain_timer;
   bool draining;
@@ -207,10 +211,18 @@ void tress_rig_jobs_cancel_all(tress_server *s);
  * count against the address's next connections, so reconnecting does not reset the rig limit. */
 uint32_t tress_rig_jobs_orphaned_from(const tress_server *s, uint32_t host);
 
+/* heartbeat.c: the loop's liveness for /healthz, and the test-only loop stall hook. */
+uint64_t tress_heartbeat_now_ms(void); /* CLOCK_MONOTONIC, the clock both threads compare */
+void tress_heartbeat_start(tress_server *s);
+void tress_heartbeat_stop(tress_server *s);
+
 /* http.c */
 struct tress_http *tress_http_start(tress_server *s, char err[256]);
 void tress_http_stop(struct tress_http *http);
 uint16_t tress_http_port(const struct tress_http *http);
+/* GET /healthz on host:port (0.0.0.0 probes 127.0.0.1): 0 on 200, else 1. */
 int tress_http_health_check(const char *host, uint16_t port);
+/* The ops endpoint's bind address: http_host, or host when that is empty. */
+const char *tress_http_bind_host(const tress_server_config *cfg);
 
 #endif

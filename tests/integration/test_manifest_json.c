@@ -115,6 +115,11 @@ static void test_springs_section_round_trip(void **state) {
   s->chains[0].colliders[0] = 1;
   snprintf(s->chains[0].root, sizeof s->chains[0].root, "Hair_Ponytail_00");
   s->chains[0].limit = (tress_joint_limit){TRESS_LIMIT_SPHERICAL, 0.5f, 0.25f, {0.0f, 0.6f, 0.0f, 0.8f}};
+  s->chains[0].joint_limit_count = 2;
+  snprintf(s->chains[0].joint_limits[0].bone, sizeof s->chains[0].joint_limits[0].bone, "Hair_Ponytail_01");
+  s->chains[0].joint_limits[0].limit = (tress_joint_limit){TRESS_LIMIT_CONE, 0.2f, 0.0f, {0.0f, 0.0f, 0.0f, 1.0f}};
+  snprintf(s->chains[0].joint_limits[1].bone, sizeof s->chains[0].joint_limits[1].bone, "Hair_Ponytail_03");
+  s->chains[0].joint_limits[1].limit = (tress_joint_limit){TRESS_LIMIT_HINGE, 0.7f, 0.0f, {0.6f, 0.0f, 0.0f, 0.8f}};
   size_t n = 0;
   static uint8_t bytes[TRESS_WIRE_MAX_SECTION_BYTES];
   assert_int_equal(tress_wire_springs_encode(s, bytes, sizeof bytes, &n, &werr), TRESS_WIRE_OK);
@@ -132,6 +137,11 @@ static void test_springs_section_round_trip(void **state) {
   assert_false(t->chains[0].settings.enabled);
   assert_int_equal(t->chains[0].limit.kind, TRESS_LIMIT_SPHERICAL);
   assert_float_equal(t->chains[0].limit.yaw, 0.25f, 1e-6);
+  /* and the per-joint limits, by bone, as printed ("joints": [{"bone", "limit"}]) */
+  assert_int_equal(t->chains[0].joint_limit_count, 2);
+  assert_string_equal(t->chains[0].joint_limits[1].bone, "Hair_Ponytail_03");
+  assert_int_equal(t->chains[0].joint_limits[1].limit.kind, TRESS_LIMIT_HINGE);
+  assert_float_equal(t->chains[0].joint_limits[0].limit.angle, 0.2f, 1e-6);
   tress_manifest_json_free(&back);
   free(s);
   free(t);
@@ -163,6 +173,18 @@ static void test_bad_springs_refused(void **state) {
       {"{\"chains\": [{\"root\": \"H\", \"limit\": {\"kind\": \"cone\", \"angle\": 1, \"rotation\": [0, 0, 0, 0.5]}}]}",
        "not a unit quaternion"},
       {"{\"chains\": [{\"limit\": {\"kind\": \"cone\", \"angle\": 1}}]}", "needs a named \"root\""},
+      {"{\"chains\": [{\"joints\": [{\"bone\": \"B\", \"limit\": {\"kind\": \"cone\", \"angle\": 1}}]}]}",
+       "joint limits need a named \"root\""},
+      {"{\"chains\": [{\"root\": \"H\", \"joints\": {}}]}", "$.springs.chains[0].joints: must be an array"},
+      {"{\"chains\": [{\"root\": \"H\", \"joints\": [{\"limit\": {\"kind\": \"cone\", \"angle\": 1}}]}]}",
+       "$.springs.chains[0].joints[0]: missing \"bone\""},
+      {"{\"chains\": [{\"root\": \"H\", \"joints\": [{\"bone\": \"B\"}]}]}", "joints[0]: missing \"limit\""},
+      {"{\"chains\": [{\"root\": \"H\", \"joints\": [{\"bone\": \"B\", \"limt\": {}}]}]}", "joints[0].limt: unknown key"},
+      {"{\"chains\": [{\"root\": \"H\", \"joints\": [{\"bone\": \"B\", \"limit\": {\"kind\": \"cone\", \"angle\": 9}}]}]}",
+       "limit angle"},
+      {"{\"chains\": [{\"root\": \"H\", \"joints\": [{\"bone\": \"B\", \"limit\": {\"kind\": \"cone\", \"angle\": 1}}, "
+       "{\"bone\": \"B\", \"limit\": {\"kind\": \"hinge\", \"angle\": 1}}]}]}",
+       "joint 'B' limited twice"},
       {"{\"colliders\": [{\"shape\": \"sphere\", \"radius\": 1}], \"chains\": [{\"colliders\": [0, 0]}]}",
        "listed twice"},
   };

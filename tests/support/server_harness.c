@@ -143,6 +143,10 @@ void th_server_cleanup(th_server *s) {
 }
 
 int th_http_get(uint16_t port, const char *path, char **body) {
+  return th_http_request("127.0.0.1", port, path, NULL, body);
+}
+
+int th_http_request(const char *host, uint16_t port, const char *path, const char *extra_headers, char **body) {
   if (body) *body = NULL;
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
@@ -152,14 +156,14 @@ int th_http_get(uint16_t port, const char *path, char **body) {
   memset(&a, 0, sizeof a);
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+  if (inet_pton(AF_INET, host, &a.sin_addr) != 1 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
     close(fd);
     return -1;
   }
-  char req[256];
-  int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n", path);
-  if (write(fd, req, (size_t)n) != n) {
+  char req[1024];
+  int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: localhost\r\n%s\r\n", path,
+                   extra_headers ? extra_headers : "");
+  if (n < 0 || n >= (int)sizeof req || write(fd, req, (size_t)n) != n) {
     close(fd);
     return -1;
   }

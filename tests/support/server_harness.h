@@ -34,8 +34,11 @@ int th_server_stop(th_server *s, int sig, int timeout_ms);
 int th_server_log_count(const th_server *s, const char *needle);
 void th_server_cleanup(th_server *s); /* removes the scratch dir */
 
-/* HTTP: GET path; returns status code, body in malloc'd *body (may be NULL). */
+/* HTTP: GET path on 127.0.0.1; returns status code (-1: no connection or no HTTP answer), body in
+ * malloc'd *body (may be NULL). */
 int th_http_get(uint16_t port, const char *path, char **body);
+/* The same on host (IPv4 text) with extra_headers ("Name: value\r\n"..., or NULL) in the request. */
+int th_http_request(const char *host, uint16_t port, const char *path, const char *extra_headers, char **body);
 /* A Prometheus sample's value (exact series text, e.g. "tress_cache_hits_total{tier=\"disk\"}"), -1 if absent. */
 double th_metric(uint16_t http_port, const char *series);
 

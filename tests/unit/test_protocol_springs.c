@@ -214,8 +214,12 @@ static void test_bad_values_are_refused_both_ways(void **state) {
   tress_wire_springs *s = sample();
   size_t len = encode(s, good, sizeof good, TRESS_WIRE_OK);
   memcpy(bad, good, len);
-  bad[0] = 2;
+  assert_int_equal(bad[0], TRESS_WIRE_SPRINGS_FORMAT_LIMITS); /* chain 1 has a limit */
+  bad[0] = 3;
   assert_int_equal(tress_wire_springs_decode(bad, len, back, NULL), TRESS_WIRE_ERR_BAD_VERSION);
+  /* format 1 carries no limits: the limit bit there is refused, not misread */
+  bad[0] = TRESS_WIRE_SPRINGS_FORMAT;
+  assert_int_equal(tress_wire_springs_decode(bad, len, back, NULL), TRESS_WIRE_ERR_BAD_ENUM);
   memcpy(bad, good, len);
   /* chain 1 ends with its limit (kind, 6 floats): a kind no sim knows is refused */
   assert_int_equal(bad[len - 25], TRESS_LIMIT_HINGE);
@@ -227,6 +231,73 @@ static void test_bad_values_are_refused_both_ways(void **state) {
   assert_int_equal(bad[chain1 - 1], 1);
   bad[chain1 - 1] = 7;
   assert_int_equal(tress_wire_springs_decode(bad, len, back, NULL), TRESS_WIRE_ERR_BAD_INDEX);
+  free(s);
+  free(back);
+}
+
+/* Per-joint limits on a named chain: they travel (flag bit 2, a count, then bone name and limit
+ * each, format 2), compare, and are refused on the default entry, twice for one bone, over the
+ * count, with no bone or no kind. */
+static void test_joint_limits_travel(void **state) {
+  (void)state;
+  tress_wire_springs *s = sample(), *back = calloc(1, sizeof *back);
+  s->chains[1].limit.kind = TRESS_LIMIT_NONE; /* joint limits alone still make format 2 */
+  uint8_t plain[TRESS_WIRE_MAX_SECTION_BYTES], buf[TRESS_WIRE_MAX_SECTION_BYTES];
+  size_t plain_len = encode(s, plain, sizeof plain, TRESS_WIRE_OK);
+  assert_int_equal(plain[0], TRESS_WIRE_SPRINGS_FORMAT);
+  tress_wire_spring_chain *c = &s->chains[1];
+  c->joint_limit_count = 2;
+  snprintf(c->joint_limits[0].bone, sizeof c->joint_limits[0].bone, "Tail_1");
+  c->joint_limits[0].limit = (tress_joint_limit){TRESS_LIMIT_CONE, 0.3f, 0.0f, {0.0f, 0.0f, 0.0f, 1.0f}};
+  snprintf(c->joint_limits[1].bone, sizeof c->joint_limits[1].bone, "Tail_3");
+  c->joint_limits[1].limit = (tress_joint_limit){TRESS_LIMIT_SPHERICAL, 0.5f, 0.2f, {0.0f, 0.6f, 0.0f, 0.8f}};
+  size_t len = encode(s, buf, sizeof buf, TRESS_WIRE_OK);
+  assert_int_equal(buf[0], TRESS_WIRE_SPRINGS_FORMAT_LIMITS);
+  /* one count byte, then per joint its name (length byte + text) and a 25-byte limit */
+  assert_int_equal(len, plain_len + 1 + 2 * (1 + 6 + 25));
+  tress_wire_error err;
+  assert_int_equal(tress_wire_springs_decode(buf, len, back, &err), TRESS_WIRE_OK);
+  assert_true(tress_wire_springs_is_equal(s, back));
+  assert_int_equal(back->chains[1].joint_limit_count, 2);
+  assert_string_equal(back->chains[1].joint_limits[1].bone, "Tail_3");
+  assert_int_equal(back->chains[1].joint_limits[1].limit.kind, TRESS_LIMIT_SPHERICAL);
+  assert_float_equal(back->chains[1].joint_limits[1].limit.yaw, 0.2f, 0.0f);
+  assert_int_equal(back->chains[0].joint_limit_count, 0);
+  /* is_equal sees a joint limit change */
+  back->chains[1].joint_limits[0].limit.angle = 0.31f;
+  assert_false(tress_wire_springs_is_equal(s, back));
+  /* refusals */
+  tress_wire_springs *t = calloc(1, sizeof *t);
+  *t = *s;
+  snprintf(t->chains[1].joint_limits[1].bone, sizeof t->chains[1].joint_limits[1].bone, "Tail_1");
+  encode(t, NULL, 0, TRESS_WIRE_ERR_INVALID_MESSAGE); /* the same bone twice */
+  *t = *s;
+  t->chains[1].joint_limits[1].bone[0] = '\0';
+  encode(t, NULL, 0, TRESS_WIRE_ERR_INVALID_MESSAGE);
+  *t = *s;
+  t->chains[1].joint_limits[0].limit.kind = TRESS_LIMIT_NONE;
+  encode(t, NULL, 0, TRESS_WIRE_ERR_BAD_ENUM);
+  *t = *s;
+  t->chains[1].joint_limits[0].limit.angle = 4.0f;
+  encode(t, NULL, 0, TRESS_WIRE_ERR_BAD_FLOAT);
+  *t = *s;
+  t->chains[1].joint_limit_count = TRESS_WIRE_MAX_JOINT_LIMITS + 1;
+  encode(t, NULL, 0, TRESS_WIRE_ERR_COUNT_OVER_LIMIT);
+  *t = *s;
+  t->chains[0].joint_limit_count = 1;
+  t->chains[0].joint_limits[0] = s->chains[1].joint_limits[0];
+  encode(t, NULL, 0, TRESS_WIRE_ERR_INVALID_MESSAGE); /* the default entry */
+  /* raw: the count byte says 0, and a joint limit's kind out of range */
+  uint8_t bad[TRESS_WIRE_MAX_SECTION_BYTES];
+  size_t count_at = len - 2 * (1 + 6 + 25) - 1;
+  assert_int_equal(buf[count_at], 2);
+  memcpy(bad, buf, len);
+  bad[count_at] = 0;
+  assert_int_equal(tress_wire_springs_decode(bad, len, back, NULL), TRESS_WIRE_ERR_COUNT_OVER_LIMIT);
+  memcpy(bad, buf, len);
+  bad[len - 25] = 7;
+  assert_int_equal(tress_wire_springs_decode(bad, len, back, NULL), TRESS_WIRE_ERR_BAD_ENUM);
+  free(t);
   free(s);
   free(back);
 }
@@ -270,6 +341,7 @@ static void test_bind_carries_the_section(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_joint_limits_travel),
       cmocka_unit_test(test_every_truncation_fails_cleanly),
       cmocka_unit_test(test_bad_values_are_refused_both_ways),
       cmocka_unit_test(test_bind_carries_the_section),

@@ -18,6 +18,7 @@ extern "C" {
 #define TRESS_WIRE_MAX_SPRING_CHAINS 64
 #define TRESS_WIRE_MAX_RADIUS 1000.0f /* collider radius, strand radius, end length, units */
 #define TRESS_WIRE_MAX_GUST_HZ 100.0f /* wind_frequency */
+#define TRESS_WIRE_MAX_JOINT_LIMITS 16 /* per named chain; the section as a whole still fits 16 KiB */
 
 typedef struct tress_wire_collider {
   uint8_t shape;                    /* tress_collider_shape: 0 sphere, 1 capsule */
@@ -26,6 +27,13 @@ typedef struct tress_wire_collider {
   float tail[3];                    /* capsule's second end centre (a sphere: ignored, sent as 0) */
   float radius;                     /* 0..TRESS_WIRE_MAX_RADIUS */
 } tress_wire_collider;
+
+/* One joint's own rotation limit in a named chain: the bone by name (the chain's root or a bone
+ * below it), in place of the chain's limit on that joint. kind is never TRESS_LIMIT_NONE. */
+typedef struct tress_wire_joint_limit {
+  char bone[TRESS_WIRE_NAME_CAP];
+  tress_joint_limit limit;
+} tress_wire_joint_limit;
 
 /* root "" is the character's default: its spring fields (radius .. enabled, collider set) go
  * to every chain the bind binds, whose first four fields stay BIND's chain_settings (so
@@ -40,6 +48,9 @@ typedef struct tress_wire_spring_chain {
    * TRESS_LIMIT_NONE sends nothing (the default entry must have none). angle and yaw in
    * [0, pi] radians, rotation a unit quaternion. */
   tress_joint_limit limit;
+  /* Per-joint limits (named chains only): each bone named once, in place of `limit` there. */
+  uint8_t joint_limit_count; /* 0..TRESS_WIRE_MAX_JOINT_LIMITS */
+  tress_wire_joint_limit joint_limits[TRESS_WIRE_MAX_JOINT_LIMITS];
 } tress_wire_spring_chain;
 
 typedef struct tress_wire_springs {
@@ -49,8 +60,12 @@ typedef struct tress_wire_springs {
   tress_wire_spring_chain chains[TRESS_WIRE_MAX_SPRING_CHAINS];
 } tress_wire_springs;
 
-/* Section format version (the first byte); a decoder refuses versions it does not know. */
+/* Section format version (the first byte); a decoder refuses versions it does not know. A
+ * section that carries no limit is written as format 1, byte for byte what it was before limits
+ * existed; one with a chain or joint limit is format 2, so a format-1 decoder refuses it
+ * (BAD_VERSION) instead of misreading the flags. */
 #define TRESS_WIRE_SPRINGS_FORMAT 1
+#define TRESS_WIRE_SPRINGS_FORMAT_LIMITS 2
 
 /* Validates and writes the section body to buf (NULL/cap 0 measures); *out_len the bytes. */
 tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t *buf, size_t cap, size_t *out_len,

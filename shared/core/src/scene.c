@@ -85,6 +85,12 @@ struct tress_scene {
   uint32_t owner;         /* the tag every id and connection of this scene carries */
 };
 
+size_t tress_scene_get_memory_bytes(const tress_scene *s) {
+  if (!s) return 0;
+  return sizeof *s + (size_t)s->slot_cap * (sizeof(instance) + 2 * sizeof(tress_xform)) +
+         (size_t)s->listener_cap * sizeof(listener) + (size_t)s->scratch_cap * sizeof(uint32_t);
+}
+
 static instance *slot_get(const tress_scene *s, tress_id id) {
   if (!s || id.index1 == 0 || id.index1 > s->slot_count || id.owner != s->owner) return NULL;
   instance *in = &s->slots[id.index1 - 1];

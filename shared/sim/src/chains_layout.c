@@ -321,3 +321,49 @@ float *const *tress__chain_fields(const chain_nodes *n, uint32_t *count) {
   *count = (uint32_t)(offsetof(chain_nodes, parent) / sizeof(float *));
   return (float *const *)n;
 }
+
+/* ---- memory ---- */
+
+static size_t lanes_bytes(const tress_collider_lanes *l) {
+  return l->ax ? (size_t)8 * l->slot_cap * l->stride * sizeof(float) : 0;
+}
+
+/* Per node, as allocated: every float field (rounded up to whole cache lines, as floats_alloc
+ * does) and the three index arrays. */
+static size_t nodes_bytes(const chain_nodes *n) {
+  uint32_t nf;
+  float *const *f = tress__chain_fields(n, &nf);
+  size_t line = ((size_t)(n->cap ? n->cap : 1) * sizeof(float) + 63) & ~(size_t)63, total = 0;
+  for (uint32_t k = 0; k < nf; k++) total += f[k] ? line : 0;
+  return total + (n->parent ? (size_t)3 * n->cap * sizeof(int32_t) : 0);
+}
+
+static size_t tile_scratch_bytes(const tile_scratch *w) {
+  size_t total = 0, line = ((size_t)w->cap * sizeof(float) + 63) & ~(size_t)63;
+#define COUNT_TILE_FIELD(name) total += w->name ? line : 0;
+  TILE_FIELDS(COUNT_TILE_FIELD)
+#undef COUNT_TILE_FIELD
+  return total;
+}
+
+static size_t slot_bytes(const chain_slot *s) {
+  if (!s->used) return 0;
+  size_t per_node = sizeof *s->ids + sizeof *s->local_parent + sizeof *s->depth + sizeof *s->global + sizeof *s->rest;
+  return (size_t)s->node_count * per_node + (size_t)s->joint_count * sizeof *s->joints;
+}
+
+size_t tress__chains_memory_bytes(const struct tress_chains *c) {
+  size_t total = sizeof *c + (size_t)c->slot_cap * (sizeof *c->slots + 2 * sizeof *c->sets);
+  for (uint32_t si = 0; si < c->slot_count; si++) total += slot_bytes(&c->slots[si]);
+  total += lanes_bytes(&c->lanes) + lanes_bytes(&c->tile_lanes);
+  total += nodes_bytes(&c->nodes) + tile_scratch_bytes(&c->tile);
+  total += (size_t)G_SCRATCH * ((((size_t)c->g_cap * sizeof(float)) + 63) & ~(size_t)63);
+  total += (size_t)c->ptr_cap * (sizeof *c->node_slot + sizeof *c->in_ptr + sizeof *c->out_ptr);
+  if (c->tile_slot) {
+    size_t tiles = c->tile_count, tile_levels = tiles * c->level_count;
+    total += (tiles + 1) * (2 * sizeof(uint32_t) + 2);  /* tile_slot, tile_end, tile_flags, tile_kind */
+    total += tile_levels * 3 * sizeof(uint32_t);        /* tile_lo, tile_fill, tile_hi */
+    total += (tile_levels + 1) * (2 * sizeof(int64_t) + 2); /* the shifts, sibling_self, aligned */
+  }
+  return total;
+}

@@ -67,6 +67,8 @@ tress_result tress_handle_get_status(const tress_sim *sim, tress_handle_id id) {
   tress_handle *h;
   tress_result found = tress__handle_lookup(sim, id, &h);
   if (found != TRESS_OK) return found;
+  if (h->kind == TRESS_HANDLE_ACCESSORY)
+    return tress__pendulums_scale_refused(sim, h) ? TRESS_ERR_NON_UNIFORM_SCALE : TRESS_OK;
   if (h->kind != TRESS_HANDLE_BONES && h->kind != TRESS_HANDLE_PARTS) return TRESS_OK;
   const struct tress_chains *c = sim->chains;
   if (h->slot >= c->slot_count || !c->slots[h->slot].used) return TRESS_ERR_STALE_ID;

@@ -99,7 +99,7 @@ static bool visit_accessory(tress_scene *scene, tress_id id, void *user) {
   tress_handle_id h;
   tress_result r = tress_sim_bind_accessory(scan->sim, id, scan->accessory_settings, &h);
   if (r == TRESS_OK) claim(scan, h);
-  else if (r == TRESS_ERR_OUT_OF_MEMORY && scan->error == TRESS_OK) scan->error = r;
+  else if ((r == TRESS_ERR_OUT_OF_MEMORY || r == TRESS_ERR_NON_UNIFORM_SCALE) && scan->error == TRESS_OK) scan->error = r;
   return true;
 }
 

@@ -32,6 +32,14 @@
  * no usable joint exists; none at all is TRESS_ERR_NOTHING_TO_BIND; a non-finite offset or pose
  * is TRESS_ERR_INVALID_ARGUMENT. Every refusal leaves the scene untouched.
  *
+ * Scale (sim.h "Scale"): the joint offsets are the game's geometry, measured in world units at
+ * bind, when the handle's composed scale is scale_bind; the lever (and so the handle-side offset's
+ * position, which the pendulum writes) follows scale / scale_bind after that. What the pendulum
+ * measures in its own units follows the composed scale itself: the minimum and synthetic
+ * levers, gravity and wind, the teleport distance. A non-uniform scale on the way is refused at
+ * bind (TRESS_ERR_NON_UNIFORM_SCALE); one that appears later holds the accessory at its worn pose
+ * until the scale is uniform again (tress_handle_get_status reports it).
+ *
  * Invariants:
  * - the original offsets are captured once, at the first bind: a second bind returns the existing
  *   handle, so a swung offset is never captured as rest;
@@ -45,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene_slots.h"
 #include "sim_internal.h"
 
 #define LEVER_MIN_STUDS 0.1f
@@ -69,6 +78,8 @@ typedef struct pendulum {
   float lever_len;
   tress_accessory_settings settings;
   float cos_max, sin_max;       /* of max_swing_degrees */
+  float scale, scale_bind;      /* the handle's composed scale now and at bind (see "Scale") */
+  bool scale_refused;           /* a non-uniform scale holds it at its worn pose */
   float bob[3], prev[3];        /* verlet state, world */
   float hinge_last[3], rest_last[3]; /* last frame's hinge and rest bob: interpolation start */
   tress_connection on_joint, on_constraint;
@@ -77,7 +88,12 @@ typedef struct pendulum {
 struct tress_pendulums {
   pendulum *items;
   uint32_t count, cap;
+  uint64_t scale_epoch; /* the scene's scale epoch the records' scales were read at */
 };
+
+size_t tress__pendulums_memory_bytes(const struct tress_pendulums *p) {
+  return sizeof *p + (size_t)p->cap * sizeof(pendulum);
+}
 
 struct tress_pendulums *tress__pendulums_create(void) { return calloc(1, sizeof(struct tress_pendulums)); }
 
@@ -389,6 +405,8 @@ tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const 
   if (!search.found) return search.saw_stale ? TRESS_ERR_STALE_ID : TRESS_ERR_NOTHING_TO_BIND;
   joint_pick pick = search.pick;
   if (!pick_finite(scene, &pick, handle)) return TRESS_ERR_INVALID_ARGUMENT;
+  float scale[3];
+  if (!tress_instance_get_world_scale(scene, handle, scale)) return TRESS_ERR_NON_UNIFORM_SCALE;
 
   struct tress_pendulums *P = sim->pendulums;
   uint32_t slot = record_new(P);
@@ -430,10 +448,11 @@ tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const 
   if (p->kind == TRESS_JOINT_RIGID_CONSTRAINT) p->orig_attachment = tress_attachment_get_cframe(scene, p->handle_attachment);
   p->orig_offset = handle_side_offset(scene, p);
   apply_settings(p, settings);
+  p->scale = p->scale_bind = scale[0];
 
   /* Step 2 at bind: the worn handle seen from the joint frame is inverse(offset), so the lever
    * is fixed in that frame; only its world placement follows the body. */
-  float ups = sim->def.units_per_stud;
+  float ups = sim->def.units_per_stud * p->scale_bind; /* the pendulum's own lengths, at its scale */
   tress_xform worn_local = tress_xform_inverse(p->orig_offset);
   float len = sqrtf(worn_local.p[0] * worn_local.p[0] + worn_local.p[1] * worn_local.p[1] +
                     worn_local.p[2] * worn_local.p[2]);
@@ -524,6 +543,10 @@ static void clamp_swing(const pendulum *p, const float rest_dir[3], float v[3], 
   for (int k = 0; k < 3; k++) v[k] = dir[k] * len;
 }
 
+/* The lever follows the scale's change since bind (the offsets were measured at scale_bind). */
+static float lever_ratio(const pendulum *p) { return p->scale / p->scale_bind; }
+static float lever_len(const pendulum *p) { return p->lever_len * lever_ratio(p); }
+
 static void snap(pendulum *p, const float hinge[3], const float rest[3]) {
   memcpy(p->bob, rest, sizeof p->bob);
   memcpy(p->prev, rest, sizeof p->prev);
@@ -540,14 +563,15 @@ static void substep(pendulum *p, const tress_frame *f, float alpha, const float 
     hinge[k] = p->hinge_last[k] + (hinge_now[k] - p->hinge_last[k]) * alpha;
     rest[k] = p->rest_last[k] + (rest_now[k] - p->rest_last[k]) * alpha;
     float v = (p->bob[k] - p->prev[k]) * s->damping;
-    next[k] = p->bob[k] + v + (f->gravity[k] * s->gravity_scale + f->wind[k] * s->wind_scale) * dt2;
+    /* accelerations in units follow the scale, so the swing keeps its shape and timing */
+    next[k] = p->bob[k] + v + (f->gravity[k] * s->gravity_scale + f->wind[k] * s->wind_scale) * p->scale * dt2;
     next[k] += (rest[k] - next[k]) * s->stiffness;
   }
   float rest_dir[3] = {rest[0] - hinge[0], rest[1] - hinge[1], rest[2] - hinge[2]};
   float rl = sqrtf(dot3(rest_dir, rest_dir));
   for (int k = 0; k < 3; k++) rest_dir[k] = rl > 1e-12f ? rest_dir[k] / rl : (k == 1 ? -1.0f : 0.0f);
   float v[3] = {next[0] - hinge[0], next[1] - hinge[1], next[2] - hinge[2]}, dir[3];
-  clamp_swing(p, rest_dir, v, p->lever_len, dir);
+  clamp_swing(p, rest_dir, v, lever_len(p), dir);
   memcpy(p->prev, p->bob, sizeof p->prev);
   for (int k = 0; k < 3; k++) p->bob[k] = hinge[k] + v[k];
 }
@@ -562,9 +586,44 @@ static tress_xform swung_offset(const pendulum *p, tress_xform J, const float sw
   tress_quat_mul(jc, rc, t);
   tress_quat_mul(t, J.q, local);
   tress_xform off = p->orig_offset;
+  /* the handle sits at -R(off)^-1 off.p from the hinge: scaling off.p scales the lever */
+  float ratio = lever_ratio(p);
+  if (ratio != 1.0f)
+    for (int k = 0; k < 3; k++) off.p[k] *= ratio;
   tress_quat_mul(p->orig_offset.q, local, off.q);
   tress_quat_normalize(off.q);
   return off;
+}
+
+/* The state scaled by ratio about the hinge, so a swing carries on at the new size. */
+static void rescale_state(pendulum *p, float ratio) {
+  for (int k = 0; k < 3; k++) {
+    float h = p->hinge_last[k];
+    p->bob[k] = h + (p->bob[k] - h) * ratio;
+    p->prev[k] = h + (p->prev[k] - h) * ratio;
+    p->rest_last[k] = h + (p->rest_last[k] - h) * ratio;
+  }
+}
+
+/* Once per frame when some scale in the scene changed: every record's scale read again. */
+static void refresh_scales(tress_scene *scene, struct tress_pendulums *P) {
+  P->scale_epoch = tress__scene_scale_epoch(scene);
+  for (uint32_t i = 0; i < P->count; i++) {
+    pendulum *p = &P->items[i];
+    if (!p->used) continue;
+    float w[3];
+    bool ok = tress_instance_get_world_scale(scene, p->handle_part, w) && isfinite(w[0]) && w[0] > 0.0f;
+    p->scale_refused = !ok;
+    if (!ok || w[0] == p->scale) continue;
+    if (!p->fresh) rescale_state(p, w[0] / p->scale);
+    p->scale = w[0];
+  }
+}
+
+/* Held by a scale it cannot follow: the worn pose, as at bind; it starts from rest afterwards. */
+static void hold_worn(tress_scene *scene, pendulum *p) {
+  write_offset(scene, p, p->orig_offset);
+  place_handle(scene, p);
 }
 
 void tress__pendulums_frame(tress_sim *sim, const tress_frame *f) {
@@ -572,6 +631,7 @@ void tress__pendulums_frame(tress_sim *sim, const tress_frame *f) {
   tress_scene *scene = sim->scene;
   uint32_t awake = 0;
   float tele2 = f->teleport_distance * f->teleport_distance;
+  if (P->scale_epoch != tress__scene_scale_epoch(scene)) refresh_scales(scene, P);
   for (uint32_t i = 0; i < P->count; i++) {
     pendulum *p = &P->items[i];
     if (!p->used) continue;
@@ -583,16 +643,22 @@ void tress__pendulums_frame(tress_sim *sim, const tress_frame *f) {
       tress_handle_destroy(sim, p->handle);
       continue;
     }
+    if (p->scale_refused) {
+      hold_worn(scene, p);
+      h->was_awake = false;
+      continue;
+    }
     bool active = h->eligible && (f->substeps > 0 || h->was_awake);
     if (!active || !tress_xform_is_finite(J)) {
       h->was_awake = false;
       continue;
     }
     /* Steps 1-2: hinge and rest bob from the joint's current frame. */
-    float hinge[3] = {J.p[0], J.p[1], J.p[2]}, rest[3];
-    tress_xform_point(J, p->lever_local, rest);
+    float hinge[3] = {J.p[0], J.p[1], J.p[2]}, rest[3], lever[3];
+    for (int k = 0; k < 3; k++) lever[k] = p->lever_local[k] * lever_ratio(p);
+    tress_xform_point(J, lever, rest);
     float dx = hinge[0] - p->hinge_last[0], dy = hinge[1] - p->hinge_last[1], dz = hinge[2] - p->hinge_last[2];
-    bool teleport = dx * dx + dy * dy + dz * dz > tele2;
+    bool teleport = dx * dx + dy * dy + dz * dz > tele2 * p->scale * p->scale;
     if (p->fresh || !h->was_awake || teleport || !tress_vec3_is_finite(p->bob)) snap(p, hinge, rest);
     p->fresh = false;
     for (int k = 0; k < f->substeps; k++) substep(p, f, tress__frame_alpha(f, k), hinge, rest);
@@ -603,7 +669,7 @@ void tress__pendulums_frame(tress_sim *sim, const tress_frame *f) {
     float rl = sqrtf(dot3(rest_dir, rest_dir));
     for (int k = 0; k < 3; k++) rest_dir[k] /= rl;
     float v[3] = {p->bob[0] - hinge[0], p->bob[1] - hinge[1], p->bob[2] - hinge[2]}, dir[3];
-    clamp_swing(p, rest_dir, v, p->lever_len, dir);
+    clamp_swing(p, rest_dir, v, lever_len(p), dir);
     float swing[4];
     tress_quat_from_to(rest_dir, dir, swing);
     tress_xform off = swung_offset(p, J, swing);
@@ -634,4 +700,9 @@ bool tress__pendulums_root_position(const tress_sim *sim, const tress_handle *h,
   if (joint_world(sim->scene, p, &J)) memcpy(out, J.p, 3 * sizeof(float));
   else memcpy(out, tress_part_get_cframe(sim->scene, p->handle_part).p, 3 * sizeof(float));
   return tress_vec3_is_finite(out);
+}
+
+bool tress__pendulums_scale_refused(const tress_sim *sim, const tress_handle *h) {
+  const struct tress_pendulums *P = sim->pendulums;
+  return h->slot < P->count && P->items[h->slot].used && P->items[h->slot].scale_refused;
 }

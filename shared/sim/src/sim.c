@@ -348,6 +348,16 @@ tress_sim_stats tress_sim_get_stats(const tress_sim *sim) {
   return s;
 }
 
+size_t tress_sim_get_memory_bytes(const tress_sim *sim) {
+  if (!sim) return 0;
+  const tress_sim_colliders *k = sim->colliders;
+  size_t colliders = sizeof *k + (size_t)k->cap * (sizeof *k->defs + sizeof *k->generation + sizeof *k->alive +
+                                                   sizeof *k->world + sizeof *k->attach_scale);
+  return sizeof *sim + (size_t)sim->handle_cap * sizeof *sim->handles + (size_t)sim->by_root_cap * sizeof *sim->by_root +
+         (size_t)sim->cull_cap * sizeof *sim->cull_order + colliders + tress__chains_memory_bytes(sim->chains) +
+         tress__pendulums_memory_bytes(sim->pendulums);
+}
+
 tress_sim_profile tress_sim_get_profile(const tress_sim *sim) {
   tress_sim_profile p = {0};
   return sim ? sim->profile : p;

@@ -151,6 +151,10 @@ bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h);
 /* World position of the chain's pin, for culling. */
 bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
 
+/* Allocated bytes of each writer's storage (tress_sim_get_memory_bytes). */
+size_t tress__chains_memory_bytes(const struct tress_chains *c);
+size_t tress__pendulums_memory_bytes(const struct tress_pendulums *p);
+
 struct tress_pendulums *tress__pendulums_create(void);
 void tress__pendulums_destroy(struct tress_pendulums *p);
 void tress__pendulums_unbind(tress_sim *sim, tress_handle *h);
@@ -158,6 +162,8 @@ void tress__pendulums_frame(tress_sim *sim, const tress_frame *frame);
 bool tress__pendulums_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
 /* Marks one pendulum to snap to its worn pose on the next frame (a game-marked teleport). */
 void tress__pendulums_reset(tress_sim *sim, const tress_handle *h);
+/* Whether a non-uniform scale holds the accessory at its worn pose (pendulum.c, "Scale"). */
+bool tress__pendulums_scale_refused(const tress_sim *sim, const tress_handle *h);
 
 struct tress_ropes *tress__ropes_create(void);
 void tress__ropes_destroy(struct tress_ropes *r);

@@ -107,6 +107,9 @@ typedef struct tress_connection {
 
 tress_scene *tress_scene_create(void);
 void tress_scene_destroy(tress_scene *scene);
+/* Bytes the scene holds for its instances, bone slots and listeners (allocated capacity; a
+ * part's mesh is not counted). 0 for NULL. */
+size_t tress_scene_get_memory_bytes(const tress_scene *scene);
 tress_id tress_scene_get_root(const tress_scene *scene);
 uint32_t tress_scene_get_instance_count(const tress_scene *scene);
 

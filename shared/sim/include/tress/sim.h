@@ -293,7 +293,7 @@ tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const 
                                       tress_handle_id *out);
 /* Every boned descendant part of def->model, then every remaining accessory def->match accepts.
  * Idempotent (an already bound part or accessory returns its handle and keeps its settings).
- * A model scaled non-uniformly binds nothing (TRESS_ERR_NON_UNIFORM_SCALE); a part inside it
+ * A model scaled non-uniformly binds nothing (TRESS_ERR_NON_UNIFORM_SCALE); a part or accessory in it
  * that is, is skipped and the call returns that code after binding the rest.
  * Writes up to max_out handles and the total count to *count. */
 tress_result tress_sim_bind_character(tress_sim *sim, const tress_character_def *def, tress_handle_id *out,
@@ -348,6 +348,10 @@ void tress_sim_set_camera(tress_sim *sim, const float position[3]);
 tress_sim_stats tress_sim_get_stats(const tress_sim *sim);
 /* The last step's profile (zeros unless the def's enable_profile is set). */
 tress_sim_profile tress_sim_get_profile(const tress_sim *sim);
+/* Bytes the sim holds (allocated capacity, not just what is in use): the handle registry, the
+ * colliders, the bone- and part-chain batch (node arrays, per-chain slots, tile scratch) and the
+ * pendulums. Ropes and cloth are not counted. 0 for NULL. */
+size_t tress_sim_get_memory_bytes(const tress_sim *sim);
 
 /* False for a null, stale or another sim's handle. */
 bool tress_handle_is_valid(const tress_sim *sim, tress_handle_id h);
@@ -382,7 +386,14 @@ tress_result tress_handle_set_accessory_settings(tress_sim *sim, tress_handle_id
  * TRESS_ERR_NON_UNIFORM_SCALE, and one that appears later holds the chain at its animated pose
  * (as a disabled one) and tress_handle_get_status reports it until the scale is uniform again.
  * A collider on a non-uniformly scaled instance is refused at create; one that becomes so later
- * takes its largest axis. Accessory pendulums do not follow scale yet.
+ * takes its largest axis.
+ * An accessory pendulum follows the composed scale k of its handle the same way: its joint
+ * offsets are the game's, in world units at bind (scale k0), and the lever follows k / k0 after
+ * that (the handle-side offset it writes keeps its direction and scales its position); the
+ * synthetic and minimum levers, gravity, wind and the teleport distance follow k. A handle built
+ * at scale 2 with twice the offsets on twice the path, or one bound at 1 and scaled to 2, traces
+ * exactly twice the scale-1 path about its hinge. A non-uniform scale is refused at bind and
+ * later holds the accessory at its worn pose (tress_handle_get_status reports it).
  */
 /* TRESS_OK, TRESS_ERR_STALE_ID / TRESS_ERR_WRONG_OWNER for a handle that is not this sim's live
  * one, or TRESS_ERR_NON_UNIFORM_SCALE while a chain is held by a scale it cannot follow. */
