@@ -7,12 +7,15 @@
 #include <stdint.h>
 
 #include "tress/client.h"
+#include "tress/join_token.h"
 
 typedef struct bot_options {
   const char *host;
   uint16_t port;
   const char *room;
   const char *token;
+  const char *join_key_path;
+  const tress_join_key *join_key; /* --join-key: each bot mints its own signed token (NULL: use token) */
   uint32_t characters; /* per bot */
   const char *manifest_path;
   const char *hair;    /* asset id of the built-in character's hair when no manifest is given */
@@ -43,6 +46,7 @@ tress_xform bot_path_advance(bot_path *p, double dt);
 typedef struct bot {
   uint32_t index;
   char room[96];
+  char token[TRESS_JOIN_TOKEN_CAP]; /* the last join token this bot minted */
   tress_client *client;
   const bot_options *options;
   bot_path *paths;        /* one per own character, by spawn order */

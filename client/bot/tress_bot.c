@@ -19,7 +19,9 @@ static void usage(FILE *f) {
           "usage: tress-bot --server HOST:PORT [--room R] [--characters N] [--manifest FILE.json]\n"
           "                 [--fps 30|60|240] [--duration S] [--bots K] [--json] [--dump] [--picture out.png]\n"
           "                 [--token T] [--assets DIR] [--hair ASSET_ID] [--report-tips-at SECONDS]\n"
-          "                 [--room-size K] [--allow-fallback]\n"
+          "                 [--room-size K] [--allow-fallback] [--join-key FILE]\n"
+          "--join-key: mint each bot a signed join token for its room (and a fresh one per reconnect)\n"
+          "with the server's key file, instead of sending --token\n"
           "--room-size: bots per room (default 32, under the server's default of 64 peers a room); more bots\n"
           "than that are spread over rooms R-0, R-1, ...\n"
           "       tress-bot --check FILE.json [FILE.json ...]\n"
@@ -53,7 +55,7 @@ static int parse_options(int argc, char **argv, bot_options *o) {
       {"token", required_argument, 0, 't'}, {"assets", required_argument, 0, 'a'},
       {"hair", required_argument, 0, 'H'}, {"report-tips-at", required_argument, 0, 'T'},
       {"allow-fallback", no_argument, 0, 'F'}, {"room-size", required_argument, 0, 'R'},
-      {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+      {"join-key", required_argument, 0, 'K'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   o->room = "bots";
   o->token = "";
@@ -92,6 +94,7 @@ static int parse_options(int argc, char **argv, bot_options *o) {
     case 'T': o->report_tips_at = atof(optarg); break;
     case 'F': o->allow_fallback = true; break;
     case 'R': o->room_size = (uint32_t)strtoul(optarg, NULL, 10); break;
+    case 'K': o->join_key_path = optarg; break;
     case 'h': usage(stdout); exit(0);
     default: return -1;
     }
@@ -111,6 +114,20 @@ static void on_error(void *user, tress_client *c, tress_client_error_kind kind, 
                      : kind == TRESS_CLIENT_ERROR_SERVER ? "server error"
                                                          : "warning";
   fprintf(stderr, "tress-bot[%u]: %s: %s\n", b->index, what, message);
+}
+
+/* A join token good for five minutes, for this bot's room: the first HELLO and every reconnect. */
+static const char *mint_token(void *user, tress_client *c) {
+  (void)c;
+  bot *b = user;
+  tress_error err;
+  char player[32];
+  snprintf(player, sizeof player, "tress-bot-%u", b->index);
+  if (tress_join_token_mint(b->options->join_key, player, b->room, (uint64_t)time(NULL) + 300, b->token, &err) != TRESS_OK) {
+    fprintf(stderr, "tress-bot[%u]: mint: %s\n", b->index, err.message);
+    return NULL;
+  }
+  return b->token;
 }
 
 static void on_message(void *user, tress_client *c, const tress_msg *msg, size_t wire_bytes) {
@@ -323,6 +340,16 @@ int main(int argc, char **argv) {
     manifest = sample.manifest;
   }
 
+  tress_join_key join_key;
+  if (o.join_key_path) {
+    tress_error err;
+    if (tress_join_key_read(&join_key, o.join_key_path, &err) != TRESS_OK) {
+      fprintf(stderr, "tress-bot: %s\n", err.message);
+      return 1;
+    }
+    o.join_key = &join_key;
+  }
+
   bot *bots = calloc(o.bots, sizeof *bots);
   if (!bots) return 1;
   int status = 0;
@@ -338,6 +365,10 @@ int main(int argc, char **argv) {
     def.asset_root = o.asset_root;
     def.sim.device_compute = 1.0f; /* deterministic budgets: skip the device bench per bot */
     def.callbacks = (tress_client_callbacks){.user = b, .on_error = on_error, .on_message = on_message};
+    if (o.join_key) {
+      def.get_token = mint_token;
+      def.get_token_user = b;
+    }
     b->client = tress_client_create(&def);
     if (!b->client || !b->paths) {
       fprintf(stderr, "tress-bot: out of memory creating bot %u\n", i);
@@ -346,7 +377,9 @@ int main(int argc, char **argv) {
     if (o.bots <= o.room_size) snprintf(b->room, sizeof b->room, "%s", o.room);
     else snprintf(b->room, sizeof b->room, "%s-%u", o.room, i / o.room_size);
     tress_error err;
-    if (tress_client_connect(b->client, o.host, o.port, o.token, b->room, &err) != TRESS_OK) {
+    const char *token = o.join_key ? mint_token(b, NULL) : o.token;
+    if (!token) return 1;
+    if (tress_client_connect(b->client, o.host, o.port, token, b->room, &err) != TRESS_OK) {
       fprintf(stderr, "tress-bot: connect: %s\n", err.message);
       return 1;
     }

@@ -1,9 +1,10 @@
 /* test_server_join_token.c - signed join tokens on a real tress-server over loopback, with real
  * ENet clients (the codec) and libtress-client: a valid token binds a character; expired, too
  * long-lived, tampered, wrong-key, replayed and wrong-room tokens are each refused with their own
- * REJECT code (AUTH_FAILED to a 1.0 client); the replay set refuses rather than grow; tress-token
- * mints a token the server takes; the key and tokens never reach the log; the shared secret still
- * works as the development mode; the client refreshes a spent token through get_token. */
+ * REJECT code (AUTH_FAILED to a 1.0 client); the replay set refuses rather than grow; tokens that
+ * tress-token and tress-bot --join-key mint are taken; the key and tokens never reach the log;
+ * the shared secret still works as the development mode; the client refreshes a spent token
+ * through get_token. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -269,6 +270,22 @@ static void test_cli_mints(void **state) {
   stop(f);
 }
 
+/* tress-bot --join-key: every bot mints its own token for its room, and all of them bind. */
+static void test_bot_mints(void **state) {
+  (void)state;
+  fixture *f = start("token_bot", NULL);
+  char bin[1024], port[16], out[800];
+  snprintf(bin, sizeof bin, "%s/client/bot/tress-bot", getenv("TRESS_BINARY_DIR"));
+  snprintf(port, sizeof port, "127.0.0.1:%u", f->server.udp_port);
+  snprintf(out, sizeof out, "%s/bot.txt", f->server.dir);
+  const char *argv[] = {bin, "--server", port, "--room", "arena", "--bots", "3", "--characters", "1",
+                        "--duration", "2", "--join-key", f->key_path, NULL};
+  assert_int_equal(run_to_file(argv, out), 0);
+  assert_int_equal(th_server_log_count(&f->server, "peer_authenticated"), 3);
+  assert_int_equal(th_server_log_count(&f->server, "auth_refused"), 0);
+  stop(f);
+}
+
 /* The shared secret is still there for development; both at once is a config error. */
 static void test_shared_secret_dev_mode(void **state) {
   (void)state;
@@ -389,7 +406,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid_token_binds), cmocka_unit_test(test_refusals),
       cmocka_unit_test(test_wrong_room),        cmocka_unit_test(test_replay_set_bounded),
-      cmocka_unit_test(test_cli_mints),         cmocka_unit_test(test_shared_secret_dev_mode),
+      cmocka_unit_test(test_cli_mints),         cmocka_unit_test(test_bot_mints),
+      cmocka_unit_test(test_shared_secret_dev_mode),
       cmocka_unit_test(test_client_token),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
