@@ -43,6 +43,7 @@ struct job_pool {
   uint32_t count, range;
   atomic_uint next;               /* first item of the next range to hand out */
   atomic_long ranges_on_threads;  /* ranges run by pool threads, not the caller: proof of work */
+  atomic_long ranges;             /* every range run, the caller's included */
   atomic_long tasks;
 };
 
@@ -54,6 +55,7 @@ static inline long job_pool_drain(job_pool *p, uint32_t worker) {
     if (start >= p->count) return ran;
     uint32_t end = p->count - start < p->range ? p->count : start + p->range;
     p->task(start, end, worker, p->context);
+    atomic_fetch_add(&p->ranges, 1);
     ran++;
   }
 }
