@@ -1,7 +1,8 @@
-/* chains_internal.h - the bone- and part-chain batch, shared by the three files that run it:
+/* chains_internal.h - the bone- and part-chain batch, shared by the files that run it:
  *   chains.c         binding, settings, unbinding, resets: the public calls
  *   chains_layout.c  the batch's layout (tiles, levels, padding, scratch), rebuilt after binds
  *   chains_frame.c   a frame: scene reads, animated poses, substeps, render carry, output
+ *   chains_jobs.c    the frame's tiles on the game's workers, and each worker's scratch
  *
  * Layout. Every node of every bound chain lives in one set of flat float arrays. Chains are
  * grouped into tiles of about TILE_NODES nodes (whole chains, consecutive slots), stored one
@@ -19,6 +20,11 @@
  * (animated locals, animated world rotations, written poses) sit in one tile-sized scratch
  * (TILE_FIELDS) rather than node-wide arrays: they never travel to memory. The scene is read
  * and written eight bone slots at a time (xform_lanes.h).
+ *
+ * Workers (chains_jobs.c). Tiles are independent inside a frame, so after the frame's serial
+ * set-up they run as one task on the sim's jobs (tress/jobs.h), each worker in its own copy of
+ * the scratch above; nothing sums or chooses across tiles, so any worker count gives the same
+ * bits.
  *
  * A frame: prepare (read animated locals from the scene through cached slot pointers, build
  * animated world poses level by level, decide snaps), substeps (pin roots to the animated pose
