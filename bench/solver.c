@@ -29,6 +29,10 @@
  * same size (limit.c's fastest variant on this CPU, median frame; for +6c it tests 4 spheres and
  * no capsules), and three-vrm's update per joint over tress's whole step per node at 300 x 7.
  * `--no-yardstick` skips both.
+ * Speed-up on 2 workers (10000 x 10 and 100000 x 10, with and without colliders): the pose rig
+ * built twice, one sim stepping on the calling thread, the other on tests/support/job_pool.h's
+ * pthreads behind tress_sim_def.jobs, stepped in alternating blocks; whole-step medians and their
+ * ratio. `--speedup` prints only that table (not in --json).
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,12 +43,14 @@
 #include "tress/sim.h"
 #include "bench_env.h"
 #include "bench_scene.h"
+#include "../tests/support/job_pool.h"
 
 typedef struct config {
   uint32_t chains, bones;
   bool colliders; /* 4 spheres + 2 capsules per chain, attached to its part, strand radius 0.05 */
   tress_spring_model model;
   bool limits; /* a cone limit (0.6 rad) on every joint: the VRM "+lim" rows */
+  uint32_t workers; /* 0 or 1: the sim runs on the calling thread; more: a job_pool of that many */
 } config;
 
 typedef struct result {
@@ -84,6 +90,7 @@ typedef struct rig {
   tress_id *parts;
   float *base;  /* grid position per chain */
   uint32_t chains;
+  job_pool *pool; /* cfg.workers > 1: the game's job system, as a test pool of pthreads */
 } rig;
 
 static void rig_build(rig *r, config cfg, bool profile) {
@@ -114,6 +121,8 @@ static void rig_build(rig *r, config cfg, bool profile) {
   def.max_distance = 1e9f;
   def.ambient_wind[2] = 6.0f;
   def.enable_profile = profile;
+  r->pool = cfg.workers > 1 ? job_pool_create(cfg.workers) : NULL;
+  def.jobs = job_pool_jobs(r->pool);
   r->sim = tress_sim_create(&def);
   float cam[3] = {0, 5, 0};
   tress_sim_set_camera(r->sim, cam);
@@ -166,6 +175,7 @@ static void rig_build(rig *r, config cfg, bool profile) {
 
 static void rig_free(rig *r) {
   tress_sim_destroy(r->sim);
+  job_pool_destroy(r->pool);
   tress_scene_destroy(r->scene);
   free(r->parts);
   free(r->base);
@@ -260,6 +270,71 @@ static result run(config cfg, double budget_node_frames, bool best) {
   return res;
 }
 
+/* Speed-up on workers: the same rig built twice, on the calling thread alone and on a pool of
+ * `workers` threads, stepped in alternating blocks of frames so a load that changes during the
+ * run lands on both alike; medians of whole tress_sim_step(1/60) per node. */
+typedef struct speedup {
+  config cfg;
+  double one_ns, many_ns; /* per node per step */
+  double pool_share;      /* of the ranges run on the pool's side, the share its own threads ran */
+} speedup;
+
+static void step_block(rig *r, double *t, double *out, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) {
+    *t += 1.0 / 60.0;
+    move_roots(r, *t);
+    double a = now_ns();
+    tress_sim_step(r->sim, 1.0 / 60.0);
+    out[i] = now_ns() - a;
+  }
+}
+
+static speedup measure_speedup(config cfg, uint32_t workers, double budget_node_frames, bool best) {
+  speedup sp = {cfg, 0.0, 0.0, 0.0};
+  double nodes = (double)cfg.chains * cfg.bones;
+  uint32_t frames = (uint32_t)(budget_node_frames / nodes);
+  if (frames < 40) frames = 40;
+  const uint32_t blocks = 8;
+  frames = (frames + blocks - 1) / blocks * blocks;
+  rig one, many;
+  config cm = cfg;
+  cm.workers = workers;
+  rig_build(&one, cfg, false);
+  rig_build(&many, cm, false);
+  double t1 = 0.0, t2 = 0.0, warm[30];
+  step_block(&one, &t1, warm, 30);
+  step_block(&many, &t2, warm, 30);
+  double *a = calloc(frames, sizeof *a), *b = calloc(frames, sizeof *b);
+  for (uint32_t k = 0; k < blocks; k++) {
+    step_block(&one, &t1, a + k * (frames / blocks), frames / blocks);
+    step_block(&many, &t2, b + k * (frames / blocks), frames / blocks);
+  }
+  sp.one_ns = median(a, frames, best) / nodes;
+  sp.many_ns = median(b, frames, best) / nodes;
+  long ranges = atomic_load(&many.pool->ranges);
+  sp.pool_share = ranges ? (double)atomic_load(&many.pool->ranges_on_threads) / (double)ranges : 0.0;
+  free(a);
+  free(b);
+  rig_free(&one);
+  rig_free(&many);
+  return sp;
+}
+
+static void print_speedups(const speedup *sp, size_t n, uint32_t workers) {
+  printf("\nspeed-up on %u workers (a job_pool of pthreads behind tress_sim_def.jobs), same run, whole step\n"
+         "ns per node, alternating blocks of frames (target >= 1.7x at 10000 x 10)\n",
+         workers);
+  printf("pool threads = share of the tile ranges the pool's own threads ran (the rest ran on the\n"
+         "stepping thread: on a loaded machine a woken thread often starts after the work is gone)\n");
+  printf("%-16s %10s %10s %9s %13s\n", "config", "1 worker", "workers", "speed-up", "pool threads");
+  for (size_t i = 0; i < n; i++) {
+    char name[48];
+    snprintf(name, sizeof name, "%u x %u%s", sp[i].cfg.chains, sp[i].cfg.bones, sp[i].cfg.colliders ? " +6c" : "");
+    printf("%-16s %10.2f %10.2f %8.2fx %12.0f%%\n", name, sp[i].one_ns, sp[i].many_ns, sp[i].one_ns / sp[i].many_ns,
+           100.0 * sp[i].pool_share);
+  }
+}
+
 /* The yardstick at one configuration's size, and three-vrm at 300 x 7 (bench_env.h). */
 typedef struct yard {
   bool have;
@@ -338,7 +413,7 @@ static int run_only(const config *cfgs, size_t n, const char *only, double budge
 }
 
 int main(int argc, char **argv) {
-  bool json = false, report_best = false, yardsticks = true;
+  bool json = false, report_best = false, yardsticks = true, speedup_only = false;
   const char *only = NULL; /* --only NAME: run just the configuration printed as NAME (profiling) */
   double budget = 3e7; /* node-frames per configuration: a second or two each */
   for (int i = 1; i < argc; i++) {
@@ -347,12 +422,26 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--best") == 0) report_best = true;
     else if (strcmp(argv[i], "--no-yardstick") == 0) yardsticks = false;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+    else if (strcmp(argv[i], "--speedup") == 0) speedup_only = true;
     else {
-      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick] [--only \"vrm 300 x 7 +6c\"]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick] [--speedup] [--only \"vrm 300 x 7 +6c\"]\n",
+              argv[0]);
       return 2;
     }
   }
   bench_env_print(json ? stderr : stdout, "bench/solver");
+  /* 2 workers at 10000 x 10 and 100000 x 10, with and without colliders */
+  const uint32_t speedup_workers = 2;
+  const config speedup_cfgs[] = {{10000, 10, false, TRESS_SPRING_POSE}, {10000, 10, true, TRESS_SPRING_POSE},
+                                 {100000, 10, false, TRESS_SPRING_POSE}, {100000, 10, true, TRESS_SPRING_POSE}};
+  enum { SPEEDUP_CONFIGS = sizeof speedup_cfgs / sizeof speedup_cfgs[0] };
+  speedup sps[SPEEDUP_CONFIGS];
+  for (size_t i = 0; i < SPEEDUP_CONFIGS && (speedup_only || (!json && !only)); i++)
+    sps[i] = measure_speedup(speedup_cfgs[i], speedup_workers, budget, report_best);
+  if (speedup_only) {
+    print_speedups(sps, SPEEDUP_CONFIGS, speedup_workers);
+    return 0;
+  }
   const config cfgs[] = {{300, 7, false, TRESS_SPRING_POSE},  {1000, 10, false, TRESS_SPRING_POSE},
                          {10000, 10, false, TRESS_SPRING_POSE}, {300, 7, true, TRESS_SPRING_POSE},
                          {1000, 10, true, TRESS_SPRING_POSE},   {10000, 10, true, TRESS_SPRING_POSE},
@@ -431,5 +520,6 @@ int main(int argc, char **argv) {
            l->frame_ns / v->frame_ns, l->step_ns / v->step_ns, l->step144_ns / v->step144_ns);
   }
   print_yardsticks(res, ncfg, POSE_CONFIGS, ys, &tv);
+  print_speedups(sps, SPEEDUP_CONFIGS, speedup_workers);
   return 0;
 }

@@ -2,7 +2,6 @@
  * (finite at 1..64 iterations, identical with 1 and 4 workers), pins on parts, cutting, bad input.
  * White-box (particles.h): it switches a sheet to the generic adjacency path to compare the two. */
 #include <math.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,111 +15,12 @@
 #include "particles.h" /* tress__particles_of: switch a sheet to the adjacency path */
 #include "tress/rope.h"
 #include "support/alloc_count.h"
+#include "support/job_pool.h"
 #include "support/scene_build.h"
 
 #define W 20
 #define H 20
 #define N (W * H)
-
-/* ---- a real worker pool: the host side of enqueue_task / finish_task ---- */
-
-typedef struct pool {
-  int workers; /* including the calling thread */
-  pthread_t threads[8];
-  pthread_mutex_t mu;
-  pthread_cond_t go, done;
-  tress_task_fn *task;
-  void *context;
-  uint32_t count;
-  uint64_t generation;
-  int pending;
-  bool quit;
-  long chunks_on_workers; /* proves the other threads did run work */
-} pool;
-
-typedef struct worker_arg {
-  pool *p;
-  int index;
-} worker_arg;
-
-static void run_chunk(pool *p, int i) {
-  uint32_t start = (uint32_t)((uint64_t)p->count * (uint64_t)i / (uint64_t)p->workers);
-  uint32_t end = (uint32_t)((uint64_t)p->count * (uint64_t)(i + 1) / (uint64_t)p->workers);
-  if (start < end) p->task(start, end, (uint32_t)i, p->context);
-}
-
-static void *worker_main(void *arg) {
-  worker_arg *wa = arg;
-  pool *p = wa->p;
-  uint64_t seen = 0;
-  for (;;) {
-    pthread_mutex_lock(&p->mu);
-    while (p->generation == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
-    if (p->quit) {
-      pthread_mutex_unlock(&p->mu);
-      return NULL;
-    }
-    seen = p->generation;
-    pthread_mutex_unlock(&p->mu);
-    run_chunk(p, wa->index);
-    pthread_mutex_lock(&p->mu);
-    p->chunks_on_workers++;
-    if (--p->pending == 0) pthread_cond_signal(&p->done);
-    pthread_mutex_unlock(&p->mu);
-  }
-}
-
-static worker_arg pool_args[8];
-
-static void pool_start(pool *p, int workers) {
-  memset(p, 0, sizeof *p);
-  p->workers = workers;
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->go, NULL);
-  pthread_cond_init(&p->done, NULL);
-  for (int i = 1; i < workers; i++) {
-    pool_args[i] = (worker_arg){p, i};
-    assert_int_equal(pthread_create(&p->threads[i], NULL, worker_main, &pool_args[i]), 0);
-  }
-}
-
-static void pool_stop(pool *p) {
-  pthread_mutex_lock(&p->mu);
-  p->quit = true;
-  pthread_cond_broadcast(&p->go);
-  pthread_mutex_unlock(&p->mu);
-  for (int i = 1; i < p->workers; i++) pthread_join(p->threads[i], NULL);
-  pthread_mutex_destroy(&p->mu);
-  pthread_cond_destroy(&p->go);
-  pthread_cond_destroy(&p->done);
-}
-
-static void *pool_enqueue(tress_task_fn *task, uint32_t count, uint32_t min_range, void *context, void *user) {
-  (void)min_range;
-  pool *p = user;
-  if (p->workers == 1) {
-    task(0, count, 0, context);
-    return NULL;
-  }
-  pthread_mutex_lock(&p->mu);
-  p->task = task;
-  p->context = context;
-  p->count = count;
-  p->pending = p->workers - 1;
-  p->generation++;
-  pthread_cond_broadcast(&p->go);
-  pthread_mutex_unlock(&p->mu);
-  run_chunk(p, 0);
-  return p;
-}
-
-static void pool_finish(void *task, void *user) {
-  (void)user;
-  pool *p = task;
-  pthread_mutex_lock(&p->mu);
-  while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
-  pthread_mutex_unlock(&p->mu);
-}
 
 /* ---- helpers ---- */
 
@@ -129,7 +29,7 @@ typedef struct world {
   tress_sim *sim;
 } world;
 
-static world world_make(pool *p) {
+static world world_make(job_pool *p) {
   world w;
   w.scene = tress_scene_create();
   tress_sim_def def = tress_default_sim_def();
@@ -138,11 +38,7 @@ static world world_make(pool *p) {
   def.gravity[1] = -98.2f;
   def.ambient_wind[0] = 20.0f;
   def.ambient_wind[2] = 35.0f;
-  if (p) {
-    def.enqueue_task = pool_enqueue;
-    def.finish_task = pool_finish;
-    def.task_user = p;
-  }
+  def.jobs = job_pool_jobs(p);
   w.sim = tress_sim_create(&def);
   assert_non_null(w.sim);
   return w;
@@ -219,17 +115,17 @@ static void test_cloth_parallel_path_finite(void **state) {
 }
 
 static void simulate_with_workers(int workers, float *out) {
-  pool p;
-  pool_start(&p, workers);
-  world w = world_make(&p);
+  job_pool *p = job_pool_create((uint32_t)workers);
+  assert_non_null(p);
+  world w = world_make(p);
   tress_cloth_def d = banner_def(8);
   tress_handle_id h;
   assert_int_equal(tress_sim_bind_cloth(w.sim, &d, &h, NULL), TRESS_OK);
   run(&w, 3.0);
   read_points(&w, h, out);
   world_free(&w);
-  if (workers > 1) assert_true(p.chunks_on_workers > 0);
-  pool_stop(&p);
+  if (workers > 1) assert_true(atomic_load(&p->ranges_on_threads) > 0);
+  job_pool_destroy(p);
 }
 
 static void test_cloth_same_result_with_1_and_4_workers(void **state) {

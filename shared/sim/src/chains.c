@@ -10,7 +10,7 @@
 struct tress_chains *tress__chains_create(void) {
   struct tress_chains *c = calloc(1, sizeof *c);
   if (!c) return NULL;
-  c->identity = c->sink = tress_xform_identity();
+  c->identity = tress_xform_identity();
   c->wide = tress__xform_lanes_wide();
   return c;
 }
@@ -36,10 +36,10 @@ void tress__chains_destroy(struct tress_chains *c) {
   tress__collider_lanes_free(&c->tile_lanes);
   free(c->tile_flags);
   tress__chain_nodes_free(&c->nodes);
-#define FREE_TILE_FIELD(name) free(c->tile.name);
-  TILE_FIELDS(FREE_TILE_FIELD)
-#undef FREE_TILE_FIELD
+  tress__chains_free_workers(c);
+  tress__chain_tile_scratch_free(&c->tile);
   for (int k = 0; k < G_SCRATCH; k++) free(c->g[k]);
+  free(c->sinks);
   free(c->parent_shift);
   free(c->child_shift);
   free(c->aligned);

@@ -21,7 +21,7 @@ static void slot_pointers(tress_sim *sim, struct tress_chains *c, const chain_sl
     tress_xform *out = NULL;
     if (awake && s->kind == TRESS_HANDLE_BONES) tress__bone_slot_pointers(sim->scene, &s->ids[k], 1, &in, &out);
     c->in_ptr[i] = in ? in : &c->identity;
-    c->out_ptr[i] = out ? out : &c->sink;
+    c->out_ptr[i] = out ? out : tress__chain_sink(c, (uint32_t)(s - c->slots));
   }
 }
 
@@ -730,34 +730,34 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   }
 }
 
-/* A frame, tile by tile: every phase runs on a tile while its data is in cache (and the tile
- * scratch holds that tile). With a profile, each phase's time is added to it; the two callers
- * pass NULL or the sim's profile as a constant, so the untimed frame compiles without the
- * clock branches. */
+/* One tile, every phase while its data is in cache (and the tile scratch of c, the batch or a
+ * worker's view of it, holds that tile). With ms, each phase's time is added to ms[0..2]. */
+void tress__chains_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t, double *ms) {
+  double t0 = ms ? tress__clock_ms() : 0.0;
+  prepare_tile(sim, c, f, t);
+  double t1 = ms ? tress__clock_ms() : 0.0;
+  bool vrm = c->tile_kind[t] & TILE_KIND_VRM;
+  bool centered = c->tile_flags[t] & TILE_CENTERED;
+  for (int k = 0; k < f->substeps; k++) {
+    if (centered) tress__center_substep_tile(c, tress__frame_alpha(f, k), t);
+    if (vrm) tress__vrm_substep_tile(c, f, tress__frame_alpha(f, k), t);
+    else substep_tile(c, f, tress__frame_alpha(f, k), t);
+  }
+  double t2 = ms ? tress__clock_ms() : 0.0;
+  if (carry_tile(c, f, t)) c->tile_flags[t] |= TILE_CARRIED;
+  output_tile(sim, c, t);
+  if (ms) {
+    double t3 = tress__clock_ms();
+    ms[0] += t1 - t0;
+    ms[1] += t2 - t1;
+    ms[2] += t3 - t2;
+  }
+}
+
 static void run_frame(tress_sim *sim, const tress_frame *f, tress_sim_profile *profile) {
   struct tress_chains *c = sim->chains;
   if (!frame_begin(sim, c, f)) return;
-  for (uint32_t t = 0; t < c->tile_count; t++) {
-    double t0 = profile ? tress__clock_ms() : 0.0;
-    prepare_tile(sim, c, f, t);
-    double t1 = profile ? tress__clock_ms() : 0.0;
-    bool vrm = c->tile_kind[t] & TILE_KIND_VRM;
-    bool centered = c->tile_flags[t] & TILE_CENTERED;
-    for (int k = 0; k < f->substeps; k++) {
-      if (centered) tress__center_substep_tile(c, tress__frame_alpha(f, k), t);
-      if (vrm) tress__vrm_substep_tile(c, f, tress__frame_alpha(f, k), t);
-      else substep_tile(c, f, tress__frame_alpha(f, k), t);
-    }
-    double t2 = profile ? tress__clock_ms() : 0.0;
-    if (carry_tile(c, f, t)) c->tile_flags[t] |= TILE_CARRIED;
-    output_tile(sim, c, t);
-    if (profile) {
-      double t3 = tress__clock_ms();
-      profile->chain_prepare += t1 - t0;
-      profile->chain_substep += t2 - t1;
-      profile->chain_output += t3 - t2;
-    }
-  }
+  tress__chains_run_tiles(sim, c, f, profile);
   /* handle-steps: every awake, enabled chain counts once per substep */
   uint32_t awake = 0;
   for (uint32_t si = 0; si < c->slot_count; si++)
@@ -765,6 +765,8 @@ static void run_frame(tress_sim *sim, const tress_frame *f, tress_sim_profile *p
   tress__count_simulated(sim, awake * (uint32_t)f->substeps);
 }
 
+/* A frame: the serial set-up, then the tiles on the sim's workers (chains_jobs.c). The two
+ * callers pass NULL or the sim's profile as a constant. */
 void tress__chains_frame(tress_sim *sim, const tress_frame *f) {
   if (sim->profiling) run_frame(sim, f, &sim->profile);
   else run_frame(sim, f, NULL);

@@ -1,7 +1,8 @@
-/* chains_internal.h - the bone- and part-chain batch, shared by the three files that run it:
+/* chains_internal.h - the bone- and part-chain batch, shared by the files that run it:
  *   chains.c         binding, settings, unbinding, resets: the public calls
  *   chains_layout.c  the batch's layout (tiles, levels, padding, scratch), rebuilt after binds
  *   chains_frame.c   a frame: scene reads, animated poses, substeps, render carry, output
+ *   chains_jobs.c    the frame's tiles on the game's workers, and each worker's scratch
  *
  * Layout. Every node of every bound chain lives in one set of flat float arrays. Chains are
  * grouped into tiles of about TILE_NODES nodes (whole chains, consecutive slots), stored one
@@ -19,6 +20,11 @@
  * (animated locals, animated world rotations, written poses) sit in one tile-sized scratch
  * (TILE_FIELDS) rather than node-wide arrays: they never travel to memory. The scene is read
  * and written eight bone slots at a time (xform_lanes.h).
+ *
+ * Workers (chains_jobs.c). Tiles are independent inside a frame, so after the frame's serial
+ * set-up they run as one task on the sim's jobs (tress/jobs.h), each worker in its own copy of
+ * the scratch above; nothing sums or chooses across tiles, so any worker count gives the same
+ * bits.
  *
  * A frame: prepare (read animated locals from the scene through cached slot pointers, build
  * animated world poses level by level, decide snaps), substeps (pin roots to the animated pose
@@ -289,7 +295,10 @@ struct tress_chains {
   uint32_t ptr_cap;
   uint64_t ptr_epoch;
   bool ptr_valid;
-  tress_xform identity, sink;
+  tress_xform identity;
+  /* Per tile: where its sleeping nodes and padding write (tress__chain_sink). A tile's nodes
+   * reach only its own, so two workers never write one location. */
+  tress_xform *sinks;
   bool wide; /* scene reads and writes go eight at a time (AVX2) */
   /* Render carry (carry_tile). A frame whose last substep lands exactly on it (the common 60 Hz
    * case) leaves every chain's pin implicitly at that frame's anchor and costs nothing; the
@@ -298,6 +307,14 @@ struct tress_chains {
   uint64_t implicit_pins; /* frame whose anchors are every chain's pin (0: pins are explicit) */
   uint8_t carry_mode;     /* CARRY_* for this frame */
   uint64_t scale_epoch;   /* the scene's scale epoch the slots' scales were read at */
+  /* Workers (chains_jobs.c). Worker 0 runs its tiles on this batch itself, worker k > 0 on
+   * workers[k - 1]: a copy of this header, refreshed before every frame's tiles, whose scratch
+   * (tile, g, g_cap, tile_lanes) is its own. So a tile's phases write only through the batch's
+   * arrays (their own tile's nodes, slots and per-tile entries) and the scratch, never a scalar
+   * member here: a view's copy of one would be dropped. */
+  struct tress_chains *workers;
+  uint32_t worker_count;
+  double (*worker_ms)[3]; /* per worker, this frame: the profile's prepare, substep, output sums */
 };
 
 
@@ -387,6 +404,17 @@ static inline void arc_between(float ax, float ay, float az, float bx, float by,
 }
 
 /* Shared between the batch's files. */
+/* One tile's whole frame on c (the batch or a worker's view of it), phase times added to ms[0..2]
+ * when ms is set (chains_frame.c); the frame's tiles on the sim's workers (chains_jobs.c). */
+void tress__chains_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t, double *ms);
+void tress__chains_run_tiles(tress_sim *sim, struct tress_chains *c, const tress_frame *f, tress_sim_profile *profile);
+void tress__chains_free_workers(struct tress_chains *c);
+/* The sink of the tile that holds slot si (binary search over tile_slot). */
+tress_xform *tress__chain_sink(struct tress_chains *c, uint32_t si);
+/* Scratch growth (chains_layout.c): a tile-sized scratch to n nodes, a level scratch to n. */
+bool tress__chain_tile_scratch_grow(tile_scratch *w, uint32_t n);
+bool tress__chain_level_scratch_grow(struct tress_chains *c, uint32_t n);
+void tress__chain_tile_scratch_free(tile_scratch *w);
 float *const *tress__chain_fields(const chain_nodes *n, uint32_t *count); /* every float array */
 void tress__chain_nodes_free(chain_nodes *n);
 bool tress__chains_rebuild(struct tress_chains *c);                       /* false: out of memory */

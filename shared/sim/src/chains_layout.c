@@ -45,7 +45,7 @@ static bool nodes_alloc(chain_nodes *n, uint32_t cap) {
 
 /* ---- layout rebuild ---- */
 
-static bool ensure_scratch(struct tress_chains *c, uint32_t n) {
+bool tress__chain_level_scratch_grow(struct tress_chains *c, uint32_t n) {
   if (n <= c->g_cap) return true;
   c->g_cap = 0;
   bool ok = true;
@@ -54,7 +54,7 @@ static bool ensure_scratch(struct tress_chains *c, uint32_t n) {
   return ok;
 }
 
-static bool ensure_tile_scratch(tile_scratch *w, uint32_t n) {
+bool tress__chain_tile_scratch_grow(tile_scratch *w, uint32_t n) {
   if (n <= w->cap) return true;
   w->cap = 0;
   bool ok = true;
@@ -63,6 +63,23 @@ static bool ensure_tile_scratch(tile_scratch *w, uint32_t n) {
 #undef GROW_TILE_FIELD
   if (ok) w->cap = n;
   return ok;
+}
+
+void tress__chain_tile_scratch_free(tile_scratch *w) {
+#define FREE_TILE_FIELD(name) free(w->name);
+  TILE_FIELDS(FREE_TILE_FIELD)
+#undef FREE_TILE_FIELD
+  memset(w, 0, sizeof *w);
+}
+
+tress_xform *tress__chain_sink(struct tress_chains *c, uint32_t si) {
+  uint32_t lo = 0, hi = c->tile_count; /* the last tile whose first slot is <= si */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (c->tile_slot[mid] <= si) lo = mid;
+    else hi = mid;
+  }
+  return &c->sinks[lo];
 }
 
 /* The constant distance from every node of tile-level tl to its parent (toward_children: to its
@@ -109,13 +126,16 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
   if (al) c->aligned = al;
   uint8_t *sib = realloc(c->sibling_self, tls);
   if (sib) c->sibling_self = sib;
-  if (!ps || !cs || !al || !sib) return false;
+  tress_xform *sinks = realloc(c->sinks, (c->tile_count + 1) * sizeof *sinks);
+  if (sinks) c->sinks = sinks;
+  if (!ps || !cs || !al || !sib || !sinks) return false;
   for (uint32_t t = 0; t < c->tile_count; t++) {
+    c->sinks[t] = tress_xform_identity();
     /* padding belongs to the tile's first chain: valid for the collider lanes, never read back */
     for (uint32_t i = c->tile_lo[(size_t)t * c->level_count]; i < c->tile_end[t]; i++) {
       c->node_slot[i] = c->tile_slot[t];
       c->in_ptr[i] = &c->identity;
-      c->out_ptr[i] = &c->sink;
+      c->out_ptr[i] = &c->sinks[t];
     }
   }
   for (uint32_t si = 0; si < c->slot_count; si++) {
@@ -240,14 +260,14 @@ bool tress__chains_rebuild(struct tress_chains *c) {
   uint32_t widest = 1;
   for (size_t k = 0; k < (size_t)c->tile_count * levels; k++)
     if (c->tile_hi[k] - c->tile_lo[k] > widest) widest = c->tile_hi[k] - c->tile_lo[k];
-  if (!ensure_scratch(c, widest)) return false;
+  if (!tress__chain_level_scratch_grow(c, widest)) return false;
   c->root_width = 0;
   for (uint32_t t = 0; t < c->tile_count; t++)
     if (TILE_HI(c, t, 0) - TILE_LO(c, t, 0) > c->root_width) c->root_width = TILE_HI(c, t, 0) - TILE_LO(c, t, 0);
   uint32_t tile_nodes = 1;
   for (uint32_t t = 0; t < c->tile_count; t++)
     if (c->tile_end[t] - c->tile_lo[(size_t)t * levels] > tile_nodes) tile_nodes = c->tile_end[t] - c->tile_lo[(size_t)t * levels];
-  if (!ensure_tile_scratch(&c->tile, tile_nodes)) return false;
+  if (!tress__chain_tile_scratch_grow(&c->tile, tile_nodes)) return false;
   uint32_t *cursor = malloc((levels ? levels : 1) * sizeof *cursor);
   chain_nodes fresh;
   if (!cursor || !nodes_alloc(&fresh, total)) {

@@ -43,7 +43,7 @@ static void stale_pose_tile(struct tress_chains *c, uint32_t t) {
   for (uint32_t l = 0; l < c->level_count; l++)
     for (uint32_t i = TILE_LO(c, t, l); i < TILE_HI(c, t, l); i++) {
       uint32_t j = i - w->base;
-      bool measured = c->out_ptr[i] != &c->sink;
+      bool measured = c->out_ptr[i] != &c->sinks[t];
       const tress_xform *drawn = measured ? c->out_ptr[i] : &rest;
       tress_xform up = c->slots[c->node_slot[i]].last_part;
       if (l > 0 && n->parent[i] >= 0) {

@@ -131,7 +131,6 @@ typedef struct rope_group {
   int substeps, iterations;
   tress_relax_mode relax;    /* TRESS_RELAX_DIRECT or TRESS_RELAX_GAUSS_SEIDEL */
   uint32_t used;             /* lanes holding a rope */
-  bool armed_any;            /* some lane ticks this fixed step */
   tress_particles *rope[ROPE_LANES];
   float *block;              /* one allocation for every array below */
   float *x, *y, *z, *px, *py, *pz; /* [particle][lane] */
@@ -168,7 +167,7 @@ void tress__rope_lane_store(tress_particles *ps);
 void tress__rope_lane_arm(tress_particles *ps);
 /* Ticks every group with an armed lane by tick_dt, then disarms: pins' tick_prev = target,
  * center updated, ticks counted, a non-finite lane stopped like the per-rope path does. */
-void tress__rope_groups_tick(rope_groups *gs, float tick_dt);
+void tress__rope_groups_tick(rope_groups *gs, float tick_dt, const tress_jobs *jobs); /* groups on the jobs */
 
 /* The handle's particle system, or NULL: tests and benchmarks look at which path it runs. */
 tress_particles *tress__particles_of(const tress_sim *sim, tress_handle_id h);
@@ -220,7 +219,7 @@ void tress__particles_remove_constraint(tress_particles *ps, uint32_t k);
 
 typedef struct particle_env {
   float accel[3]; /* gravity * gravity_scale + wind * wind_scale */
-  const tress_sim_def *def; /* task callbacks */
+  const tress_jobs *jobs; /* the Jacobi passes' workers; NULL: inline (the handle itself runs on one) */
 } particle_env;
 
 /* One tick of length tick_dt in `substeps` substeps; pins move from tick_prev to target. */

@@ -83,7 +83,12 @@ typedef struct pendulum {
   float bob[3], prev[3];        /* verlet state, world */
   float hinge_last[3], rest_last[3]; /* last frame's hinge and rest bob: interpolation start */
   tress_connection on_joint, on_constraint;
+  uint8_t outcome;              /* this frame's (OUTCOME_*), from the parallel pass */
+  tress_xform offset;           /* OUTCOME_WRITE: the swung handle-side offset */
 } pendulum;
+
+/* What a pendulum's step decided, acted on in slot order after every step ran. */
+enum { OUTCOME_NONE, OUTCOME_LOST, OUTCOME_HELD, OUTCOME_ASLEEP, OUTCOME_WRITE, OUTCOME_SNAPPED };
 
 struct tress_pendulums {
   pendulum *items;
@@ -626,62 +631,102 @@ static void hold_worn(tress_scene *scene, pendulum *p) {
   place_handle(scene, p);
 }
 
+/* One pendulum's frame up to its output, which it keeps (outcome, offset): it reads the scene
+ * and writes only its own record, so any number of them run at once. */
+static void step_pendulum(const tress_sim *sim, pendulum *p, const tress_frame *f) {
+  p->outcome = OUTCOME_NONE;
+  if (!p->used) return;
+  tress_handle *h = tress__handle_get(sim, p->handle);
+  if (!h) return;
+  tress_xform J;
+  if (!joint_world(sim->scene, p, &J)) {
+    p->outcome = OUTCOME_LOST;
+    return;
+  }
+  if (p->scale_refused) { /* a scale it cannot follow: held at the worn pose, on the caller's thread */
+    p->outcome = OUTCOME_HELD;
+    return;
+  }
+  bool active = h->eligible && (f->substeps > 0 || h->was_awake);
+  if (!active || !tress_xform_is_finite(J)) {
+    p->outcome = OUTCOME_ASLEEP;
+    return;
+  }
+  float tele2 = f->teleport_distance * f->teleport_distance;
+  /* Steps 1-2: hinge and rest bob from the joint's current frame. */
+  float hinge[3] = {J.p[0], J.p[1], J.p[2]}, rest[3], lever[3];
+  for (int k = 0; k < 3; k++) lever[k] = p->lever_local[k] * lever_ratio(p);
+  tress_xform_point(J, lever, rest);
+  float dx = hinge[0] - p->hinge_last[0], dy = hinge[1] - p->hinge_last[1], dz = hinge[2] - p->hinge_last[2];
+  bool teleport = dx * dx + dy * dy + dz * dz > tele2 * p->scale * p->scale;
+  if (p->fresh || !h->was_awake || teleport || !tress_vec3_is_finite(p->bob)) snap(p, hinge, rest);
+  p->fresh = false;
+  for (int k = 0; k < f->substeps; k++) substep(p, f, tress__frame_alpha(f, k), hinge, rest);
+  /* Output against this frame's rest lever, clamped again: the last substep may sit a little
+   * before the frame's end when the accumulator keeps a remainder. */
+  float rest_dir[3] = {rest[0] - hinge[0], rest[1] - hinge[1], rest[2] - hinge[2]};
+  float rl = sqrtf(dot3(rest_dir, rest_dir));
+  for (int k = 0; k < 3; k++) rest_dir[k] /= rl;
+  float v[3] = {p->bob[0] - hinge[0], p->bob[1] - hinge[1], p->bob[2] - hinge[2]}, dir[3];
+  clamp_swing(p, rest_dir, v, lever_len(p), dir);
+  float swing[4];
+  tress_quat_from_to(rest_dir, dir, swing);
+  p->offset = swung_offset(p, J, swing);
+  if (tress_xform_is_finite(p->offset)) {
+    p->outcome = OUTCOME_WRITE;
+  } else {
+    snap(p, hinge, rest);
+    p->outcome = OUTCOME_SNAPPED;
+  }
+  memcpy(p->hinge_last, hinge, sizeof p->hinge_last);
+  memcpy(p->rest_last, rest, sizeof p->rest_last);
+}
+
+typedef struct pendulums_task {
+  const tress_sim *sim;
+  const tress_frame *f;
+} pendulums_task;
+
+static void step_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  pendulums_task *k = context;
+  pendulum *items = k->sim->pendulums->items;
+  for (uint32_t i = start; i < end; i++) step_pendulum(k->sim, &items[i], k->f);
+}
+
+/* Every pendulum steps on the sim's workers, reading the scene as the chains left it; then, in
+ * slot order on this thread, the outcomes: the joint writes and handle placements (scene writes
+ * that fire events), and the unbinds of pendulums whose joint is gone. */
 void tress__pendulums_frame(tress_sim *sim, const tress_frame *f) {
   struct tress_pendulums *P = sim->pendulums;
-  tress_scene *scene = sim->scene;
+  if (P->scale_epoch != tress__scene_scale_epoch(sim->scene)) refresh_scales(sim->scene, P);
+  pendulums_task task = {sim, f};
+  tress__jobs_run(&sim->def.jobs, step_range, P->count, 16, &task);
   uint32_t awake = 0;
-  float tele2 = f->teleport_distance * f->teleport_distance;
-  if (P->scale_epoch != tress__scene_scale_epoch(scene)) refresh_scales(scene, P);
   for (uint32_t i = 0; i < P->count; i++) {
     pendulum *p = &P->items[i];
-    if (!p->used) continue;
-    tress_handle *h = tress__handle_get(sim, p->handle);
-    if (!h) continue;
-    tress_xform J;
-    if (!joint_world(scene, p, &J)) {
-      /* the joint or what it holds was destroyed elsewhere: the seed's "a joint write throws" */
+    uint8_t outcome = p->outcome;
+    p->outcome = OUTCOME_NONE;
+    if (outcome == OUTCOME_NONE) continue;
+    /* the joint or what it holds was destroyed elsewhere: the seed's "a joint write throws" */
+    if (outcome == OUTCOME_LOST) {
       tress_handle_destroy(sim, p->handle);
       continue;
     }
-    if (p->scale_refused) {
-      hold_worn(scene, p);
+    tress_handle *h = tress__handle_get(sim, p->handle);
+    if (!h) continue;
+    if (outcome == OUTCOME_HELD) {
+      hold_worn(sim->scene, p);
       h->was_awake = false;
       continue;
     }
-    bool active = h->eligible && (f->substeps > 0 || h->was_awake);
-    if (!active || !tress_xform_is_finite(J)) {
-      h->was_awake = false;
-      continue;
-    }
-    /* Steps 1-2: hinge and rest bob from the joint's current frame. */
-    float hinge[3] = {J.p[0], J.p[1], J.p[2]}, rest[3], lever[3];
-    for (int k = 0; k < 3; k++) lever[k] = p->lever_local[k] * lever_ratio(p);
-    tress_xform_point(J, lever, rest);
-    float dx = hinge[0] - p->hinge_last[0], dy = hinge[1] - p->hinge_last[1], dz = hinge[2] - p->hinge_last[2];
-    bool teleport = dx * dx + dy * dy + dz * dz > tele2 * p->scale * p->scale;
-    if (p->fresh || !h->was_awake || teleport || !tress_vec3_is_finite(p->bob)) snap(p, hinge, rest);
-    p->fresh = false;
-    for (int k = 0; k < f->substeps; k++) substep(p, f, tress__frame_alpha(f, k), hinge, rest);
+    h->was_awake = outcome != OUTCOME_ASLEEP;
+    if (outcome == OUTCOME_ASLEEP) continue;
     if (f->substeps > 0) awake++;
-    /* Output against this frame's rest lever, clamped again: the last substep may sit a little
-     * before the frame's end when the accumulator keeps a remainder. */
-    float rest_dir[3] = {rest[0] - hinge[0], rest[1] - hinge[1], rest[2] - hinge[2]};
-    float rl = sqrtf(dot3(rest_dir, rest_dir));
-    for (int k = 0; k < 3; k++) rest_dir[k] /= rl;
-    float v[3] = {p->bob[0] - hinge[0], p->bob[1] - hinge[1], p->bob[2] - hinge[2]}, dir[3];
-    clamp_swing(p, rest_dir, v, lever_len(p), dir);
-    float swing[4];
-    tress_quat_from_to(rest_dir, dir, swing);
-    tress_xform off = swung_offset(p, J, swing);
-    if (tress_xform_is_finite(off)) {
-      write_offset(scene, p, off);
-      place_handle(scene, p);
-    } else {
-      snap(p, hinge, rest);
+    if (outcome == OUTCOME_WRITE) {
+      write_offset(sim->scene, p, p->offset);
+      place_handle(sim->scene, p);
     }
-    memcpy(p->hinge_last, hinge, sizeof p->hinge_last);
-    memcpy(p->rest_last, rest, sizeof p->rest_last);
-    h->was_awake = true;
   }
   tress__count_simulated(sim, awake * (uint32_t)f->substeps);
 }

@@ -361,17 +361,6 @@ TRESS_HOT_CLONES static void grid_particles(uint32_t start, uint32_t end, uint32
   }
 }
 
-/* Box2D v3 style: the host may split the range; NULL from enqueue means it already ran. */
-static void run_task(const tress_sim_def *def, tress_task_fn *fn, uint32_t count, uint32_t min_range, void *ctx) {
-  if (count == 0) return;
-  if (def && def->enqueue_task && def->finish_task) {
-    void *task = def->enqueue_task(fn, count, min_range, ctx, def->task_user);
-    if (task) def->finish_task(task, def->task_user);
-    return;
-  }
-  fn(0, count, 0, ctx);
-}
-
 static void apply_tethers(tress_particles *ps) {
   float *x = ps->x, *y = ps->y, *z = ps->z;
   for (uint32_t t = 0; t < ps->tether_count; t++) {
@@ -528,11 +517,11 @@ void tress__particles_tick(tress_particles *ps, const particle_env *env, float t
     }
     for (int it = 0; it < iterations; it++) {
       if (jacobi && ps->grid_w) {
-        run_task(env->def, grid_constraints, n, 64, ps);
-        run_task(env->def, grid_particles, n, 64, ps);
+        tress__jobs_run(env->jobs, grid_constraints, n, 64, ps);
+        tress__jobs_run(env->jobs, grid_particles, n, 64, ps);
       } else if (jacobi) {
-        run_task(env->def, jacobi_constraints, ps->m, 64, ps);
-        run_task(env->def, jacobi_particles, n, 32, ps);
+        tress__jobs_run(env->jobs, jacobi_constraints, ps->m, 64, ps);
+        tress__jobs_run(env->jobs, jacobi_particles, n, 32, ps);
       } else if (direct) {
         relax_direct(ps);
       } else {

@@ -741,7 +741,7 @@ static void write_output_parts(tress_sim *sim, const tress_particles *ps) {
 
 /* One rope's fixed step k: pins moved to k's time, then a tick now (per-rope path), an armed lane
  * (its group ticks once all ropes are through step k), or nothing this step (15 Hz, frozen). */
-static void rope_fixed_step(const tress_sim *sim, tress_particles *ps, const tress_frame *f, int k, uint32_t stride) {
+static void rope_fixed_step(tress_particles *ps, const tress_frame *f, int k, uint32_t stride, const tress_jobs *jobs) {
   float a = tress__frame_alpha(f, k);
   for (uint32_t p = 0; p < ps->pin_count; p++) {
     particle_pin *pin = &ps->pins[p];
@@ -749,7 +749,7 @@ static void rope_fixed_step(const tress_sim *sim, tress_particles *ps, const tre
   }
   ps->step_index++;
   particle_env env;
-  env.def = &sim->def; /* task callbacks for the Jacobi path */
+  env.jobs = jobs; /* the Jacobi path's workers, when the handles themselves run on one */
   memcpy(env.accel, ps->accel, sizeof env.accel);
   if (ps->lod == TRESS_ROPE_FULL) {
     ps->lod_pending = 0;
@@ -774,6 +774,27 @@ static void rope_fixed_step(const tress_sim *sim, tress_particles *ps, const tre
   }
 }
 
+typedef struct ropes_task {
+  const tress_sim *sim;
+  const tress_frame *f;
+  int k;
+  uint32_t stride;
+  const tress_jobs *inner; /* for a lone handle's own Jacobi passes; NULL when handles run in parallel */
+} ropes_task;
+
+static void fixed_step_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  ropes_task *t = context;
+  tress_particles **slots = t->sim->ropes->slots;
+  for (uint32_t slot = start; slot < end; slot++)
+    if (slots[slot]) rope_fixed_step(slots[slot], t->f, t->k, t->stride, t->inner);
+}
+
+/* Pins and the frame's inputs are read first, in slot order; then for each fixed step every
+ * handle steps on the sim's workers (a handle touches only its own particles and its own lane of
+ * an interleaved group) and the armed groups tick, one group per item; the output parts are
+ * written last, in slot order. With one handle (a big cloth sheet) its Jacobi passes take the
+ * workers instead: tasks never nest. */
 void tress__ropes_frame(tress_sim *sim, const tress_frame *f) {
   struct tress_ropes *r = sim->ropes;
   uint32_t stride = (uint32_t)lroundf(sim->def.fixed_hz / LOD_HZ);
@@ -813,10 +834,14 @@ void tress__ropes_frame(tress_sim *sim, const tress_frame *f) {
     for (int k = 0; k < 3; k++)
       ps->accel[k] = f->gravity[k] * ps->settings.gravity_scale + f->wind[k] * ps->settings.wind_scale;
   }
+  uint32_t live = 0;
+  for (uint32_t slot = 0; slot < r->slot_count && live < 2; slot++) live += r->slots[slot] != NULL;
+  const tress_jobs *jobs = &sim->def.jobs;
   for (int k = 0; k < f->substeps; k++) {
-    for (uint32_t slot = 0; slot < r->slot_count; slot++)
-      if (r->slots[slot]) rope_fixed_step(sim, r->slots[slot], f, k, stride);
-    tress__rope_groups_tick(&r->groups, f->dt);
+    ropes_task task = {sim, f, k, stride, live > 1 ? NULL : jobs};
+    if (live > 1) tress__jobs_run(jobs, fixed_step_range, r->slot_count, 1, &task);
+    else fixed_step_range(0, r->slot_count, 0, &task);
+    tress__rope_groups_tick(&r->groups, f->dt, jobs);
   }
   for (uint32_t slot = 0; slot < r->slot_count; slot++) {
     tress_particles *ps = r->slots[slot];

@@ -185,8 +185,7 @@ void tress__rope_groups_leave(rope_groups *gs, tress_particles *ps) {
 void tress__rope_lane_arm(tress_particles *ps) {
   rope_group *g = ps->group;
   uint32_t l = ps->lane;
-  g->act[l] = 1.0f;
-  g->armed_any = true;
+  g->act[l] = 1.0f; /* arms the group too (group_armed): ropes arm their lanes at once */
   for (int e = 0; e < 2; e++) g->pin_on[e][l] = 0.0f;
   for (uint32_t p = 0; p < ps->pin_count; p++) {
     const particle_pin *pin = &ps->pins[p];
@@ -401,10 +400,29 @@ static void group_tick(rope_group *g, float tick_dt) {
     tress__particles_stop_if_not_finite(ps);
     tress__rope_lane_store(ps);
   }
-  g->armed_any = false;
 }
 
-void tress__rope_groups_tick(rope_groups *gs, float tick_dt) {
-  for (uint32_t i = 0; i < gs->count; i++)
-    if (gs->items[i]->armed_any) group_tick(gs->items[i], tick_dt);
+/* Some lane ticks this fixed step: read from the lanes, so arming (one rope per lane, on any
+ * worker) writes nothing two ropes share. */
+static bool group_armed(const rope_group *g) {
+  bool armed = false;
+  for (uint32_t l = 0; l < L; l++) armed = armed || g->act[l] != 0.0f;
+  return armed;
+}
+
+typedef struct groups_task {
+  rope_groups *gs;
+  float tick_dt;
+} groups_task;
+
+static void tick_group_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  groups_task *k = context;
+  for (uint32_t i = start; i < end; i++)
+    if (group_armed(k->gs->items[i])) group_tick(k->gs->items[i], k->tick_dt);
+}
+
+void tress__rope_groups_tick(rope_groups *gs, float tick_dt, const tress_jobs *jobs) {
+  groups_task task = {gs, tick_dt};
+  tress__jobs_run(jobs, tick_group_range, gs->count, 1, &task);
 }

@@ -114,11 +114,13 @@ tress_sim *tress_sim_create(const tress_sim_def *def) {
   }
   if (d->max_distance >= 0.0f && isfinite(d->max_distance)) sim->max_distance = d->max_distance;
   if (d->max_chains >= 0) sim->max_chains = d->max_chains;
+  d->jobs.worker_count = tress__jobs_worker_count(&d->jobs);
   sim->chains = tress__chains_create();
   sim->pendulums = tress__pendulums_create();
   sim->ropes = tress__ropes_create();
   sim->colliders = calloc(1, sizeof *sim->colliders);
-  if (!sim->chains || !sim->pendulums || !sim->ropes || !sim->colliders) {
+  if (!sim->chains || !sim->pendulums || !sim->ropes || !sim->colliders ||
+      !tress__chains_reserve_workers(sim->chains, d->jobs.worker_count)) {
     tress_sim_destroy(sim);
     return NULL;
   }

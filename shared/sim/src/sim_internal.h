@@ -177,6 +177,15 @@ void tress__ropes_reset(tress_sim *sim, const tress_handle *h);
  * handle bound at or under root snaps on the next frame. chains.c's tress_sim_reset must call it. */
 void tress__sim_reset_writers(tress_sim *sim, tress_id root);
 
+/* Runs fn over [0, count) on the sim's jobs (tress/jobs.h: enqueue, then finish), or inline as
+ * worker 0 when the sim has none. jobs.c. */
+void tress__jobs_run(const tress_jobs *jobs, tress_task_fn *fn, uint32_t count, uint32_t min_range, void *context);
+/* The worker count a def's jobs resolve to: 1 without enqueue_task, else worker_count clamped to
+ * [1, TRESS_JOBS_MAX_WORKERS]. */
+uint32_t tress__jobs_worker_count(const tress_jobs *jobs);
+/* chains_jobs.c: per-worker scratch for the chain tiles (worker 0 is the batch's own). */
+bool tress__chains_reserve_workers(struct tress_chains *c, uint32_t worker_count);
+
 /* Writers count handle-steps here. */
 static inline void tress__count_simulated(tress_sim *sim, uint32_t handle_steps) {
   sim->stats.simulated += handle_steps;

@@ -14,7 +14,8 @@ extern "C" {
 
 /* The host's world query: the first hit on the segment from -> to. Return false for no hit.
  * A non-finite hit or normal is treated as a broken callback: collision stops for that handle
- * and tress_rope_get_fault() says why (the rope keeps simulating without it). */
+ * and tress_rope_get_fault() says why (the rope keeps simulating without it). When the sim has
+ * jobs (tress_sim_def.jobs), it is called from the game's workers, for several handles at once. */
 typedef bool (*tress_raycast_fn)(void *user, const float from[3], const float to[3], float hit[3],
                                  float normal[3]);
 
@@ -23,7 +24,7 @@ typedef enum tress_relax_mode {
                                    iteration; strain stays tiny at any substep length (rope default) */
   TRESS_RELAX_GAUSS_SEIDEL,     /* serial, in place, one projection per constraint per pass */
   TRESS_RELAX_JACOBI,           /* per-particle delta buffers averaged by constraint count and
-                                   over-relaxed; split through the sim's task callback (cloth default) */
+                                   over-relaxed; a lone sheet splits it over the sim's jobs (cloth default) */
 } tress_relax_mode;
 
 /* One end of a rope. instance null: `position` is a fixed world point. Otherwise `position` is

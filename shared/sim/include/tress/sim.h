@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "tress/collider.h"
+#include "tress/jobs.h"
 #include "tress/math.h"
 #include "tress/result.h"
 #include "tress/scene.h"
@@ -42,14 +43,6 @@ typedef bool (*tress_should_simulate_fn)(void *user, const tress_scene *scene, t
 /* The loop adapter's hook: called with true when the first handle binds and false when the
  * last one goes (the seed's Heartbeat connection). */
 typedef void (*tress_loop_fn)(void *user, tress_sim *sim, bool needed);
-/* Parallel work, as Box2D v3's enqueueTask/finishTask: the host runs task over [0, item_count),
- * split into ranges of at least min_range items across its workers, and returns a handle for
- * finish (or NULL when it already ran everything inline). Results never depend on the split. */
-typedef void tress_task_fn(uint32_t start, uint32_t end, uint32_t worker, void *context);
-typedef void *(*tress_enqueue_task_fn)(tress_task_fn *task, uint32_t item_count, uint32_t min_range, void *context,
-                                       void *user);
-typedef void (*tress_finish_task_fn)(void *task, void *user);
-
 typedef struct tress_sim_def {
   tress_scene *scene;
   tress_sim_role role;
@@ -65,9 +58,11 @@ typedef struct tress_sim_def {
   tress_should_simulate_fn should_simulate;
   void *should_simulate_user;
   float device_compute;  /* client profile Compute in [0.25, 4]; <= 0 runs the device bench once */
-  tress_enqueue_task_fn enqueue_task; /* NULL: parallel relaxation (cloth) runs serially */
-  tress_finish_task_fn finish_task;
-  void *task_user;
+  /* The game's job system (tress/jobs.h; zeros: everything on the calling thread). The chain
+   * tiles, pendulums, ropes and cloth of a step run on it; results are the same bits with any
+   * worker count. worker_count is clamped to [1, TRESS_JOBS_MAX_WORKERS] (1 without enqueue_task)
+   * and the per-worker scratch is made at create. */
+  tress_jobs jobs;
   bool enable_profile;   /* false: tress_sim_get_profile reads zeros and step reads no clock */
 } tress_sim_def;
 
@@ -241,7 +236,8 @@ typedef struct tress_sim_stats {
 /* Where the last tress_sim_step spent its time, in milliseconds (as Box2D's b2Profile). Filled
  * only when the def's enable_profile is set; otherwise all zero. The chain phases are timed
  * where they really run, tile by tile (each tile's prepare, substeps and output back to back, so
- * prepare pays for bringing the tile into cache), and summed over the tiles. */
+ * prepare pays for bringing the tile into cache), and summed over the tiles: with workers that is
+ * the CPU time of every worker, more than the wall time `chains` reads. */
 typedef struct tress_sim_profile {
   double step;          /* the whole call */
   double cull;          /* eligibility: distance or should_simulate, then the max_chains budget */
