@@ -22,7 +22,16 @@
 static const char *const EDGE_NAMES[] = {"top", "bottom", "left", "right"};
 
 const char *tress_wire_cloth_edge_name(tress_wire_cloth_edge e) {
-  return (unsigned)e < sizeof EDGE_NAMES / sizeof EDGE_NAMES[0] ? EDGE_NAMES[e] : "";
+  return (unsigned)e < sizeof EDGE_NAMES / sizeof EDGE_NAMES[0] ? EDGE_NAMES[e] : "unknown";
+}
+
+bool tress_wire_cloth_edge_from_name(const char *text, tress_wire_cloth_edge *out) {
+  for (size_t e = 0; text && out && e < sizeof EDGE_NAMES / sizeof EDGE_NAMES[0]; e++)
+    if (strcmp(text, EDGE_NAMES[e]) == 0) {
+      *out = (tress_wire_cloth_edge)e;
+      return true;
+    }
+  return false;
 }
 
 tress_wire_particle_settings tress_default_wire_particle_settings(void) {

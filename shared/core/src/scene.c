@@ -736,22 +736,6 @@ tress_id tress_accessory_get_handle(const tress_scene *s, tress_id id) {
   return slot_kind(s, h, TRESS_KIND_PART) ? h : (tress_id){0};
 }
 
-static const char *const ACCESSORY_NAMES[TRESS_ACCESSORY_TYPE_COUNT] = {
-    "Unknown", "Hair",   "Hat",    "Neck",     "Shoulder", "Front",    "Back",      "Waist",      "Face",
-    "Shirt",   "Pants",  "Jacket", "Sweater",  "Shorts",   "LeftShoe", "RightShoe", "DressSkirt", "Eyebrow",
-    "Eyelash"};
-
-const char *tress_accessory_type_name(tress_accessory_type t) {
-  return t < TRESS_ACCESSORY_TYPE_COUNT ? ACCESSORY_NAMES[t] : "Unknown";
-}
-
-tress_accessory_type tress_accessory_type_from_name(const char *name) {
-  if (!name) return TRESS_ACCESSORY_TYPE_COUNT;
-  for (int t = 0; t < TRESS_ACCESSORY_TYPE_COUNT; t++)
-    if (strcmp(ACCESSORY_NAMES[t], name) == 0) return (tress_accessory_type)t;
-  return TRESS_ACCESSORY_TYPE_COUNT;
-}
-
 tress_xform tress_attachment_get_cframe(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_ATTACHMENT);
   return in ? in->u.attachment.cframe : tress_xform_identity();

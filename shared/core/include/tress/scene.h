@@ -44,6 +44,8 @@ typedef enum tress_kind {
   TRESS_KIND_WRAP_LAYER,
 } tress_kind;
 
+const char *tress_kind_name(tress_kind kind); /* "root", "part", "wrap_layer", ...; "unknown" */
+
 typedef enum tress_accessory_type {
   TRESS_ACCESSORY_UNKNOWN = 0,
   TRESS_ACCESSORY_HAIR,
@@ -68,9 +70,10 @@ typedef enum tress_accessory_type {
   TRESS_ACCESSORY_TYPE_COUNT
 } tress_accessory_type;
 
+/* The host engine's spelling: "Hair", "LeftShoe", ...; "unknown" outside the enum. */
 const char *tress_accessory_type_name(tress_accessory_type t);
-/* Returns TRESS_ACCESSORY_TYPE_COUNT for an unknown name. */
-tress_accessory_type tress_accessory_type_from_name(const char *name);
+/* false (and *out untouched) for NULL or a name no type has. */
+bool tress_accessory_type_from_name(const char *text, tress_accessory_type *out);
 
 typedef enum tress_joint_kind {
   TRESS_JOINT_WELD = 0,
@@ -78,6 +81,10 @@ typedef enum tress_joint_kind {
   TRESS_JOINT_RIGID_CONSTRAINT,
   TRESS_JOINT_WELD_CONSTRAINT,
 } tress_joint_kind;
+
+/* "Weld", "Motor6D", "RigidConstraint", "WeldConstraint"; "unknown" outside the enum. */
+const char *tress_joint_kind_name(tress_joint_kind kind);
+bool tress_joint_kind_from_name(const char *text, tress_joint_kind *out); /* false for NULL or unknown */
 
 typedef struct tress_joint {
   tress_joint_kind kind;
@@ -94,6 +101,8 @@ typedef enum tress_event {
   TRESS_EVENT_DESTROYING = 1,       /* fired on every instance of a destroyed subtree, deepest last */
   TRESS_EVENT_ANCESTRY_CHANGED = 2, /* fired on every instance of a reparented subtree */
 } tress_event;
+
+const char *tress_event_name(tress_event event); /* "destroying", "ancestry_changed"; "unknown" */
 
 /* A listener may destroy instances, connect or disconnect listeners. */
 typedef void (*tress_listener_fn)(tress_scene *scene, tress_id instance, tress_event event, void *user);
