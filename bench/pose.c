@@ -28,7 +28,7 @@ static double now(void) {
 int main(int argc, char **argv) {
   bench_env_print(stdout, "bench/pose");
   int frames = argc > 1 ? atoi(argv[1]) : 20000;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = bench_scene();
   tress_id model = bench_instance(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));
   tress_id torso = bench_instance(scene, TRESS_KIND_PART, "Torso", model);
   (void)bench_instance(scene, TRESS_KIND_PART, "Head", model);

@@ -106,7 +106,8 @@ tress_client *tress_client_create(const tress_client_def *def_in) {
   if (c->def.backoff_max_ms < c->def.backoff_initial_ms) c->def.backoff_max_ms = c->def.backoff_initial_ms;
   if (c->def.connect_timeout_ms == 0) c->def.connect_timeout_ms = 3000;
   c->backoff_ms = c->def.backoff_initial_ms;
-  c->scene = tress_scene_create();
+  tress_scene_def scene_def = tress_default_scene_def();
+  c->scene = tress_scene_create(&scene_def);
   c->send_cap = TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES;
   c->send_buf = malloc(c->send_cap);
   if (c->scene) {

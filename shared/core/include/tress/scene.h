@@ -114,7 +114,18 @@ typedef struct tress_connection {
   uint32_t owner;
 } tress_connection;
 
-tress_scene *tress_scene_create(void);
+/* What tress_scene_create makes: take tress_default_scene_def() and change the fields that
+ * matter. The capacities are sizes, not limits: storage for that many is made at create, so a
+ * scene that stays within them never allocates to add an instance or a listener, or in
+ * tress_scene_solve_joints (a per-frame call); past them storage grows (doubling). */
+typedef struct tress_scene_def {
+  uint32_t instance_capacity; /* instances, the root included (64); at least 1 is made */
+  uint32_t listener_capacity; /* tress_instance_connect listeners (64) */
+} tress_scene_def;
+
+tress_scene_def tress_default_scene_def(void);
+/* NULL for a NULL def or when memory runs out. */
+tress_scene *tress_scene_create(const tress_scene_def *def);
 void tress_scene_destroy(tress_scene *scene);
 tress_id tress_scene_get_root(const tress_scene *scene);
 uint32_t tress_scene_get_instance_count(const tress_scene *scene);
