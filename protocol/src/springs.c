@@ -142,16 +142,12 @@ tress_wire_status tress_wire_springs_encode(const tress_wire_springs *s, uint8_t
 }
 
 static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
-  uint8_t format, n;
-  if (!wire_read_u8(r, &format, "springs format")) return r->status;
-  if (format != TRESS_WIRE_SPRINGS_FORMAT)
-    return wire_fail(r->err, TRESS_WIRE_ERR_BAD_VERSION, 0, "springs format %u, this decoder knows %d", format,
-                     TRESS_WIRE_SPRINGS_FORMAT);
-  size_t at = wire_reader_offset(r);
-  if (!wire_read_u8(r, &n, "collider count")) return r->status;
-  if (n > TRESS_WIRE_MAX_COLLIDERS)
-    return wire_fail(r->err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, at, "%u colliders, limit %d", n, TRESS_WIRE_MAX_COLLIDERS);
+  uint8_t n;
+  if (!wire_read_format(r, TRESS_WIRE_SPRINGS_FORMAT, "springs") ||
+      !wire_read_count(r, &n, TRESS_WIRE_MAX_COLLIDERS, "collider count", "colliders"))
+    return r->status;
   out->collider_count = n;
+  size_t at;
   tress_wire_status st;
   for (uint32_t i = 0; i < n; i++) {
     tress_wire_collider *c = &out->colliders[i];
@@ -164,11 +160,7 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
     if (!wire_read_f32(r, &c->radius, "collider radius")) return r->status;
     if ((st = check_collider(c, i, at, r->err))) return st;
   }
-  at = wire_reader_offset(r);
-  if (!wire_read_u8(r, &n, "chain count")) return r->status;
-  if (n > TRESS_WIRE_MAX_SPRING_CHAINS)
-    return wire_fail(r->err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, at, "%u chains, limit %d", n,
-                     TRESS_WIRE_MAX_SPRING_CHAINS);
+  if (!wire_read_count(r, &n, TRESS_WIRE_MAX_SPRING_CHAINS, "chain count", "chains")) return r->status;
   out->chain_count = n;
   for (uint32_t i = 0; i < n; i++) {
     tress_wire_spring_chain *c = &out->chains[i];
