@@ -68,7 +68,7 @@ static void add_body(rig *r, uint32_t j, tress_chain_settings *s) {
 
 static void rig_build(rig *r, bool with_colliders) {
   r->with_colliders = with_colliders;
-  r->scene = tress_scene_create();
+  r->scene = bench_scene();
   tress_id root = tress_scene_get_root(r->scene);
   for (uint32_t j = 0; j < CHAINS; j++) {
     r->parts[j] = bench_instance(r->scene, TRESS_KIND_PART, "Body", root);

@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
   int characters = argc > 1 ? atoi(argv[1]) : 250;
   int frames = argc > 2 ? atoi(argv[2]) : 300;
   if (characters < 1) characters = 1;
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = bench_scene();
   tress_id ws = bench_instance(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(s));
   tress_id *models = calloc((size_t)characters, sizeof *models);
   tress_id *heads = calloc((size_t)characters, sizeof *heads);

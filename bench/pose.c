@@ -28,7 +28,7 @@ static double now(void) {
 int main(int argc, char **argv) {
   bench_env_print(stdout, "bench/pose");
   int frames = argc > 1 ? atoi(argv[1]) : 20000;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = bench_scene();
   tress_id model = bench_instance(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));
   tress_id torso = bench_instance(scene, TRESS_KIND_PART, "Torso", model);
   (void)bench_instance(scene, TRESS_KIND_PART, "Head", model);
@@ -53,7 +53,6 @@ int main(int argc, char **argv) {
     poses[i].rotation[3] = cosf(a);
   }
   tress_pose_array array = {poses[0].position, poses[0].rotation, sizeof(game_pose), sizeof(game_pose), ENTRIES};
-  const char *space_names[] = {"animated", "local"};
   for (int space = 0; space < 2; space++) {
     tress_pose_map_def def = tress_default_pose_map_def();
     def.scene = scene;
@@ -79,7 +78,8 @@ int main(int argc, char **argv) {
     }
     printf("pose map (%s bones): %u entries matched, built once in %.1f us; per frame %.2f us, per entry %.1f ns "
            "(best of 5 x %d frames)\n",
-           space_names[space], matched, built * 1e6, best / frames * 1e6, best / frames / matched * 1e9, frames);
+           tress_bone_pose_space_name(def.bone_space), matched, built * 1e6, best / frames * 1e6,
+           best / frames / matched * 1e9, frames);
     tress_pose_map_destroy(map);
   }
   tress_scene_destroy(scene);

@@ -56,7 +56,7 @@ enum { ROPES = 512, SEGMENTS = 20 };
 
 static rope_result bench_ropes(const char *solver, tress_relax_mode relax, int substeps, int iterations,
                                bool interleaved) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = bench_scene();
   tress_sim *sim = make_sim(scene);
   for (int r = 0; r < ROPES; r++) {
     tress_rope_def d = tress_default_rope_def();
@@ -80,7 +80,7 @@ static rope_result bench_ropes(const char *solver, tress_relax_mode relax, int s
 }
 
 static double bench_cloth(bool stencil, uint32_t *constraints) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = bench_scene();
   tress_sim *sim = make_sim(scene);
   tress_cloth_def d = tress_default_cloth_def();
   tress_cloth_pin pins[2] = {{0, {0, 0}}, {d.width - 1, {0, 0}}};
@@ -138,7 +138,7 @@ static carry_result bench_carry(void) {
   carry_result best = {1e30, 1e30, 1e30, 1e30, 1e30};
   for (int fps_i = 0; fps_i < 2; fps_i++) {
     int fps = fps_i ? 144 : 60;
-    tress_scene *scene = tress_scene_create();
+    tress_scene *scene = bench_scene();
     tress_sim *sim = make_sim(scene);
     tress_id parts[8];
     for (int k = 0; k < 8; k++) {

@@ -94,7 +94,7 @@ typedef struct rig {
 } rig;
 
 static void rig_build(rig *r, config cfg, bool profile) {
-  r->scene = tress_scene_create();
+  r->scene = bench_scene();
   r->chains = cfg.chains;
   r->parts = calloc(cfg.chains, sizeof *r->parts);
   r->base = calloc(cfg.chains * 3, sizeof *r->base);

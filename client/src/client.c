@@ -38,6 +38,25 @@ const char *tress_client_state_name(tress_client_state s) {
   return "unknown";
 }
 
+const char *tress_client_error_kind_name(tress_client_error_kind kind) {
+  switch (kind) {
+  case TRESS_CLIENT_ERROR_PROTOCOL: return "protocol";
+  case TRESS_CLIENT_ERROR_SERVER: return "server";
+  case TRESS_CLIENT_ERROR_WARNING: return "warning";
+  }
+  return "unknown";
+}
+
+const char *tress_client_rig_state_name(tress_client_rig_state state) {
+  switch (state) {
+  case TRESS_RIG_NONE: return "none";
+  case TRESS_RIG_PENDING: return "pending";
+  case TRESS_RIG_APPLIED: return "applied";
+  case TRESS_RIG_FALLBACK: return "fallback";
+  }
+  return "unknown";
+}
+
 tress_client_def tress_default_client_def(void) {
   tress_client_def d;
   memset(&d, 0, sizeof d);
@@ -87,7 +106,8 @@ tress_client *tress_client_create(const tress_client_def *def_in) {
   if (c->def.backoff_max_ms < c->def.backoff_initial_ms) c->def.backoff_max_ms = c->def.backoff_initial_ms;
   if (c->def.connect_timeout_ms == 0) c->def.connect_timeout_ms = 3000;
   c->backoff_ms = c->def.backoff_initial_ms;
-  c->scene = tress_scene_create();
+  tress_scene_def scene_def = tress_default_scene_def();
+  c->scene = tress_scene_create(&scene_def);
   c->send_cap = TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES;
   c->send_buf = malloc(c->send_cap);
   if (c->scene) {

@@ -22,7 +22,16 @@
 static const char *const EDGE_NAMES[] = {"top", "bottom", "left", "right"};
 
 const char *tress_wire_cloth_edge_name(tress_wire_cloth_edge e) {
-  return (unsigned)e < sizeof EDGE_NAMES / sizeof EDGE_NAMES[0] ? EDGE_NAMES[e] : "";
+  return (unsigned)e < sizeof EDGE_NAMES / sizeof EDGE_NAMES[0] ? EDGE_NAMES[e] : "unknown";
+}
+
+bool tress_wire_cloth_edge_from_name(const char *text, tress_wire_cloth_edge *out) {
+  for (size_t e = 0; text && out && e < sizeof EDGE_NAMES / sizeof EDGE_NAMES[0]; e++)
+    if (strcmp(text, EDGE_NAMES[e]) == 0) {
+      *out = (tress_wire_cloth_edge)e;
+      return true;
+    }
+  return false;
 }
 
 tress_wire_particle_settings tress_default_wire_particle_settings(void) {
@@ -181,16 +190,12 @@ static bool read_end(wire_reader *r, tress_wire_rope_end *e) {
 }
 
 static tress_wire_status decode_body(wire_reader *r, tress_wire_attachments *out) {
-  uint8_t format, n;
-  if (!wire_read_u8(r, &format, "attachments format")) return r->status;
-  if (format != TRESS_WIRE_ATTACHMENTS_FORMAT)
-    return wire_fail(r->err, TRESS_WIRE_ERR_BAD_VERSION, 0, "attachments format %u, this decoder knows %d", format,
-                     TRESS_WIRE_ATTACHMENTS_FORMAT);
-  size_t at = wire_reader_offset(r);
-  if (!wire_read_u8(r, &n, "rope count")) return r->status;
-  if (n > TRESS_WIRE_MAX_ROPES)
-    return wire_fail(r->err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, at, "%u ropes, limit %d", n, TRESS_WIRE_MAX_ROPES);
+  uint8_t n;
+  if (!wire_read_format(r, TRESS_WIRE_ATTACHMENTS_FORMAT, "attachments") ||
+      !wire_read_count(r, &n, TRESS_WIRE_MAX_ROPES, "rope count", "ropes"))
+    return r->status;
   out->rope_count = n;
+  size_t at;
   tress_wire_status st;
   for (uint32_t i = 0; i < n; i++) {
     tress_wire_rope *rope = &out->ropes[i];
@@ -201,10 +206,7 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_attachments *out
       return r->status;
     if ((st = check_rope(rope, i, at, r->err))) return st;
   }
-  at = wire_reader_offset(r);
-  if (!wire_read_u8(r, &n, "cloth count")) return r->status;
-  if (n > TRESS_WIRE_MAX_CLOTHS)
-    return wire_fail(r->err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, at, "%u cloths, limit %d", n, TRESS_WIRE_MAX_CLOTHS);
+  if (!wire_read_count(r, &n, TRESS_WIRE_MAX_CLOTHS, "cloth count", "cloths")) return r->status;
   out->cloth_count = n;
   for (uint32_t i = 0; i < n; i++) {
     tress_wire_cloth *c = &out->cloths[i];

@@ -53,11 +53,6 @@ static void add_sections(cJSON *o, uint32_t n, const tress_wire_section *s) {
   }
 }
 
-static const char *joint_kind_name(uint8_t k) {
-  static const char *const names[] = {"Weld", "Motor6D", "RigidConstraint", "WeldConstraint"};
-  return k < 4 ? names[k] : "Unknown";
-}
-
 static void add_manifest(cJSON *o, const tress_wire_manifest *m) {
   cJSON *t = cJSON_AddObjectToObject(o, "manifest");
   cJSON_AddStringToObject(t, "character_name", m->character_name);
@@ -78,7 +73,7 @@ static void add_manifest(cJSON *o, const tress_wire_manifest *m) {
     cJSON_AddStringToObject(e, "mesh_asset_id", a->mesh_asset_id);
     add_vec(e, "handle_size", a->handle_size, 3);
     add_xform(e, "handle_cframe", &a->handle_cframe);
-    cJSON_AddStringToObject(e, "joint_kind", joint_kind_name(a->joint_kind));
+    cJSON_AddStringToObject(e, "joint_kind", tress_joint_kind_name((tress_joint_kind)a->joint_kind));
     add_xform(e, "c0", &a->c0);
     add_xform(e, "c1", &a->c1);
     cJSON_AddNumberToObject(e, "worn_on", a->worn_on);
@@ -116,8 +111,8 @@ static void add_rig_result(cJSON *o, const tress_msg_rig_result *m) {
   cJSON *skin = cJSON_AddObjectToObject(o, "skin");
   cJSON_AddNumberToObject(skin, "vertex_count", s->vertex_count);
   cJSON_AddNumberToObject(skin, "influences", s->influences);
-  cJSON_AddStringToObject(skin, "weight_format", s->weight_format == TRESS_WEIGHTS_U16 ? "u16" : "u8");
-  cJSON_AddStringToObject(skin, "compression", s->compression == TRESS_COMPRESSION_ZSTD ? "zstd" : "none");
+  cJSON_AddStringToObject(skin, "weight_format", tress_weight_format_name((tress_weight_format)s->weight_format));
+  cJSON_AddStringToObject(skin, "compression", tress_compression_name((tress_compression)s->compression));
   cJSON_AddNumberToObject(skin, "raw_bytes", (double)wire_skin_raw_bytes(s->vertex_count, s->influences, s->weight_format));
   /* A checksum lets two dumps be compared without listing a million weights. */
   uint32_t sum = 2166136261u;
@@ -194,12 +189,10 @@ cJSON *tress_msg_to_json(const tress_msg *msg) {
     cJSON_AddNumberToObject(o, "request_id", msg->character_added.request_id);
     add_manifest(o, &msg->character_added.manifest);
     break;
-  case TRESS_MSG_CHARACTER_REMOVED: {
-    static const char *const reasons[] = {"despawned", "owner_left", "server"};
+  case TRESS_MSG_CHARACTER_REMOVED:
     cJSON_AddNumberToObject(o, "character_id", msg->character_removed.character_id);
-    cJSON_AddStringToObject(o, "reason", msg->character_removed.reason < 3 ? reasons[msg->character_removed.reason] : "unknown");
+    cJSON_AddStringToObject(o, "reason", tress_removed_reason_name((tress_removed_reason)msg->character_removed.reason));
     break;
-  }
   case TRESS_MSG_RIG_RESULT: add_rig_result(o, &msg->rig_result); break;
   case TRESS_MSG_RIG_FAILED:
     cJSON_AddNumberToObject(o, "character_id", msg->rig_failed.character_id);
@@ -208,12 +201,11 @@ cJSON *tress_msg_to_json(const tress_msg *msg) {
     cJSON_AddStringToObject(o, "reason", msg->rig_failed.reason);
     break;
   case TRESS_MSG_BIND: {
-    static const char *const policies[] = {"default", "hair_only", "explicit"};
     const tress_msg_bind *m = &msg->bind;
     cJSON_AddNumberToObject(o, "character_id", m->character_id);
     add_chain(o, "chain_settings", &m->chain_settings);
     add_accessory_settings(o, "accessory_settings", &m->accessory_settings);
-    cJSON_AddStringToObject(o, "match_policy", m->match_policy < 3 ? policies[m->match_policy] : "unknown");
+    cJSON_AddStringToObject(o, "match_policy", tress_match_policy_name((tress_match_policy)m->match_policy));
     if (m->match_policy == TRESS_MATCH_EXPLICIT) {
       cJSON *a = cJSON_AddArrayToObject(o, "match_indices");
       for (uint32_t i = 0; i < m->match_count; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(m->match_indices[i]));

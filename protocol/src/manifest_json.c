@@ -182,7 +182,6 @@ static int read_size(const cJSON *obj, const char *key, float size[3], const cha
 }
 
 static const char *const SHAPE_NAMES[] = {"sphere", "capsule", "plane", "inside_sphere", "inside_capsule"};
-static const char *const JOINT_NAMES[] = {"Weld", "Motor6D", "RigidConstraint", "WeldConstraint"};
 
 static const char *const ROOT_KEYS[] = {"$schema", "character", "parts", "accessories", "chain_settings",
                                         "accessory_settings", "rig", "springs", "ropes", "cloths", NULL};
@@ -427,10 +426,8 @@ static int read_cloth(const cJSON *o, const char *at, tress_wire_cloth *c, char 
       read_floats(o, "step_v", c->step_v, 3, at, err) || read_string(o, "pinned_edge", edge, sizeof edge, false, at, err) ||
       read_particle_settings(o, &c->settings, at, err))
     return -1;
-  int k = -1;
-  for (int e = TRESS_CLOTH_EDGE_TOP; e <= TRESS_CLOTH_EDGE_RIGHT; e++)
-    if (strcmp(edge, tress_wire_cloth_edge_name((tress_wire_cloth_edge)e)) == 0) k = e;
-  if (k < 0) return fail(err, "%s.pinned_edge: \"%s\" is not top, bottom, left or right", at, edge);
+  tress_wire_cloth_edge k;
+  if (!tress_wire_cloth_edge_from_name(edge, &k)) return fail(err, "%s.pinned_edge: \"%s\" is not top, bottom, left or right", at, edge);
   c->pinned_edge = (uint8_t)k;
   return 0;
 }
@@ -507,13 +504,12 @@ static int read_accessory(const cJSON *a, const char *at, tress_wire_manifest *m
       read_offset(a, "c1", &wa->c1, at, err) || read_string(a, "worn_on", worn_on, sizeof worn_on, true, at, err) ||
       read_bool(a, "layered", &wa->layered, at, err) || read_bool(a, "has_bones", &wa->handle_has_bones, at, err))
     return -1;
-  tress_accessory_type t = tress_accessory_type_from_name(type);
-  if (t == TRESS_ACCESSORY_TYPE_COUNT) return fail(err, "%s.type: unknown accessory type \"%s\"", at, type);
+  tress_accessory_type t;
+  if (!tress_accessory_type_from_name(type, &t)) return fail(err, "%s.type: unknown accessory type \"%s\"", at, type);
   wa->type = (uint8_t)t;
-  int jk = -1;
-  for (int k = 0; k < 4; k++)
-    if (strcmp(JOINT_NAMES[k], joint) == 0) jk = k;
-  if (jk < 0) return fail(err, "%s.joint: unknown joint \"%s\" (Weld, Motor6D, RigidConstraint, WeldConstraint)", at, joint);
+  tress_joint_kind jk;
+  if (!tress_joint_kind_from_name(joint, &jk))
+    return fail(err, "%s.joint: unknown joint \"%s\" (Weld, Motor6D, RigidConstraint, WeldConstraint)", at, joint);
   wa->joint_kind = (uint8_t)jk;
   int part = -1;
   for (uint32_t k = 0; k < m->part_count; k++)
@@ -833,7 +829,7 @@ char *tress_manifest_json_print(const tress_wire_manifest *m) {
     cJSON_AddItemToObject(o, "handle_size", floats(a->handle_size, 3));
     cJSON_AddItemToObject(o, "position", floats(a->handle_cframe.p, 3));
     cJSON_AddItemToObject(o, "rotation", floats(a->handle_cframe.q, 4));
-    cJSON_AddStringToObject(o, "joint", a->joint_kind < 4 ? JOINT_NAMES[a->joint_kind] : "Weld");
+    cJSON_AddStringToObject(o, "joint", tress_joint_kind_name((tress_joint_kind)a->joint_kind));
     cJSON_AddItemToObject(o, "c0", xform(&a->c0));
     cJSON_AddItemToObject(o, "c1", xform(&a->c1));
     cJSON_AddStringToObject(o, "worn_on", a->worn_on < m->part_count ? m->parts[a->worn_on].name : "");

@@ -26,7 +26,7 @@ const char *tress_msg_type_name(tress_msg_type type) {
   case TRESS_MSG_SETTINGS_UPDATE: return "SETTINGS_UPDATE";
   case TRESS_MSG_ERROR: return "ERROR";
   }
-  return "UNKNOWN";
+  return "unknown";
 }
 
 const char *tress_wire_code_name(tress_wire_code code) {
@@ -39,7 +39,7 @@ const char *tress_wire_code_name(tress_wire_code code) {
       "TOKEN_REPLAYED", "TOKEN_WRONG_ROOM",
   };
   if ((unsigned)code < TRESS_CODE_COUNT) return names[code];
-  return "UNKNOWN";
+  return "unknown";
 }
 
 const char *tress_wire_status_name(tress_wire_status s) {
@@ -66,7 +66,50 @@ const char *tress_wire_status_name(tress_wire_status s) {
   case TRESS_WIRE_ERR_INVALID_MESSAGE: return "INVALID_MESSAGE";
   case TRESS_WIRE_ERR_EMPTY_STRING: return "EMPTY_STRING";
   }
-  return "UNKNOWN";
+  return "unknown";
+}
+
+const char *tress_channel_name(tress_channel channel) {
+  switch (channel) {
+  case TRESS_CHANNEL_CONTROL: return "control";
+  case TRESS_CHANNEL_BULK: return "bulk";
+  case TRESS_CHANNEL_COUNT: break;
+  }
+  return "unknown";
+}
+
+const char *tress_weight_format_name(tress_weight_format format) {
+  switch (format) {
+  case TRESS_WEIGHTS_U8: return "u8";
+  case TRESS_WEIGHTS_U16: return "u16";
+  }
+  return "unknown";
+}
+
+const char *tress_compression_name(tress_compression compression) {
+  switch (compression) {
+  case TRESS_COMPRESSION_NONE: return "none";
+  case TRESS_COMPRESSION_ZSTD: return "zstd";
+  }
+  return "unknown";
+}
+
+const char *tress_removed_reason_name(tress_removed_reason reason) {
+  switch (reason) {
+  case TRESS_REMOVED_DESPAWNED: return "despawned";
+  case TRESS_REMOVED_OWNER_LEFT: return "owner_left";
+  case TRESS_REMOVED_SERVER: return "server";
+  }
+  return "unknown";
+}
+
+const char *tress_match_policy_name(tress_match_policy policy) {
+  switch (policy) {
+  case TRESS_MATCH_DEFAULT: return "default";
+  case TRESS_MATCH_HAIR_ONLY: return "hair_only";
+  case TRESS_MATCH_EXPLICIT: return "explicit";
+  }
+  return "unknown";
 }
 
 tress_result tress_wire_status_to_result(tress_wire_status s) {

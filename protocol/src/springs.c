@@ -238,11 +238,7 @@ static tress_wire_status decode_body(wire_reader *r, tress_wire_springs *out) {
     if (!wire_read_f32(r, &c->radius, "collider radius")) return r->status;
     if ((st = check_collider(c, i, at, r->err))) return st;
   }
-  at = wire_reader_offset(r);
-  if (!wire_read_u8(r, &n, "chain count")) return r->status;
-  if (n > TRESS_WIRE_MAX_SPRING_CHAINS)
-    return wire_fail(r->err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, at, "%u chains, limit %d", n,
-                     TRESS_WIRE_MAX_SPRING_CHAINS);
+  if (!wire_read_count(r, &n, TRESS_WIRE_MAX_SPRING_CHAINS, "chain count", "chains")) return r->status;
   out->chain_count = n;
   for (uint32_t i = 0; i < n; i++) {
     tress_wire_spring_chain *c = &out->chains[i];

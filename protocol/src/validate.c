@@ -2,6 +2,7 @@
  * unit quaternions, sizes and settings in range. Encode and decode run the same checks, so a
  * message the encoder accepts is one every decoder accepts. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "wire_internal.h"
@@ -128,6 +129,25 @@ tress_wire_status wire_write_name(wire_writer *w, const char *s, const char *wha
   wire_write_u8(w, (uint8_t)n);
   wire_write_bytes(w, s, n);
   return TRESS_WIRE_OK;
+}
+
+bool wire_read_format(wire_reader *r, uint8_t format, const char *section) {
+  uint8_t got;
+  char what[48];
+  snprintf(what, sizeof what, "%s format", section);
+  if (!wire_read_u8(r, &got, what)) return false;
+  if (got == format) return true;
+  r->status = wire_fail(r->err, TRESS_WIRE_ERR_BAD_VERSION, 0, "%s format %u, this decoder knows %u", section, got,
+                        format);
+  return false;
+}
+
+bool wire_read_count(wire_reader *r, uint8_t *n, unsigned limit, const char *what, const char *things) {
+  size_t at = wire_reader_offset(r);
+  if (!wire_read_u8(r, n, what)) return false;
+  if (*n <= limit) return true;
+  r->status = wire_fail(r->err, TRESS_WIRE_ERR_COUNT_OVER_LIMIT, at, "%u %s, limit %u", *n, things, limit);
+  return false;
 }
 
 bool wire_read_name(wire_reader *r, char *dst, const char *what) {

@@ -123,6 +123,11 @@ void wire_arena_release(void **arena);
  * reads it into dst (TRESS_WIRE_NAME_CAP bytes), setting r->status on failure. */
 tress_wire_status wire_write_name(wire_writer *w, const char *s, const char *what, tress_wire_error *err);
 bool wire_read_name(wire_reader *r, char *dst, const char *what);
+/* A section's leading format byte: BAD_VERSION unless it is `format` ("<section> format %u, this
+ * decoder knows %d"). A u8 count: COUNT_OVER_LIMIT at its offset when over `limit` ("%u <things>,
+ * limit %d"); `what` names the field when the bytes end. Both set r->status on failure. */
+bool wire_read_format(wire_reader *r, uint8_t format, const char *section);
+bool wire_read_count(wire_reader *r, uint8_t *n, unsigned limit, const char *what, const char *things);
 tress_wire_status wire_check_utf8(const char *s, size_t n, size_t max_bytes, const char *what, size_t offset,
                                   tress_wire_error *err);
 tress_wire_status wire_check_xform(const tress_xform *x, const char *what, size_t offset, tress_wire_error *err);

@@ -101,8 +101,7 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (strcmp(s, "--max-influences") == 0) ok = parse_count(val, &a->rig.plan.max_influences);
     else if (strcmp(s, "--axis") == 0) ok = parse_vec3(val, a->rig.plan.axis);
     else if (strcmp(s, "--mode") == 0) {
-      ok = strcmp(val, "sectors") == 0 || strcmp(val, "strands") == 0;
-      a->rig.plan.mode = strcmp(val, "strands") == 0 ? TRESS_PLAN_MODE_STRANDS : TRESS_PLAN_MODE_SECTORS;
+      ok = tress_plan_mode_from_name(val, &a->rig.plan.mode);
     } else if (strcmp(s, "--max-chains") == 0) ok = parse_count(val, &a->rig.plan.max_chains);
     else if (strcmp(s, "--root") == 0) ok = a->rig.plan.has_root = parse_vec3(val, a->rig.plan.root);
     else { fprintf(stderr, "tress-rig: unknown option %s\n", s); usage(stderr); return 2; }
@@ -122,8 +121,8 @@ static int write_mesh(const tress_mesh *m, const char *path) {
 }
 
 static int cmd_generate(const args *a) {
-  tress_sample_hair_style style = tress_sample_hair_style_from_name(a->generate);
-  if (style == TRESS_SAMPLE_HAIR_STYLE_COUNT) {
+  tress_sample_hair_style style;
+  if (!tress_sample_hair_style_from_name(a->generate, &style)) {
     fprintf(stderr, "tress-rig: unknown style '%s' (bob, ponytail, long, afro)\n", a->generate);
     return 2;
   }

@@ -1,5 +1,5 @@
-/* fuzz_cache_file.c - libFuzzer target for the rig cache's file reader. The first input byte
- * picks what the rest is:
+/* fuzz_cache_file.c - libFuzzer target for the rig cache's file reader. White-box (rig_cache.h):
+ * the cache is tress-server's, with no public header. The first input byte picks what the rest is:
  *   even: a whole cache file (header checks: magic, version, length, checksum);
  *   odd:  a payload, wrapped in a header with a correct checksum (and, when it decodes as a
  *         RIG_RESULT, its own key) so the fuzzer gets past what it cannot forge to the payload

@@ -1,5 +1,6 @@
 /* fuzz_config_json.c - libFuzzer target for tress-server's JSON config file: applied over the
- * defaults or refused with a reason, and the result always prints as JSON. */
+ * defaults or refused with a reason, and the result always prints as JSON. White-box (config.h):
+ * the config reader is the server's, with no public header. */
 #include <stdlib.h>
 
 #include "config.h"

@@ -1,5 +1,6 @@
 /* fuzz_store_manifest.c - libFuzzer target for the asset store's manifest.json: listed ids are
- * valid store ids, or the manifest is refused with a reason. */
+ * valid store ids, or the manifest is refused with a reason. White-box (asset_store.h): the store
+ * is the server's, with no public header. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -8,7 +8,8 @@
 #include <tress/sim.h>
 
 int main(void) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene_def scene_def = tress_default_scene_def();
+  tress_scene *scene = tress_scene_create(&scene_def);
   tress_instance_def instance = tress_default_instance_def(); /* a detached folder */
   instance.name = "Workspace";
   tress_id workspace, part;

@@ -247,7 +247,7 @@ static void test_server_rig_bones_match_a_local_rig(void **state) {
 
   tress_mesh *mesh = tress_mesh_file_load("assets/" HAIR, NULL);
   assert_non_null(mesh);
-  tress_scene *local = tress_scene_create();
+  tress_scene *local = th_scene();
   tress_id part = th_instance(local, TRESS_KIND_PART, "Handle", tress_scene_get_root(local));
   tress_part_set_mesh(local, part, mesh);
   tress_part_set_size(local, part, size);

@@ -32,7 +32,7 @@ typedef struct acc_worn {
 
 static inline acc_character acc_character_make(void) {
   acc_character c;
-  c.scene = tress_scene_create();
+  c.scene = th_scene();
   assert_non_null(c.scene);
   c.workspace = th_instance(c.scene, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(c.scene));
   c.model = th_instance(c.scene, TRESS_KIND_MODEL, "Character", c.workspace);

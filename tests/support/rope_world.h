@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "tress/sim.h"
+#include "support/scene_build.h"
 
 typedef struct rope_world {
   tress_scene *scene;
@@ -18,7 +19,7 @@ typedef struct rope_world {
 
 static inline rope_world rope_world_make(void) {
   rope_world w;
-  w.scene = tress_scene_create();
+  w.scene = th_scene();
   tress_sim_def def = tress_default_sim_def();
   def.scene = w.scene;
   def.role = TRESS_SIM_SERVER; /* static defaults: no device bench */

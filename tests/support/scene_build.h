@@ -1,10 +1,15 @@
-/* scene_build.h - an instance in one expression for tests that build scenes: the default def
- * with kind, name and parent set (tress_scene_create_instance); a null id when it is refused.
- * Header-only: a one-line helper. */
+/* scene_build.h - a scene and an instance in one expression for tests that build scenes: a scene
+ * from tress_default_scene_def(), and the default instance def with kind, name and parent set
+ * (tress_scene_create_instance; a null id when it is refused). Header-only one-line helpers. */
 #ifndef TRESS_TEST_SCENE_BUILD_H
 #define TRESS_TEST_SCENE_BUILD_H
 
 #include "tress/scene.h"
+
+static inline tress_scene *th_scene(void) {
+  tress_scene_def def = tress_default_scene_def();
+  return tress_scene_create(&def);
+}
 
 static inline tress_id th_instance(tress_scene *scene, tress_kind kind, const char *name, tress_id parent) {
   tress_instance_def def = tress_default_instance_def();

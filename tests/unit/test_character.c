@@ -82,7 +82,7 @@ static bool bones_bound(tress_sim *sim, tress_id part) {
 
 static void test_default_match_is_the_seed_list(void **state) {
   (void)state;
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id a = th_instance(s, TRESS_KIND_ACCESSORY, "A", tress_scene_get_root(s));
   for (int t = 0; t < TRESS_ACCESSORY_TYPE_COUNT; t++) {
     tress_accessory_set_type(s, a, (tress_accessory_type)t);

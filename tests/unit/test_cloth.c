@@ -31,7 +31,7 @@ typedef struct world {
 
 static world world_make(job_pool *p) {
   world w;
-  w.scene = tress_scene_create();
+  w.scene = th_scene();
   tress_sim_def def = tress_default_sim_def();
   def.scene = w.scene;
   def.role = TRESS_SIM_SERVER;

@@ -137,7 +137,7 @@ static void test_strand_dropped_onto_sphere(void **state) {
 static void test_strand_dropped_onto_capsule(void **state) {
   (void)state;
   /* A capsule lying along X: the seed's +Y capsule turned by a bone rotated 90 degrees about Z. */
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_id part = th_instance(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_id bone = th_instance(scene, TRESS_KIND_BONE, "Neck", part);
   float zaxis[3] = {0.0f, 0.0f, 1.0f};
@@ -314,7 +314,7 @@ static void test_point_on_axis_gets_out(void **state) {
 /* A collider follows its part/bone, offset in the bone's frame. */
 static void test_collider_follows_attach(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_id part = th_instance(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(10.0f, 0.0f, 0.0f));
   tress_id bone = th_instance(scene, TRESS_KIND_BONE, "Skull", part);

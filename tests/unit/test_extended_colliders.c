@@ -3,6 +3,7 @@
  * ropes and cloth stay in front of a plane. Without the shapes each of these hangs through. */
 #include "support/sim_fixture.h"
 #include "tress/rope.h"
+#include "support/scene_build.h"
 
 #define DT (1.0 / 60.0)
 #define STRAND 0.05f
@@ -31,7 +32,7 @@ typedef struct chain_run {
 } chain_run;
 
 static chain_run run_chain(tress_spring_model model, const tress_collider_def *def) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 6, 0.3f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_collider_id id;
@@ -138,7 +139,7 @@ static float worst_particle(tress_sim *sim, tress_handle_id h, const tress_colli
 
 static void test_rope_stays_above_plane(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   float point[3] = {0.0f, 0.0f, 0.0f}, normal[3] = {0.3f, 1.0f, 0.0f};
   tress_collider_def ground = tress_collider_plane((tress_id){0}, point, normal);
@@ -174,7 +175,7 @@ static void test_rope_stays_above_plane(void **state) {
 
 static void test_cloth_stays_in_front_of_plane(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   float point[3] = {0.0f, 6.0f, 0.0f}, normal[3] = {0.0f, 0.6f, 0.8f};
   tress_collider_def slope = tress_collider_plane((tress_id){0}, point, normal);
@@ -210,7 +211,7 @@ static void test_cloth_stays_in_front_of_plane(void **state) {
 /* Ids a rope cannot use are refused at bind. */
 static void test_particle_colliders_refused(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_collider_def d = tress_default_collider_def();
   tress_collider_id id;

@@ -24,7 +24,7 @@ typedef struct world {
 
 static void world_init(world *w) {
   memset(w, 0, sizeof *w);
-  w->scene = tress_scene_create();
+  w->scene = th_scene();
   tress_sim_def def = tress_default_sim_def();
   def.scene = w->scene;
   def.device_compute = 1.0f;

@@ -37,7 +37,7 @@ typedef struct world {
 static void world_init(world *w, int characters) {
   memset(w, 0, sizeof *w);
   assert_true(characters <= MAX_CHARS);
-  w->scene = tress_scene_create();
+  w->scene = th_scene();
   tress_sim_def def = tress_default_sim_def();
   def.scene = w->scene;
   def.device_compute = 1.0f;

@@ -24,7 +24,7 @@ static tress_xform turned(float x, float y, float z, float radians) {
 }
 
 static void make(rig2 *r) {
-  r->scene = tress_scene_create();
+  r->scene = th_scene();
   tress_id root = tress_scene_get_root(r->scene);
   r->body = th_instance(r->scene, TRESS_KIND_PART, "Head", root);
   r->handle = th_instance(r->scene, TRESS_KIND_PART, "Handle", root);

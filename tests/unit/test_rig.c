@@ -25,7 +25,7 @@ typedef struct fixture {
 } fixture;
 
 static void make_fixture(fixture *f, tress_mesh *mesh) {
-  f->scene = tress_scene_create();
+  f->scene = th_scene();
   f->model = th_instance(f->scene, TRESS_KIND_MODEL, "Avatar", tress_scene_get_root(f->scene));
   f->accessory = th_instance(f->scene, TRESS_KIND_ACCESSORY, "HairAccessory", f->model);
   tress_accessory_set_type(f->scene, f->accessory, TRESS_ACCESSORY_HAIR);

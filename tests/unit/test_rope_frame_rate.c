@@ -1,5 +1,6 @@
 /* test_rope_frame_rate.c - ropes and cloth on moving parts take the same fixed steps whatever the
  * host's frame rate, including frames that hold two or more fixed steps (30 fps on a 60 Hz sim).
+ * White-box (particles.h): it checks which path (lane group or per-rope) each rope runs.
  *
  * The scene is tests/integration/test_client_attachments.c's without the network: a body part
  * walking at constant velocity (x = 3t, z = t) carries two hand parts, a jump rope pinned to both

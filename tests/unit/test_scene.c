@@ -1,5 +1,6 @@
-/* test_scene.c - the instance tree: generational ids, subtree destroy with callbacks, reparenting
- * and "left the scene", bone slots (cframe / animated / transform), world poses and joints. */
+/* test_scene.c - the instance tree: the scene def's capacities, generational ids, subtree destroy
+ * with callbacks, reparenting and "left the scene", bone slots (cframe / animated / transform),
+ * world poses and joints. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,9 +10,59 @@
 
 #include "tress/mesh.h"
 #include "tress/scene.h"
+#include "support/alloc_count.h"
 #include "support/scene_build.h"
 
 static tress_xform pos(float x, float y, float z) { return tress_xform_from_pos(x, y, z); }
+
+static void no_op_listener(tress_scene *s, tress_id id, tress_event ev, void *user) {
+  (void)s, (void)id, (void)ev, (void)user;
+}
+
+/* Builds `n` instances under the root, every third a joint, each with a listener, then solves the
+ * joints twice; returns the heap allocations that took. */
+static long allocations_to_build(tress_scene *s, uint32_t n) {
+  alloc_count_start();
+  for (uint32_t i = 0; i < n; i++) {
+    tress_id id = th_instance(s, i % 3 ? TRESS_KIND_PART : TRESS_KIND_JOINT, "I", tress_scene_get_root(s));
+    assert_false(tress_id_is_null(id));
+    assert_true(tress_instance_connect(s, id, no_op_listener, NULL).index1 != 0);
+  }
+  tress_scene_solve_joints(s);
+  tress_scene_solve_joints(s);
+  return alloc_count_stop();
+}
+
+/* The scene def: defaults, refusal of NULL, and capacities that keep building and the per-frame
+ * joint solve off the heap (the default 64 does not hold 299 instances: that scene grows). */
+static void test_scene_def_capacities(void **state) {
+  (void)state;
+  alloc_count_install();
+  tress_scene_def d = tress_default_scene_def();
+  assert_int_equal(d.instance_capacity, 64);
+  assert_int_equal(d.listener_capacity, 64);
+  assert_null(tress_scene_create(NULL));
+
+  d.instance_capacity = 300; /* the root and 299 more */
+  d.listener_capacity = 299;
+  tress_scene *sized = tress_scene_create(&d);
+  assert_non_null(sized);
+  assert_int_equal(allocations_to_build(sized, 299), 0);
+  assert_int_equal(tress_scene_get_instance_count(sized), 300);
+  tress_scene_destroy(sized);
+
+  tress_scene *grown = th_scene();
+  assert_true(allocations_to_build(grown, 299) > 0);
+  assert_int_equal(tress_scene_get_instance_count(grown), 300);
+  tress_scene_destroy(grown);
+
+  tress_scene_def zero = {0, 0}; /* the root alone fits; everything else grows */
+  tress_scene *small = tress_scene_create(&zero);
+  assert_non_null(small);
+  assert_true(allocations_to_build(small, 10) > 0);
+  assert_int_equal(tress_scene_get_instance_count(small), 11);
+  tress_scene_destroy(small);
+}
 
 /* The def: defaults, what each kind keeps of it, and the results of refused defs. */
 static void test_instance_def(void **state) {
@@ -22,7 +73,7 @@ static void test_instance_def(void **state) {
   assert_true(tress_id_is_null(d.parent));
   assert_true(tress_xform_distance(d.cframe, tress_xform_identity()) == 0.0f);
   assert_true(d.size[0] == 1.0f && d.size[1] == 1.0f && d.size[2] == 1.0f);
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id folder;
   assert_int_equal(tress_scene_create_instance(s, &d, &folder), TRESS_OK);
   assert_int_equal(tress_instance_get_kind(s, folder), TRESS_KIND_FOLDER);
@@ -75,7 +126,7 @@ static void test_instance_def(void **state) {
 
 static void test_stale_ids_are_detected(void **state) {
   (void)state;
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id a = th_instance(s, TRESS_KIND_PART, "A", tress_scene_get_root(s));
   assert_true(tress_instance_is_valid(s, a));
   tress_instance_destroy(s, a);
@@ -99,8 +150,8 @@ static void test_stale_ids_are_detected(void **state) {
  * the instance that happens to live in that slot here. */
 static void test_ids_from_another_scene_are_refused(void **state) {
   (void)state;
-  tress_scene *a = tress_scene_create();
-  tress_scene *b = tress_scene_create();
+  tress_scene *a = th_scene();
+  tress_scene *b = th_scene();
   tress_id pa = th_instance(a, TRESS_KIND_PART, "PA", tress_scene_get_root(a));
   tress_id pb = th_instance(b, TRESS_KIND_PART, "PB", tress_scene_get_root(b));
   assert_int_equal(pa.index1, pb.index1); /* same slot, same generation: only the owner differs */
@@ -160,10 +211,10 @@ static void test_ids_from_another_scene_are_refused(void **state) {
 /* A scene made where a destroyed one lived gets a new tag: ids kept from the old scene fail. */
 static void test_ids_kept_from_a_destroyed_scene_are_refused(void **state) {
   (void)state;
-  tress_scene *old = tress_scene_create();
+  tress_scene *old = th_scene();
   tress_id kept = th_instance(old, TRESS_KIND_PART, "Old", tress_scene_get_root(old));
   tress_scene_destroy(old);
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id fresh = th_instance(s, TRESS_KIND_PART, "New", tress_scene_get_root(s));
   assert_int_equal(kept.index1, fresh.index1);
   assert_false(tress_instance_is_valid(s, kept));
@@ -190,7 +241,7 @@ static void count_events(tress_scene *s, tress_id id, tress_event ev, void *user
 
 static void test_destroy_fires_on_the_whole_subtree(void **state) {
   (void)state;
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id model = th_instance(s, TRESS_KIND_MODEL, "M", tress_scene_get_root(s));
   tress_id part = th_instance(s, TRESS_KIND_PART, "P", model);
   tress_id bone = th_instance(s, TRESS_KIND_BONE, "B", part);
@@ -210,7 +261,7 @@ static void test_destroy_fires_on_the_whole_subtree(void **state) {
 
 static void test_disconnected_listener_is_silent(void **state) {
   (void)state;
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id a = th_instance(s, TRESS_KIND_PART, "A", tress_scene_get_root(s));
   events e = {0};
   tress_connection c = tress_instance_connect(s, a, count_events, &e);
@@ -223,7 +274,7 @@ static void test_disconnected_listener_is_silent(void **state) {
 
 static void test_left_the_scene(void **state) {
   (void)state;
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id folder = th_instance(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(s));
   tress_id model = th_instance(s, TRESS_KIND_MODEL, "M", folder);
   tress_id part = th_instance(s, TRESS_KIND_PART, "P", model);
@@ -245,7 +296,7 @@ static void test_left_the_scene(void **state) {
 
 static void test_bone_slots_and_world_poses(void **state) {
   (void)state;
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id part = th_instance(s, TRESS_KIND_PART, "Head", tress_scene_get_root(s));
   tress_part_set_cframe(s, part, pos(0, 10, 0));
   tress_id b1 = th_instance(s, TRESS_KIND_BONE, "B1", part);
@@ -275,7 +326,7 @@ static void test_bone_slots_and_world_poses(void **state) {
 
 static void test_joints_place_part1(void **state) {
   (void)state;
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id head = th_instance(s, TRESS_KIND_PART, "Head", tress_scene_get_root(s));
   tress_id handle = th_instance(s, TRESS_KIND_PART, "Handle", tress_scene_get_root(s));
   tress_part_set_cframe(s, head, pos(0, 5, 0));
@@ -307,7 +358,7 @@ static void test_joints_place_part1(void **state) {
 
 static void test_part_owns_its_mesh(void **state) {
   (void)state;
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id part = th_instance(s, TRESS_KIND_PART, "P", tress_scene_get_root(s));
   assert_null(tress_mesh_create(NULL));
   tress_mesh_def def = tress_default_mesh_def();
@@ -333,7 +384,7 @@ static void test_part_owns_its_mesh(void **state) {
  * bad values are refused. */
 static void test_scale_places_bones_at_size(void **state) {
   (void)state;
-  tress_scene *s = tress_scene_create();
+  tress_scene *s = th_scene();
   tress_id model = th_instance(s, TRESS_KIND_MODEL, "Character", tress_scene_get_root(s));
   tress_id part = th_instance(s, TRESS_KIND_PART, "Head", model);
   tress_part_set_cframe(s, part, tress_xform_from_pos(1, 2, 3));
@@ -370,7 +421,7 @@ int main(void) {
       cmocka_unit_test(test_disconnected_listener_is_silent), cmocka_unit_test(test_left_the_scene),
       cmocka_unit_test(test_bone_slots_and_world_poses), cmocka_unit_test(test_joints_place_part1),
       cmocka_unit_test(test_part_owns_its_mesh), cmocka_unit_test(test_scale_places_bones_at_size),
-      cmocka_unit_test(test_instance_def),
+      cmocka_unit_test(test_instance_def), cmocka_unit_test(test_scene_def_capacities),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,11 +3,12 @@
  * a non-finite setting is rejected with TRESS_ERR_INVALID_ARGUMENT; out-of-range sim
  * definitions (fixed_hz, max_substeps, units_per_stud, NaN gravity/wind) are clamped. */
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 
 static void test_bad_dt_is_rejected_and_changes_nothing(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, NULL), TRESS_OK);
@@ -31,7 +32,7 @@ static void test_bad_dt_is_rejected_and_changes_nothing(void **state) {
 
 static void test_nan_part_cframe_never_reaches_a_bone(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   float cam[3] = {0, 5, 0};
@@ -66,7 +67,7 @@ static void test_nan_part_cframe_never_reaches_a_bone(void **state) {
 
 static void test_nan_animated_value_never_reaches_a_bone(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, NULL), TRESS_OK);
@@ -84,7 +85,7 @@ static void test_nan_animated_value_never_reaches_a_bone(void **state) {
 
 static void test_zero_length_links_stay_finite(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.0f); /* every link zero length */
   tress_sim_def def = tress_default_sim_def();
   def.scene = scene;
@@ -108,7 +109,7 @@ static void test_zero_length_links_stay_finite(void **state) {
 
 static void test_destroyed_root_destroys_the_handle(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   fix_chain other = fix_chain_make(scene, 2, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
@@ -146,7 +147,7 @@ static void test_destroyed_root_destroys_the_handle(void **state) {
 
 /* Tip position after a second with these settings (static root, default sim). */
 static void tip_after(const tress_chain_settings *s, float out[3]) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   assert_int_equal(tress_sim_bind(sim, c.part, s, NULL), TRESS_OK);
@@ -201,7 +202,7 @@ static void test_out_of_range_settings_are_clamped(void **state) {
  * written, and a sane chain next to it keeps simulating. */
 static void test_overflow_never_reaches_a_bone(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   fix_chain sane = fix_chain_make(scene, 3, 5, 0, 5, 0.5f);
   tress_sim_def def = tress_default_sim_def();
@@ -231,7 +232,7 @@ static void test_overflow_never_reaches_a_bone(void **state) {
 
 static void test_non_finite_settings_are_rejected(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   const float bad[] = {NAN, INFINITY, -INFINITY};
@@ -260,7 +261,7 @@ static void test_non_finite_settings_are_rejected(void **state) {
 
 static void test_non_finite_bone_rest_is_rejected(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   tress_bone_set_cframe(scene, c.bones[2], tress_xform_from_pos(NAN, 0, 0));
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
@@ -275,7 +276,7 @@ static void test_non_finite_bone_rest_is_rejected(void **state) {
 
 static void test_out_of_range_sim_def_is_clamped(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_sim_def def = tress_default_sim_def();
   def.scene = scene;
   def.max_chains = 4;

@@ -82,7 +82,7 @@ typedef struct run_spec {
 } run_spec;
 
 static void run_rig(const run_spec *spec, int frames60, float poses[][BONES][3]) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   rig r = rig_make(scene);
   rig_pose(scene, &r, 0.0, spec->speed, spec->turn);
   tress_sim *sim = fix_sim(scene, 10, 1e9f);
@@ -208,7 +208,7 @@ static void test_center_frame_rate_independent(void **state) {
  * moving head as an uncentered one does. */
 static void test_destroyed_center_falls_back_to_world(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   rig a = rig_make(scene), b = rig_make(scene);
   tress_sim *sim = fix_sim(scene, 10, 1e9f);
   tress_chain_settings s = tress_default_chain_settings();
@@ -253,7 +253,7 @@ static void test_destroyed_center_falls_back_to_world(void **state) {
  * destroyed one and a non-finite factor. */
 static void test_bad_center_refused(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   rig a = rig_make(scene), b = rig_make(scene);
   tress_sim *sim = fix_sim(scene, 10, 1e9f);
   tress_chain_settings s = tress_default_chain_settings();
@@ -293,7 +293,7 @@ static void test_center_frames_allocate_nothing(void **state) {
   (void)state;
   alloc_count_install();
   enum { N = 24 };
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   rig *r = calloc(N, sizeof *r);
   tress_sim *sim = fix_sim(scene, N, 1e9f);
   for (int k = 0; k < N; k++) {
@@ -346,7 +346,7 @@ static float vrm_tail_trailing(bool keep_center) {
   assert_int_equal(imp->chain_count, 1);
   assert_int_equal(imp->chains[0].center, tress_spring_import_find_node(imp, "Hips"));
   if (!keep_center) imp->chains[0].center = -1;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_id body = th_instance(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, body, tress_xform_from_pos(0, 5, 0));
   tress_spring_scene ss;

@@ -21,7 +21,7 @@ static void test_defaults_match_the_seed(void **state) {
  * starts walking at constant velocity at t = 1/3 s (a frame boundary at 30, 45 and 240 fps), so
  * the substeps inside long frames need the interpolated pin to agree with short frames. */
 static void sag_at(int fps, double seconds, float velocity_x, float stiffness, float out[][3], int bones) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, bones, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_chain_settings s = tress_default_chain_settings();
@@ -60,7 +60,7 @@ static void test_30_and_240_fps_settle_into_the_same_sag(void **state) {
 
 static void test_destroy_restores_identity_and_world_poses(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 1, 5, 2, 5, 0.4f);
   tress_xform before[5];
   for (int b = 0; b < c.count; b++) before[b] = tress_bone_get_world(scene, c.bones[b]);
@@ -122,7 +122,7 @@ static void assert_links_keep_rest_length(const tress_scene *scene, const tress_
 
 static void test_links_keep_rest_length_under_gravity_wind_and_whip(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_sim_def def = tress_default_sim_def();
   def.scene = scene;
   def.max_chains = 10;
@@ -183,7 +183,7 @@ static void test_links_keep_rest_length_under_gravity_wind_and_whip(void **state
 
 static void test_hitch_runs_at_most_max_substeps(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, NULL), TRESS_OK);
@@ -216,7 +216,7 @@ static void test_hitch_runs_at_most_max_substeps(void **state) {
 
 static void test_bind_twice_returns_the_same_handle(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_handle_id a, b;
@@ -239,7 +239,7 @@ static void test_bind_twice_returns_the_same_handle(void **state) {
 /* The seed's point: the root pins to TransformedWorldCFrame (part * cframe * animated). */
 static void test_root_bone_follows_its_animated_transform(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   assert_int_equal(tress_sim_bind(sim, c.part, NULL, NULL), TRESS_OK);
@@ -266,7 +266,7 @@ static void test_root_bone_follows_its_animated_transform(void **state) {
 /* The solver reads `animated` and writes `transform`; it never springs toward its own output. */
 static void test_animated_input_is_separate_from_output(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_chain_settings s = tress_default_chain_settings();
@@ -291,7 +291,7 @@ static void test_animated_input_is_separate_from_output(void **state) {
 
 static void test_stiffness_one_pins_to_the_animated_pose(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 6, 0.5f);
   tress_sim_def def = tress_default_sim_def();
   def.scene = scene;
@@ -317,7 +317,7 @@ static void test_stiffness_one_pins_to_the_animated_pose(void **state) {
 
 static void test_stiffness_zero_hangs_straight_down(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 6, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_chain_settings s = tress_default_chain_settings();
@@ -362,7 +362,7 @@ static void counting_wind(void *user, double t, float out[3]) {
 
 static void test_wind_callback_is_sampled_once_per_step(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   wind_count wc = {0, 0};
   tress_sim_def def = tress_default_sim_def();
@@ -396,7 +396,7 @@ static void test_ambient_wind_gusts_deterministically(void **state) {
   (void)state;
   float tips[2][3];
   for (int run = 0; run < 2; run++) {
-    tress_scene *scene = tress_scene_create();
+    tress_scene *scene = th_scene();
     fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
     tress_sim_def def = tress_default_sim_def();
     def.scene = scene;
@@ -419,7 +419,7 @@ static void test_ambient_wind_gusts_deterministically(void **state) {
 /* A new chain starts where it is drawn: bound under a rotated, animated root it does not fling. */
 static void test_new_chain_starts_where_it_is_drawn(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   float axis[3] = {0, 1, 0};
   tress_xform anim = tress_xform_from_axis_angle(axis, 1.5f);
@@ -440,7 +440,7 @@ static void test_new_chain_starts_where_it_is_drawn(void **state) {
 
 static void test_settings_retune_live(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_handle_id h;
@@ -477,7 +477,7 @@ static void run_relative(tress_scene *scene, tress_sim *sim, const fix_chain *c,
 static void test_many_chains_match_a_lone_chain(void **state) {
   (void)state;
   enum { N = 900, LENGTHS = 10 };
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain *c = calloc(N, sizeof *c);
   float(*base)[3] = calloc(N, sizeof *base);
   for (int k = 0; k < N; k++) {
@@ -492,7 +492,7 @@ static void test_many_chains_match_a_lone_chain(void **state) {
   assert_int_equal(tress_sim_get_stats(sim).simulated, N);
   /* the lone references, one per length */
   for (int len = 0; len < LENGTHS; len++) {
-    tress_scene *rs = tress_scene_create();
+    tress_scene *rs = th_scene();
     float rb[1][3] = {{0, 5, 0}};
     fix_chain r = fix_chain_make(rs, 0, 5, 0, 3 + len, 0.3f);
     tress_sim *rsim = fix_sim(rs, 1, 1e6f);

@@ -3,12 +3,13 @@
  * gusts, sleeping and waking chains, or a hitch. Binding and the first frame after it may. */
 #include "support/alloc_count.h"
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 static void test_steady_frames_allocate_nothing(void **state) {
   (void)state;
   alloc_count_install();
   enum { N = 300 };
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain *c = calloc(N, sizeof *c);
   tress_sim *sim = fix_sim(scene, N - 20, 40.0f); /* the budget and distance put some to sleep */
   tress_collider_id sphere;

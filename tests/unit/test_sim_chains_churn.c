@@ -52,7 +52,7 @@ static void make(tress_scene *scene, tress_sim *sim, slot *s, uint32_t *rng, int
 static void test_churn_keeps_every_chain_finite_and_linked(void **state) {
   (void)state;
   uint32_t rng = 0x9e3779b9u;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_sim *sim = fix_sim(scene, POOL, 1e6f);
   slot *s = calloc(POOL, sizeof *s);
   for (int k = 0; k < POOL; k++) make(scene, sim, &s[k], &rng, k);

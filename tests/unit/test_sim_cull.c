@@ -4,10 +4,11 @@
 #include "support/sim_fixture.h"
 
 #include "sim_internal.h"
+#include "support/scene_build.h"
 
 static void test_distance_cull(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain near = fix_chain_make(scene, 10, 5, 0, 4, 0.5f);
   fix_chain far = fix_chain_make(scene, 60, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 40.0f);
@@ -55,7 +56,7 @@ static bool gate_fn(void *user, const tress_scene *scene, tress_id root) {
 
 static void test_should_simulate_replaces_the_distance_check(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 500, 5, 0, 4, 0.5f);
   gate g = {true, 0, (tress_id){0}};
   tress_sim_def def = tress_default_sim_def();
@@ -94,7 +95,7 @@ static uint32_t lcg(uint32_t *s) {
 static void test_budget_keeps_the_nearest(void **state) {
   (void)state;
   enum { N = 24 };
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c[N];
   uint32_t seed = 12345;
   for (int i = 0; i < N; i++) {
@@ -131,7 +132,7 @@ static void test_budget_keeps_the_nearest(void **state) {
 
 static void test_sleeping_chain_writes_nothing(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 20.0f);
   float cam[3] = {0, 5, 0};
@@ -155,7 +156,7 @@ static void test_sleeping_chain_writes_nothing(void **state) {
 
 static void test_wake_snaps_to_the_animated_pose(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 20.0f);
   float cam[3] = {0, 5, 0};
@@ -189,7 +190,7 @@ static void test_wake_snaps_to_the_animated_pose(void **state) {
  * Its links are 5 units (20 in all), so the chain-length reset (3 x 20 = 60 units, see
  * test_sim_springs) stays out of the way and only the 50-stud teleport guard decides. */
 static float teleport_offset(float units_per_stud, float jump) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 5.0f);
   tress_sim_def def = tress_default_sim_def();
   def.scene = scene;
@@ -249,7 +250,7 @@ static void test_device_budget_formulas(void **state) {
 
 static void test_role_defaults(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_sim_def def = tress_default_sim_def();
   def.scene = scene;
   def.role = TRESS_SIM_SERVER;
@@ -293,7 +294,7 @@ static void test_role_defaults(void **state) {
  * substeps (stats count only the enabled one), and shows its animated pose exactly. */
 static void test_disabled_chain_takes_no_budget(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain near = fix_chain_make(scene, 1, 5, 0, 4, 0.5f);
   fix_chain far = fix_chain_make(scene, 30, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 1, 100.0f);

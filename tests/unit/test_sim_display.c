@@ -3,6 +3,7 @@
  * or with time left over. The chain must still be drawn attached to where its root is now:
  * carried rigidly with its anchor since the last step, never stretched, never jittering. */
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 /* A head running along +x at 6 units/s while turning about y. */
 static tress_xform head_at(double t) {
@@ -20,7 +21,7 @@ static tress_xform head_at(double t) {
 static float worst_stretch(int fps, double seconds, float *worst_jerk) {
   enum { CHAINS = 3 };
   static const int lengths[CHAINS] = {6, 3, 5};
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c[CHAINS];
   for (int k = 0; k < CHAINS; k++) c[k] = fix_chain_make(scene, 0, 5, 3.0f * k, lengths[k], 0.3f);
   tress_sim *sim = fix_sim(scene, CHAINS, 1e6f);

@@ -5,6 +5,7 @@
 #include "support/sim_fixture.h"
 
 #include "tress/rope.h"
+#include "support/scene_build.h"
 
 /* One scene + sim holding a bone chain with one collider and a rope: built twice, the two
  * worlds' ids agree in everything but the owner tag. */
@@ -19,7 +20,7 @@ typedef struct world {
 static world world_make(void) {
   world w;
   memset(&w, 0, sizeof w);
-  w.scene = tress_scene_create();
+  w.scene = th_scene();
   w.chain = fix_chain_make(w.scene, 0, 5, 0, 4, 0.3f);
   w.sim = fix_sim(w.scene, 10, 1e6f);
   tress_collider_def d = tress_default_collider_def();
@@ -124,7 +125,7 @@ static void test_another_sims_rope_is_refused(void **state) {
 /* A sim created after another was destroyed (often at the same address) refuses the old ids. */
 static void test_a_destroyed_sims_ids_are_refused_by_its_successor(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.3f);
   for (int round = 0; round < 8; round++) {
     tress_sim *old_sim = fix_sim(scene, 10, 1e6f);

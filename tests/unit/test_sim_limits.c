@@ -7,6 +7,7 @@
 #include "support/sim_fixture.h"
 
 #include "tress/math.h"
+#include "support/scene_build.h"
 
 #define DT (1.0 / 60.0)
 #define BONES 5
@@ -104,7 +105,7 @@ static float excess(const tress_scene *scene, const fix_chain *c, int k, const t
 /* One chain of BONES bones (joints 0..3 have tails) through 600 frames of head motion; the
  * worst excess over every joint and frame. limited false binds the same chain unlimited. */
 static float worst_excess(const tress_joint_limit *lim, int vrm, bool limited) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, BONES, 0.2f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_chain_settings s = model_settings(vrm);
@@ -177,7 +178,7 @@ static void test_unlimited_chain_untouched(void **state) {
   for (int vrm = 0; vrm < 2; vrm++) {
     tress_xform alone[BONES], shared[BONES];
     for (int pass = 0; pass < 2; pass++) {
-      tress_scene *scene = tress_scene_create();
+      tress_scene *scene = th_scene();
       fix_chain a = fix_chain_make(scene, 0, 5, 0, BONES, 0.2f), b = fix_chain_make(scene, 3, 5, 0, BONES, 0.2f);
       tress_sim *sim = fix_sim(scene, 10, 1000.0f);
       tress_chain_settings s = model_settings(vrm);
@@ -206,7 +207,7 @@ static void test_unlimited_chain_untouched(void **state) {
 static void test_limited_frames_allocate_nothing(void **state) {
   (void)state;
   alloc_count_install();
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c[8];
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   for (int k = 0; k < 8; k++) {
@@ -242,7 +243,7 @@ static void test_limited_frames_allocate_nothing(void **state) {
 
 static void test_bad_limits_refused(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 3, 0.2f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_handle_id h;

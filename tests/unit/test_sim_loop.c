@@ -5,12 +5,13 @@
 
 #include "sim_internal.h"
 #include "tress/sim_uv.h"
+#include "support/scene_build.h"
 
 static void test_loop_handle_exists_only_while_bound(void **state) {
   (void)state;
   uv_loop_t loop;
   assert_int_equal(uv_loop_init(&loop), 0);
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain a = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   fix_chain b = fix_chain_make(scene, 3, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
@@ -68,7 +69,7 @@ static void test_attach_while_bound_starts_at_once(void **state) {
   (void)state;
   uv_loop_t loop;
   assert_int_equal(uv_loop_init(&loop), 0);
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain a = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   assert_int_equal(tress_sim_bind(sim, a.part, NULL, NULL), TRESS_OK);
@@ -86,7 +87,7 @@ static void test_attach_while_bound_starts_at_once(void **state) {
  * slice left over from before must not fire a substep after the next bind. */
 static void test_last_destroy_clears_the_accumulator(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain a = fix_chain_make(scene, 0, 5, 0, 4, 0.5f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_handle_id h;

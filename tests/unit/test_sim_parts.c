@@ -23,7 +23,7 @@ static float part_dist(const tress_scene *scene, tress_id a, tress_id b) {
 
 static void test_part_chain_of_four(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tail t = tail_make(scene, 0);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_chain_settings s = tress_default_chain_settings();
@@ -67,7 +67,7 @@ static void test_part_chain_of_four(void **state) {
 
 static void test_bind_parts_is_not_deduplicated(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tail t = tail_make(scene, 0);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_handle_id a, b;
@@ -90,7 +90,7 @@ static void test_bind_parts_is_not_deduplicated(void **state) {
 
 static void test_bind_parts_needs_a_pin_and_a_link(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tail t = tail_make(scene, 0);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_handle_id h;

@@ -31,7 +31,7 @@ typedef struct rig {
 
 static void rig_make(rig *r) {
   memset(r, 0, sizeof *r);
-  r->scene = tress_scene_create();
+  r->scene = th_scene();
   r->model = th_instance(r->scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(r->scene));
   r->torso = th_instance(r->scene, TRESS_KIND_PART, "Torso", r->model);
   r->head = th_instance(r->scene, TRESS_KIND_PART, "Head", r->model);

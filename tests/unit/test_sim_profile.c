@@ -2,6 +2,7 @@
  * asked, every phase of a step that ran chains is timed, the chain phases fit inside the chains'
  * time and everything inside the step's, and the results of the step do not change. */
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 enum { CHAINS = 64, BONES = 8 };
 
@@ -12,7 +13,7 @@ typedef struct rig {
 } rig;
 
 static void rig_make(rig *r, bool profile) {
-  r->scene = tress_scene_create();
+  r->scene = th_scene();
   for (int c = 0; c < CHAINS; c++) r->chains[c] = fix_chain_make(r->scene, (float)c, 5, 0, BONES, 0.3f);
   tress_sim_def def = tress_default_sim_def();
   def.scene = r->scene;

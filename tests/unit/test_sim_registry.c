@@ -9,7 +9,7 @@ static bool handle_equal(tress_handle_id a, tress_handle_id b) {
 
 static void test_one_part_roots_several_handle_kinds(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.3f);
   tress_id tail = th_instance(scene, TRESS_KIND_PART, "Tail", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, tail, tress_xform_from_pos(0, 4, 0));
@@ -35,7 +35,7 @@ static void test_one_part_roots_several_handle_kinds(void **state) {
 static void test_lookups_stay_right_through_binds_and_destroys(void **state) {
   (void)state;
   enum { N = 600 };
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain *c = calloc(N, sizeof *c);
   tress_handle_id *h = calloc(N, sizeof *h);
   for (int k = 0; k < N; k++) c[k] = fix_chain_make(scene, (float)k, 5, 0, 2 + k % 3, 0.3f);

@@ -37,7 +37,7 @@ static tress_chain_settings model_settings(int model) {
 
 /* A Model scaled `scale` holding Head with a hanging chain, a sphere on Head, wind. */
 static tress_result rig_make(rig *r, int model, const float scale[3]) {
-  r->scene = tress_scene_create();
+  r->scene = th_scene();
   r->model = th_instance(r->scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(r->scene));
   assert_true(tress_instance_set_scale(r->scene, r->model, scale));
   r->chain = fix_chain_make(r->scene, 0, 0, 0, BONES, LINK);

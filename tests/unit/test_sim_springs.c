@@ -70,7 +70,7 @@ static float off_animated(const tress_scene *scene, const fix_chain *c) {
  * control (the chain does not list the collider). Returns the closest approach of the strand
  * to the collider's segment and the worst link error. */
 static void drop_strand(const tress_collider_def *def, float strand_radius, float *closest, float *link_error) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 10, 0, 7, 0.5f);
   tress_sim *sim = make_sim(scene);
   tress_chain_settings s = tress_default_chain_settings();
@@ -136,7 +136,7 @@ static void test_strand_dropped_onto_capsule_rests_outside(void **state) {
  * follows its part when the body moves. Removing the collider lets the hair through. */
 static void test_collider_sets_are_per_chain(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain hair = fix_chain_make(scene, 0, 10, 0, 7, 0.5f);
   fix_chain tail = fix_chain_make(scene, 0, 10, 0.0f, 7, 0.5f);
   tress_id body = th_instance(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
@@ -198,7 +198,7 @@ static float angle_of(const float q[4]) {
 /* The leaf's largest local turn (its transform against its animated value, identity here)
  * while the root shakes sideways. */
 static float leaf_turn(float end_length, int *bones_after) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 10, 0, 5, 0.5f);
   tress_sim *sim = make_sim(scene);
   tress_chain_settings s = tress_default_chain_settings();
@@ -235,7 +235,7 @@ static void test_end_length_gives_the_leaf_a_swing(void **state) {
 /* Changing end_length on a bound handle adds the tips (and restarts the chain at rest). */
 static void test_end_length_retune_live(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 10, 0, 4, 0.5f);
   tress_sim *sim = make_sim(scene);
   tress_handle_id h;
@@ -277,7 +277,7 @@ static void animate(tress_scene *scene, const fix_chain *c, int frame) {
  * animated, moving roots; copies a's bone transforms out. */
 static void run_pair(const tress_chain_settings *sa, const tress_chain_settings *sb, tress_xform out[6],
                      float *off) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain a = fix_chain_make(scene, 0, 10, 0, 6, 0.5f);
   fix_chain b = fix_chain_make(scene, 0, 10, 5, 6, 0.5f);
   tress_sim *sim = make_sim(scene);
@@ -327,7 +327,7 @@ static void test_weight_blends_sim_and_animation(void **state) {
 /* Re-enabling starts from the animated pose: no whip on the first frames. */
 static void test_enabled_toggle_starts_at_rest(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 10, 0, 5, 0.5f);
   tress_sim *sim = make_sim(scene);
   tress_chain_settings s = tress_default_chain_settings();
@@ -366,7 +366,7 @@ static void wind_fn(void *user, double t, float out[3]) {
  * (delayed by depth); else the control, a wind whose strength gusts for every node at once.
  * A stiff chain, so each bone's sway answers the wind it meets more than its neighbours'. */
 static float gust_lag(bool ripple) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 10, 0, 7, 0.5f);
   gust_wind w = {20.0f, ripple ? 0.0f : 1.0f, 0.5f};
   tress_sim_def def = tress_default_sim_def();
@@ -436,7 +436,7 @@ static void test_gust_reaches_lower_bones_later(void **state) {
 typedef enum { EV_NONE, EV_JUMP, EV_STALL, EV_RESET_PART, EV_RESET_MODEL } reset_event;
 
 static float after_event(reset_event ev, float amount) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_id model = th_instance(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   tress_instance_set_parent(scene, c.part, model);
@@ -475,7 +475,7 @@ static void test_long_jump_resets(void **state) {
  * that motion still snaps. */
 static void test_fast_steady_motion_is_not_a_jump(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 3, 0.1f);
   tress_sim *sim = make_sim(scene);
   tress_chain_settings st = tress_default_chain_settings();
@@ -518,7 +518,7 @@ static void test_sim_reset_marks_a_teleport(void **state) {
   (void)state;
   assert_true(after_event(EV_RESET_PART, 0.0f) < 0.05f);
   assert_true(after_event(EV_RESET_MODEL, 0.0f) < 0.05f);
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_sim *sim = make_sim(scene);
   assert_int_equal(tress_sim_reset(sim, (tress_id){99, 1}), TRESS_ERR_STALE_ID);
   assert_int_equal(tress_sim_reset(NULL, tress_scene_get_root(scene)), TRESS_ERR_INVALID_ARGUMENT);
@@ -656,7 +656,7 @@ static float vrm_hair_closest(const char *path, bool with_colliders, float *tail
   assert_int_equal(tress_spring_import_load(path, &def, &imp, &err), 0);
   assert_int_equal(imp->chain_count, 2);
   assert_int_equal(imp->collider_count, 1);
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_id part = th_instance(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0, 5, 0));
   tress_spring_scene ss;
@@ -734,7 +734,7 @@ static void test_vrm_import_turns_the_first_joint(void **state) {
   const float g[3] = {0, -30, 0};
   tress_chain_settings cs = tress_spring_chain_get_sim_settings(&imp->chains[0], g, NULL, 0);
   assert_int_equal(cs.model, TRESS_SPRING_VRM);
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_id part = th_instance(scene, TRESS_KIND_PART, "Body", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0, 5, 0));
   tress_spring_scene ss;

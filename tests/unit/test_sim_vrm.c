@@ -32,7 +32,7 @@ static float quat_angle_degrees(const float q[4]) {
 static void test_first_joint_turns(void **state) {
   (void)state;
   for (int model = 0; model < 2; model++) {
-    tress_scene *scene = tress_scene_create();
+    tress_scene *scene = th_scene();
     fix_chain c = fix_chain_make(scene, 0, 5, 0, 2, 0.3f);
     tress_sim *sim = fix_sim(scene, 10, 1000.0f);
     tress_chain_settings s = vrm_settings(1.0f, 0.4f, 2.0f);
@@ -73,7 +73,7 @@ static void test_sideways_chain_curls(void **state) {
   (void)state;
   float curl[2];
   for (int model = 0; model < 2; model++) {
-    tress_scene *scene = tress_scene_create();
+    tress_scene *scene = th_scene();
     fix_chain c = fix_chain_make(scene, 0, 5, 0, 6, 0.3f);
     tress_sim *sim = fix_sim(scene, 10, 1000.0f);
     tress_chain_settings s = model ? vrm_settings(1.0f, 0.4f, 0.5f) : tress_default_chain_settings();
@@ -96,7 +96,7 @@ static void test_sideways_chain_curls(void **state) {
  * moves exactly as the chain; changing one joint's values moves only what hangs below it. */
 static void test_joint_settings_per_node(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain a = fix_chain_make(scene, 0, 5, 0, 4, 0.3f), b = fix_chain_make(scene, 10, 5, 0, 4, 0.3f),
             d = fix_chain_make(scene, 20, 5, 0, 4, 0.3f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
@@ -166,7 +166,7 @@ static void test_zero_step_starts_the_chain(void **state) {
   for (int model = 0; model < 2; model++) {
     float tip_z[2];
     for (int started = 0; started < 2; started++) {
-      tress_scene *scene = tress_scene_create();
+      tress_scene *scene = th_scene();
       fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.2f);
       tress_sim *sim = fix_sim(scene, 10, 1000.0f);
       tress_chain_settings s = model ? vrm_settings(1.0f, 0.4f, 0.0f) : tress_default_chain_settings();
@@ -193,7 +193,7 @@ static void test_frame_rate_independent(void **state) {
   const int rates[3] = {30, 60, 144};
   float pose[3][3][5][3]; /* rate, checkpoint (1, 1.5, 2 s), bone */
   for (int r = 0; r < 3; r++) {
-    tress_scene *scene = tress_scene_create();
+    tress_scene *scene = th_scene();
     fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.3f);
     tress_part_set_cframe(scene, c.part, head_at(0.0));
     tress_sim *sim = fix_sim(scene, 10, 1000.0f);
@@ -354,7 +354,7 @@ typedef struct ref_run {
 static ref_run run_against_reference(bool sphere_on, tress_vrm_length tress_length, bool ref_three_vrm) {
   enum { N = 5, FRAMES = 240 };
   ref_run out = {0};
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, N, 0.3f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   ref_chain ref;
@@ -472,7 +472,7 @@ static void test_vrm_frames_allocate_nothing(void **state) {
   (void)state;
   alloc_count_install();
   enum { N = 120 };
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain *c = calloc(N, sizeof *c);
   tress_sim *sim = fix_sim(scene, N - 20, 40.0f);
   for (int k = 0; k < N; k++) {
@@ -522,7 +522,7 @@ static void test_vrm_frames_allocate_nothing(void **state) {
 /* The model is a bone-chain setting: part chains refuse it, a bad value is refused. */
 static void test_model_refused_where_it_cannot_run(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_id parts[2];
   for (int k = 0; k < 2; k++) parts[k] = th_instance(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
@@ -541,7 +541,7 @@ static void test_model_refused_where_it_cannot_run(void **state) {
  * is written. */
 static void test_pose_rotations_only(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain a = fix_chain_make(scene, 0, 5, 0, 5, 0.3f), b = fix_chain_make(scene, 10, 5, 0, 5, 0.3f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_chain_settings s = tress_default_chain_settings();
@@ -572,7 +572,7 @@ static void test_pose_rotations_only(void **state) {
  * swings on its own below it (the gathered, non-linear path of the VRM substep). */
 static void test_vrm_branch(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 3, 0.3f);
   tress_id extra = th_instance(scene, TRESS_KIND_BONE, "Hair", c.bones[1]);
   tress_bone_set_cframe(scene, extra, tress_xform_from_pos(0, 0, 0.3f));
@@ -598,7 +598,7 @@ static void test_vrm_branch(void **state) {
 /* Switching a bound chain between models re-lays the batch out and keeps running. */
 static void test_model_switch_live(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.3f);
   tress_sim *sim = fix_sim(scene, 10, 1000.0f);
   tress_handle_id h;

@@ -611,7 +611,7 @@ static void test_apply_builds_bones_and_colliders(void **state) {
   write_glb(path, doc);
   cJSON_Delete(doc);
   tress_spring_import *imp = load(path, 1.0f);
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_id part = th_instance(scene, TRESS_KIND_PART, "HairPart", tress_scene_get_root(scene));
   tress_part_set_cframe(scene, part, tress_xform_from_pos(0.0f, 10.0f, 0.0f));
   tress_spring_scene ss;
@@ -879,7 +879,7 @@ static void test_mutated_models_hold_together(void **state) {
       if (c->shape == TRESS_COLLIDER_CAPSULE) assert_true(c->height > 0.0f);
     }
     /* and it applies to a scene without tripping over anything */
-    tress_scene *scene = tress_scene_create();
+    tress_scene *scene = th_scene();
     tress_id part = th_instance(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
     tress_spring_scene ss;
     assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);
@@ -932,7 +932,7 @@ static void test_deep_node_tree(void **state) {
   assert_true(imp->nodes[loop0].bad);
   assert_true(import_has_warning(imp, "cycle", NULL));
   /* and it applies: one bone per strand node, nested, none for the cycle */
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_id part = th_instance(scene, TRESS_KIND_PART, "P", tress_scene_get_root(scene));
   tress_spring_scene ss;
   assert_int_equal(tress_spring_import_apply(imp, scene, part, &ss, &err), 0);

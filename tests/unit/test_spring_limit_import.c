@@ -199,7 +199,7 @@ static float excess(const tress_scene *scene, const tress_id *bones, tress_id pa
 /* The imported springs bound and swung; the worst excess over joints 0..2 of "limited", each
  * against the limit the file gives it (the `file` copy, whatever the import was told). */
 static float worst_excess(tress_spring_import *imp, const tress_joint_limit *file) {
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_id part = th_instance(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
   tress_spring_scene ss;
   tress_error err = {0};

@@ -117,7 +117,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   for (uint32_t i = 0; i < imp->warning_count; i++) fprintf(stderr, "%s: warning: %s\n", argv[1], imp->warnings[i]);
-  tress_scene *scene = tress_scene_create();
+  tress_scene_def scene_def = tress_default_scene_def();
+  tress_scene *scene = tress_scene_create(&scene_def);
   tress_id part;
   {
     tress_instance_def instance_def = tress_default_instance_def();

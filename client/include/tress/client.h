@@ -51,6 +51,8 @@ typedef enum tress_client_error_kind {
                                       which character, accessory and asset, and why */
 } tress_client_error_kind;
 
+const char *tress_client_error_kind_name(tress_client_error_kind kind); /* "protocol", "server", "warning" */
+
 /* Accessory state after the rig phase. */
 typedef enum tress_client_rig_state {
   TRESS_RIG_NONE = 0,      /* not rigged by the server (no mesh, already boned, not hair) */
@@ -58,6 +60,8 @@ typedef enum tress_client_rig_state {
   TRESS_RIG_APPLIED,       /* bones + skinned mesh on the handle */
   TRESS_RIG_FALLBACK,      /* failed on the server or did not verify here: swings as a pendulum */
 } tress_client_rig_state;
+
+const char *tress_client_rig_state_name(tress_client_rig_state state); /* "none", "pending", "applied", "fallback" */
 
 typedef struct tress_client_callbacks {
   void *user;

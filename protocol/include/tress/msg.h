@@ -32,6 +32,8 @@ typedef enum tress_channel {
   TRESS_CHANNEL_COUNT = 2,
 } tress_channel;
 
+const char *tress_channel_name(tress_channel channel); /* "control", "bulk"; "unknown" */
+
 /* ---- limits (protocol maxima; a server may advertise lower ones in WELCOME) ---------------- */
 
 #define TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES (64u * 1024u)       /* every type but RIG_RESULT */
@@ -116,8 +118,8 @@ typedef enum tress_wire_code {
  * never opens a local file for one. */
 bool tress_asset_id_is_valid(const char *id);
 
-const char *tress_msg_type_name(tress_msg_type type);   /* "HELLO", ...; "UNKNOWN" */
-const char *tress_wire_code_name(tress_wire_code code); /* "MALFORMED", ...; "UNKNOWN" */
+const char *tress_msg_type_name(tress_msg_type type);   /* "HELLO", ...; "unknown" */
+const char *tress_wire_code_name(tress_wire_code code); /* "MALFORMED", ...; "unknown" */
 
 /* ---- common pieces ------------------------------------------------------------------------- */
 
@@ -198,6 +200,9 @@ typedef enum tress_compression {
   TRESS_COMPRESSION_NONE = 0,
   TRESS_COMPRESSION_ZSTD = 1,
 } tress_compression;
+
+const char *tress_weight_format_name(tress_weight_format format); /* "u8", "u16"; "unknown" */
+const char *tress_compression_name(tress_compression compression); /* "none", "zstd"; "unknown" */
 
 static inline uint32_t tress_weight_unit(tress_weight_format f) { return f == TRESS_WEIGHTS_U16 ? 65535u : 255u; }
 
@@ -294,6 +299,8 @@ typedef enum tress_removed_reason {
   TRESS_REMOVED_SERVER = 2,     /* the server removed it (shutdown, admin, limit) */
 } tress_removed_reason;
 
+const char *tress_removed_reason_name(tress_removed_reason reason); /* "despawned", "owner_left", "server" */
+
 typedef struct tress_msg_character_removed {
   uint32_t character_id;
   uint8_t reason; /* tress_removed_reason */
@@ -321,6 +328,8 @@ typedef enum tress_match_policy {
   TRESS_MATCH_HAIR_ONLY = 1, /* Hair type or "hair" in the name (HairKit's match) */
   TRESS_MATCH_EXPLICIT = 2,  /* exactly the listed accessory indices */
 } tress_match_policy;
+
+const char *tress_match_policy_name(tress_match_policy policy); /* "default", "hair_only", "explicit" */
 
 typedef struct tress_msg_bind {
   uint32_t character_id;

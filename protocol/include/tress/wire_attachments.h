@@ -70,7 +70,8 @@ typedef struct tress_wire_attachments {
   tress_wire_cloth cloths[TRESS_WIRE_MAX_CLOTHS];
 } tress_wire_attachments;
 
-const char *tress_wire_cloth_edge_name(tress_wire_cloth_edge e); /* "top", ...; "" when unknown */
+const char *tress_wire_cloth_edge_name(tress_wire_cloth_edge e); /* "top", ...; "unknown" */
+bool tress_wire_cloth_edge_from_name(const char *text, tress_wire_cloth_edge *out); /* false for NULL or unknown */
 /* The settings a rope or sheet gets when a manifest does not say: the sim's defaults. */
 tress_wire_particle_settings tress_default_wire_particle_settings(void);
 

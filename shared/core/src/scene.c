@@ -80,6 +80,8 @@ struct tress_scene {
   uint32_t listener_free; /* one-based chain through next */
   uint32_t *scratch;      /* reused buffer for subtree walks */
   uint32_t scratch_cap;
+  uint64_t (*joint_order)[2]; /* reused by tress_scene_solve_joints: (creation seq, slot) */
+  uint32_t joint_order_cap;
   uint64_t layout_epoch;  /* bumped when slot storage moves or a slot is freed */
   uint64_t scale_epoch;   /* bumped when a scale is set or an instance is reparented */
   uint32_t owner;         /* the tag every id and connection of this scene carries */
@@ -115,37 +117,75 @@ static void copy_name(char *dst, const char *src) {
   dst[n] = '\0';
 }
 
+/* Slots and the bone slot arrays for cap instances. */
+static bool slots_grow(tress_scene *s, uint32_t cap) {
+  instance *n = realloc(s->slots, cap * sizeof *n);
+  if (!n) return false;
+  s->slots = n;
+  tress_xform *a = realloc(s->bone_animated, cap * sizeof *a);
+  if (!a) return false;
+  s->bone_animated = a;
+  tress_xform *t = realloc(s->bone_transform, cap * sizeof *t);
+  if (!t) return false;
+  s->bone_transform = t;
+  s->slot_cap = cap;
+  s->layout_epoch++; /* slot pointers handed out by tress__bone_slot_pointers moved */
+  return true;
+}
+
+/* A subtree walk visits at most every slot: the walk buffer for cap of them. */
+static bool scratch_grow(tress_scene *s, uint32_t cap) {
+  uint32_t *b = realloc(s->scratch, cap * sizeof *b);
+  if (!b) return false;
+  s->scratch = b;
+  s->scratch_cap = cap;
+  return true;
+}
+
+/* tress_scene_solve_joints orders at most every slot. */
+static bool joint_order_grow(tress_scene *s, uint32_t cap) {
+  uint64_t(*b)[2] = realloc(s->joint_order, cap * sizeof *b);
+  if (!b) return false;
+  s->joint_order = b;
+  s->joint_order_cap = cap;
+  return true;
+}
+
+static bool listeners_grow(tress_scene *s, uint32_t cap) {
+  listener *b = realloc(s->listeners, cap * sizeof *b);
+  if (!b) return false;
+  s->listeners = b;
+  s->listener_cap = cap;
+  return true;
+}
+
 static uint32_t slot_alloc(tress_scene *s) {
   if (s->free_head) {
     uint32_t i = s->free_head;
     s->free_head = s->slots[i - 1].next_sibling;
     return i;
   }
-  if (s->slot_count == s->slot_cap) {
-    uint32_t cap = s->slot_cap ? s->slot_cap * 2 : 64;
-    instance *n = realloc(s->slots, cap * sizeof *n);
-    if (!n) return 0;
-    s->slots = n;
-    tress_xform *a = realloc(s->bone_animated, cap * sizeof *a);
-    if (!a) return 0;
-    s->bone_animated = a;
-    tress_xform *t = realloc(s->bone_transform, cap * sizeof *t);
-    if (!t) return 0;
-    s->bone_transform = t;
-    s->slot_cap = cap;
-    s->layout_epoch++; /* slot pointers handed out by tress__bone_slot_pointers moved */
-  }
+  if (s->slot_count == s->slot_cap && !slots_grow(s, s->slot_cap ? s->slot_cap * 2 : 64)) return 0;
   s->slots[s->slot_count].generation = 0;
   return ++s->slot_count;
 }
 
-tress_scene *tress_scene_create(void) {
+tress_scene_def tress_default_scene_def(void) {
+  tress_scene_def d = {.instance_capacity = 64, .listener_capacity = 64};
+  return d;
+}
+
+tress_scene *tress_scene_create(const tress_scene_def *def) {
+  if (!def) return NULL;
   tress_scene *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->owner = tress__owner_tag(s);
-  uint32_t root = slot_alloc(s);
+  uint32_t instances = def->instance_capacity ? def->instance_capacity : 1;
+  bool sized = slots_grow(s, instances) && scratch_grow(s, instances) && joint_order_grow(s, instances) &&
+               (!def->listener_capacity || listeners_grow(s, def->listener_capacity));
+  uint32_t root = sized ? slot_alloc(s) : 0;
   if (!root) {
-    free(s);
+    tress_scene_destroy(s);
     return NULL;
   }
   instance *in = &s->slots[root - 1];
@@ -313,13 +353,7 @@ static uint32_t collect_subtree(tress_scene *s, uint32_t top, uint32_t **out) {
   uint32_t n = 0;
   uint32_t cur = top;
   for (;;) {
-    if (n == s->scratch_cap) {
-      uint32_t cap = s->scratch_cap ? s->scratch_cap * 2 : 64;
-      uint32_t *b = realloc(s->scratch, cap * sizeof *b);
-      if (!b) break;
-      s->scratch = b;
-      s->scratch_cap = cap;
-    }
+    if (n == s->scratch_cap && !scratch_grow(s, s->scratch_cap ? s->scratch_cap * 2 : 64)) break;
     s->scratch[n++] = cur;
     instance *in = &s->slots[cur - 1];
     if (in->first_child) {
@@ -452,13 +486,8 @@ tress_connection tress_instance_connect(tress_scene *s, tress_id id, tress_liste
   if (l) {
     s->listener_free = s->listeners[l - 1].next;
   } else {
-    if (s->listener_count == s->listener_cap) {
-      uint32_t cap = s->listener_cap ? s->listener_cap * 2 : 64;
-      listener *b = realloc(s->listeners, cap * sizeof *b);
-      if (!b) return (tress_connection){0};
-      s->listeners = b;
-      s->listener_cap = cap;
-    }
+    if (s->listener_count == s->listener_cap && !listeners_grow(s, s->listener_cap ? s->listener_cap * 2 : 64))
+      return (tress_connection){0};
     l = ++s->listener_count;
     s->listeners[l - 1].generation = 0;
   }
@@ -499,6 +528,7 @@ void tress_scene_destroy(tress_scene *s) {
   free(s->bone_transform);
   free(s->listeners);
   free(s->scratch);
+  free(s->joint_order);
   free(s);
 }
 
@@ -742,22 +772,6 @@ tress_id tress_accessory_get_handle(const tress_scene *s, tress_id id) {
   return slot_kind(s, h, TRESS_KIND_PART) ? h : (tress_id){0};
 }
 
-static const char *const ACCESSORY_NAMES[TRESS_ACCESSORY_TYPE_COUNT] = {
-    "Unknown", "Hair",   "Hat",    "Neck",     "Shoulder", "Front",    "Back",      "Waist",      "Face",
-    "Shirt",   "Pants",  "Jacket", "Sweater",  "Shorts",   "LeftShoe", "RightShoe", "DressSkirt", "Eyebrow",
-    "Eyelash"};
-
-const char *tress_accessory_type_name(tress_accessory_type t) {
-  return t < TRESS_ACCESSORY_TYPE_COUNT ? ACCESSORY_NAMES[t] : "Unknown";
-}
-
-tress_accessory_type tress_accessory_type_from_name(const char *name) {
-  if (!name) return TRESS_ACCESSORY_TYPE_COUNT;
-  for (int t = 0; t < TRESS_ACCESSORY_TYPE_COUNT; t++)
-    if (strcmp(ACCESSORY_NAMES[t], name) == 0) return (tress_accessory_type)t;
-  return TRESS_ACCESSORY_TYPE_COUNT;
-}
-
 tress_xform tress_attachment_get_cframe(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_ATTACHMENT);
   return in ? in->u.attachment.cframe : tress_xform_identity();
@@ -872,9 +886,28 @@ bool tress_joint_solve(tress_scene *s, tress_id id) {
   return tress_joint_place(s, id, side1);
 }
 
-static int cmp_seq(const void *a, const void *b) {
-  uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
-  return (x > y) - (x < y);
+static void swap_pair(uint64_t a[2], uint64_t b[2]) {
+  uint64_t t0 = a[0], t1 = a[1];
+  a[0] = b[0], a[1] = b[1];
+  b[0] = t0, b[1] = t1;
+}
+
+static void sift_down(uint64_t (*a)[2], uint32_t root, uint32_t n) {
+  for (uint32_t child; (child = 2 * root + 1) < n; root = child) {
+    if (child + 1 < n && a[child + 1][0] > a[child][0]) child++;
+    if (a[root][0] >= a[child][0]) return;
+    swap_pair(a[root], a[child]);
+  }
+}
+
+/* Heapsort by creation seq (unique): in place, because glibc's qsort mallocs a buffer for arrays
+ * over 1 KiB and tress_scene_solve_joints runs every frame. */
+static void sort_by_seq(uint64_t (*a)[2], uint32_t n) {
+  for (uint32_t i = n / 2; i-- > 0;) sift_down(a, i, n);
+  for (uint32_t end = n; end-- > 1;) {
+    swap_pair(a[0], a[end]);
+    sift_down(a, 0, end);
+  }
 }
 
 void tress_scene_solve_joints(tress_scene *s) {
@@ -883,8 +916,8 @@ void tress_scene_solve_joints(tress_scene *s) {
   for (uint32_t i = 0; i < s->slot_count; i++)
     if (s->slots[i].alive && s->slots[i].kind == TRESS_KIND_JOINT) n++;
   if (!n) return;
-  uint64_t(*order)[2] = malloc(n * sizeof *order);
-  if (!order) return;
+  if (n > s->joint_order_cap && !joint_order_grow(s, s->slot_cap)) return; /* n <= slot_count <= slot_cap */
+  uint64_t(*order)[2] = s->joint_order;
   n = 0;
   for (uint32_t i = 0; i < s->slot_count; i++) {
     if (s->slots[i].alive && s->slots[i].kind == TRESS_KIND_JOINT) {
@@ -893,7 +926,6 @@ void tress_scene_solve_joints(tress_scene *s) {
       n++;
     }
   }
-  qsort(order, n, sizeof *order, cmp_seq);
+  sort_by_seq(order, n);
   for (uint32_t i = 0; i < n; i++) tress_joint_solve(s, id_of(s, (uint32_t)order[i][1]));
-  free(order);
 }

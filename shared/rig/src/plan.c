@@ -52,7 +52,36 @@ const char *tress_plan_status_name(tress_plan_status s) {
   case TRESS_PLAN_ERR_NO_ROOT: return "plan needs a root";
   case TRESS_PLAN_ERR_NO_MEMORY: return "out of memory";
   }
-  return "unknown plan error";
+  return "unknown";
+}
+
+const char *tress_plan_mode_name(tress_plan_mode mode) {
+  switch (mode) {
+  case TRESS_PLAN_MODE_SECTORS: return "sectors";
+  case TRESS_PLAN_MODE_STRANDS: return "strands";
+  }
+  return "unknown";
+}
+
+bool tress_plan_mode_from_name(const char *text, tress_plan_mode *out) {
+  const tress_plan_mode all[] = {TRESS_PLAN_MODE_SECTORS, TRESS_PLAN_MODE_STRANDS};
+  for (size_t k = 0; text && out && k < sizeof all / sizeof all[0]; k++)
+    if (strcmp(text, tress_plan_mode_name(all[k])) == 0) {
+      *out = all[k];
+      return true;
+    }
+  return false;
+}
+
+const char *tress_plan_warning_name(tress_plan_warning warning) {
+  switch (warning) {
+  case TRESS_PLAN_WARN_NO_STRANDS: return "no_strands";
+  case TRESS_PLAN_WARN_EMPTY_SECTOR: return "empty_sector";
+  case TRESS_PLAN_WARN_EMPTY_BANDS: return "empty_bands";
+  case TRESS_PLAN_WARN_NO_GROUPS: return "no_groups";
+  case TRESS_PLAN_WARN_OPTION_CLAMPED: return "option_clamped";
+  }
+  return "unknown";
 }
 
 tress_result tress_plan_status_to_result(tress_plan_status s) {

@@ -260,8 +260,11 @@ const char *tress_sample_hair_style_name(tress_sample_hair_style style) {
   return (unsigned)style < TRESS_SAMPLE_HAIR_STYLE_COUNT ? STYLE_NAMES[style] : "unknown";
 }
 
-tress_sample_hair_style tress_sample_hair_style_from_name(const char *name) {
-  for (int s = 0; s < TRESS_SAMPLE_HAIR_STYLE_COUNT; s++)
-    if (name && strcmp(name, STYLE_NAMES[s]) == 0) return (tress_sample_hair_style)s;
-  return TRESS_SAMPLE_HAIR_STYLE_COUNT;
+bool tress_sample_hair_style_from_name(const char *text, tress_sample_hair_style *out) {
+  for (int s = 0; text && out && s < TRESS_SAMPLE_HAIR_STYLE_COUNT; s++)
+    if (strcmp(text, STYLE_NAMES[s]) == 0) {
+      *out = (tress_sample_hair_style)s;
+      return true;
+    }
+  return false;
 }

@@ -86,7 +86,7 @@ const char *tress_limit_kind_name(tress_limit_kind k) {
 
 bool tress_vrm_length_from_name(const char *text, tress_vrm_length *out) {
   const tress_vrm_length all[] = {TRESS_VRM_LENGTH_FIXED, TRESS_VRM_LENGTH_THREE_VRM};
-  for (size_t k = 0; text && k < sizeof all / sizeof all[0]; k++)
+  for (size_t k = 0; text && out && k < sizeof all / sizeof all[0]; k++)
     if (strcmp(text, tress_vrm_length_name(all[k])) == 0) {
       *out = all[k];
       return true;
@@ -95,7 +95,7 @@ bool tress_vrm_length_from_name(const char *text, tress_vrm_length *out) {
 }
 
 bool tress_limit_kind_from_name(const char *name, tress_limit_kind *out) {
-  if (!name) return false;
+  if (!name || !out) return false;
   for (int k = TRESS_LIMIT_NONE; k <= TRESS_LIMIT_SPHERICAL; k++)
     if (strcmp(name, tress_limit_kind_name((tress_limit_kind)k)) == 0) {
       *out = (tress_limit_kind)k;

@@ -381,6 +381,27 @@ static inline void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, 
   }
 }
 
+/* The end of a node's substep in both spring models (chains_frame.c, chains_vrm.c): the
+ * inextensible link to the parent's head q, already solved this pass (a zero-length offset stays
+ * on the parent: the clamp keeps 0 * inf out), then the sleep blend of node j from (cx, cy, cz) to
+ * the linked (nx, ny, nz) by the mask m instead of a branch. Inline in the vectorized level loops. */
+static inline void link_and_blend(uint32_t j, float cx, float cy, float cz, float nx, float ny, float nz, float qx,
+                                  float qy, float qz, float rest, float m, float *restrict px, float *restrict py,
+                                  float *restrict pz, float *restrict ox, float *restrict oy, float *restrict oz) {
+  float dx = nx - qx, dy = ny - qy, dz = nz - qz;
+  float len2 = dx * dx + dy * dy + dz * dz;
+  float s = rest / sqrtf(len2 > 1e-24f ? len2 : 1e-24f);
+  nx = qx + dx * s;
+  ny = qy + dy * s;
+  nz = qz + dz * s;
+  ox[j] = cx + (ox[j] - cx) * (1.0f - m);
+  oy[j] = cy + (oy[j] - cy) * (1.0f - m);
+  oz[j] = cz + (oz[j] - cz) * (1.0f - m);
+  px[j] = cx + (nx - cx) * m;
+  py[j] = cy + (ny - cy) * m;
+  pz[j] = cz + (nz - cz) * m;
+}
+
 /* Shortest-arc rotation taking a to b, branch-free so the output loop vectorizes: the same
  * cases as tress_quat_from_to (degenerate -> identity, opposite -> a half turn about an axis
  * perpendicular to a). */

@@ -168,18 +168,7 @@ HOT_LOOP static void substep_level(uint32_t count, float *restrict px, float *re
     float nx = cx + (cx - ox[j]) * damp[j] + dir[0] * k + vgx[j] * dt;
     float ny = cy + (cy - oy[j]) * damp[j] + dir[1] * k + vgy[j] * dt;
     float nz = cz + (cz - oz[j]) * damp[j] + dir[2] * k + vgz[j] * dt;
-    float dx = nx - qx[j], dy = ny - qy[j], dz = nz - qz[j];
-    float len2 = dx * dx + dy * dy + dz * dz;
-    float s = rest[j] / sqrtf(len2 > 1e-24f ? len2 : 1e-24f);
-    nx = qx[j] + dx * s;
-    ny = qy[j] + dy * s;
-    nz = qz[j] + dz * s;
-    ox[j] = cx + (ox[j] - cx) * (1.0f - m);
-    oy[j] = cy + (oy[j] - cy) * (1.0f - m);
-    oz[j] = cz + (oz[j] - cz) * (1.0f - m);
-    px[j] = cx + (nx - cx) * m;
-    py[j] = cy + (ny - cy) * m;
-    pz[j] = cz + (nz - cz) * m;
+    link_and_blend(j, cx, cy, cz, nx, ny, nz, qx[j], qy[j], qz[j], rest[j], m, px, py, pz, ox, oy, oz);
   }
 }
 

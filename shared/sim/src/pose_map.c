@@ -23,6 +23,14 @@ struct tress_pose_map {
   uint32_t matched_count;
 };
 
+const char *tress_bone_pose_space_name(tress_bone_pose_space space) {
+  switch (space) {
+  case TRESS_BONE_POSE_ANIMATED: return "animated";
+  case TRESS_BONE_POSE_LOCAL: return "local";
+  }
+  return "unknown";
+}
+
 tress_pose_map_def tress_default_pose_map_def(void) {
   tress_pose_map_def d;
   memset(&d, 0, sizeof d);

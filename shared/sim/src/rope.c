@@ -699,6 +699,15 @@ void tress__rope_ungroup(tress_sim *sim, tress_handle_id h) {
   if (ps) tress__rope_groups_leave(&sim->ropes->groups, ps);
 }
 
+const char *tress_relax_mode_name(tress_relax_mode mode) {
+  switch (mode) {
+  case TRESS_RELAX_DIRECT: return "direct";
+  case TRESS_RELAX_GAUSS_SEIDEL: return "gauss_seidel";
+  case TRESS_RELAX_JACOBI: return "jacobi";
+  }
+  return "unknown";
+}
+
 const char *tress_rope_lod_name(tress_rope_lod lod) {
   switch (lod) {
   case TRESS_ROPE_FULL: return "full";

@@ -30,6 +30,14 @@ double tress__clock_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+const char *tress_sim_role_name(tress_sim_role role) {
+  switch (role) {
+  case TRESS_SIM_CLIENT: return "client";
+  case TRESS_SIM_SERVER: return "server";
+  }
+  return "unknown";
+}
+
 tress_sim_def tress_default_sim_def(void) {
   tress_sim_def d;
   memset(&d, 0, sizeof d);

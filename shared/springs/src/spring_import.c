@@ -22,7 +22,7 @@ const char *tress_spring_source_name(tress_spring_source s) {
     case TRESS_SPRING_FROM_EXTRAS: return "extras";
     case TRESS_SPRING_FROM_NAME: return "name";
   }
-  return "?";
+  return "unknown";
 }
 
 tress_spring_import_def tress_default_spring_import_def(void) {

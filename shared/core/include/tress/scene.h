@@ -44,6 +44,8 @@ typedef enum tress_kind {
   TRESS_KIND_WRAP_LAYER,
 } tress_kind;
 
+const char *tress_kind_name(tress_kind kind); /* "root", "part", "wrap_layer", ...; "unknown" */
+
 typedef enum tress_accessory_type {
   TRESS_ACCESSORY_UNKNOWN = 0,
   TRESS_ACCESSORY_HAIR,
@@ -68,9 +70,10 @@ typedef enum tress_accessory_type {
   TRESS_ACCESSORY_TYPE_COUNT
 } tress_accessory_type;
 
+/* The host engine's spelling: "Hair", "LeftShoe", ...; "unknown" outside the enum. */
 const char *tress_accessory_type_name(tress_accessory_type t);
-/* Returns TRESS_ACCESSORY_TYPE_COUNT for an unknown name. */
-tress_accessory_type tress_accessory_type_from_name(const char *name);
+/* false (and *out untouched) for NULL or a name no type has. */
+bool tress_accessory_type_from_name(const char *text, tress_accessory_type *out);
 
 typedef enum tress_joint_kind {
   TRESS_JOINT_WELD = 0,
@@ -78,6 +81,10 @@ typedef enum tress_joint_kind {
   TRESS_JOINT_RIGID_CONSTRAINT,
   TRESS_JOINT_WELD_CONSTRAINT,
 } tress_joint_kind;
+
+/* "Weld", "Motor6D", "RigidConstraint", "WeldConstraint"; "unknown" outside the enum. */
+const char *tress_joint_kind_name(tress_joint_kind kind);
+bool tress_joint_kind_from_name(const char *text, tress_joint_kind *out); /* false for NULL or unknown */
 
 typedef struct tress_joint {
   tress_joint_kind kind;
@@ -95,6 +102,8 @@ typedef enum tress_event {
   TRESS_EVENT_ANCESTRY_CHANGED = 2, /* fired on every instance of a reparented subtree */
 } tress_event;
 
+const char *tress_event_name(tress_event event); /* "destroying", "ancestry_changed"; "unknown" */
+
 /* A listener may destroy instances, connect or disconnect listeners. */
 typedef void (*tress_listener_fn)(tress_scene *scene, tress_id instance, tress_event event, void *user);
 
@@ -105,7 +114,18 @@ typedef struct tress_connection {
   uint32_t owner;
 } tress_connection;
 
-tress_scene *tress_scene_create(void);
+/* What tress_scene_create makes: take tress_default_scene_def() and change the fields that
+ * matter. The capacities are sizes, not limits: storage for that many is made at create, so a
+ * scene that stays within them never allocates to add an instance or a listener, or in
+ * tress_scene_solve_joints (a per-frame call); past them storage grows (doubling). */
+typedef struct tress_scene_def {
+  uint32_t instance_capacity; /* instances, the root included (64); at least 1 is made */
+  uint32_t listener_capacity; /* tress_instance_connect listeners (64) */
+} tress_scene_def;
+
+tress_scene_def tress_default_scene_def(void);
+/* NULL for a NULL def or when memory runs out. */
+tress_scene *tress_scene_create(const tress_scene_def *def);
 void tress_scene_destroy(tress_scene *scene);
 /* Bytes the scene holds for its instances, bone slots and listeners (allocated capacity; a
  * part's mesh is not counted). 0 for NULL. */

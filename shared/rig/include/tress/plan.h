@@ -34,6 +34,9 @@ typedef enum tress_plan_mode {
                                 * length along the group's centre line; `sectors` is the group count */
 } tress_plan_mode;
 
+const char *tress_plan_mode_name(tress_plan_mode mode); /* "sectors", "strands"; "unknown" */
+bool tress_plan_mode_from_name(const char *text, tress_plan_mode *out); /* false for NULL or unknown */
+
 typedef struct tress_plan_opts {
   float root[3];          /* scalp anchor, same space as the vertices; required */
   bool has_root;          /* false = no root given (plan fails; rig uses top centre of bounds) */
@@ -55,6 +58,9 @@ typedef enum tress_plan_warning {
   TRESS_PLAN_WARN_NO_GROUPS = 1u << 3,     /* strand mode found no gap between strand groups: sectors used */
   TRESS_PLAN_WARN_OPTION_CLAMPED = 1u << 4, /* an option out of its range was clamped (text: option, given, used) */
 } tress_plan_warning;
+
+/* One flag's name: "no_strands", "empty_sector", ...; "unknown" for anything else (several flags). */
+const char *tress_plan_warning_name(tress_plan_warning warning);
 
 #define TRESS_PLAN_WARNING_TEXT_MAX 640
 

@@ -21,8 +21,8 @@ typedef enum tress_sample_hair_style {
  * The head is a sphere of radius 0.6 centred at (0, 0.5, 0); the face looks toward +Z. */
 tress_mesh *tress_sample_hair_create(tress_sample_hair_style style);
 const char *tress_sample_hair_style_name(tress_sample_hair_style style);
-/* TRESS_SAMPLE_HAIR_STYLE_COUNT for an unknown name. */
-tress_sample_hair_style tress_sample_hair_style_from_name(const char *name);
+/* false (and *out untouched) for NULL or a name no style has. */
+bool tress_sample_hair_style_from_name(const char *text, tress_sample_hair_style *out);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,8 @@ typedef enum tress_bone_pose_space {
   TRESS_BONE_POSE_LOCAL,        /* relative to the parent part or bone, rest included */
 } tress_bone_pose_space;
 
+const char *tress_bone_pose_space_name(tress_bone_pose_space space); /* "animated", "local"; "unknown" */
+
 /* The game's pose array, read in place: entry i's position is the 3 floats at
  * positions + i * position_stride bytes, its rotation the 4 floats (x y z w) at
  * rotations + i * rotation_stride bytes. A stride of 0 means tightly packed (12 and 16 bytes),

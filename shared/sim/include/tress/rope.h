@@ -27,6 +27,8 @@ typedef enum tress_relax_mode {
                                    over-relaxed; a lone sheet splits it over the sim's jobs (cloth default) */
 } tress_relax_mode;
 
+const char *tress_relax_mode_name(tress_relax_mode mode); /* "direct", "gauss_seidel", "jacobi"; "unknown" */
+
 /* One end of a rope. instance null: `position` is a fixed world point. Otherwise `position` is
  * an offset in the part's or bone's frame and the pin follows it (interpolated across substeps).
  * pinned false leaves the end free; its position still lays the rope out at bind. */

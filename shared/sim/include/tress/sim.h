@@ -36,6 +36,8 @@ typedef enum tress_sim_role {
   TRESS_SIM_SERVER,
 } tress_sim_role;
 
+const char *tress_sim_role_name(tress_sim_role role); /* "client", "server"; "unknown" */
+
 /* Sampled once per step() call and reused across that frame's substeps. out is world units/s^2. */
 typedef void (*tress_wind_fn)(void *user, double sim_time, float out[3]);
 /* Replaces the distance check entirely. root is the bound part, accessory or first part. */
@@ -198,7 +200,7 @@ typedef enum tress_limit_kind {
 
 const char *tress_limit_kind_name(tress_limit_kind k);
 /* false (and *out untouched) for a name that is none of "none", "cone", "hinge", "spherical" */
-bool tress_limit_kind_from_name(const char *name, tress_limit_kind *out);
+bool tress_limit_kind_from_name(const char *text, tress_limit_kind *out);
 
 typedef struct tress_joint_limit {
   tress_limit_kind kind; /* TRESS_LIMIT_NONE */
