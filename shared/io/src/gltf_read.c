@@ -40,6 +40,7 @@ typedef tress__gltf_accessor accessor_view;
 typedef struct prim_info {
   accessor_view pos, nrm, uv, joints, weights, idx;
   bool has_nrm, has_uv, has_skin, has_idx;
+  int32_t material; /* -1: none */
 } prim_info;
 
 static bool optional_attr(reader *r, const cJSON *attrs, const char *name, int comps, unsigned allowed, accessor_view *a, bool *has,
@@ -75,6 +76,14 @@ static bool read_primitive(reader *r, const cJSON *prim, prim_info *p) {
     return false;
   if (has_joints != has_weights) return failf(r, "JOINTS_0 and WEIGHTS_0 must come together");
   p->has_skin = has_joints;
+  p->material = -1;
+  if (cJSON_GetObjectItemCaseSensitive(prim, "material")) {
+    uint64_t material = 0;
+    if (!tress__gltf_get_uint(&r->doc, prim, "material", -1, INT32_MAX, &material, "primitive") ||
+        !tress__gltf_array_item(&r->doc, "materials", material, "a primitive's material"))
+      return false;
+    p->material = (int32_t)material;
+  }
   const cJSON *ind = cJSON_GetObjectItemCaseSensitive(prim, "indices");
   if (ind) {
     uint64_t idx_index = 0;
@@ -378,6 +387,38 @@ static bool emit_primitive(reader *r, const prim_info *p, const mesh_instance *i
   return true;
 }
 
+/* One primitive instance's triangles: where they start in the index list, how many, its material. */
+typedef struct prim_run {
+  uint32_t first, count;
+  int32_t material;
+} prim_run;
+
+/* Appends a primitive instance's run, extending the last one when the material is the same (a
+ * mesh instanced twice draws as one run per material change, not one per copy). */
+static void add_run(prim_run *runs, uint32_t *count, uint32_t first, uint32_t n, int32_t material) {
+  if (*count && runs[*count - 1].material == material) runs[*count - 1].count += n;
+  else runs[(*count)++] = (prim_run){first, n, material};
+}
+
+/* The runs as the mesh's submeshes, each named from its material. */
+static bool set_submeshes(reader *r, tress_mesh *m, const prim_run *runs, uint32_t count) {
+  if (count > TRESS_GLTF_MAX_SUBMESHES)
+    return failf(r, "the scene's meshes change material %u times (at most %u material runs are kept)", count, TRESS_GLTF_MAX_SUBMESHES);
+  tress_mesh_submesh *subs = calloc(count ? count : 1, sizeof *subs);
+  if (!subs) return oom(r);
+  const cJSON *materials = cJSON_GetObjectItemCaseSensitive(r->doc.root, "materials");
+  for (uint32_t i = 0; i < count; i++) {
+    subs[i].first_index = runs[i].first;
+    subs[i].index_count = runs[i].count;
+    subs[i].material = runs[i].material;
+    const cJSON *name = runs[i].material >= 0 ? cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(materials, runs[i].material), "name") : NULL;
+    if (cJSON_IsString(name)) snprintf(subs[i].material_name, sizeof subs[i].material_name, "%s", name->valuestring);
+  }
+  tress_result rc = tress_mesh_set_submeshes(m, subs, count);
+  free(subs);
+  return rc == TRESS_OK || oom(r);
+}
+
 static bool within_limits(reader *r, uint64_t vertices, uint64_t indices) {
   if (vertices <= r->opts.max_vertices && indices <= r->opts.max_indices) return true;
   return failf(r, "the scene's meshes are too large (more than %u vertices or %u indices)", r->opts.max_vertices,
@@ -421,7 +462,8 @@ static tress_mesh *read_document(reader *r) {
   mesh_slot *slots = calloc((size_t)count, sizeof *slots);
   const cJSON **prims_of = calloc((size_t)count, sizeof *prims_of);
   prim_info *info = NULL;
-  uint32_t slot_count = 0, prim_total = 0;
+  prim_run *runs = NULL;
+  uint32_t slot_count = 0, prim_total = 0, run_count = 0;
   if (!slot_of || !slots || !prims_of) { failf(r, "out of memory"); goto done; }
   for (int i = 0; i < mesh_count; i++) slot_of[i] = -1;
   /* Each distinct mesh once: count its primitives, then read them all. */
@@ -471,7 +513,8 @@ static tress_mesh *read_document(reader *r) {
                              .index_count = any_idx || prim_instances > 1 ? (uint32_t)indices : 0,
                              .has_normals = all_nrm, .has_uvs = all_uv};
   m = tress_mesh_create(&mesh_def);
-  if (!m) { failf(r, "out of memory"); goto done; }
+  runs = malloc(sizeof *runs * (size_t)prim_instances);
+  if (!m || !runs) { failf(r, "out of memory"); goto fail; }
   if (inst[0].skin >= 0 && all_skin && !read_skin(r, (uint64_t)inst[0].skin, m)) goto fail;
   uint32_t vbase = 0, ibase = 0;
   for (int i = 0; i < count; i++) {
@@ -479,15 +522,19 @@ static tress_mesh *read_document(reader *r) {
     for (uint32_t k = 0; k < ms->prim_count; k++) {
       const prim_info *p = &info[ms->first_prim + k];
       if (!emit_primitive(r, p, &inst[i], m, vbase, ibase, all_nrm, all_uv)) goto fail;
+      uint32_t drawn = (uint32_t)(p->has_idx ? p->idx.count : p->pos.count);
+      add_run(runs, &run_count, ibase, drawn, p->material);
       vbase += (uint32_t)p->pos.count;
-      ibase += (uint32_t)(p->has_idx ? p->idx.count : p->pos.count);
+      ibase += drawn;
     }
   }
+  if (!set_submeshes(r, m, runs, run_count)) goto fail;
   goto done;
 fail:
   tress_mesh_release(m);
   m = NULL;
 done:
+  free(runs);
   free(info);
   free(prims_of);
   free(slots);
