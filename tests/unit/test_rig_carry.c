@@ -350,6 +350,7 @@ static void assert_same_runs(const char *in_path, const char *out_path) {
   assert_int_equal(in->submesh_count, 2);
   assert_int_equal(out->submesh_count, 2);
   assert_int_equal(out->index_count, in->index_count);
+  assert_int_equal(out->vertex_count, in->vertex_count); /* two primitives over one vertex set, read once */
   for (uint32_t s = 0; s < 2; s++) {
     assert_int_equal(out->submeshes[s].first_index, in->submeshes[s].first_index);
     assert_int_equal(out->submeshes[s].index_count, in->submeshes[s].index_count);

@@ -41,7 +41,22 @@ typedef struct prim_info {
   accessor_view pos, nrm, uv, joints, weights, idx;
   bool has_nrm, has_uv, has_skin, has_idx;
   int32_t material; /* -1: none */
+  int32_t shares;   /* an earlier primitive of the mesh whose vertices this one indexes, -1: its own */
 } prim_info;
+
+static bool same_view(const accessor_view *a, const accessor_view *b) {
+  return a->base == b->base && a->count == b->count && a->stride == b->stride && a->component_type == b->component_type &&
+         a->components == b->components && a->normalized == b->normalized;
+}
+
+/* Primitives of one mesh that index the same vertex data (exporters split a mesh by material
+ * this way, and so does gltf_write.c) read it once, so a file read and written again keeps its
+ * vertex count. */
+static bool same_vertices(const prim_info *a, const prim_info *b) {
+  if (!a->has_idx || !b->has_idx || a->has_nrm != b->has_nrm || a->has_uv != b->has_uv || a->has_skin != b->has_skin) return false;
+  return same_view(&a->pos, &b->pos) && (!a->has_nrm || same_view(&a->nrm, &b->nrm)) && (!a->has_uv || same_view(&a->uv, &b->uv)) &&
+         (!a->has_skin || (same_view(&a->joints, &b->joints) && same_view(&a->weights, &b->weights)));
+}
 
 static bool optional_attr(reader *r, const cJSON *attrs, const char *name, int comps, unsigned allowed, accessor_view *a, bool *has,
                           uint64_t vertex_count) {
@@ -331,18 +346,20 @@ static double normal_matrix(const double w[16], double n[9]) {
   return det;
 }
 
-/* Writes one primitive instance into m at vbase / ibase. An identity instance copies the data as
+/* Writes one primitive instance into m at vbase / ibase (vbase: the shared primitive's, for one
+ * that shares its vertices). An identity instance copies the data as
  * stored (bit for bit); any other moves positions by world, normals by the normal matrix, and a
  * mirroring world (det < 0) reverses each triangle so its front face stays the outside. */
 static bool emit_primitive(reader *r, const prim_info *p, const mesh_instance *in, tress_mesh *m, uint32_t vbase, uint32_t ibase,
                            bool all_nrm, bool all_uv) {
   uint32_t n = (uint32_t)p->pos.count;
+  uint32_t vertices = p->shares < 0 ? n : 0; /* a sharing primitive writes its indices alone */
   double nm[9] = {0};
   bool flip = !in->identity && normal_matrix(in->world, nm) < 0.0;
   const double *w = in->world;
   /* Non-indexed output is one non-indexed primitive: a flip swaps its vertices 1 and 2 instead. */
   bool swap_vertices = flip && !m->indices;
-  for (uint32_t v = 0; v < n; v++) {
+  for (uint32_t v = 0; v < vertices; v++) {
     uint32_t src = swap_vertices && v % 3 ? (v % 3 == 1 ? v + 1 : v - 1) : v;
     float *pos = m->positions + 3 * (size_t)(vbase + v);
     float *nrm = all_nrm ? m->normals + 3 * (size_t)(vbase + v) : NULL;
@@ -489,9 +506,13 @@ static tress_mesh *read_document(reader *r) {
     cJSON_ArrayForEach(prim, prims_of[s]) {
       prim_info *p = &info[slots[s].first_prim + (uint32_t)k++];
       if (!read_primitive(r, prim, p)) goto done;
-      slots[s].vertices += p->pos.count;
+      p->shares = -1;
+      for (int e = 0; e < k - 1 && p->shares < 0; e++)
+        if (info[slots[s].first_prim + (uint32_t)e].shares < 0 && same_vertices(&info[slots[s].first_prim + (uint32_t)e], p)) p->shares = e;
+      uint64_t own = p->shares < 0 ? p->pos.count : 0;
+      slots[s].vertices += own;
       slots[s].indices += p->has_idx ? p->idx.count : p->pos.count;
-      read_vertices += p->pos.count;
+      read_vertices += own;
       read_indices += p->has_idx ? p->idx.count : p->pos.count;
       /* the distinct meshes alone already too large: stop before reading (expanding) more */
       if (!within_limits(r, read_vertices, read_indices)) goto done;
@@ -516,15 +537,16 @@ static tress_mesh *read_document(reader *r) {
   runs = malloc(sizeof *runs * (size_t)prim_instances);
   if (!m || !runs) { failf(r, "out of memory"); goto fail; }
   if (inst[0].skin >= 0 && all_skin && !read_skin(r, (uint64_t)inst[0].skin, m)) goto fail;
-  uint32_t vbase = 0, ibase = 0;
+  uint32_t vbase = 0, ibase = 0, prim_vbase[MAX_PRIMITIVES];
   for (int i = 0; i < count; i++) {
     const mesh_slot *ms = &slots[slot_of[inst[i].mesh]];
     for (uint32_t k = 0; k < ms->prim_count; k++) {
       const prim_info *p = &info[ms->first_prim + k];
-      if (!emit_primitive(r, p, &inst[i], m, vbase, ibase, all_nrm, all_uv)) goto fail;
+      prim_vbase[k] = p->shares < 0 ? vbase : prim_vbase[p->shares];
+      if (!emit_primitive(r, p, &inst[i], m, prim_vbase[k], ibase, all_nrm, all_uv)) goto fail;
       uint32_t drawn = (uint32_t)(p->has_idx ? p->idx.count : p->pos.count);
       add_run(runs, &run_count, ibase, drawn, p->material);
-      vbase += (uint32_t)p->pos.count;
+      if (p->shares < 0) vbase += (uint32_t)p->pos.count;
       ibase += drawn;
     }
   }
