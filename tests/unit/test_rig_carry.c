@@ -1,5 +1,9 @@
 /* test_rig_carry.c - tress-rig carries the input's document into its output: asset.copyright,
- * materials, textures, samplers and images (their bytes), and the primitive's material; and
+ * materials, textures, samplers and images (their bytes), and the primitive's material; a mesh
+ * of two primitives with two materials comes out as two primitives, each with its material and
+ * its own triangles (.glb, .gltf and --rerig); a .gltf whose image is a separate file (uri
+ * "tex.png") comes out with the image's bytes embedded, while an image outside the input's
+ * folder (a "../" uri, a symlink out) is never read; and
  * --rerig of a skinned glb keeps where a viewer shows it: the output's mesh node transform is the
  * input's, and every joint's world matrix x inverse bind matrix is the input's bind placement (a
  * skeleton turned 90 degrees about X here); both outputs pass the Khronos validator with no
@@ -12,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +25,7 @@
 
 #include "support/gltf_validator.h"
 #include "support/rig_tool.h"
+#include "tress/gltf.h"
 
 static rig_tool fixture;
 static const char *tmp_dir = fixture.tmp_dir;
@@ -289,10 +295,234 @@ static void test_rerig_keeps_bind_pose(void **state) {
   }
 }
 
+static void run_or_fail(const char *args) {
+  char out[16384];
+  if (run(args, out, sizeof out) != 0) fail_msg("tress-rig %s: %s", args, out);
+}
+
+static void validate_or_fail(const char *path) {
+  char out[16384];
+  int v = validate(path, out, sizeof out);
+  if (v < 0) print_message("SKIP validation: gltf-validator needs node and npm\n");
+  else if (v) fail_msg("%s: %s", path, out);
+}
+
+/* hair_bob with its triangles split into two primitives over the same vertices: the first half
+ * drawn with "HairMat" (textured, materials[0]), the rest with "StrandMat" (materials[1]). */
+static void write_two_material_glb(const char *path) {
+  glb g = read_glb("assets/meshes/hair_bob.glb");
+  add_material(&g);
+  cJSON *materials = cJSON_GetObjectItem(g.json, "materials");
+  cJSON_AddItemToArray(materials, cJSON_Parse("{\"name\":\"StrandMat\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.1,0.1,0.1,1]}}"));
+  cJSON *accessors = cJSON_GetObjectItem(g.json, "accessors");
+  cJSON *prims = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "meshes"), 0), "primitives");
+  cJSON *first = cJSON_GetArrayItem(prims, 0);
+  cJSON *indices = cJSON_GetArrayItem(accessors, cJSON_GetObjectItem(first, "indices")->valueint);
+  assert_int_equal(cJSON_GetObjectItem(indices, "componentType")->valueint, 5123);
+  int count = cJSON_GetObjectItem(indices, "count")->valueint, half = count / 6 * 3;
+  cJSON *rest = cJSON_Duplicate(indices, true);
+  cJSON_SetNumberValue(cJSON_GetObjectItem(indices, "count"), half);
+  cJSON_SetNumberValue(cJSON_GetObjectItem(rest, "count"), count - half);
+  cJSON_AddNumberToObject(rest, "byteOffset", 2.0 * half);
+  cJSON_AddItemToArray(accessors, rest);
+  cJSON *second = cJSON_Duplicate(first, true);
+  cJSON_SetNumberValue(cJSON_GetObjectItem(second, "indices"), cJSON_GetArraySize(accessors) - 1);
+  cJSON_SetNumberValue(cJSON_GetObjectItem(second, "material"), 1);
+  cJSON_AddItemToArray(prims, second);
+  write_glb(path, &g);
+  free_glb(&g);
+}
+
+/* The name of the material a primitive of a written file draws with. */
+static const char *primitive_material(const cJSON *j, int prim) {
+  const cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "meshes"), 0), "primitives"), prim);
+  const cJSON *m = cJSON_GetObjectItem(p, "material");
+  assert_non_null(m);
+  return cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "materials"), m->valueint), "name")->valuestring;
+}
+
+/* The output draws what the input drew: the same runs of triangles (corner by corner, by
+ * position) with materials of the same names. */
+static void assert_same_runs(const char *in_path, const char *out_path) {
+  tress_error err = {0};
+  tress_mesh *in = tress_gltf_load(in_path, &err), *out = tress_gltf_load(out_path, &err);
+  if (!in || !out) fail_msg("%s", err.message);
+  assert_int_equal(in->submesh_count, 2);
+  assert_int_equal(out->submesh_count, 2);
+  assert_int_equal(out->index_count, in->index_count);
+  assert_int_equal(out->vertex_count, in->vertex_count); /* two primitives over one vertex set, read once */
+  for (uint32_t s = 0; s < 2; s++) {
+    assert_int_equal(out->submeshes[s].first_index, in->submeshes[s].first_index);
+    assert_int_equal(out->submeshes[s].index_count, in->submeshes[s].index_count);
+    assert_string_equal(out->submeshes[s].material_name, in->submeshes[s].material_name);
+  }
+  for (uint32_t i = 0; i < in->index_count; i++)
+    assert_memory_equal(out->positions + 3 * out->indices[i], in->positions + 3 * in->indices[i], 12);
+  tress_mesh_release(in);
+  tress_mesh_release(out);
+}
+
+static void assert_two_primitives(const char *path, bool is_glb) {
+  cJSON *j;
+  glb g = {0};
+  if (is_glb) {
+    g = read_glb(path);
+    j = g.json;
+  } else {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[4 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    j = cJSON_Parse(text);
+    assert_non_null(j);
+  }
+  const cJSON *prims = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "meshes"), 0), "primitives");
+  assert_int_equal(cJSON_GetArraySize(prims), 2);
+  assert_string_equal(primitive_material(j, 0), "HairMat");
+  assert_string_equal(primitive_material(j, 1), "StrandMat");
+  if (is_glb) {
+    assert_material_carried(&g);
+    free_glb(&g);
+  } else {
+    cJSON_Delete(j);
+  }
+}
+
+static void test_two_materials_carried(void **state) {
+  (void)state;
+  char in[1200], path[1200], rerigged[1200], args[3000];
+  snprintf(in, sizeof in, "%s/two_materials.glb", tmp_dir);
+  write_two_material_glb(in);
+  const char *outputs[] = {"two_rigged.glb", "two_rigged.gltf"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof path, "%s/%s", tmp_dir, outputs[i]);
+    snprintf(args, sizeof args, "'%s' -o '%s'", in, path);
+    run_or_fail(args);
+    assert_two_primitives(path, i == 0);
+    assert_same_runs(in, path);
+    validate_or_fail(path);
+  }
+  /* --rerig of the rigged glb keeps both runs and both materials */
+  snprintf(path, sizeof path, "%s/two_rigged.glb", tmp_dir);
+  snprintf(rerigged, sizeof rerigged, "%s/two_rerigged.glb", tmp_dir);
+  snprintf(args, sizeof args, "'%s' --rerig --sectors 4 -o '%s'", path, rerigged);
+  run_or_fail(args);
+  assert_two_primitives(rerigged, true);
+  assert_same_runs(in, rerigged);
+  validate_or_fail(rerigged);
+}
+
+static void write_file(const char *path, const void *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(data, 1, n, f), n);
+  fclose(f);
+}
+
+/* dir/hair.gltf: hair_bob as JSON with its buffer in dir/hair.bin and one textured material whose
+ * image is image_uri (no mimeType: the bytes say what they are). */
+static void write_external_gltf(const char *dir, const char *image_uri) {
+  char path[1300];
+  glb g = read_glb("assets/meshes/hair_bob.glb");
+  add_material(&g);
+  cJSON *img = cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "images"), 0);
+  cJSON_DeleteItemFromObject(img, "bufferView");
+  cJSON_DeleteItemFromObject(img, "mimeType");
+  cJSON_AddStringToObject(img, "uri", image_uri);
+  g.bin_len -= sizeof PNG; /* the PNG add_material appended is now a file of its own; its view goes */
+  cJSON *views = cJSON_GetObjectItem(g.json, "bufferViews");
+  cJSON_DeleteItemFromArray(views, cJSON_GetArraySize(views) - 1);
+  cJSON *buffer = cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "buffers"), 0);
+  cJSON_SetNumberValue(cJSON_GetObjectItem(buffer, "byteLength"), (double)g.bin_len);
+  cJSON_AddStringToObject(buffer, "uri", "hair.bin");
+  snprintf(path, sizeof path, "%s/hair.bin", dir);
+  write_file(path, g.bin, g.bin_len);
+  char *js = cJSON_PrintUnformatted(g.json);
+  snprintf(path, sizeof path, "%s/hair.gltf", dir);
+  write_file(path, js, strlen(js));
+  free(js);
+  free_glb(&g);
+}
+
+static void make_dir(char *out, size_t cap, const char *name) {
+  snprintf(out, cap, "%s/%s", tmp_dir, name);
+  assert_int_equal(mkdir(out, 0700), 0);
+}
+
+static void test_external_image_embedded(void **state) {
+  (void)state;
+  char dir[1200], path[1300], args[3000];
+  make_dir(dir, sizeof dir, "external");
+  write_external_gltf(dir, "tex.png");
+  snprintf(path, sizeof path, "%s/tex.png", dir);
+  write_file(path, PNG, sizeof PNG);
+  const char *outputs[] = {"external_rigged.glb", "external_rigged.gltf"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof path, "%s/%s", tmp_dir, outputs[i]);
+    snprintf(args, sizeof args, "'%s/hair.gltf' -o '%s'", dir, path);
+    run_or_fail(args);
+    validate_or_fail(path); /* the validator script refuses any external resource */
+    if (i == 0) {
+      glb o = read_glb(path);
+      assert_material_carried(&o); /* the PNG's bytes in the output's buffer, mimeType image/png */
+      assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o.json, "images"), 0), "uri"));
+      free_glb(&o);
+    }
+  }
+}
+
+/* Bytes that must never reach an output: a PNG signature, then a marker. */
+static const char SECRET[] = "\x89PNG\r\n\x1a\nSECRET-OUTSIDE-THE-ASSET-FOLDER";
+
+static bool file_contains(const char *path, const char *needle) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static char data[8 << 20];
+  size_t n = fread(data, 1, sizeof data, f);
+  fclose(f);
+  size_t k = strlen(needle);
+  for (size_t at = 0; at + k <= n; at++)
+    if (memcmp(data + at, needle, k) == 0) return true;
+  return false;
+}
+
+static void test_external_image_confined(void **state) {
+  (void)state;
+  char outside[1300], dir[1200], path[1300], args[3000], out[16384];
+  snprintf(outside, sizeof outside, "%s/outside.png", tmp_dir);
+  write_file(outside, SECRET, sizeof SECRET - 1);
+  struct { const char *folder, *uri, *reason; } cases[] = {
+    {"dotdot", "../outside.png", "leaves the asset directory"},
+    {"linked", "tex.png", "leaves the asset directory (through a link)"},
+  };
+  for (int i = 0; i < 2; i++) {
+    make_dir(dir, sizeof dir, cases[i].folder);
+    write_external_gltf(dir, cases[i].uri);
+    snprintf(path, sizeof path, "%s/tex.png", dir);
+    if (i == 1) assert_int_equal(symlink(outside, path), 0);
+    snprintf(path, sizeof path, "%s/%s.glb", tmp_dir, cases[i].folder);
+    snprintf(args, sizeof args, "'%s/hair.gltf' -o '%s'", dir, path);
+    if (run(args, out, sizeof out) != 0) fail_msg("%s", out);
+    if (!strstr(out, "materials and textures not carried") || !strstr(out, cases[i].reason)) fail_msg("%s: %s", cases[i].uri, out);
+    assert_false(file_contains(path, "SECRET-OUTSIDE"));
+    glb o = read_glb(path);
+    assert_null(cJSON_GetObjectItem(o.json, "images"));
+    assert_null(cJSON_GetObjectItem(o.json, "textures"));
+    assert_string_equal(primitive_material(o.json, 0), "HairMat"); /* the run keeps its material's name */
+    free_glb(&o);
+    validate_or_fail(path);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_materials_carried),
     cmocka_unit_test(test_rerig_keeps_bind_pose),
+    cmocka_unit_test(test_two_materials_carried),
+    cmocka_unit_test(test_external_image_embedded),
+    cmocka_unit_test(test_external_image_confined),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -42,6 +42,27 @@ bool tress_mesh_add_skin(tress_mesh *m, uint32_t bone_count) {
   return true;
 }
 
+tress_result tress_mesh_set_submeshes(tress_mesh *m, const tress_mesh_submesh *subs, uint32_t count) {
+  if (!m || (count && !subs)) return TRESS_ERR_INVALID_ARGUMENT;
+  uint32_t total = m->indices ? m->index_count : m->vertex_count, at = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (subs[i].first_index != at || subs[i].index_count == 0 || subs[i].index_count % 3 || subs[i].index_count > total - at) return TRESS_ERR_INVALID_ARGUMENT;
+    at += subs[i].index_count;
+  }
+  if (count && at != total) return TRESS_ERR_INVALID_ARGUMENT;
+  tress_mesh_submesh *copy = NULL;
+  if (count) {
+    copy = malloc(sizeof *copy * count);
+    if (!copy) return TRESS_ERR_OUT_OF_MEMORY;
+    memcpy(copy, subs, sizeof *copy * count);
+    for (uint32_t i = 0; i < count; i++) copy[i].material_name[TRESS_NAME_MAX - 1] = 0;
+  }
+  free(m->submeshes);
+  m->submeshes = copy;
+  m->submesh_count = count;
+  return TRESS_OK;
+}
+
 tress_mesh *tress_mesh_clone(const tress_mesh *src) {
   tress_mesh_def mesh_def = {.vertex_count = src->vertex_count, .index_count = src->index_count,
                              .has_normals = src->normals != NULL, .has_uvs = src->uvs != NULL};
@@ -60,6 +81,10 @@ tress_mesh *tress_mesh_clone(const tress_mesh *src) {
     memcpy(m->joints, src->joints, 4 * sizeof(uint16_t) * src->vertex_count);
     memcpy(m->weights, src->weights, 4 * sizeof(float) * src->vertex_count);
   }
+  if (tress_mesh_set_submeshes(m, src->submeshes, src->submesh_count) != TRESS_OK) {
+    tress_mesh_release(m);
+    return NULL;
+  }
   return m;
 }
 
@@ -71,6 +96,7 @@ void tress_mesh_release(tress_mesh *m) {
   if (!m || --m->refcount > 0) return;
   free(m->positions); free(m->normals); free(m->uvs); free(m->indices);
   free(m->bones); free(m->joints); free(m->weights);
+  free(m->submeshes);
   free(m);
 }
 
@@ -98,5 +124,6 @@ uint64_t tress_mesh_get_bytes(const tress_mesh *m) {
   if (m->normals) b += 12 * n;
   if (m->uvs) b += 8 * n;
   if (m->bones) b += m->bone_count * sizeof *m->bones + n * (8 + 16);
+  b += m->submesh_count * sizeof *m->submeshes;
   return b;
 }

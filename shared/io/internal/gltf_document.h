@@ -150,6 +150,12 @@ void tress__gltf_doc_close(tress__gltf_doc *doc);
  * counted against bytes_left before it is read or decoded. Failures name the URI as written. */
 bool tress__gltf_doc_load_buffers(tress__gltf_doc *doc);
 
+/* The bytes any other URI of the document names (an image's), under the buffers' rules: a base64
+ * data: URI decoded, or an external file resolving beneath root_dir, opened without following
+ * links, regular, counted against bytes_left. *out is malloc'd (the caller frees it); false with
+ * the failure set (naming what and the URI as written) and *out NULL. */
+bool tress__gltf_uri_read(tress__gltf_doc *doc, const char *uri, const char *what, uint8_t **out, uint64_t *size);
+
 /* Fails the read: sets the code and the message (the first failure wins) and returns false. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))

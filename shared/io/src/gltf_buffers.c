@@ -1,5 +1,6 @@
 /* gltf_buffers.c - a glTF document's buffers: the GLB BIN chunk, base64 data: URIs and external
- * files beneath the document's root directory (gltf_document.h). A buffer's declared byteLength
+ * files beneath the document's root directory (gltf_document.h); and the same URI rules for any
+ * other URI a reader resolves (an image's: tress__gltf_uri_read). A buffer's declared byteLength
  * must not exceed the bytes it actually resolved to; what a buffer costs is counted before it is
  * read or decoded; an external file is read only when it is a regular file that resolves beneath
  * the root, and failures name the URI as written, never a resolved path. */
@@ -58,7 +59,8 @@ static bool budget_take(tress__gltf_doc *doc, uint64_t n, const char *what, cons
                           what, uri, (unsigned long long)n, (unsigned long long)doc->bytes_left);
 }
 
-static bool data_uri(tress__gltf_doc *doc, int i, const char *uri, const char *what, tress__gltf_span *got) {
+/* A base64 data: URI decoded into *owned (malloc'd; the caller frees it, also on failure). */
+static bool data_uri(tress__gltf_doc *doc, const char *uri, const char *what, uint8_t **owned, tress__gltf_span *got) {
   const char *comma = strchr(uri, ',');
   if (!comma || comma - uri < 12 || strncmp(comma - 7, ";base64", 7) != 0)
     return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s data URI is not base64", what);
@@ -67,7 +69,7 @@ static bool data_uri(tress__gltf_doc *doc, int i, const char *uri, const char *w
   uint8_t *bin = malloc(cap ? cap : 1);
   size_t bin_len = 0;
   if (!bin) return tress__gltf_fail(doc, TRESS_ERR_OUT_OF_MEMORY, "out of memory");
-  doc->owned[i] = bin;
+  *owned = bin;
   if (sodium_base642bin(bin, cap, comma + 1, enc, " \r\n", &bin_len, NULL, sodium_base64_VARIANT_ORIGINAL) != 0)
     return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s data URI has bad base64", what);
   *got = (tress__gltf_span){bin, bin_len};
@@ -144,7 +146,8 @@ static bool resolve_beneath(tress__gltf_doc *doc, const char *uri, const char *w
   return true;
 }
 
-static bool external_file(tress__gltf_doc *doc, int i, const char *uri, const char *what, tress__gltf_span *got) {
+/* An external file beneath the root read whole into *owned (malloc'd; the caller frees it). */
+static bool external_file(tress__gltf_doc *doc, const char *uri, const char *what, uint8_t **owned, tress__gltf_span *got) {
   if (!safe_relative_uri(uri))
     return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s' leaves the asset directory", what, uri);
   char root[PATH_MAX], resolved[PATH_MAX];
@@ -170,8 +173,27 @@ static bool external_file(tress__gltf_doc *doc, int i, const char *uri, const ch
   uint8_t *bin = read_whole(fd, (uint64_t)st.st_size);
   close(fd);
   if (!bin) return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri '%.60s' cannot be read whole", what, uri);
-  doc->owned[i] = bin;
+  *owned = bin;
   *got = (tress__gltf_span){bin, (uint64_t)st.st_size};
+  return true;
+}
+
+static bool uri_bytes(tress__gltf_doc *doc, const char *uri, const char *what, uint8_t **owned, tress__gltf_span *got) {
+  if (strncmp(uri, "data:", 5) == 0) return data_uri(doc, uri, what, owned, got);
+  return external_file(doc, uri, what, owned, got);
+}
+
+bool tress__gltf_uri_read(tress__gltf_doc *doc, const char *uri, const char *what, uint8_t **out, uint64_t *size) {
+  uint8_t *owned = NULL;
+  tress__gltf_span got = {NULL, 0};
+  *out = NULL;
+  *size = 0;
+  if (!uri_bytes(doc, uri, what, &owned, &got)) {
+    free(owned);
+    return false;
+  }
+  *out = owned;
+  *size = got.size;
   return true;
 }
 
@@ -202,9 +224,7 @@ bool tress__gltf_doc_load_buffers(tress__gltf_doc *doc) {
       got = bin;
     } else if (!cJSON_IsString(uri)) {
       return tress__gltf_fail(doc, TRESS_ERR_INVALID_ARGUMENT, "%s uri is not a string", what);
-    } else if (strncmp(uri->valuestring, "data:", 5) == 0) {
-      if (!data_uri(doc, i, uri->valuestring, what, &got)) return false;
-    } else if (!external_file(doc, i, uri->valuestring, what, &got)) {
+    } else if (!uri_bytes(doc, uri->valuestring, what, &doc->owned[i], &got)) {
       return false;
     }
     if (declared > got.size)

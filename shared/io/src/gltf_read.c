@@ -40,7 +40,23 @@ typedef tress__gltf_accessor accessor_view;
 typedef struct prim_info {
   accessor_view pos, nrm, uv, joints, weights, idx;
   bool has_nrm, has_uv, has_skin, has_idx;
+  int32_t material; /* -1: none */
+  int32_t shares;   /* an earlier primitive of the mesh whose vertices this one indexes, -1: its own */
 } prim_info;
+
+static bool same_view(const accessor_view *a, const accessor_view *b) {
+  return a->base == b->base && a->count == b->count && a->stride == b->stride && a->component_type == b->component_type &&
+         a->components == b->components && a->normalized == b->normalized;
+}
+
+/* Primitives of one mesh that index the same vertex data (exporters split a mesh by material
+ * this way, and so does gltf_write.c) read it once, so a file read and written again keeps its
+ * vertex count. */
+static bool same_vertices(const prim_info *a, const prim_info *b) {
+  if (!a->has_idx || !b->has_idx || a->has_nrm != b->has_nrm || a->has_uv != b->has_uv || a->has_skin != b->has_skin) return false;
+  return same_view(&a->pos, &b->pos) && (!a->has_nrm || same_view(&a->nrm, &b->nrm)) && (!a->has_uv || same_view(&a->uv, &b->uv)) &&
+         (!a->has_skin || (same_view(&a->joints, &b->joints) && same_view(&a->weights, &b->weights)));
+}
 
 static bool optional_attr(reader *r, const cJSON *attrs, const char *name, int comps, unsigned allowed, accessor_view *a, bool *has,
                           uint64_t vertex_count) {
@@ -75,6 +91,14 @@ static bool read_primitive(reader *r, const cJSON *prim, prim_info *p) {
     return false;
   if (has_joints != has_weights) return failf(r, "JOINTS_0 and WEIGHTS_0 must come together");
   p->has_skin = has_joints;
+  p->material = -1;
+  if (cJSON_GetObjectItemCaseSensitive(prim, "material")) {
+    uint64_t material = 0;
+    if (!tress__gltf_get_uint(&r->doc, prim, "material", -1, INT32_MAX, &material, "primitive") ||
+        !tress__gltf_array_item(&r->doc, "materials", material, "a primitive's material"))
+      return false;
+    p->material = (int32_t)material;
+  }
   const cJSON *ind = cJSON_GetObjectItemCaseSensitive(prim, "indices");
   if (ind) {
     uint64_t idx_index = 0;
@@ -322,18 +346,20 @@ static double normal_matrix(const double w[16], double n[9]) {
   return det;
 }
 
-/* Writes one primitive instance into m at vbase / ibase. An identity instance copies the data as
+/* Writes one primitive instance into m at vbase / ibase (vbase: the shared primitive's, for one
+ * that shares its vertices). An identity instance copies the data as
  * stored (bit for bit); any other moves positions by world, normals by the normal matrix, and a
  * mirroring world (det < 0) reverses each triangle so its front face stays the outside. */
 static bool emit_primitive(reader *r, const prim_info *p, const mesh_instance *in, tress_mesh *m, uint32_t vbase, uint32_t ibase,
                            bool all_nrm, bool all_uv) {
   uint32_t n = (uint32_t)p->pos.count;
+  uint32_t vertices = p->shares < 0 ? n : 0; /* a sharing primitive writes its indices alone */
   double nm[9] = {0};
   bool flip = !in->identity && normal_matrix(in->world, nm) < 0.0;
   const double *w = in->world;
   /* Non-indexed output is one non-indexed primitive: a flip swaps its vertices 1 and 2 instead. */
   bool swap_vertices = flip && !m->indices;
-  for (uint32_t v = 0; v < n; v++) {
+  for (uint32_t v = 0; v < vertices; v++) {
     uint32_t src = swap_vertices && v % 3 ? (v % 3 == 1 ? v + 1 : v - 1) : v;
     float *pos = m->positions + 3 * (size_t)(vbase + v);
     float *nrm = all_nrm ? m->normals + 3 * (size_t)(vbase + v) : NULL;
@@ -376,6 +402,38 @@ static bool emit_primitive(reader *r, const prim_info *p, const mesh_instance *i
     }
   }
   return true;
+}
+
+/* One primitive instance's triangles: where they start in the index list, how many, its material. */
+typedef struct prim_run {
+  uint32_t first, count;
+  int32_t material;
+} prim_run;
+
+/* Appends a primitive instance's run, extending the last one when the material is the same (a
+ * mesh instanced twice draws as one run per material change, not one per copy). */
+static void add_run(prim_run *runs, uint32_t *count, uint32_t first, uint32_t n, int32_t material) {
+  if (*count && runs[*count - 1].material == material) runs[*count - 1].count += n;
+  else runs[(*count)++] = (prim_run){first, n, material};
+}
+
+/* The runs as the mesh's submeshes, each named from its material. */
+static bool set_submeshes(reader *r, tress_mesh *m, const prim_run *runs, uint32_t count) {
+  if (count > TRESS_GLTF_MAX_SUBMESHES)
+    return failf(r, "the scene's meshes change material %u times (at most %u material runs are kept)", count, TRESS_GLTF_MAX_SUBMESHES);
+  tress_mesh_submesh *subs = calloc(count ? count : 1, sizeof *subs);
+  if (!subs) return oom(r);
+  const cJSON *materials = cJSON_GetObjectItemCaseSensitive(r->doc.root, "materials");
+  for (uint32_t i = 0; i < count; i++) {
+    subs[i].first_index = runs[i].first;
+    subs[i].index_count = runs[i].count;
+    subs[i].material = runs[i].material;
+    const cJSON *name = runs[i].material >= 0 ? cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(materials, runs[i].material), "name") : NULL;
+    if (cJSON_IsString(name)) snprintf(subs[i].material_name, sizeof subs[i].material_name, "%s", name->valuestring);
+  }
+  tress_result rc = tress_mesh_set_submeshes(m, subs, count);
+  free(subs);
+  return rc == TRESS_OK || oom(r);
 }
 
 static bool within_limits(reader *r, uint64_t vertices, uint64_t indices) {
@@ -421,7 +479,8 @@ static tress_mesh *read_document(reader *r) {
   mesh_slot *slots = calloc((size_t)count, sizeof *slots);
   const cJSON **prims_of = calloc((size_t)count, sizeof *prims_of);
   prim_info *info = NULL;
-  uint32_t slot_count = 0, prim_total = 0;
+  prim_run *runs = NULL;
+  uint32_t slot_count = 0, prim_total = 0, run_count = 0;
   if (!slot_of || !slots || !prims_of) { failf(r, "out of memory"); goto done; }
   for (int i = 0; i < mesh_count; i++) slot_of[i] = -1;
   /* Each distinct mesh once: count its primitives, then read them all. */
@@ -447,9 +506,13 @@ static tress_mesh *read_document(reader *r) {
     cJSON_ArrayForEach(prim, prims_of[s]) {
       prim_info *p = &info[slots[s].first_prim + (uint32_t)k++];
       if (!read_primitive(r, prim, p)) goto done;
-      slots[s].vertices += p->pos.count;
+      p->shares = -1;
+      for (int e = 0; e < k - 1 && p->shares < 0; e++)
+        if (info[slots[s].first_prim + (uint32_t)e].shares < 0 && same_vertices(&info[slots[s].first_prim + (uint32_t)e], p)) p->shares = e;
+      uint64_t own = p->shares < 0 ? p->pos.count : 0;
+      slots[s].vertices += own;
       slots[s].indices += p->has_idx ? p->idx.count : p->pos.count;
-      read_vertices += p->pos.count;
+      read_vertices += own;
       read_indices += p->has_idx ? p->idx.count : p->pos.count;
       /* the distinct meshes alone already too large: stop before reading (expanding) more */
       if (!within_limits(r, read_vertices, read_indices)) goto done;
@@ -471,23 +534,29 @@ static tress_mesh *read_document(reader *r) {
                              .index_count = any_idx || prim_instances > 1 ? (uint32_t)indices : 0,
                              .has_normals = all_nrm, .has_uvs = all_uv};
   m = tress_mesh_create(&mesh_def);
-  if (!m) { failf(r, "out of memory"); goto done; }
+  runs = malloc(sizeof *runs * (size_t)prim_instances);
+  if (!m || !runs) { failf(r, "out of memory"); goto fail; }
   if (inst[0].skin >= 0 && all_skin && !read_skin(r, (uint64_t)inst[0].skin, m)) goto fail;
-  uint32_t vbase = 0, ibase = 0;
+  uint32_t vbase = 0, ibase = 0, prim_vbase[MAX_PRIMITIVES];
   for (int i = 0; i < count; i++) {
     const mesh_slot *ms = &slots[slot_of[inst[i].mesh]];
     for (uint32_t k = 0; k < ms->prim_count; k++) {
       const prim_info *p = &info[ms->first_prim + k];
-      if (!emit_primitive(r, p, &inst[i], m, vbase, ibase, all_nrm, all_uv)) goto fail;
-      vbase += (uint32_t)p->pos.count;
-      ibase += (uint32_t)(p->has_idx ? p->idx.count : p->pos.count);
+      prim_vbase[k] = p->shares < 0 ? vbase : prim_vbase[p->shares];
+      if (!emit_primitive(r, p, &inst[i], m, prim_vbase[k], ibase, all_nrm, all_uv)) goto fail;
+      uint32_t drawn = (uint32_t)(p->has_idx ? p->idx.count : p->pos.count);
+      add_run(runs, &run_count, ibase, drawn, p->material);
+      if (p->shares < 0) vbase += (uint32_t)p->pos.count;
+      ibase += drawn;
     }
   }
+  if (!set_submeshes(r, m, runs, run_count)) goto fail;
   goto done;
 fail:
   tress_mesh_release(m);
   m = NULL;
 done:
+  free(runs);
   free(info);
   free(prims_of);
   free(slots);

@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,25 +31,76 @@ static void copy_array(cJSON *root, const char *key, cJSON **out) {
   *out = cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0 ? cJSON_Duplicate(a, true) : NULL;
 }
 
-/* Images: each bufferView image's bytes copied out (the writer re-homes them), the view dropped. */
-static bool carry_images(tress_gltf_source *s, tress__gltf_doc *doc, bool buffers) {
+/* The media type of an image's bytes, from their signature; NULL when they are none of the
+ * types glTF (core, EXT_texture_webp, KHR_texture_basisu) names. */
+static const char *sniff_mime_type(const uint8_t *d, uint64_t n) {
+  static const uint8_t png[8] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
+  static const uint8_t ktx2[12] = {0xab, 'K', 'T', 'X', ' ', '2', '0', 0xbb, 0x0d, 0x0a, 0x1a, 0x0a};
+  if (n >= 8 && memcmp(d, png, 8) == 0) return "image/png";
+  if (n >= 3 && d[0] == 0xff && d[1] == 0xd8 && d[2] == 0xff) return "image/jpeg";
+  if (n >= 12 && memcmp(d, "RIFF", 4) == 0 && memcmp(d + 8, "WEBP", 4) == 0) return "image/webp";
+  if (n >= 12 && memcmp(d, ktx2, 12) == 0) return "image/ktx2";
+  return NULL;
+}
+
+/* Writes why an image cannot be carried; false. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static bool why_not(char *why, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, cap, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+/* Image i's bytes: a bufferView's copied out, a uri's read under the buffers' rules (a data: URI
+ * decoded; an external file only beneath the root, no link out). why names a failure. */
+static bool image_bytes(tress__gltf_doc *doc, bool buffers, const cJSON *img, int i, uint8_t **out, uint64_t *len, char *why,
+                        size_t cap) {
+  const cJSON *view = cJSON_GetObjectItemCaseSensitive(img, "bufferView"), *uri = cJSON_GetObjectItemCaseSensitive(img, "uri");
+  char what[32];
+  snprintf(what, sizeof what, "images[%d]", i);
+  if (view) {
+    const uint8_t *data;
+    size_t size;
+    if (!buffers) return why_not(why, cap, "%s is in a buffer that did not load", what);
+    if (!cJSON_IsNumber(view) || !view_bytes(doc, view->valueint, &data, &size))
+      return why_not(why, cap, "%s has a bad bufferView", what);
+    if (!(*out = malloc(size ? size : 1))) return why_not(why, cap, "out of memory");
+    memcpy(*out, data, size);
+    *len = size;
+    return true;
+  }
+  if (!cJSON_IsString(uri)) return why_not(why, cap, "%s has neither a bufferView nor a uri", what);
+  tress_error err = {0};
+  doc->err = &err;
+  bool ok = tress__gltf_uri_read(doc, uri->valuestring, what, out, len);
+  doc->err = NULL;
+  return ok || why_not(why, cap, "%s", err.message);
+}
+
+/* Images: every image's bytes held for the writer, which puts them in the output's buffer (so
+ * the output stands alone), with the mimeType a bufferView image must have: the image's own,
+ * else the one its bytes' signature names. Its uri and bufferView are dropped. */
+static bool carry_images(tress_gltf_source *s, tress__gltf_doc *doc, bool buffers, char *why, size_t cap) {
   if (!s->images) return true;
   int n = cJSON_GetArraySize(s->images);
   s->image_bytes = calloc((size_t)n, sizeof *s->image_bytes);
   s->image_sizes = calloc((size_t)n, sizeof *s->image_sizes);
-  if (!s->image_bytes || !s->image_sizes) return false;
+  if (!s->image_bytes || !s->image_sizes) return why_not(why, cap, "out of memory");
   for (int i = 0; i < n; i++) {
     cJSON *img = cJSON_GetArrayItem(s->images, i);
-    const cJSON *view = cJSON_GetObjectItemCaseSensitive(img, "bufferView");
-    if (!view) continue;
-    const uint8_t *data;
-    size_t len;
-    if (!buffers || !cJSON_IsNumber(view) || !view_bytes(doc, view->valueint, &data, &len)) return false;
-    s->image_bytes[i] = malloc(len ? len : 1);
-    if (!s->image_bytes[i]) return false;
-    memcpy(s->image_bytes[i], data, len);
-    s->image_sizes[i] = len;
+    uint64_t len = 0;
+    if (!image_bytes(doc, buffers, img, i, &s->image_bytes[i], &len, why, cap)) return false;
+    s->image_sizes[i] = (size_t)len;
+    const cJSON *mime = cJSON_GetObjectItemCaseSensitive(img, "mimeType");
+    const char *sniffed = sniff_mime_type(s->image_bytes[i], len);
+    if (!cJSON_IsString(mime) && !sniffed) return why_not(why, cap, "images[%d] is not PNG, JPEG, WebP or KTX2 and names no mimeType", i);
+    if (!cJSON_IsString(mime)) cJSON_AddStringToObject(img, "mimeType", sniffed);
     cJSON_DeleteItemFromObjectCaseSensitive(img, "bufferView");
+    cJSON_DeleteItemFromObjectCaseSensitive(img, "uri");
   }
   return true;
 }
@@ -97,20 +149,13 @@ static void read_skin(tress_gltf_source *s, tress__gltf_doc *doc, bool buffers) 
   s->skinned = true;
 }
 
-/* The material of the mesh's first primitive (the skinned mesh's, else mesh 0's). */
+/* The material of the mesh's first primitive (the skinned mesh's, else mesh 0's): what a mesh
+ * without submeshes is drawn with. A mesh read by gltf_read.c names each primitive's own. */
 static void read_material(tress_gltf_source *s, const cJSON *root) {
   const cJSON *mesh = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "meshes"), s->mesh_index >= 0 ? s->mesh_index : 0);
-  const cJSON *prim, *first = NULL;
-  int distinct_other = 0;
-  cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(mesh, "primitives")) {
-    const cJSON *mat = cJSON_GetObjectItemCaseSensitive(prim, "material");
-    if (!first) { first = mat ? mat : prim; s->material = cJSON_IsNumber(mat) ? mat->valueint : -1; continue; }
-    distinct_other += (cJSON_IsNumber(mat) ? mat->valueint : -1) != s->material;
-  }
-  if (distinct_other)
-    snprintf(s->warning + strlen(s->warning), sizeof s->warning - strlen(s->warning),
-             "%sthe mesh's primitives use different materials; the output's one primitive uses the first's",
-             s->warning[0] ? "; " : "");
+  const cJSON *prim = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(mesh, "primitives"), 0);
+  const cJSON *mat = cJSON_GetObjectItemCaseSensitive(prim, "material");
+  s->material = cJSON_IsNumber(mat) ? mat->valueint : -1;
 }
 
 /* The extensions the carried arrays use (extensionsUsed entries found as keys inside them). */
@@ -135,26 +180,40 @@ static void read_extensions(tress_gltf_source *s, const cJSON *root) {
   }
 }
 
-static void drop_textures(tress_gltf_source *s) {
+/* The carried materials, textures, images (and their bytes) and samplers, emptied. */
+static void free_textures(tress_gltf_source *s) {
+  int images = s->images ? cJSON_GetArraySize(s->images) : 0;
+  for (int i = 0; s->image_bytes && i < images; i++) free(s->image_bytes[i]);
+  free(s->image_bytes);
+  free(s->image_sizes);
+  s->image_bytes = NULL;
+  s->image_sizes = NULL;
   cJSON_Delete(s->materials);
   cJSON_Delete(s->textures);
   cJSON_Delete(s->images);
   cJSON_Delete(s->samplers);
   s->materials = s->textures = s->images = s->samplers = NULL;
-  s->material = -1;
-  snprintf(s->warning + strlen(s->warning), sizeof s->warning - strlen(s->warning),
-           "%smaterials and textures not carried: an image's bytes are in an external buffer or unreadable",
-           s->warning[0] ? "; " : "");
 }
 
-tress_gltf_source *tress_gltf_source_load(const char *path, tress_error *err) {
+static void drop_textures(tress_gltf_source *s, const char *why) {
+  free_textures(s);
+  s->material = -1;
+  snprintf(s->warning + strlen(s->warning), sizeof s->warning - strlen(s->warning),
+           "%smaterials and textures not carried: %s", s->warning[0] ? "; " : "", why);
+}
+
+tress_gltf_source *tress_gltf_source_load(const char *path, tress_error *err) { return tress_gltf_source_load_opts(path, NULL, err); }
+
+tress_gltf_source *tress_gltf_source_load_opts(const char *path, const tress_gltf_read_opts *opts, tress_error *err) {
+  tress_gltf_read_opts o = opts ? *opts : tress_default_gltf_read_opts();
   size_t size;
-  uint8_t *data = tress_file_read(path, TRESS_GLTF_MAX_FILE_BYTES, &size, err);
+  uint64_t cap = o.max_bytes < TRESS_GLTF_MAX_FILE_BYTES ? o.max_bytes : TRESS_GLTF_MAX_FILE_BYTES;
+  uint8_t *data = tress_file_read(path, (size_t)cap, &size, err);
   if (!data) return NULL;
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
-  if (slash) *slash = 0;
+  if (slash) slash[slash == dir ? 1 : 0] = 0; /* "/a.gltf": the root directory */
   else snprintf(dir, sizeof dir, ".");
   tress__gltf_doc doc;
   tress_gltf_source *s = NULL;
@@ -165,7 +224,11 @@ tress_gltf_source *tress_gltf_source_load(const char *path, tress_error *err) {
     if (err && !err->message[0]) tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "out of memory");
     return NULL;
   }
-  /* Buffers that do not load only keep images and the bind placement from being carried. */
+  /* What does not load (buffers, an image) only keeps parts from being carried: the reasons are
+   * warnings, never the caller's error. */
+  doc.err = NULL;
+  doc.root_dir = o.root_dir;
+  doc.bytes_left = o.max_bytes - size;
   bool buffers = tress__gltf_doc_load_buffers(&doc);
   cJSON *root = doc.root;
   s->material = s->mesh_index = -1;
@@ -176,7 +239,8 @@ tress_gltf_source *tress_gltf_source_load(const char *path, tress_error *err) {
   copy_array(root, "textures", &s->textures);
   copy_array(root, "images", &s->images);
   copy_array(root, "samplers", &s->samplers);
-  if (!carry_images(s, &doc, buffers)) drop_textures(s);
+  char why[TRESS_ERROR_MESSAGE_MAX] = "";
+  if (!carry_images(s, &doc, buffers, why, sizeof why)) drop_textures(s, why);
   read_skin(s, &doc, buffers);
   if (s->materials) read_material(s, root);
   read_extensions(s, root);
@@ -187,14 +251,7 @@ tress_gltf_source *tress_gltf_source_load(const char *path, tress_error *err) {
 
 void tress_gltf_source_destroy(tress_gltf_source *s) {
   if (!s) return;
-  int images = s->images ? cJSON_GetArraySize(s->images) : 0;
-  for (int i = 0; s->image_bytes && i < images; i++) free(s->image_bytes[i]);
-  free(s->image_bytes);
-  free(s->image_sizes);
-  cJSON_Delete(s->materials);
-  cJSON_Delete(s->textures);
-  cJSON_Delete(s->images);
-  cJSON_Delete(s->samplers);
+  free_textures(s);
   cJSON_Delete(s->extensions);
   free(s->copyright);
   free(s);

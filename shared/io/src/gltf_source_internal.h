@@ -13,13 +13,13 @@ struct tress_gltf_source {
   char *copyright;
   cJSON *materials, *textures, *images, *samplers; /* copies; NULL when absent */
   cJSON *extensions;                               /* extensionsUsed entries the copies use */
-  uint8_t **image_bytes;                           /* per image: its bytes (was a bufferView), or NULL (a uri) */
+  uint8_t **image_bytes;                           /* per image: its bytes (from a bufferView or its uri) */
   size_t *image_sizes;
-  int material;       /* the primitive's material, -1 none */
+  int material;       /* the first primitive's material (for a mesh without submeshes), -1 none */
   int mesh_index;     /* the skinned node's mesh, -1 none */
   bool skinned;
   float placement[16], mesh_node[16];
-  char warning[256];
+  char warning[512];
 };
 
 #endif

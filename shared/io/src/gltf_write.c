@@ -83,8 +83,69 @@ static int fail(tress_error *err, const char *msg) {
 
 /* The document for m: every JSON object but the buffer, and the buffer's bytes in bin. Returns 0,
  * or the error code with err filled when the mesh cannot be written. */
-static void carry_source(cJSON *root, cJSON *prim, bytes *bin, const tress_gltf_source *src);
+static void carry_source(cJSON *root, bytes *bin, const tress_gltf_source *src);
 static void place_skeleton(cJSON *root, cJSON *scene_nodes, cJSON *mesh_node, const tress_mesh *m, const tress_gltf_source *src);
+
+/* One run's indices [first, first + count) as an accessor: UNSIGNED_SHORT when every vertex
+ * fits, else UNSIGNED_INT; a non-indexed mesh's run numbers its vertices. */
+static int add_run_indices(cJSON *root, bytes *bin, const tress_mesh *m, uint32_t first, uint32_t count) {
+  bool narrow = m->vertex_count <= 65536;
+  void *ix = malloc((size_t)count * (narrow ? 2 : 4));
+  if (!ix) { bin->oom = true; return 0; }
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t v = m->indices ? m->indices[first + i] : first + i;
+    if (narrow) ((uint16_t *)ix)[i] = (uint16_t)v;
+    else ((uint32_t *)ix)[i] = v;
+  }
+  int acc = add_accessor(root, bin, ix, narrow ? 2 : 4, count, narrow ? 5123 : 5125, "SCALAR", 34963, false);
+  free(ix);
+  return acc;
+}
+
+/* The material a run's primitive names. With a source that carries its materials: the source's
+ * own index. Otherwise (OBJ usemtl groups, a source whose materials were left out) a plain
+ * material named as the run's was, one per distinct material index, appended to materials[];
+ * made[i] remembers run i's. -1: the run has no material. */
+static int run_material(cJSON *root, const tress_mesh_submesh *runs, uint32_t i, const tress_gltf_source *src, int *made) {
+  int32_t material = runs[i].material;
+  made[i] = -1;
+  if (material < 0) return -1;
+  if (src && src->materials) return material < cJSON_GetArraySize(src->materials) ? material : -1;
+  for (uint32_t j = 0; j < i; j++)
+    if (runs[j].material == material) return made[i] = made[j];
+  cJSON *materials = cJSON_GetObjectItem(root, "materials");
+  if (!materials) materials = cJSON_AddArrayToObject(root, "materials");
+  cJSON *plain = cJSON_CreateObject();
+  if (runs[i].material_name[0]) cJSON_AddStringToObject(plain, "name", runs[i].material_name);
+  cJSON_AddItemToArray(materials, plain);
+  return made[i] = cJSON_GetArraySize(materials) - 1;
+}
+
+/* One triangle primitive per submesh (a mesh without submeshes is one run with the source's
+ * first primitive's material), each over the same vertex attributes with its own indices.
+ * A non-indexed mesh drawn as one run keeps no indices. Frees attrs. */
+static cJSON *add_primitives(cJSON *root, bytes *bin, const tress_mesh *m, cJSON *attrs, const tress_gltf_source *src) {
+  uint32_t total = m->indices ? m->index_count : m->vertex_count;
+  tress_mesh_submesh whole = {0, total, src ? src->material : -1, ""};
+  const tress_mesh_submesh *runs = m->submesh_count ? m->submeshes : &whole;
+  uint32_t run_count = m->submesh_count ? m->submesh_count : 1;
+  int *made = malloc(sizeof *made * run_count);
+  cJSON *prims = cJSON_CreateArray();
+  if (!made) bin->oom = true;
+  for (uint32_t i = 0; made && i < run_count; i++) {
+    cJSON *prim = cJSON_CreateObject();
+    cJSON_AddItemToObject(prim, "attributes", cJSON_Duplicate(attrs, true));
+    cJSON_AddNumberToObject(prim, "mode", 4);
+    if (m->indices || run_count > 1)
+      cJSON_AddNumberToObject(prim, "indices", add_run_indices(root, bin, m, runs[i].first_index, runs[i].index_count));
+    int material = run_material(root, runs, i, src, made);
+    if (material >= 0) cJSON_AddNumberToObject(prim, "material", material);
+    cJSON_AddItemToArray(prims, prim);
+  }
+  cJSON_Delete(attrs);
+  free(made);
+  return prims;
+}
 
 static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJSON **doc, bytes *bin_out, tress_error *err) {
   *doc = NULL;
@@ -92,6 +153,10 @@ static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJS
   if (!m->indices && m->vertex_count % 3) return fail(err, "non-indexed mesh whose vertex count is not a multiple of 3");
   for (uint32_t i = 0; i < m->index_count; i++)
     if (m->indices[i] >= m->vertex_count) return fail(err, "an index is past the vertex count");
+  uint32_t drawn = m->indices ? m->index_count : m->vertex_count;
+  for (uint32_t i = 0; i < m->submesh_count; i++)
+    if (m->submeshes[i].index_count == 0 || m->submeshes[i].first_index > drawn || m->submeshes[i].index_count > drawn - m->submeshes[i].first_index)
+      return fail(err, "a submesh's range is empty or runs past the mesh's triangles");
   bool skinned = tress_mesh_is_skinned(m);
   uint32_t n = m->vertex_count;
 
@@ -139,28 +204,10 @@ static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJS
     }
     cJSON_AddNumberToObject(attrs, "WEIGHTS_0", add_accessor(root, &bin, m->weights, 16, n, 5126, "VEC4", 34962, false));
   }
-  cJSON *prim = cJSON_CreateObject();
-  cJSON_AddItemToObject(prim, "attributes", attrs);
-  cJSON_AddNumberToObject(prim, "mode", 4);
-  if (m->indices && m->index_count) {
-    if (n <= 65536) {
-      uint16_t *i16 = malloc(2 * (size_t)m->index_count);
-      if (i16) {
-        for (uint32_t i = 0; i < m->index_count; i++) i16[i] = (uint16_t)m->indices[i];
-        cJSON_AddNumberToObject(prim, "indices", add_accessor(root, &bin, i16, 2, m->index_count, 5123, "SCALAR", 34963, false));
-        free(i16);
-      } else {
-        bin.oom = true;
-      }
-    } else {
-      cJSON_AddNumberToObject(prim, "indices", add_accessor(root, &bin, m->indices, 4, m->index_count, 5125, "SCALAR", 34963, false));
-    }
-  }
   cJSON *meshes = cJSON_AddArrayToObject(root, "meshes");
   cJSON *mesh = cJSON_CreateObject();
   cJSON_AddStringToObject(mesh, "name", "Hair");
-  cJSON_AddItemToObjectCS(mesh, "primitives", cJSON_CreateArray());
-  cJSON_AddItemToArray(cJSON_GetObjectItem(mesh, "primitives"), prim);
+  cJSON_AddItemToObjectCS(mesh, "primitives", add_primitives(root, &bin, m, attrs, src));
   cJSON_AddItemToArray(meshes, mesh);
 
   cJSON *nodes = cJSON_AddArrayToObject(root, "nodes");
@@ -213,7 +260,7 @@ static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJS
   }
   free(scratch);
   if (src) {
-    carry_source(root, prim, &bin, src);
+    carry_source(root, &bin, src);
     if (skinned) place_skeleton(root, scene_nodes, mesh_node, m, src);
   }
   cJSON_AddNumberToObject(root, "scene", 0);
@@ -237,10 +284,11 @@ static bool is_identity(const float m[16]) {
   return true;
 }
 
-/* Carried from the source file: asset.copyright, materials, textures, samplers, images (bytes
- * that were in a bufferView go into this buffer), the extensions they use, and the primitive's
- * material. Indices among them are unchanged: the arrays are copied whole and in order. */
-static void carry_source(cJSON *root, cJSON *prim, bytes *bin, const tress_gltf_source *src) {
+/* Carried from the source file: asset.copyright, materials, textures, samplers, images (every
+ * image's bytes go into this buffer, so the output stands alone) and the extensions they use.
+ * Indices among them are unchanged: the arrays are copied whole and in order, so a primitive
+ * names its source material by the source's index (add_primitives). */
+static void carry_source(cJSON *root, bytes *bin, const tress_gltf_source *src) {
   if (src->copyright) cJSON_AddStringToObject(cJSON_GetObjectItem(root, "asset"), "copyright", src->copyright);
   const char *keys[4] = {"materials", "textures", "samplers", "images"};
   const cJSON *parts[4] = {src->materials, src->textures, src->samplers, src->images};
@@ -257,8 +305,6 @@ static void carry_source(cJSON *root, cJSON *prim, bytes *bin, const tress_gltf_
     cJSON_AddItemToArray(views, view);
     cJSON_AddNumberToObject(cJSON_GetArrayItem(images, i), "bufferView", cJSON_GetArraySize(views) - 1);
   }
-  if (src->material >= 0 && src->materials && src->material < cJSON_GetArraySize(src->materials))
-    cJSON_AddNumberToObject(prim, "material", src->material);
   if (src->extensions) cJSON_AddItemToObject(root, "extensionsUsed", cJSON_Duplicate(src->extensions, true));
 }
 

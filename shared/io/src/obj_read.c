@@ -37,6 +37,14 @@ typedef struct obj_state {
   size_t tri_len, tri_cap; /* in indices */
   tress_error *err; /* the caller's, may be NULL */
   size_t line;
+  /* usemtl: the distinct names in order of first use, and the runs of triangles (tris indices)
+   * each drew with; material is the current name's index, -1 before any usemtl */
+  char (*material_names)[TRESS_NAME_MAX];
+  uint32_t material_count;
+  tress_mesh_submesh *runs;
+  size_t run_len, run_cap;
+  int32_t material;
+  bool saw_usemtl;
 } obj_state;
 
 static bool failf(obj_state *s, const char *fmt, ...) {
@@ -175,6 +183,48 @@ static bool parse_face(obj_state *s, const char *p) {
   return true;
 }
 
+/* usemtl NAME: the current material from now on (a name seen before gets its first index). */
+static bool use_material(obj_state *s, const char *p) {
+  while (*p == ' ' || *p == '\t') p++;
+  char name[TRESS_NAME_MAX];
+  size_t n = strcspn(p, "#");
+  while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+  if (n >= sizeof name) n = sizeof name - 1;
+  memcpy(name, p, n);
+  name[n] = 0;
+  s->saw_usemtl = true;
+  for (uint32_t i = 0; i < s->material_count; i++) {
+    if (strcmp(s->material_names[i], name) != 0) continue;
+    s->material = (int32_t)i;
+    return true;
+  }
+  if (s->material_count == TRESS_OBJ_MAX_MATERIALS) return failf(s, "more than %u usemtl materials", TRESS_OBJ_MAX_MATERIALS);
+  if (!s->material_names && !(s->material_names = malloc(sizeof *s->material_names * TRESS_OBJ_MAX_MATERIALS))) return failf(s, "out of memory");
+  memcpy(s->material_names[s->material_count], name, n + 1);
+  s->material = (int32_t)s->material_count++;
+  return true;
+}
+
+/* Puts the triangles added since the last run into a run of the current material (extending the
+ * last run when the material did not change). */
+static bool close_run(obj_state *s) {
+  uint32_t at = s->run_len ? s->runs[s->run_len - 1].first_index + s->runs[s->run_len - 1].index_count : 0;
+  if (s->tri_len == at) return true;
+  if (s->run_len && s->runs[s->run_len - 1].material == s->material) {
+    s->runs[s->run_len - 1].index_count = (uint32_t)s->tri_len - s->runs[s->run_len - 1].first_index;
+    return true;
+  }
+  if (s->run_len == TRESS_OBJ_MAX_SUBMESHES) return failf(s, "more than %u usemtl runs", TRESS_OBJ_MAX_SUBMESHES);
+  if (!grow((void **)&s->runs, &s->run_cap, s->run_len + 1, sizeof *s->runs)) return failf(s, "out of memory");
+  tress_mesh_submesh *r = &s->runs[s->run_len++];
+  memset(r, 0, sizeof *r);
+  r->first_index = at;
+  r->index_count = (uint32_t)s->tri_len - at;
+  r->material = s->material;
+  if (s->material >= 0) memcpy(r->material_name, s->material_names[s->material], sizeof r->material_name);
+  return true;
+}
+
 static tress_mesh *build(obj_state *s) {
   if (s->tri_len == 0) { failf(s, "no faces"); return NULL; }
   bool has_nrm = true, has_uv = true;
@@ -196,13 +246,19 @@ static tress_mesh *build(obj_state *s) {
     }
   }
   memcpy(m->indices, s->tris, 4 * s->tri_len);
-  return m;
+  if (!s->saw_usemtl) return m;
+  bool ok = close_run(s);
+  if (ok && tress_mesh_set_submeshes(m, s->runs, (uint32_t)s->run_len) != TRESS_OK) ok = failf(s, "out of memory");
+  if (ok) return m;
+  tress_mesh_release(m);
+  return NULL;
 }
 
 tress_mesh *tress_obj_read_memory(const char *text, size_t size, tress_error *err) {
   obj_state s;
   memset(&s, 0, sizeof s);
   s.err = err;
+  s.material = -1;
   tress_mesh *m = NULL;
   char line[4096];
   size_t at = 0;
@@ -230,11 +286,14 @@ tress_mesh *tress_obj_read_memory(const char *text, size_t size, tress_error *er
       ok = parse_floats(&s, p + 3, f, 1, 3) && push_floats(&s, &s.uv, f, 2);
     } else if (p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
       ok = parse_face(&s, p + 2);
+    } else if (strncmp(p, "usemtl", 6) == 0 && (p[6] == ' ' || p[6] == '\t' || !p[6])) {
+      ok = close_run(&s) && use_material(&s, p + 6);
     }
   }
   if (ok) m = build(&s);
   free(s.pos.v); free(s.uv.v); free(s.nrm.v);
   free(s.corners); free(s.slots); free(s.tris);
+  free(s.material_names); free(s.runs);
   return m;
 }
 

@@ -35,6 +35,7 @@ static uint64_t mesh_geometry_bytes(const tress_mesh *m) {
   uint64_t b = sizeof(tress_mesh) + 12 * n + (uint64_t)m->index_count * 4;
   if (m->normals) b += 12 * n;
   if (m->uvs) b += 8 * n;
+  b += (uint64_t)m->submesh_count * sizeof(tress_mesh_submesh);
   return b;
 }
 
@@ -68,7 +69,8 @@ static tress_mesh *bake_from_plan(const tress_mesh *in, const tress_plan_result 
   if (in->normals) memcpy(m->normals, in->normals, 12 * n);
   if (in->uvs) memcpy(m->uvs, in->uvs, 8 * n);
   if (in->index_count) memcpy(m->indices, in->indices, 4 * (size_t)in->index_count);
-  if (!tress_mesh_add_skin(m, plan->bone_count)) {
+  /* the triangles are unchanged, so each material keeps its run */
+  if (tress_mesh_set_submeshes(m, in->submeshes, in->submesh_count) != TRESS_OK || !tress_mesh_add_skin(m, plan->bone_count)) {
     tress_mesh_release(m);
     return NULL;
   }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tress/result.h"
 #include "tress/scene.h"
 
 #ifdef __cplusplus
@@ -20,6 +21,14 @@ typedef struct tress_mesh_bone {
   float bind_pos[3];   /* bind position in mesh space */
 } tress_mesh_bone;
 
+/* A run of the mesh's triangles drawn with one material: a glTF primitive, an OBJ usemtl group. */
+typedef struct tress_mesh_submesh {
+  uint32_t first_index; /* into indices (vertices for a non-indexed mesh); a multiple of 3 */
+  uint32_t index_count; /* a non-zero multiple of 3 */
+  int32_t material;     /* the source file's material index (glTF materials[], OBJ usemtl in order), -1 none */
+  char material_name[TRESS_NAME_MAX]; /* "" when the source names none */
+} tress_mesh_submesh;
+
 struct tress_mesh {
   int32_t refcount;
   uint32_t vertex_count;
@@ -33,6 +42,10 @@ struct tress_mesh {
   tress_mesh_bone *bones;
   uint16_t *joints; /* 4 * vertex_count, unused slots 0 with weight 0 */
   float *weights;   /* 4 * vertex_count, summing to 1 per vertex */
+  /* Material runs: submesh_count ranges covering the triangles in order, back to back; 0 (and
+   * NULL) means one run over every triangle with no material. Rigging keeps them. */
+  uint32_t submesh_count;
+  tress_mesh_submesh *submeshes;
 };
 
 /* What a new mesh has room for. */
@@ -49,6 +62,10 @@ tress_mesh_def tress_default_mesh_def(void);
 tress_mesh *tress_mesh_create(const tress_mesh_def *def);
 /* Adds skin arrays for bone_count bones; returns false on allocation failure. */
 bool tress_mesh_add_skin(tress_mesh *mesh, uint32_t bone_count);
+/* Replaces the mesh's submeshes with a copy of count runs (0 clears them). TRESS_ERR_INVALID_ARGUMENT
+ * unless they cover the triangles in order, back to back, each one or more whole triangles;
+ * TRESS_ERR_OUT_OF_MEMORY. The mesh is unchanged on failure. */
+tress_result tress_mesh_set_submeshes(tress_mesh *mesh, const tress_mesh_submesh *submeshes, uint32_t count);
 tress_mesh *tress_mesh_clone(const tress_mesh *mesh);
 void tress_mesh_retain(tress_mesh *mesh);
 void tress_mesh_release(tress_mesh *mesh);

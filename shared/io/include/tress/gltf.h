@@ -22,6 +22,9 @@ extern "C" {
 #define TRESS_GLTF_MAX_VERTICES (1u << 22)
 #define TRESS_GLTF_MAX_INDICES (1u << 24)
 #define TRESS_GLTF_MAX_JOINTS 65535u
+/* Material runs (tress_mesh_submesh) one read keeps: adjacent primitives with the same material
+ * are one run, so only a scene that changes material this often is refused. */
+#define TRESS_GLTF_MAX_SUBMESHES 4096u
 
 /* What a read may load and make. Every limit is checked before the memory it guards is
  * allocated: bytes before a buffer is read or decoded, vertex / index counts per accessor before
@@ -43,7 +46,9 @@ typedef struct tress_gltf_read_opts {
 tress_gltf_read_opts tress_default_gltf_read_opts(void);
 
 /* Reads "the mesh" of the file's default scene ("scene", else scenes[0], else every root node)
- * as one tress_mesh of triangle primitives:
+ * as one tress_mesh of triangle primitives, each primitive (instance) a run of the mesh's
+ * submeshes with its material index and name (adjacent runs of one material merged); a
+ * primitive's material must exist in materials[]:
  *   - if a node of the scene has a skin, the first such node's mesh alone, as stored: per the
  *     glTF spec a skinned mesh is placed by its joints, not its node, so its node transform is
  *     ignored. The skin comes back as bones (node names, parents from the node tree, bind
@@ -66,7 +71,9 @@ tress_mesh *tress_gltf_load(const char *path, tress_error *err);
 tress_mesh *tress_gltf_read_memory_opts(const uint8_t *data, size_t size, const tress_gltf_read_opts *opts, tress_error *err);
 tress_mesh *tress_gltf_load_opts(const char *path, const tress_gltf_read_opts *opts, tress_error *err);
 
-/* Writes a .glb: POSITION (with min/max), NORMAL and TEXCOORD_0 when present, indices, and for
+/* Writes a .glb: one triangle primitive per submesh (a mesh without submeshes is one), all over
+ * the same vertex accessors, each with its own indices; POSITION (with min/max), NORMAL and
+ * TEXCOORD_0 when present, and for
  * a skinned mesh JOINTS_0 (UNSIGNED_BYTE up to 256 bones, else UNSIGNED_SHORT), WEIGHTS_0
  * (FLOAT), a skin with inverse bind matrices and one node per bone in the bone hierarchy.
  * Returns 0, or the error code with err (may be NULL) filled. *out is malloc'd; the caller frees it. */
@@ -78,10 +85,17 @@ int tress_gltf_write_glb(const tress_mesh *mesh, const char *path, tress_error *
 int tress_gltf_write_gltf_memory(const tress_mesh *mesh, char **out, size_t *out_size, tress_error *err);
 int tress_gltf_write_gltf(const tress_mesh *mesh, const char *path, tress_error *err);
 
+/* Without a source, a submesh with a material gets a plain material named as it was (one per
+ * distinct material index), so OBJ usemtl groups stay separate, named slots. */
+
 /* The same, carrying what source (may be NULL) holds from the file the mesh was read from:
- * asset.copyright, materials, textures, samplers and images (bytes included), the primitive's
- * material; for a skinned source, its mesh node's matrix and a "Skeleton" node over the bones
- * whose matrix is the source's bind placement, so the file shows where the source showed. */
+ * asset.copyright, materials, textures, samplers and images (every image's bytes in the output's
+ * buffer with its mimeType, external and data: images included, so .glb and .gltf outputs both
+ * stand alone), each submesh's primitive naming its source material by the source's index (a
+ * mesh without submeshes: the source's first primitive's); for a skinned source, its mesh node's
+ * matrix and a "Skeleton" node over the bones whose matrix is the source's bind placement, so
+ * the file shows where the source showed. A source whose materials were left out (its warning
+ * says why) writes plain named materials, as without one. */
 int tress_gltf_write_glb_memory_from(const tress_mesh *mesh, const tress_gltf_source *source, uint8_t **out,
                                      size_t *out_size, tress_error *err);
 int tress_gltf_write_gltf_memory_from(const tress_mesh *mesh, const tress_gltf_source *source, char **out,

@@ -1,7 +1,8 @@
 /* tress/gltf_source.h - what a rewrite of a glTF file carries over from the file it read: the
- * materials, textures, images (their bytes included), samplers and asset.copyright, the material
- * the mesh's primitive used, and for a skinned mesh its bind placement (where a viewer shows the
- * mesh in its bind pose) and its mesh node's transform, so a re-rigged file looks the same. */
+ * materials, textures, images (their bytes included), samplers and asset.copyright, and for a
+ * skinned mesh its bind placement (where a viewer shows the mesh in its bind pose) and its mesh
+ * node's transform, so a re-rigged file looks the same. Which material each primitive drew with
+ * travels in the mesh itself (tress_mesh submeshes, kept by the reader and the rigger). */
 #ifndef TRESS_GLTF_SOURCE_H
 #define TRESS_GLTF_SOURCE_H
 
@@ -16,9 +17,20 @@ extern "C" {
 typedef struct tress_gltf_source tress_gltf_source;
 
 /* Reads path (.glb or .gltf, by content). NULL with err (may be NULL) filled when the file cannot
- * be read or parsed; parts that cannot be carried (an image in an external buffer) are left out
- * and named by tress_gltf_source_get_warning. */
+ * be read or parsed. Every image's bytes are read and carried, whether in a bufferView, a data:
+ * URI or an external file (uri "tex.png"): the writer embeds them in the output's buffer, so a
+ * .glb and a .gltf output both stand alone. An external image or buffer is read under the mesh
+ * reader's rules (tress/gltf.h tress_gltf_read_opts): a relative URI with no "..", resolving
+ * (symlinks followed) to a regular file beneath the input's folder. When an image cannot be
+ * carried (outside the folder, missing, not PNG / JPEG / WebP / KTX2 and no mimeType), the
+ * materials, textures, images and samplers are all left out and tress_gltf_source_get_warning
+ * says why. */
 tress_gltf_source *tress_gltf_source_load(const char *path, tress_error *err);
+/* The same with a read's limits (opts NULL = the defaults): root_dir confines external files to
+ * a store root instead of the input's folder, max_bytes counts the file and every buffer and
+ * image it loads. */
+struct tress_gltf_read_opts;
+tress_gltf_source *tress_gltf_source_load_opts(const char *path, const struct tress_gltf_read_opts *opts, tress_error *err);
 void tress_gltf_source_destroy(tress_gltf_source *source);
 
 /* "" when everything was carried, else what was left out and why. */
