@@ -152,7 +152,7 @@ static void bind_cloth(mixed_world *w, const acc_character *c) {
 static mixed_world world_make(uint32_t workers) {
   mixed_world w;
   memset(&w, 0, sizeof w);
-  w.scene = tress_scene_create();
+  w.scene = th_scene();
   assert_non_null(w.scene);
   if (workers > 1) {
     w.pool = job_pool_create(workers);

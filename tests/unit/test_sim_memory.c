@@ -3,6 +3,7 @@
  * grow with the instances and chains held, and a frame leaves them unchanged (nothing allocates
  * per frame). */
 #include "support/sim_fixture.h"
+#include "support/scene_build.h"
 
 enum { CHAINS = 48, BONES = 12 };
 
@@ -15,7 +16,7 @@ static void test_null_holds_nothing(void **state) {
 /* Every bone has an animated input and a transform output (two tress_xform) at least. */
 static void test_scene_counts_its_bones(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   size_t empty = tress_scene_get_memory_bytes(scene);
   assert_true(empty > 0);
   for (int c = 0; c < CHAINS; c++) fix_chain_make(scene, (float)c, 5, 0, BONES, 0.3f);
@@ -36,7 +37,7 @@ static void bind_chains(tress_scene *scene, tress_sim *sim, int first) {
 enum { NODE_FLOATS = 6 + 7 };
 static void test_sim_counts_its_nodes_and_frames_allocate_nothing(void **state) {
   (void)state;
-  tress_scene *scene = tress_scene_create();
+  tress_scene *scene = th_scene();
   tress_sim *sim = fix_sim(scene, 4 * CHAINS, 1e6f);
   size_t empty = tress_sim_get_memory_bytes(sim);
   assert_true(empty > 0);
