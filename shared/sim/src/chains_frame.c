@@ -63,19 +63,8 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
   }
 }
 
-/* True when every value of count floats in each of the arrays is finite. (v - v) is 0 for a
- * finite v and NaN otherwise; the integer OR keeps the loop a plain vectorizable reduction. */
-HOT_LOOP static bool all_finite(const float *const *arrays, int array_count, uint32_t count) {
-  int bad = 0;
-  for (int k = 0; k < array_count; k++) {
-    const float *restrict a = arrays[k];
-    for (uint32_t j = 0; j < count; j++) bad |= (a[j] - a[j]) != 0.0f;
-  }
-  return !bad;
-}
-
-/* Node j of seven component arrays is finite in every component (the slow path after a level
- * failed all_finite). */
+/* Node j of seven component arrays is finite in every component (the slow path after a level's
+ * copy found a value that is not: xform_lanes.h). (v - v) is 0 for a finite v, NaN otherwise. */
 static inline bool node_finite(const float *const *a, uint32_t j) {
   int bad = 0;
   for (int k = 0; k < 7; k++) bad |= (a[k][j] - a[k][j]) != 0.0f;
@@ -93,9 +82,8 @@ static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
   float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
                   *restrict aqw = w->an_qw + at;
   float *const comp[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
-  tress__xforms_read(in + lo, count, comp, c->wide);
+  if (tress__xforms_read(in + lo, count, comp, c->wide)) return;
   const float *const read[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
-  if (all_finite(read, 7, count)) return;
   for (uint32_t j = 0; j < count; j++) {
     if (node_finite(read, j)) continue;
     apx[j] = apy[j] = apz[j] = aqx[j] = aqy[j] = aqz[j] = 0.0f;
@@ -635,10 +623,7 @@ static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t hi, cons
   tress_xform *const *out = c->out_ptr + lo;
   const float *tpx = t[0], *tpy = t[1], *tpz = t[2], *tqx = t[3], *tqy = t[4], *tqz = t[5], *tqw = t[6];
   uint32_t count = hi - lo;
-  if (all_finite(t, 7, count)) {
-    tress__xforms_write(out, count, t, c->wide);
-    return false;
-  }
+  if (tress__xforms_write(out, count, t, c->wide)) return false;
   bool bad = false;
   for (uint32_t j = 0; j < count; j++) {
     if (!node_finite(t, j)) {
