@@ -1,5 +1,6 @@
 /* test_xform_lanes.c - the solver's scene I/O copies: the eight-wide (AVX2) path and the scalar
- * path move exactly the same bits, for any count, through pointers in any order.
+ * path move exactly the same bits, for any count, through pointers in any order, and both tell
+ * a copy with a value that is not finite (which a write never stores) from one without.
  * White-box (xform_lanes.h): the copies are solver internals with no public entry point. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,6 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <math.h>
 
 #include <cmocka.h>
 
@@ -38,8 +41,8 @@ static void test_read_matches_scalar_for_every_count(void **state) {
     memset(b, 0, sizeof b);
     float *ca[7], *cb[7];
     for (int k = 0; k < 7; k++) ca[k] = a[k], cb[k] = b[k];
-    tress__xforms_read((const tress_xform *const *)slots, count, ca, false);
-    tress__xforms_read((const tress_xform *const *)slots, count, cb, wide_cpu);
+    assert_true(tress__xforms_read((const tress_xform *const *)slots, count, ca, false));
+    assert_true(tress__xforms_read((const tress_xform *const *)slots, count, cb, wide_cpu));
     assert_memory_equal(a, b, sizeof a);
     for (uint32_t j = 0; j < count; j++) {
       assert_true(a[0][j] == slots[j]->p[0] && a[2][j] == slots[j]->p[2]);
@@ -63,8 +66,8 @@ static void test_write_matches_scalar_and_touches_only_its_slots(void **state) {
       for (int j = 0; j < SLOTS; j++) comp[k][j] = (float)(k * 100 + j);
       c[k] = comp[k];
     }
-    tress__xforms_write(sa, count, c, false);
-    tress__xforms_write(sb, count, c, wide_cpu);
+    assert_true(tress__xforms_write(sa, count, c, false));
+    assert_true(tress__xforms_write(sb, count, c, wide_cpu));
     for (int i = 0; i < SLOTS; i++) {
       assert_memory_equal(pa[i].p, pb[i].p, sizeof pa[i].p);
       assert_memory_equal(pa[i].q, pb[i].q, sizeof pa[i].q);
@@ -82,10 +85,57 @@ static void test_write_matches_scalar_and_touches_only_its_slots(void **state) {
   }
 }
 
+/* One NaN or infinity in any component of any slot read: both paths say so; the padding float
+ * is not a value. */
+static void test_read_reports_values_that_are_not_finite(void **state) {
+  (void)state;
+  tress_xform pool[SLOTS], *slots[SLOTS];
+  bool wide_cpu = tress__xform_lanes_wide();
+  const float bad[2] = {NAN, INFINITY};
+  for (int path = 0; path < 2; path++)
+    for (uint32_t at = 0; at < SLOTS; at += 5)
+      for (int k = 0; k < 8; k++) {
+        fill_pool(pool);
+        scrambled(pool, slots);
+        float *f = (float *)slots[at];
+        f[k] = bad[k % 2];
+        float a[7][SLOTS], *ca[7];
+        for (int m = 0; m < 7; m++) ca[m] = a[m];
+        bool finite = tress__xforms_read((const tress_xform *const *)slots, SLOTS, ca, path ? wide_cpu : false);
+        assert_int_equal(finite, k == 3); /* float 3 is the padding */
+        assert_true(tress__xforms_read((const tress_xform *const *)slots, at, ca, path ? wide_cpu : false));
+      }
+}
+
+/* A write with a value that is not finite says so and never stores such a value. */
+static void test_write_never_stores_values_that_are_not_finite(void **state) {
+  (void)state;
+  bool wide_cpu = tress__xform_lanes_wide();
+  for (int path = 0; path < 2; path++)
+    for (uint32_t at = 0; at < SLOTS; at += 3)
+      for (int k = 0; k < 7; k++) {
+        tress_xform pool[SLOTS], *slots[SLOTS];
+        fill_pool(pool);
+        scrambled(pool, slots);
+        float comp[7][SLOTS];
+        const float *c[7];
+        for (int m = 0; m < 7; m++) {
+          for (int j = 0; j < SLOTS; j++) comp[m][j] = (float)(m * 100 + j);
+          c[m] = comp[m];
+        }
+        comp[k][at] = k % 2 ? INFINITY : NAN;
+        assert_false(tress__xforms_write(slots, SLOTS, c, path ? wide_cpu : false));
+        for (int i = 0; i < SLOTS; i++)
+          assert_true(tress_xform_is_finite(pool[i]));
+      }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_read_matches_scalar_for_every_count),
       cmocka_unit_test(test_write_matches_scalar_and_touches_only_its_slots),
+      cmocka_unit_test(test_read_reports_values_that_are_not_finite),
+      cmocka_unit_test(test_write_never_stores_values_that_are_not_finite),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

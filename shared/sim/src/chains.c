@@ -720,9 +720,14 @@ bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, fl
   if (h->slot >= c->slot_count || !c->slots[h->slot].used) return false;
   const chain_slot *s = &c->slots[h->slot];
   tress_xform w = tress__chain_anchor(sim, s);
-  if (s->kind == TRESS_HANDLE_BONES) w = tress_xform_mul(w, s->rest[0]);
   memcpy(out, w.p, 3 * sizeof(float));
-  return tress_vec3_is_finite(out);
+  if (s->kind == TRESS_HANDLE_BONES) {
+    /* the position of anchor * rest[0] (tress_xform_mul's, the same operations), no rotation */
+    float r[3];
+    tress_quat_rotate(w.q, s->rest[0].p, r);
+    out[0] += r[0]; out[1] += r[1]; out[2] += r[2];
+  }
+  return isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]);
 }
 
 tress_result tress_sim_reset(tress_sim *sim, tress_id root) {

@@ -33,11 +33,13 @@ static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
   c->ptr_valid = true;
 }
 
-/* Decides which chains run this frame: a mask per node, refilled only when a chain's activity
- * changes. Also re-fetches the scene slot pointers when the scene's layout moved. */
+/* Decides which chains run this frame: a substep mask per node, refilled only when a chain's
+ * activity changes (whether it is awake at all is its slot's act_last), and counts the chains
+ * that step. Also re-fetches the scene slot pointers when the scene's layout moved. */
 static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
   chain_nodes *n = &c->nodes;
   if (!c->ptr_valid || c->ptr_epoch != tress__scene_layout_epoch(sim->scene)) refresh_pointers(sim, c);
+  c->stepping_chains = 0;
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
@@ -49,10 +51,7 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
     if (act != s->act_last) {
       /* a disabled chain is read and written (its animated pose, exactly) but never stepped */
       float step = (s->features & FEAT_DISABLED) ? 0.0f : act;
-      for (uint32_t k = 0; k < s->node_count; k++) {
-        n->active[s->global[k]] = act;
-        n->stepping[s->global[k]] = step;
-      }
+      for (uint32_t k = 0; k < s->node_count; k++) n->stepping[s->global[k]] = step;
       s->act_last = act;
       slot_pointers(sim, c, s, act != 0.0f);
       /* a sleeping or disabled chain tests no collider, so the push leaves its state alone */
@@ -60,22 +59,12 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
       else memset(&c->sets[si], 0, sizeof c->sets[si]);
     }
     if (!act && h) h->was_awake = false;
+    c->stepping_chains += n->stepping[s->global[0]] != 0.0f;
   }
 }
 
-/* True when every value of count floats in each of the arrays is finite. (v - v) is 0 for a
- * finite v and NaN otherwise; the integer OR keeps the loop a plain vectorizable reduction. */
-HOT_LOOP static bool all_finite(const float *const *arrays, int array_count, uint32_t count) {
-  int bad = 0;
-  for (int k = 0; k < array_count; k++) {
-    const float *restrict a = arrays[k];
-    for (uint32_t j = 0; j < count; j++) bad |= (a[j] - a[j]) != 0.0f;
-  }
-  return !bad;
-}
-
-/* Node j of seven component arrays is finite in every component (the slow path after a level
- * failed all_finite). */
+/* Node j of seven component arrays is finite in every component (the slow path after a level's
+ * copy found a value that is not: xform_lanes.h). (v - v) is 0 for a finite v, NaN otherwise. */
 static inline bool node_finite(const float *const *a, uint32_t j) {
   int bad = 0;
   for (int k = 0; k < 7; k++) bad |= (a[k][j] - a[k][j]) != 0.0f;
@@ -93,9 +82,8 @@ static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
   float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
                   *restrict aqw = w->an_qw + at;
   float *const comp[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
-  tress__xforms_read(in + lo, count, comp, c->wide);
+  if (tress__xforms_read(in + lo, count, comp, c->wide)) return;
   const float *const read[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
-  if (all_finite(read, 7, count)) return;
   for (uint32_t j = 0; j < count; j++) {
     if (node_finite(read, j)) continue;
     apx[j] = apy[j] = apz[j] = aqx[j] = aqy[j] = aqz[j] = 0.0f;
@@ -303,8 +291,9 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     uint32_t r = s->global[0];
-    if (n->active[r] == 0.0f) continue;
+    if (s->act_last == 0.0f) continue;
     uint8_t feat = s->features;
+    if (s->kind == TRESS_HANDLE_PARTS) flags |= TILE_PARTS;
     if (feat & FEAT_COLLIDES) flags |= TILE_COLLIDES;
     if (feat & FEAT_WEIGHTED) flags |= TILE_WEIGHTED;
     if (feat & FEAT_LIMITED) flags |= TILE_LIMITED;
@@ -616,20 +605,19 @@ static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t)
 
 /* Writes one level's local transforms (seven component arrays, level-relative) into the scene's
  * transform slots (a sleeping node's slot is the sink). A non-finite value is never written:
- * its chain is marked for recovery. Returns true when some chain was marked. */
-static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *t) {
+ * its chain, when awake, is marked for recovery (padding from `fill` on belongs to none).
+ * Returns true when some chain was marked. */
+static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t fill, uint32_t hi, const float *const *t) {
   tress_xform *const *out = c->out_ptr + lo;
   const float *tpx = t[0], *tpy = t[1], *tpz = t[2], *tqx = t[3], *tqy = t[4], *tqz = t[5], *tqw = t[6];
   uint32_t count = hi - lo;
-  if (all_finite(t, 7, count)) {
-    tress__xforms_write(out, count, t, c->wide);
-    return false;
-  }
+  if (tress__xforms_write(out, count, t, c->wide)) return false;
   bool bad = false;
   for (uint32_t j = 0; j < count; j++) {
     if (!node_finite(t, j)) {
-      if (c->nodes.active[lo + j] != 0.0f) {
-        c->slots[c->node_slot[lo + j]].act_last = -2.0f;
+      chain_slot *s = &c->slots[c->node_slot[lo + j]];
+      if (lo + j < fill && s->act_last != 0.0f) {
+        s->act_last = -2.0f;
         bad = true;
       }
       continue;
@@ -679,7 +667,7 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   if (rotations) {
     /* rotations only: the first joints turn toward their tails like every other joint */
     tress__vrm_output_roots(c, t, display);
-    bad = scatter_level(c, lo, hi, level_out);
+    bad = scatter_level(c, lo, TILE_FILL(c, t, 0), hi, level_out);
   } else {
     for (uint32_t i = lo; i < hi; i++) {
       uint32_t j = i - w->base;
@@ -688,7 +676,7 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
     }
     const float *roots[7] = {w->an_px + at, w->an_py + at, w->an_pz + at, w->an_qx + at,
                              w->an_qy + at, w->an_qz + at, w->an_qw + at};
-    bad = scatter_level(c, lo, hi, roots);
+    bad = scatter_level(c, lo, TILE_FILL(c, t, 0), hi, roots);
   }
   for (uint32_t l = 1; l < c->level_count; l++) {
     lo = TILE_LO(c, t, l);
@@ -696,11 +684,13 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
     if (rotations) tress__vrm_output_level(c, TILE_LEVEL(c, t, l), lo, hi, display);
     else if (display) output_level_weighted(c, TILE_LEVEL(c, t, l), lo, hi);
     else output_level(c, TILE_LEVEL(c, t, l), lo, hi);
-    bad |= scatter_level(c, lo, hi, level_out);
+    bad |= scatter_level(c, lo, TILE_FILL(c, t, l), hi, level_out);
   }
+  /* the slots only matter for a recovery or a part chain's cframes */
+  if (!bad && !(c->tile_flags[t] & TILE_PARTS)) return;
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
     chain_slot *s = &c->slots[si];
-    if (!s->used || n->active[s->global[0]] == 0.0f) continue;
+    if (!s->used || s->act_last == 0.0f) continue;
     if (bad && s->act_last == -2.0f) {
       s->act_last = 1.0f;
       recover_slot(c, s);
@@ -745,10 +735,7 @@ static void run_frame(tress_sim *sim, const tress_frame *f, tress_sim_profile *p
   if (!frame_begin(sim, c, f)) return;
   tress__chains_run_tiles(sim, c, f, profile);
   /* handle-steps: every awake, enabled chain counts once per substep */
-  uint32_t awake = 0;
-  for (uint32_t si = 0; si < c->slot_count; si++)
-    if (c->slots[si].used && c->nodes.stepping[c->slots[si].global[0]] != 0.0f) awake++;
-  tress__count_simulated(sim, awake * (uint32_t)f->substeps);
+  tress__count_simulated(sim, c->stepping_chains * (uint32_t)f->substeps);
 }
 
 /* A frame: the serial set-up, then the tiles on the sim's workers (chains_jobs.c). The two

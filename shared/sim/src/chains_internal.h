@@ -117,8 +117,8 @@
   X(pa_px) X(pa_py) X(pa_pz)                                      /* animated world, last frame */ \
   X(px) X(py) X(pz) X(ox) X(oy) X(oz)                             /* verlet state */              \
   X(aim_x) X(aim_y) X(aim_z)                                      /* first child's rest offset */ \
-  X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale) X(active)                               \
-  X(stepping)                 /* active and enabled: the substep mask (a disabled chain takes none) */ \
+  X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale)                                         \
+  X(stepping)                 /* awake and enabled: the substep mask (a disabled chain takes none) */ \
   X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */ \
   X(ax_x) X(ax_y) X(ax_z)                 /* VRM: unit rest offset from the parent (bone axis) */ \
   X(vg_x) X(vg_y) X(vg_z)                 /* VRM: gravity, direction x power (units/s) */ \
@@ -315,12 +315,14 @@ struct tress_chains {
   struct tress_chains *workers;
   uint32_t worker_count;
   double (*worker_ms)[3]; /* per worker, this frame: the profile's prepare, substep, output sums */
+  uint32_t stepping_chains; /* this frame: awake, enabled chains (each counts once per substep) */
 };
 
 
 /* A tile-level's node range, and its index into the per tile-level tables. */
 #define TILE_LO(c, t, l) ((c)->tile_lo[(size_t)(t) * (c)->level_count + (l)])
 #define TILE_HI(c, t, l) ((c)->tile_hi[(size_t)(t) * (c)->level_count + (l)])
+#define TILE_FILL(c, t, l) ((c)->tile_fill[(size_t)(t) * (c)->level_count + (l)])
 #define TILE_LEVEL(c, t, l) ((size_t)(t) * (c)->level_count + (l))
 
 /* Nodes per tile: small enough that a tile's arrays (~200 bytes a node) sit in L2. */
@@ -354,6 +356,7 @@ static inline uint8_t chain_tile_kind(const chain_params *p) {
 #define TILE_CARRIED 4u /* some chain is drawn carried with its anchor since its last substep */
 #define TILE_CENTERED 8u /* some chain moves with its center before each substep */
 #define TILE_LIMITED 16u /* some chain has a rotation limit: the limit pass runs */
+#define TILE_PARTS 32u   /* some awake chain is a part chain: output writes its cframes */
 
 /* Level views and the shortest arc, shared by the pose model's frame and the VRM model's. */
 #include <math.h>

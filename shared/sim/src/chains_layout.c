@@ -311,7 +311,6 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       /* the VRM bone axis: the unit rest offset from the parent (none for a zero offset) */
       float inv = fresh.rest_len[i] > 1e-12f ? 1.0f / fresh.rest_len[i] : 0.0f;
       fresh.ax_x[i] = r.p[0] * inv; fresh.ax_y[i] = r.p[1] * inv; fresh.ax_z[i] = r.p[2] * inv;
-      fresh.active[i] = 0.0f;
       fresh.stepping[i] = 0.0f;
     }
     tress__chain_fill_settings(&fresh, s);

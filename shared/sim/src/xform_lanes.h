@@ -4,7 +4,8 @@
  * scene keeps one tress_xform per bone, reached through a pointer per node. These two copies
  * are the solver's whole scene I/O. With AVX2 they move eight nodes at a time: eight 32-byte
  * slots are loaded (or stored) whole and transposed in registers, instead of 7 scalar loads
- * and 7 scalar stores per node.
+ * and 7 scalar stores per node. Both check that the values are finite while they are in
+ * registers, so the solver makes no separate pass over the arrays for it.
  */
 #ifndef TRESS_XFORM_LANES_H
 #define TRESS_XFORM_LANES_H
@@ -17,11 +18,13 @@
 /* Whether this CPU runs the eight-wide copies (checked once, kept by the caller). */
 bool tress__xform_lanes_wide(void);
 
-/* comp[k][j] = component k of *slots[j], for j < count; k: p0 p1 p2 q0 q1 q2 q3. */
-void tress__xforms_read(const tress_xform *const *slots, uint32_t count, float *const comp[7], bool wide);
+/* comp[k][j] = component k of *slots[j], for j < count; k: p0 p1 p2 q0 q1 q2 q3. True when
+ * every value copied is finite (a slot's padding is not looked at). */
+bool tress__xforms_read(const tress_xform *const *slots, uint32_t count, float *const comp[7], bool wide);
 
-/* *slots[j] = the pose in comp[k][j], for j < count. Every value must be finite (the caller
- * checks); the 32-byte slot is written whole, its padding included. */
-void tress__xforms_write(tress_xform *const *slots, uint32_t count, const float *const comp[7], bool wide);
+/* *slots[j] = the pose in comp[k][j], for j < count, and true, when every value is finite (the
+ * wide path writes the 32-byte slot whole, its padding included). Otherwise false: no value that
+ * is not finite was written, some slots may have been (the caller then goes node by node). */
+bool tress__xforms_write(tress_xform *const *slots, uint32_t count, const float *const comp[7], bool wide);
 
 #endif
