@@ -214,7 +214,11 @@ tress_join_token_status tress_join_token_verify(const tress_join_key *key, const
   uint8_t raw[MAX_RAW_BYTES];
   size_t raw_len = 0;
   const char *end = NULL;
-  if (text_len >= TRESS_JOIN_TOKEN_CAP ||
+  /* the alphabet checked first: libsodium 1.0.18's decoder takes some bytes >= 0x80 for alphabet
+   * characters (a signed char compared in its constant-time table), so one token would have many
+   * spellings */
+  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  if (text_len >= TRESS_JOIN_TOKEN_CAP || strspn(token, alphabet) != text_len ||
       sodium_base642bin(raw, sizeof raw, token, text_len, NULL, &raw_len, &end,
                         sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
       end != token + text_len)
