@@ -305,12 +305,33 @@ tress_cache_read tress_rig_cache_read_file(const char *dir, const uint8_t key[TR
   return result;
 }
 
+/* The part a disk file and a shared value verify alike: the checksum over the payload, then the
+ * payload itself, which must decode and name the key it was stored under. */
+static tress_cache_read verified_entry(const uint8_t key[TRESS_RIG_KEY_BYTES], const float mesh_size[3],
+                                       const uint8_t *payload, uint32_t plen, const uint8_t stored_sum[32],
+                                       tress_rig_entry **out, char reason[TRESS_WIRE_TEXT_CAP]) {
+  uint8_t sum[32];
+  file_checksum(key, mesh_size, payload, plen, sum);
+  if (sodium_memcmp(sum, stored_sum, 32) != 0) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "checksum mismatch");
+    return TRESS_CACHE_READ_CORRUPT;
+  }
+  tress_rig_entry *e = entry_from_stored(payload, plen, mesh_size, reason);
+  if (!e) return TRESS_CACHE_READ_CORRUPT;
+  if (memcmp(e->key, key, TRESS_RIG_KEY_BYTES) != 0) {
+    snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload belongs to another key");
+    tress_rig_entry_release(e);
+    return TRESS_CACHE_READ_CORRUPT;
+  }
+  *out = e;
+  return TRESS_CACHE_READ_OK;
+}
+
 tress_cache_read tress_rig_cache_parse_file(const uint8_t key[TRESS_RIG_KEY_BYTES], const uint8_t *data, size_t len,
                                             tress_rig_entry **out, char reason[TRESS_WIRE_TEXT_CAP]) {
   *out = NULL;
   uint32_t version, plen;
   float mesh_size[3];
-  uint8_t sum[32];
   if (len < HEADER_BYTES || memcmp(data, FILE_MAGIC, 8) != 0) {
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "bad header");
     return TRESS_CACHE_READ_CORRUPT;
@@ -322,20 +343,7 @@ tress_cache_read tress_rig_cache_parse_file(const uint8_t key[TRESS_RIG_KEY_BYTE
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "version %u or length %u does not match the file (%zu bytes)", version, plen, len);
     return TRESS_CACHE_READ_CORRUPT;
   }
-  file_checksum(key, mesh_size, data + HEADER_BYTES, plen, sum);
-  if (sodium_memcmp(sum, data + 28, 32) != 0) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "checksum mismatch");
-    return TRESS_CACHE_READ_CORRUPT;
-  }
-  tress_rig_entry *e = entry_from_stored(data + HEADER_BYTES, plen, mesh_size, reason);
-  if (!e) return TRESS_CACHE_READ_CORRUPT;
-  if (memcmp(e->key, key, TRESS_RIG_KEY_BYTES) != 0) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload belongs to another key");
-    tress_rig_entry_release(e);
-    return TRESS_CACHE_READ_CORRUPT;
-  }
-  *out = e;
-  return TRESS_CACHE_READ_OK;
+  return verified_entry(key, mesh_size, data + HEADER_BYTES, plen, data + 28, out, reason);
 }
 
 /* ---- the shared tier's value -------------------------------------------------------------- */
@@ -364,7 +372,6 @@ tress_cache_read tress_rig_cache_parse_shared(const uint8_t key[TRESS_RIG_KEY_BY
   *out = NULL;
   uint32_t version, plen;
   float mesh_size[3];
-  uint8_t sum[32];
   if (len < TRESS_RIG_SHARED_HEADER_BYTES || memcmp(data, SHARED_MAGIC, 8) != 0) {
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "not a tress rig value (%zu bytes, bad magic)", len);
     return TRESS_CACHE_READ_CORRUPT;
@@ -385,18 +392,5 @@ tress_cache_read tress_rig_cache_parse_shared(const uint8_t key[TRESS_RIG_KEY_BY
     snprintf(reason, TRESS_WIRE_TEXT_CAP, "length %u does not match the value (%zu bytes)", plen, len);
     return TRESS_CACHE_READ_CORRUPT;
   }
-  file_checksum(key, mesh_size, data + TRESS_RIG_SHARED_HEADER_BYTES, plen, sum);
-  if (sodium_memcmp(sum, data + 60, 32) != 0) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "checksum mismatch");
-    return TRESS_CACHE_READ_CORRUPT;
-  }
-  tress_rig_entry *e = entry_from_stored(data + TRESS_RIG_SHARED_HEADER_BYTES, plen, mesh_size, reason);
-  if (!e) return TRESS_CACHE_READ_CORRUPT;
-  if (memcmp(e->key, key, TRESS_RIG_KEY_BYTES) != 0) {
-    snprintf(reason, TRESS_WIRE_TEXT_CAP, "payload belongs to another key");
-    tress_rig_entry_release(e);
-    return TRESS_CACHE_READ_CORRUPT;
-  }
-  *out = e;
-  return TRESS_CACHE_READ_OK;
+  return verified_entry(key, mesh_size, data + TRESS_RIG_SHARED_HEADER_BYTES, plen, data + 60, out, reason);
 }
