@@ -12,6 +12,7 @@
 
 #include "tress/codec.h"
 #include "tress/collider.h"
+#include "tress/debug_draw.h"
 #include "tress/msg.h"
 #include "tress/plan.h"
 #include "tress/pose.h"
@@ -120,6 +121,11 @@ static void test_sim_enums(void **state) {
         TRESS_RELAX_GAUSS_SEIDEL, TRESS_RELAX_JACOBI);
   NAMES(tress_rope_lod, tress_rope_lod_name, TRESS_ROPE_FROZEN + 1, TRESS_ROPE_FULL, TRESS_ROPE_REDUCED,
         TRESS_ROPE_FROZEN);
+  NAMES(tress_debug_shape_kind, tress_debug_shape_kind_name, TRESS_DEBUG_PLANE + 1, TRESS_DEBUG_LINE,
+        TRESS_DEBUG_POINT, TRESS_DEBUG_SPHERE, TRESS_DEBUG_CAPSULE, TRESS_DEBUG_PLANE);
+  NAMES(tress_debug_role, tress_debug_role_name, TRESS_DEBUG_PENDULUM + 1, TRESS_DEBUG_BONE_ANIMATED,
+        TRESS_DEBUG_BONE_SIMULATED, TRESS_DEBUG_STRAND_RADIUS, TRESS_DEBUG_END_TIP, TRESS_DEBUG_COLLIDER,
+        TRESS_DEBUG_ROPE, TRESS_DEBUG_CLOTH, TRESS_DEBUG_PENDULUM);
   NAMES(tress_spring_source, tress_spring_source_name, TRESS_SPRING_FROM_NAME + 1, TRESS_SPRING_FROM_VRM1,
         TRESS_SPRING_FROM_VRM0, TRESS_SPRING_FROM_EXTRAS, TRESS_SPRING_FROM_NAME);
 }
