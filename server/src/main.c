@@ -19,6 +19,7 @@
 
 #include "file_util.h"
 #include "rig_shared.h"
+#include "room_lease.h"
 #include "server.h"
 
 uint64_t tress_server_now_ns(void) {
@@ -41,6 +42,7 @@ static void finish(tress_server *s) {
   uv_close((uv_handle_t *)&s->sigterm, closed_noop);
   uv_close((uv_handle_t *)&s->sigint, closed_noop);
   tress_heartbeat_stop(s);
+  tress_room_lease_stop(s->room_lease);
   tress_rig_shared_stop(s->shared);
   s->shared = NULL;
   tress_net_stop(s);
@@ -60,7 +62,12 @@ static int start_shared_cache(tress_server *s) {
   sc.wait_ms = s->cfg.cache_wait_ms;
   sc.poll_ms = s->cfg.cache_poll_ms;
   s->shared = tress_rig_shared_start(s->loop, &sc, &s->log, &s->metrics);
-  return s->shared ? 0 : -1;
+  if (!s->shared) return -1;
+  s->room_lease = tress_room_lease_start(s, tress_rig_shared_link(s->shared), err); /* one link for both */
+  if (!s->room_lease)
+    tress_log_event(&s->log, TRESS_LOG_ERROR, "room_leases_unavailable", "reason=%s action=standalone_rooms",
+                    tress_log_quote(err, (char[300]){0}, 300));
+  return 0;
 }
 
 static void on_drain_tick(uv_timer_t *t) {

@@ -111,6 +111,7 @@ typedef struct tress_server {
   tress_asset_store store;
   tress_rig_cache cache;
   struct tress_rig_shared *shared; /* the Redis tier (rig_shared.h); NULL without cache_url */
+  struct tress_room_lease *room_lease; /* one room on one server (room_lease.h); NULL without cache_url */
   tress_rig_jobs jobs;
   tress_rig_failures rig_failures; /* failed rigs remembered for cfg.failed_rig_ttl_ms */
   tress_auth auth;
