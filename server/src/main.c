@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agones.h"
 #include "file_util.h"
 #include "rig_shared.h"
 #include "room_lease.h"
@@ -45,6 +46,8 @@ static void finish(tress_server *s) {
   tress_room_lease_stop(s->room_lease);
   tress_rig_shared_stop(s->shared);
   s->shared = NULL;
+  tress_agones_shutdown(s->agones); /* its handles keep the loop until the sidecar has answered */
+  s->agones = NULL;
   tress_net_stop(s);
 }
 
@@ -219,6 +222,7 @@ int main(int argc, char **argv) {
   /* After the log line, so whoever waits on the file also finds the line. */
   if (write_port_file(s) != 0)
     tress_log_event(&s->log, TRESS_LOG_WARN, "port_file_failed", "path=%s", s->cfg.port_file);
+  s->agones = tress_agones_start(s); /* Ready only now that ENet is bound */
 
   uv_run(s->loop, UV_RUN_DEFAULT);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "room_lease.h"
+#include "agones.h"
 #include "server.h"
 
 static void publish_rooms(tress_server *s) {
@@ -47,6 +48,7 @@ static int32_t create_room(tress_server *s, const char *name) {
     r->used = true;
     snprintf(r->name, sizeof r->name, "%s", name);
     s->live_rooms++;
+    tress_agones_rooms_changed(s->agones);
     return (int32_t)i;
   }
   return -1;
@@ -124,6 +126,7 @@ void tress_room_leave(tress_server *s, uint32_t slot) {
     free(r->characters);
     memset(r, 0, sizeof *r);
     s->live_rooms--;
+    tress_agones_rooms_changed(s->agones);
   }
   publish_rooms(s);
 }
