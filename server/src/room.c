@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "room_lease.h"
 #include "agones.h"
+#include "room_lease.h"
 #include "server.h"
 
 static void publish_rooms(tress_server *s) {
