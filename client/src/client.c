@@ -498,6 +498,10 @@ static void dispatch(tress_client *c, const tress_msg *m) {
                          m->error.character_id, m->error.text);
     /* A refused spawn would be refused again after every reconnect. */
     if (m->error.request_id) forget_spawn(c, m->error.request_id);
+    /* A draining server closes every connection next; leaving now does not wait on a disconnect
+     * that a server exiting under load may never finish (ENet would time out after seconds). */
+    if (m->error.code == TRESS_CODE_SERVER_SHUTTING_DOWN && !m->error.request_id && !m->error.character_id)
+      connection_lost(c, "the server is shutting down");
     return;
   case TRESS_MSG_REDIRECT: follow_redirect(c, &m->redirect); return;
   case TRESS_MSG_HELLO:
