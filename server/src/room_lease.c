@@ -339,6 +339,7 @@ void tress_room_lease_stop(tress_room_lease *l) {
   if (!l) return;
   for (uint32_t i = 0; i < l->s->cfg.max_peers; i++) {
     lease_room *r = &l->rooms[i];
+    if (r->state == LEASE_NONE) continue; /* never opened: r->lease is not set */
     tress_redis_call_forget(r->call);
     if (r->state == LEASE_HELD || r->state == LEASE_LOCAL) eval(l, RELEASE, l->s->rooms[i].name, false, NULL, NULL);
     set_state(r, LEASE_NONE);

@@ -3,7 +3,10 @@
  *    followed, every client in the owner's room (they see each other's character);
  *  - the owner killed -9: a join before its lease runs out is still redirected to it; after, the
  *    room moves once, to one survivor, whose rigs come from the shared cache (no rig anywhere);
- *  - the lease is released (compare-and-delete) when the room closes, not left to expire;
+ *  - the lease is released (compare-and-delete) when the room closes, not left to expire; a 1.1
+ *    client is told the owner in an ERROR;
+ *  - an open room whose lease another server took keeps its members and redirects new joiners,
+ *    and takes the lease back once it is free;
  *  - Redis unreachable: the room opens locally (standalone) and the server says degraded;
  *  - a client sent round in a loop gives up with an error naming it.
  * Skipped (exit 77) when redis-server is not installed. */
@@ -106,8 +109,10 @@ static int owner_of(const fleet *f, const char *room) {
   return owner;
 }
 
-/* A raw 1.2 client's answer to JOIN_ROOM at server i: REDIRECT or ROOM_JOINED (copied out). */
-static tress_msg_type raw_join(fleet *f, int i, const char *room, tress_msg_redirect *redirect) {
+/* A raw client's answer (HELLO minor `minor`) to JOIN_ROOM at server i: REDIRECT, ROOM_JOINED
+ * or ERROR (the redirect or the error text copied out). */
+static tress_msg_type raw_join_minor(fleet *f, int i, const char *room, uint16_t minor, tress_msg_redirect *redirect,
+                                     char *error_text) {
   th_client c;
   memset(&c, 0, sizeof c);
   assert_int_equal(th_client_connect(&c, f->s[i].udp_port), 0);
@@ -115,7 +120,7 @@ static tress_msg_type raw_join(fleet *f, int i, const char *room, tress_msg_redi
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_HELLO;
   m.hello.version_major = TRESS_PROTOCOL_VERSION_MAJOR;
-  m.hello.version_minor = TRESS_PROTOCOL_VERSION_MINOR;
+  m.hello.version_minor = minor;
   snprintf(m.hello.client_name, sizeof m.hello.client_name, "raw");
   assert_int_equal(th_client_send(&c, &m), 0);
   assert_non_null(th_client_wait(&c, TRESS_MSG_WELCOME, 5000));
@@ -133,11 +138,18 @@ static tress_msg_type raw_join(fleet *f, int i, const char *room, tress_msg_redi
         if (redirect) *redirect = c.inbox[k].redirect;
       } else if (c.inbox[k].type == TRESS_MSG_ROOM_JOINED) {
         got = TRESS_MSG_ROOM_JOINED;
+      } else if (c.inbox[k].type == TRESS_MSG_ERROR) {
+        got = TRESS_MSG_ERROR;
+        if (error_text) snprintf(error_text, TRESS_WIRE_TEXT_CAP, "%s", c.inbox[k].error.text);
       }
     }
   }
   th_client_close(&c);
   return got;
+}
+
+static tress_msg_type raw_join(fleet *f, int i, const char *room, tress_msg_redirect *redirect) {
+  return raw_join_minor(f, i, room, TRESS_PROTOCOL_VERSION_MINOR, redirect, NULL);
 }
 
 static void test_three_joins_one_owner_then_owner_killed(void **state) {
@@ -267,6 +279,45 @@ static void test_lease_released_on_close(void **state) {
   v = lease_value(&f, "other");
   assert_string_equal(v, "10.9.9.9:7777");
   free(v);
+  /* a 1.1 client cannot follow a REDIRECT: it is told where the room is in an ERROR */
+  char text[TRESS_WIRE_TEXT_CAP] = "";
+  assert_int_equal(raw_join_minor(&f, 0, "other", TRESS_PROTOCOL_MINOR_REDIRECT - 1, NULL, text), TRESS_MSG_ERROR);
+  assert_non_null(strstr(text, "10.9.9.9:7777"));
+  fleet_stop(&f, SIGTERM);
+  th_redis_cleanup(&f.redis);
+}
+
+/* The lease of an open room taken by another server (this one stalled past it, or opened the room
+ * while Redis was down): its members stay, new joiners are redirected to the new owner. */
+static void test_lease_lost_keeps_members_redirects_joiners(void **state) {
+  (void)state;
+  fleet f;
+  memset(&f, 0, sizeof f);
+  th_redis_init(&f.redis);
+  assert_int_equal(th_redis_start(&f.redis, NULL), 0);
+  launch_fleet(&f, 1, "1500");
+  th_client member;
+  memset(&member, 0, sizeof member);
+  assert_int_equal(th_client_connect(&member, f.s[0].udp_port), 0);
+  assert_int_equal(th_client_hello_join(&member, "member", "taken"), 0);
+  free(th_redis_cmdf(&f.redis, "SET tress:room:taken 10.9.9.9:7777 PX 60000"));
+  uint64_t deadline = fleet_now_ms() + 5000; /* the next renewal (every 500 ms) finds it */
+  while (stat_of(&f.s[0], "room_leases.lost") != 1 && fleet_now_ms() < deadline) th_client_pump(&member, 20);
+  assert_int_equal((int)stat_of(&f.s[0], "room_leases.lost"), 1);
+  assert_int_equal((int)stat_of(&f.s[0], "room_leases.held"), 0);
+  tress_msg_redirect r;
+  assert_int_equal(raw_join(&f, 0, "taken", &r), TRESS_MSG_REDIRECT);
+  assert_string_equal(r.host, "10.9.9.9");
+  th_client_pump(&member, 50);
+  assert_false(member.disconnected);
+  assert_int_equal((int)stat_of(&f.s[0], "rooms"), 1); /* still open for its member */
+  /* the other owner lets go: the renewal takes the lease back, joins come in again */
+  free(th_redis_cmdf(&f.redis, "DEL tress:room:taken"));
+  deadline = fleet_now_ms() + 5000;
+  while (stat_of(&f.s[0], "room_leases.held") != 1 && fleet_now_ms() < deadline) th_client_pump(&member, 20);
+  assert_int_equal((int)stat_of(&f.s[0], "room_leases.held"), 1);
+  assert_int_equal(raw_join(&f, 0, "taken", NULL), TRESS_MSG_ROOM_JOINED);
+  th_client_close(&member);
   fleet_stop(&f, SIGTERM);
   th_redis_cleanup(&f.redis);
 }
@@ -336,6 +387,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_three_joins_one_owner_then_owner_killed),
       cmocka_unit_test(test_lease_released_on_close),
+      cmocka_unit_test(test_lease_lost_keeps_members_redirects_joiners),
       cmocka_unit_test(test_redis_down_rooms_open_locally),
       cmocka_unit_test(test_redirect_loop_is_an_error),
   };
