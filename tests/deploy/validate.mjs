@@ -10,14 +10,18 @@
 //   (its validators are compiled into the package: nothing is fetched at run time).
 // - The allocator request example against the vendored allocation.swagger.json, and the
 //   GameServerAllocation example (no CRD: the allocator serves that kind) must say the same as it.
+// - With a tress-server binary as the second argument: the Fleet container's TRESS_* environment
+//   is a configuration that server accepts (tress-server --print-config under exactly that env).
 // Exit 0 when every manifest validates and every broken copy is rejected, 1 otherwise, 77 when
 // the npm packages are not installed (scripts/setup installs them).
 import fs from "node:fs";
 import path from "node:path";
+import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(process.argv[2] || path.join(here, "..", ".."));
+const serverBin = process.argv[3];
 
 let Ajv, yaml, models;
 try {
@@ -125,6 +129,11 @@ function checkObject(obj) {
       const err = modelError(models.PodTemplateSpec, pod);
       if (err) problems.push(`pod template: ${err}`);
     }
+    if (doc.kind === "Fleet" && serverBin) {
+      checked.push("tress-server --print-config");
+      const err = serverConfigError(pod?.spec?.containers?.find((c) => c.name === "tress-server"));
+      if (err) problems.push(err);
+    }
     return { checked, problems };
   }
   const Model = models[`${doc.apiVersion}/${doc.kind}`];
@@ -136,6 +145,15 @@ function checkObject(obj) {
   }
   if (key === "allocation.agones.dev/v1/GameServerAllocation") return checkAllocation(doc);
   return { checked, problems: [`no schema checks ${key}`] };
+}
+
+// The server's own word on the container's TRESS_* environment (null when it accepts it).
+function serverConfigError(container) {
+  if (!container) return "no tress-server container";
+  const env = { PATH: process.env.PATH };
+  for (const e of container.env || []) if (e.name.startsWith("TRESS_")) env[e.name] = String(e.value);
+  const run = spawnSync(serverBin, ["--print-config"], { env, encoding: "utf8" });
+  return run.status === 0 ? null : `tress-server refuses the container's env: ${(run.stderr || "").trim()}`;
 }
 
 // GameServerAllocation <-> the allocator's request: the same selectors, priorities, scheduling
@@ -214,6 +232,9 @@ const broken = [
   ["Fleet/tress", "metadata labels as a list", (d) => { d.metadata.labels = ["tress"]; }],
   ["Fleet/tress", "pod template: containerPort as a string", (d) => { d.spec.template.spec.template.spec.containers[0].ports[0].containerPort = "ops"; }],
   ["Fleet/tress", "pod template: a container without a name", (d) => { delete d.spec.template.spec.template.spec.containers[0].name; }],
+  ...(serverBin ? [["Fleet/tress", "a TRESS_ setting the server refuses", (d) => {
+    d.spec.template.spec.template.spec.containers[0].env.find((e) => e.name === "TRESS_UDP_PORT").value = "seventy";
+  }]] : []),
   ["FleetAutoscaler/tress-rooms", "policy type outside the enum", (d) => { d.spec.policy.type = "Rooms"; }],
   ["FleetAutoscaler/tress-rooms", "maxCapacity 0 (minimum 1)", (d) => { d.spec.policy.counter.maxCapacity = 0; }],
   ["FleetAutoscaler/tress-rooms", "a counter policy without its key", (d) => { delete d.spec.policy.counter.key; }],
