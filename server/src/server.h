@@ -40,7 +40,6 @@ typedef struct tress_peer {
   uint64_t refill_ms;
   uint64_t rate_error_ms; /* when the last RATE_LIMITED went out (one per second at most) */
   uint32_t strikes;
-  uint32_t rigs_in_flight; /* rig jobs this peer's spawns started that have not finished */
 } tress_peer;
 
 /* ---- rooms ---------------------------------------------------------------------------------- */
@@ -209,9 +208,10 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t a
 /* Starts (or joins) the rig of one accessory. Settles immediately on a memory cache hit. */
 void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t accessory_index);
 void tress_rig_jobs_cancel_all(tress_server *s);
-/* Rig jobs still in flight whose creating peer has gone, started from this IPv4 address: they
- * count against the address's next connections, so reconnecting does not reset the rig limit. */
-uint32_t tress_rig_jobs_orphaned_from(const tress_server *s, uint32_t host);
+/* Rig jobs in flight that count against this peer's max_rigs_per_peer: those of the same
+ * identity (the join token's player id, else this connection and the departed connections of its
+ * address), so reconnecting does not reset the limit. */
+uint32_t tress_rig_jobs_in_flight_for(const tress_server *s, uint32_t slot);
 
 /* heartbeat.c: the loop's liveness for /healthz, and the test-only loop stall hook. */
 uint64_t tress_heartbeat_now_ms(void); /* CLOCK_MONOTONIC, the clock both threads compare */
