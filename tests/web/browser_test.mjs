@@ -175,7 +175,7 @@ try {
   await browser.close();
   server.close();
   if (args.glb) rmSync(join(pageDir, 'assets', basename(args.glb)), { force: true });
-  rmSync(work, { recursive: true, force: true });
+  if (args.keep) console.log(`kept: ${work}`); else rmSync(work, { recursive: true, force: true });
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

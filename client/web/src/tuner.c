@@ -20,6 +20,8 @@ struct tress_tuner {
   tress_id *bones;
   int32_t *parents;
   uint32_t *tip_bones; /* the leaves, found once at bind */
+  tress_xform *rests;   /* each bone's cframe, as added */
+  tress_xform *drawn;   /* each bone's drawn world pose, parents first */
   float *worlds; /* bone_capacity * 7 */
   float *tips;   /* bone_capacity * 3 */
   bool bound;
@@ -70,6 +72,8 @@ tress_tuner *tress_tuner_create(uint32_t bone_capacity) {
   t->bones = calloc(bone_capacity + 1, sizeof *t->bones);
   t->parents = calloc(bone_capacity + 1, sizeof *t->parents);
   t->tip_bones = calloc(bone_capacity + 1, sizeof *t->tip_bones);
+  t->rests = calloc(bone_capacity + 1, sizeof *t->rests);
+  t->drawn = calloc(bone_capacity + 1, sizeof *t->drawn);
   t->worlds = calloc((size_t)bone_capacity * 7 + 1, sizeof *t->worlds);
   t->tips = calloc((size_t)bone_capacity * 3 + 1, sizeof *t->tips);
   tress_scene_def sd = tress_default_scene_def();
@@ -79,7 +83,7 @@ tress_tuner *tress_tuner_create(uint32_t bone_capacity) {
   head.kind = TRESS_KIND_PART;
   head.name = "Head";
   if (t->scene) head.parent = tress_scene_get_root(t->scene);
-  if (!t->bones || !t->parents || !t->tip_bones || !t->worlds || !t->tips || !t->scene ||
+  if (!t->bones || !t->parents || !t->tip_bones || !t->rests || !t->drawn || !t->worlds || !t->tips || !t->scene ||
       tress_scene_create_instance(t->scene, &head, &t->head) != TRESS_OK) {
     tress_tuner_destroy(t);
     return NULL;
@@ -95,6 +99,8 @@ void tress_tuner_destroy(tress_tuner *t) {
   free(t->bones);
   free(t->parents);
   free(t->tip_bones);
+  free(t->rests);
+  free(t->drawn);
   free(t->worlds);
   free(t->tips);
   free(t);
@@ -111,6 +117,7 @@ int32_t tress_tuner_add_bone(tress_tuner *t, const char *name, int32_t parent, c
   uint32_t index = t->bone_count;
   if (tress_scene_create_instance(t->scene, &def, &t->bones[index]) != TRESS_OK) return NO_BONE;
   t->parents[index] = parent;
+  t->rests[index] = def.cframe;
   t->bone_count++;
   return (int32_t)index;
 }
@@ -127,9 +134,17 @@ static void find_tips(tress_tuner *t) {
     if (bone_is_leaf(t, b)) t->tip_bones[t->tip_count++] = b;
 }
 
+/* The drawn world poses, parents first: a bone under a bone is its parent's pose times its cframe
+ * times its transform, the two products tress_bone_get_world makes for an unscaled bone (bit for
+ * bit), without walking every ancestor again for every bone. */
 static void read_outputs(tress_tuner *t) {
-  for (uint32_t b = 0; b < t->bone_count; b++)
-    xform_to(tress_bone_get_world(t->scene, t->bones[b]), t->worlds + (size_t)b * 7);
+  for (uint32_t b = 0; b < t->bone_count; b++) {
+    int32_t parent = t->parents[b];
+    t->drawn[b] = parent == NO_BONE ? tress_bone_get_world(t->scene, t->bones[b])
+                                    : tress_xform_mul(tress_xform_mul(t->drawn[parent], t->rests[b]),
+                                                      tress_bone_get_transform(t->scene, t->bones[b]));
+    xform_to(t->drawn[b], t->worlds + (size_t)b * 7);
+  }
   for (uint32_t i = 0; i < t->tip_count; i++)
     memcpy(t->tips + (size_t)3 * i, t->worlds + (size_t)7 * t->tip_bones[i], 3 * sizeof(float));
 }
