@@ -111,6 +111,7 @@ typedef struct tress_server {
   tress_asset_store store;
   tress_rig_cache cache;
   struct tress_rig_shared *shared; /* the Redis tier (rig_shared.h); NULL without cache_url */
+  struct tress_room_lease *room_lease; /* one room on one server (room_lease.h); NULL without cache_url */
   tress_rig_jobs jobs;
   tress_rig_failures rig_failures; /* failed rigs remembered for cfg.failed_rig_ttl_ms */
   tress_auth auth;
@@ -133,6 +134,7 @@ typedef struct tress_server {
   uint8_t *scratch; /* control-message encode buffer, TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES */
 
   struct tress_http *http;
+  struct tress_agones *agones; /* agones.h; NULL unless AGONES_SDK_HTTP_PORT is set */
   uv_check_t heartbeat_check;    /* refreshes metrics.loop_heartbeat_ms every iteration */
   uv_signal_t test_stall_signal; /* armed only by TRESS_TEST_ONLY_LOOP_STALL_MS (heartbeat.c) */
   uint32_t test_stall_ms;
