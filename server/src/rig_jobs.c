@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "preskinned.h"
+#include "rig_glb.h"
 #include "rig_shared.h"
 #include "server.h"
 #include "tress/mesh_hash.h"
@@ -160,6 +161,8 @@ static void rig_stage(tress_rig_job *j, const tress_mesh *mesh) {
     if (!j->entry) j->fail_code = TRESS_CODE_RIG_FAILED;
     else if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0)
       atomic_fetch_add(&j->metrics->cache_disk_writes, 1);
+    /* the ops /rigs view (rig_glb.h): best effort, a rig never fails for it */
+    if (j->entry) (void)tress_rig_glb_write(j->cache_dir, j->entry->key, out.mesh);
     if (j->entry && j->use_shared) j->shared_value = tress_rig_cache_shared_value(j->entry, &j->shared_value_len);
   }
   tress_rig_output_free(&out);
