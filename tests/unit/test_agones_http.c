@@ -1,7 +1,8 @@
 /* The Agones sidecar HTTP client (server/src/agones_http.c) against a real socket: a thread
  * serves one scripted response, byte by byte (so every header, chunk-size line and body line is
  * split across reads), and the client runs on a libuv loop. Framing by Content-Length, chunked
- * (a stream handed over line by line) and EOF; errors, refusals, deadlines and oversize are -1. */
+ * (a stream handed over line by line) and EOF; errors, refusals, deadlines and oversize are -1.
+ * White-box (agones_http.h): the client is server-internal, with no public header to test through. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,6 @@
 /* test_host_port.c - the server's "host:port" parser (advertise_address, room lease values that
- * another server wrote to Redis): what REDIRECT may carry, and what it refuses. */
+ * another server wrote to Redis): what REDIRECT may carry, and what it refuses. White-box
+ * (host_port.h): the parser is server-internal, with no public header to test through. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
