@@ -96,7 +96,12 @@ static void control_done(tress_agones_http_call *call, int status, const char *b
   tress_agones *a = call->data;
   if (a->shutting_down) return;
   static const char *const names[] = {"ready", "label", "gameserver"};
-  if (status != 200) {
+  if (a->step == STEP_LABEL && status >= 400 && status < 500) {
+    /* The sidecar refused the label itself: asking again cannot help, and the rest must go on. */
+    char q[200];
+    tress_log_event(&a->s->log, TRESS_LOG_WARN, "agones_label_refused", "status=%d answer=%s", status,
+                    tress_log_quote(body ? body : "", q, sizeof q));
+  } else if (status != 200) {
     a->control_attempts++;
     a->control_backoff_ms = backoff_next(a->control_backoff_ms, CONTROL_BACKOFF_MIN_MS, CONTROL_BACKOFF_MAX_MS);
     /* The first miss and then one line in ten: a sidecar that is late is normal, not news. */
@@ -105,9 +110,10 @@ static void control_done(tress_agones_http_call *call, int status, const char *b
                       names[a->step], status, a->control_attempts, a->control_backoff_ms);
     uv_timer_start(&a->timers[TIMER_CONTROL], control_retry, a->control_backoff_ms, 0);
     return;
+  } else {
+    tress_log_event(&a->s->log, TRESS_LOG_INFO, "agones_call_ok", "call=%s attempts=%u", names[a->step],
+                    a->control_attempts + 1);
   }
-  tress_log_event(&a->s->log, TRESS_LOG_INFO, "agones_call_ok", "call=%s attempts=%u", names[a->step],
-                  a->control_attempts + 1);
   a->control_attempts = 0;
   a->control_backoff_ms = 0;
   if (a->step == STEP_READY) {

@@ -15,7 +15,8 @@ GameServer first and then one line per change.
 
 Test-only endpoints (not Agones'): GET /__fake/log -> {"requests": [...], "violations": [...],
 "gameserver": {...}, "counters": {...}, "lists": {...}} with request times on CLOCK_MONOTONIC;
-POST /__fake/health {"period_seconds": N, "disabled": bool} changes spec.health (a watch event).
+POST /__fake/health {"period_seconds": N, "disabled": bool} changes spec.health (a watch event);
+POST /__fake/reset {"period_seconds": N, "refuse_labels": bool} starts over with fresh state.
 """
 import argparse
 import copy
@@ -97,8 +98,9 @@ def load_operations(schema_dir):
 
 
 class Fake:
-    def __init__(self, ops, period, counters, lists):
+    def __init__(self, ops, period, counters, lists, refuse_labels=False):
         self.ops = ops
+        self.refuse_labels = refuse_labels
         self.lock = threading.Condition()
         self.requests, self.violations = [], []
         self.version = 0
@@ -155,6 +157,8 @@ class Fake:
             return 200, {}
         if oid in ("SetLabel", "SetAnnotation"):
             key, value = body.get("key", ""), body.get("value", "")
+            if oid == "SetLabel" and self.refuse_labels:
+                return error(INVALID_ARGUMENT, "labels refused (--refuse-labels)")
             if oid == "SetLabel" and (not LABEL_NAME.match(key) or len(key) > 63 - len("agones.dev/sdk-")
                                       or not LABEL_VALUE.match(value) or len(value) > 63):
                 return error(INVALID_ARGUMENT, "invalid label %r=%r" % (key, value))
@@ -298,7 +302,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         seen = -1
         try:
-            while not self.server.stopping:
+            while not self.server.stopping and not getattr(fake, "stale", False):
                 with fake.lock:
                     if seen == fake.version:
                         fake.lock.wait(0.2)
@@ -315,6 +319,17 @@ class Handler(BaseHTTPRequestHandler):
             if method == "GET" and path == "/__fake/log":
                 snap = json.loads(json.dumps(fake.snapshot()))
                 return self.send_json(200, snap)
+            if method == "POST" and path == "/__fake/reset":
+                # A fresh sidecar for the next test, without a new process (python starts slowly
+                # on a loaded machine): {"period_seconds": N, "refuse_labels": bool}.
+                opts = json.loads(raw or b"{}")
+                self.server.fake = Fake(fake.ops, opts.get("period_seconds", 5),
+                                        [(n, c["capacity"]) for n, c in fake.counters.items()],
+                                        [(n, l["capacity"]) for n, l in fake.lists.items()],
+                                        opts.get("refuse_labels", False))
+                fake.changed()  # an old watch stream wakes up and ends
+                fake.stale = True
+                return self.send_json(200, {})
             if method == "POST" and path == "/__fake/health":
                 fake.gameserver["spec"]["health"].update(json.loads(raw or b"{}"))
                 fake.changed()
@@ -338,9 +353,10 @@ def main():
     ap.add_argument("--health-period", type=int, default=5, help="spec.health.period_seconds")
     ap.add_argument("--counter", action="append", help="NAME:CAPACITY, a Counter the GameServer declares")
     ap.add_argument("--list", action="append", help="NAME:CAPACITY, a List the GameServer declares")
+    ap.add_argument("--refuse-labels", action="store_true", help="answer every SetLabel with INVALID_ARGUMENT")
     args = ap.parse_args()
     fake = Fake(load_operations(args.schemas), args.health_period, parse_named_caps(args.counter),
-                parse_named_caps(args.list))
+                parse_named_caps(args.list), args.refuse_labels)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     server.fake = fake
