@@ -127,6 +127,8 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   }
   metric(&b, "tress_rigs_cancelled_total", "counter", "Queued rig jobs cancelled by shutdown.", LOAD(rigs_cancelled));
   metric(&b, "tress_rig_jobs_in_flight", "gauge", "Rig jobs queued or running.", LOAD(rig_jobs_in_flight));
+  metric(&b, "tress_rig_jobs_waiting", "gauge", "Rig jobs in the fair queue, waiting for a worker.",
+         LOAD(rig_jobs_waiting));
   tb_printf(&b, "# HELP tress_cache_hits_total Rig cache hits by tier.\n# TYPE tress_cache_hits_total counter\n");
   tb_printf(&b, "tress_cache_hits_total{tier=\"memory\"} %llu\n", LOAD(cache_hits_memory));
   tb_printf(&b, "tress_cache_hits_total{tier=\"disk\"} %llu\n", LOAD(cache_hits_disk));
@@ -199,6 +201,7 @@ char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON_AddNumberToObject(rigs, "failures_remembered", (double)LOAD(rig_failures_remembered));
   cJSON_AddNumberToObject(rigs, "cancelled", (double)LOAD(rigs_cancelled));
   cJSON_AddNumberToObject(rigs, "in_flight", (double)LOAD(rig_jobs_in_flight));
+  cJSON_AddNumberToObject(rigs, "waiting", (double)LOAD(rig_jobs_waiting));
   uint64_t count = LOAD(rig_latency_count);
   cJSON_AddNumberToObject(rigs, "mean_latency_s", count ? (double)LOAD(rig_latency_sum_us) / 1e6 / (double)count : 0);
   cJSON *cache = cJSON_AddObjectToObject(root, "cache");

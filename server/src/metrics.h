@@ -15,6 +15,7 @@
 typedef struct tress_metrics {
   atomic_uint_fast64_t peers, rooms, characters; /* gauges */
   atomic_uint_fast64_t rigs_started, rigs_done, rigs_failed, rigs_cancelled, rig_jobs_in_flight;
+  atomic_uint_fast64_t rig_jobs_waiting; /* gauge: in the fair queue, not yet on the pool */
   atomic_uint_fast64_t rig_failures_remembered; /* requests answered from a remembered failure */
   /* Accessories whose rig a character session gave up on (RIG_FAILED sent), by wire code. */
   atomic_uint_fast64_t rig_failures[TRESS_CODE_COUNT];

@@ -51,6 +51,7 @@ typedef struct tress_room {
   uint32_t *members;        /* peer slots, capacity cfg.max_room_peers */
   uint32_t character_count, character_cap;
   uint32_t *characters;     /* character ids in spawn order (late joiners replay this order) */
+  uint32_t rig_last_slot;   /* the peer slot whose rig job this room sent to the pool last */
 } tress_room;
 
 /* ---- character sessions ------------------------------------------------------------------- */
@@ -96,8 +97,12 @@ typedef struct tress_rig_waiter {
 typedef struct tress_rig_job tress_rig_job;
 
 typedef struct tress_rig_jobs {
-  tress_rig_job *head; /* in flight: queued or running */
+  tress_rig_job *head; /* in flight: waiting, on the pool, or asking the shared tier */
   uint32_t count;
+  uint32_t waiting;    /* in the fair queue (rig_jobs.c dispatch) */
+  uint32_t on_pool;    /* handed to libuv's pool (queued there or running) */
+  uint32_t workers;    /* libuv's pool size (UV_THREADPOOL_SIZE), read at the first dispatch */
+  uint32_t last_room;  /* the room whose job went to the pool last (round robin) */
 } tress_rig_jobs;
 
 /* ---- the server ----------------------------------------------------------------------------- */
