@@ -137,7 +137,9 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   metric(&b, "tress_cache_corrupt_total", "counter", "Cache files that failed their checksum or decode.", LOAD(cache_corrupt));
   metric(&b, "tress_cache_evictions_total", "counter", "Entries evicted from memory by the byte budget.", LOAD(cache_evictions));
   metric(&b, "tress_cache_entries", "gauge", "Rig cache entries in memory.", LOAD(cache_entries));
-  metric(&b, "tress_cache_bytes", "gauge", "Rig cache bytes in memory.", LOAD(cache_bytes));
+  metric(&b, "tress_cache_bytes", "gauge", "Rig cache bytes in memory (pinned ones included).", LOAD(cache_bytes));
+  metric(&b, "tress_cache_pinned_bytes", "gauge", "Rig cache bytes live characters wear (never evicted).",
+         LOAD(cache_pinned_bytes));
   metric(&b, "tress_cache_disk_writes_total", "counter", "Cache files written (atomically).", LOAD(cache_disk_writes));
   shared_tier_prometheus(&b, m);
   metric(&b, "tress_bytes_in_total", "counter", "Application bytes received.", LOAD(bytes_in));
@@ -213,6 +215,7 @@ char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON_AddNumberToObject(cache, "evictions", (double)LOAD(cache_evictions));
   cJSON_AddNumberToObject(cache, "entries", (double)LOAD(cache_entries));
   cJSON_AddNumberToObject(cache, "bytes", (double)LOAD(cache_bytes));
+  cJSON_AddNumberToObject(cache, "pinned_bytes", (double)LOAD(cache_pinned_bytes));
   shared_tier_json(cJSON_AddObjectToObject(cache, "shared"), m);
   cJSON *net = cJSON_AddObjectToObject(root, "net");
   cJSON_AddNumberToObject(net, "bytes_in", (double)LOAD(bytes_in));

@@ -311,10 +311,7 @@ static void finish_job(tress_rig_job *j, bool cancelled) {
                       tress_log_quote(j->write_error, q, sizeof q));
     double seconds = (double)(j->done_ns - j->queued_ns) / 1e9;
     if (j->entry) {
-      uint32_t evicted = tress_rig_cache_put(&s->cache, j->entry);
-      atomic_fetch_add(&s->metrics.cache_evictions, evicted);
-      atomic_store(&s->metrics.cache_entries, s->cache.count);
-      atomic_store(&s->metrics.cache_bytes, s->cache.used);
+      tress_rig_jobs_publish_cache(s, tress_rig_cache_put(&s->cache, j->entry));
       if (j->rigged) {
         atomic_fetch_add(&s->metrics.rigs_done, 1);
         tress_metrics_observe_rig(&s->metrics, seconds);
@@ -346,6 +343,13 @@ static void finish_job(tress_rig_job *j, bool cancelled) {
   free(j->shared_value);
   free(j->waiters);
   free(j);
+}
+
+void tress_rig_jobs_publish_cache(tress_server *s, uint32_t evicted) {
+  atomic_fetch_add(&s->metrics.cache_evictions, evicted);
+  atomic_store(&s->metrics.cache_entries, s->cache.count);
+  atomic_store(&s->metrics.cache_bytes, s->cache.used);
+  atomic_store(&s->metrics.cache_pinned_bytes, s->cache.pinned);
 }
 
 static void after_work_cb(uv_work_t *req, int status);

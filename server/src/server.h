@@ -211,6 +211,8 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t a
 /* Starts (or joins) the rig of one accessory. Settles immediately on a memory cache hit. */
 void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t accessory_index);
 void tress_rig_jobs_cancel_all(tress_server *s);
+/* The memory cache's gauges (entries, bytes, pinned bytes) and `evicted` more evictions. */
+void tress_rig_jobs_publish_cache(tress_server *s, uint32_t evicted);
 /* Rig jobs in flight that count against this peer's max_rigs_per_peer: those of the same
  * identity (the join token's player id, else this connection and the departed connections of its
  * address), so reconnecting does not reset the limit. */

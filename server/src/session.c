@@ -139,6 +139,8 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t i
   tress_accessory_session *a = &c->acc[idx];
   if (entry) {
     tress_rig_entry_retain(entry);
+    tress_rig_cache_pin(&s->cache, entry); /* worn: counted in the memory budget, never evicted */
+    tress_rig_jobs_publish_cache(s, 0);
     a->rig = entry;
     a->state = TRESS_ACC_RIGGED;
     send_rig_result(s, c, idx, UINT32_MAX);
@@ -311,7 +313,10 @@ void tress_session_remove(tress_server *s, tress_character *c, tress_removed_rea
   tress_net_send_room(s, c->room, &m, UINT32_MAX);
   tress_room_remove_character(s, c->room, c->id);
   for (uint32_t i = 0; i < TRESS_WIRE_MAX_ACCESSORIES; i++) {
-    if (c->acc[i].rig) tress_rig_entry_release(c->acc[i].rig);
+    if (c->acc[i].rig) {
+      tress_rig_jobs_publish_cache(s, tress_rig_cache_unpin(&s->cache, c->acc[i].rig));
+      tress_rig_entry_release(c->acc[i].rig);
+    }
     tress_net_packet_release(c->acc[i].rig_packet);
   }
   tress_peer *owner = &s->peers[c->owner_slot];

@@ -1,6 +1,7 @@
 /* The rig cache on a real server: a second spawn of the same hair is a memory hit with no new
  * rig; simultaneous spawns share one rig job; a restart is a disk hit; a corrupted file is
- * detected, logged and rebuilt; the memory budget evicts least recently used entries. */
+ * detected, logged and rebuilt; the memory budget evicts least recently used entries, and counts
+ * but never evicts the rigs live characters wear (pinned). */
 #include <dirent.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -140,22 +141,39 @@ static void test_cache_memory_disk_corrupt(void **state) {
   free(c);
   assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
 
-  /* And the rebuilt file is a clean disk hit. A budget of 1.5 entries keeps only the most
-   * recent one in memory: Ava, Kit, Ava is disk, disk, disk with one eviction. */
+  /* And the rebuilt file is a clean disk hit. A budget of 1.5 entries: a rig worn by a live
+   * character is pinned, counted and never evicted (evicting it would free nothing), so Ava and
+   * Kit both stay while both are worn (over the budget, all of it pinned); Ava's despawn unpins
+   * it and gives its bytes back, and the next Ava is a disk hit again. */
   char budget[32];
   snprintf(budget, sizeof budget, "%.0f", entry_bytes * 1.5);
   const char *extra[] = {"--cache-memory-bytes", budget, NULL};
   assert_int_equal(th_server_start(&s, extra), 0);
   c = join(&s);
-  spawn_rigged(c, "ava.json", 1);
+  uint32_t ava_id = spawn_rigged(c, "ava.json", 1)->rig_result.character_id;
+  assert_int_equal((int)metric(&s, "tress_cache_pinned_bytes"), (int)metric(&s, "tress_cache_bytes"));
   spawn_rigged(c, "kit.json", 2);
+  double both = metric(&s, "tress_cache_bytes");
+  assert_int_equal((int)metric(&s, "tress_cache_entries"), 2);
+  assert_true(both > entry_bytes * 1.5);
+  assert_int_equal((int)metric(&s, "tress_cache_pinned_bytes"), (int)both);
+  assert_int_equal((int)metric(&s, "tress_cache_evictions_total"), 0);
+  tress_msg despawn;
+  memset(&despawn, 0, sizeof despawn);
+  despawn.type = TRESS_MSG_DESPAWN_CHARACTER;
+  despawn.despawn_character.character_id = ava_id;
+  assert_int_equal(th_client_send(c, &despawn), 0);
+  assert_non_null(th_client_wait(c, TRESS_MSG_CHARACTER_REMOVED, 5000));
+  th_client_pump(c, 100);
+  assert_int_equal((int)metric(&s, "tress_cache_evictions_total"), 1);
+  assert_int_equal((int)metric(&s, "tress_cache_entries"), 1);
+  assert_true(metric(&s, "tress_cache_bytes") <= entry_bytes * 1.5);
+  assert_int_equal((int)metric(&s, "tress_cache_pinned_bytes"), (int)metric(&s, "tress_cache_bytes"));
   spawn_rigged(c, "ava.json", 3);
   assert_int_equal((int)metric(&s, "tress_cache_corrupt_total"), 0);
   assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 0);
   assert_int_equal((int)metric(&s, "tress_cache_hits_total{tier=\"disk\"}"), 3);
   assert_int_equal((int)metric(&s, "tress_cache_hits_total{tier=\"memory\"}"), 0);
-  assert_true(metric(&s, "tress_cache_evictions_total") >= 1);
-  assert_int_equal((int)metric(&s, "tress_cache_entries"), 1);
   th_client_close(c);
   free(c);
   assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
