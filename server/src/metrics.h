@@ -32,6 +32,7 @@ typedef struct tress_metrics {
   atomic_uint_fast64_t cache_shared_degraded, cache_shared_degraded_total, cache_shared_lease_lost;
   atomic_uint_fast64_t cache_shared_local_rigs, cache_shared_calls; /* calls: Redis round trips sent */
   atomic_uint_fast64_t bytes_in, bytes_out, messages_in, messages_out;
+  atomic_uint_fast64_t messages_encoded; /* packets encoded (one may go to many peers) */
   atomic_uint_fast64_t errors_sent, malformed, rate_limited, disconnects_forced;
   atomic_uint_fast64_t auth_refused; /* HELLOs and JOINs refused for their token */
   atomic_uint_fast64_t rig_latency_buckets[TRESS_RIG_LATENCY_BUCKETS]; /* cumulative le buckets */

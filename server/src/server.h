@@ -82,6 +82,9 @@ typedef struct tress_character {
   tress_accessory_session acc[TRESS_WIRE_MAX_ACCESSORIES];
   uint32_t pending;
   bool bound;
+  /* Encoded once and held (one reference each) for every late joiner's replay: the same ENet
+   * packet goes to each of them. The BIND is re-encoded after a SETTINGS_UPDATE changes it. */
+  ENetPacket *added_packet, *bind_packet;
   tress_chain_settings chain_settings;         /* current (SETTINGS_UPDATE changes them) */
   tress_accessory_settings accessory_settings;
   uint64_t spawn_ns;
