@@ -138,6 +138,9 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   metric(&b, "tress_cache_evictions_total", "counter", "Entries evicted from memory by the byte budget.", LOAD(cache_evictions));
   metric(&b, "tress_cache_entries", "gauge", "Rig cache entries in memory.", LOAD(cache_entries));
   metric(&b, "tress_cache_bytes", "gauge", "Rig cache bytes in memory (pinned ones included).", LOAD(cache_bytes));
+  metric(&b, "tress_cache_disk_bytes", "gauge", "Rig cache bytes on disk.", LOAD(cache_disk_bytes));
+  metric(&b, "tress_cache_disk_evictions_total", "counter", "Rig cache files deleted for the disk budget.",
+         LOAD(cache_disk_evictions));
   metric(&b, "tress_cache_pinned_bytes", "gauge", "Rig cache bytes live characters wear (never evicted).",
          LOAD(cache_pinned_bytes));
   metric(&b, "tress_cache_disk_writes_total", "counter", "Cache files written (atomically).", LOAD(cache_disk_writes));
@@ -218,6 +221,7 @@ char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON_AddNumberToObject(cache, "entries", (double)LOAD(cache_entries));
   cJSON_AddNumberToObject(cache, "bytes", (double)LOAD(cache_bytes));
   cJSON_AddNumberToObject(cache, "pinned_bytes", (double)LOAD(cache_pinned_bytes));
+  cJSON_AddNumberToObject(cache, "disk_bytes", (double)LOAD(cache_disk_bytes));
   shared_tier_json(cJSON_AddObjectToObject(cache, "shared"), m);
   cJSON *net = cJSON_AddObjectToObject(root, "net");
   cJSON_AddNumberToObject(net, "bytes_in", (double)LOAD(bytes_in));

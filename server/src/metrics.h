@@ -21,6 +21,7 @@ typedef struct tress_metrics {
   atomic_uint_fast64_t rig_failures[TRESS_CODE_COUNT];
   atomic_uint_fast64_t cache_hits_memory, cache_hits_disk, cache_misses, cache_corrupt, cache_evictions;
   atomic_uint_fast64_t cache_entries, cache_bytes, cache_disk_writes;
+  atomic_uint_fast64_t cache_disk_bytes, cache_disk_evictions; /* the disk tier under cache_disk_bytes */
   atomic_uint_fast64_t cache_pinned_bytes; /* of cache_bytes: entries live characters wear */
   /* The shared tier (cache_url; rig_shared.c): hits, lease won (misses), waits on another
    * server's lease and waits that hit the cap, values that did not verify, writes and refused

@@ -79,6 +79,7 @@ struct tress_rig_job {
   uint8_t mesh_hash[TRESS_MESH_HASH_BYTES];
   tress_asset_file_id file; /* the worker's stat just before it read the file */
   bool hashed, from_disk, rigged, corrupt;
+  bool disk_written; /* this job wrote the entry's cache file */
   char corrupt_reason[TRESS_WIRE_TEXT_CAP];
   char write_error[TRESS_WIRE_TEXT_CAP];
   uint64_t queued_ns, done_ns;
@@ -167,8 +168,10 @@ static void rig_stage(tress_rig_job *j, const tress_mesh *mesh) {
   } else {
     j->entry = tress_rig_entry_from_output(&out, j->mesh_hash, &j->options, j->reason);
     if (!j->entry) j->fail_code = TRESS_CODE_RIG_FAILED;
-    else if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0)
+    else if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0) {
       atomic_fetch_add(&j->metrics->cache_disk_writes, 1);
+      j->disk_written = true;
+    }
     if (j->entry && j->use_shared) j->shared_value = tress_rig_cache_shared_value(j->entry, &j->shared_value_len);
   }
   tress_rig_output_free(&out);
@@ -223,8 +226,10 @@ static void shared_value_stage(tress_rig_job *j) {
   } else {
     j->shared_hit = true;
     atomic_fetch_add(&j->metrics->cache_hits_shared, 1);
-    if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0)
+    if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0) {
       atomic_fetch_add(&j->metrics->cache_disk_writes, 1);
+      j->disk_written = true;
+    }
   }
   free(j->shared_value);
   j->shared_value = NULL;
@@ -312,6 +317,10 @@ static void finish_job(tress_rig_job *j, bool cancelled) {
     double seconds = (double)(j->done_ns - j->queued_ns) / 1e9;
     if (j->entry) {
       tress_rig_jobs_publish_cache(s, tress_rig_cache_put(&s->cache, j->entry));
+      if (j->disk_written || j->from_disk) { /* the disk budget: this file is the newest use */
+        atomic_fetch_add(&s->metrics.cache_disk_evictions, tress_rig_disk_budget_used(&s->disk, j->entry->key, j->from_disk));
+        atomic_store(&s->metrics.cache_disk_bytes, s->disk.used);
+      }
       if (j->rigged) {
         atomic_fetch_add(&s->metrics.rigs_done, 1);
         tress_metrics_observe_rig(&s->metrics, seconds);

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "rig_cache.h"
+#include "rig_disk_budget.h"
 #include "rig_failures.h"
 #include "tress/codec.h"
 #include "tress/msg.h"
@@ -117,6 +118,7 @@ typedef struct tress_server {
   tress_metrics metrics;
   tress_asset_store store;
   tress_rig_cache cache;
+  tress_rig_disk_budget disk; /* cfg.cache_disk_bytes over the cache files (rig_disk_budget.c) */
   struct tress_rig_shared *shared; /* the Redis tier (rig_shared.h); NULL without cache_url */
   tress_rig_jobs jobs;
   tress_rig_failures rig_failures; /* failed rigs remembered for cfg.failed_rig_ttl_ms */

@@ -1,7 +1,8 @@
 /* The rig cache on a real server: a second spawn of the same hair is a memory hit with no new
  * rig; simultaneous spawns share one rig job; a restart is a disk hit; a corrupted file is
  * detected, logged and rebuilt; the memory budget evicts least recently used entries, and counts
- * but never evicts the rigs live characters wear (pinned). */
+ * but never evicts the rigs live characters wear (pinned); the disk budget (cache_disk_bytes) deletes the least recently
+ * used files, a hit refreshing its file, and a deleted entry is rigged again. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "support/server_harness.h"
 
@@ -210,7 +212,116 @@ static void test_cache_memory_disk_corrupt(void **state) {
   th_server_cleanup(&s);
 }
 
+/* The sample character with its own rig options: one cache key (and file) per options. */
+static void spawn_with_segments(th_client *c, uint32_t request_id, uint8_t segments) {
+  tress_msg spawn;
+  assert_int_equal(th_spawn_load(&spawn, "ava.json", request_id), 0);
+  tress_wire_manifest *mf = &spawn.spawn_character.manifest;
+  mf->has_rig_options = true;
+  mf->rig_options = tress_default_wire_rig_options();
+  mf->rig_options.segments = segments;
+  assert_int_equal(th_client_send(c, &spawn), 0);
+  th_spawn_free(&spawn);
+  assert_non_null(th_client_wait(c, TRESS_MSG_BIND, 30000));
+}
+
+/* The one .rig file in dir not named in `known` (count of them), copied to out; asserts one. */
+static void new_file(const char *dir, char known[8][300], int count, char out[300]) {
+  char names[8][300];
+  int n = list_rig_files(dir, names), found = 0;
+  for (int i = 0; i < n; i++) {
+    bool old = false;
+    for (int k = 0; k < count; k++) old = old || strcmp(names[i], known[k]) == 0;
+    if (!old) {
+      snprintf(out, 300, "%.299s", names[i]);
+      found++;
+    }
+  }
+  assert_int_equal(found, 1);
+}
+
+static bool has_file(const char *dir, const char *name) {
+  char path[900];
+  snprintf(path, sizeof path, "%.590s/%.299s", dir, name);
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static double dir_bytes(const char *dir) {
+  char names[8][300], path[900];
+  int n = list_rig_files(dir, names);
+  double total = 0;
+  for (int i = 0; i < n; i++) {
+    struct stat st;
+    snprintf(path, sizeof path, "%.590s/%.299s", dir, names[i]);
+    assert_int_equal(stat(path, &st), 0);
+    total += (double)st.st_size;
+  }
+  return total;
+}
+
+/* cache_disk_bytes: with room for two of three files, A B A(hit) C deletes B (the least recently
+ * used, A's hit having refreshed it), the rest fit, and B comes back as a new rig. The memory
+ * tier holds nothing (a 1-byte budget), so every request reaches the disk. */
+static void test_disk_budget(void **state) {
+  (void)state;
+  th_server s;
+  th_server_init(&s, "disk-budget");
+  const char *no_memory[] = {"--cache-memory-bytes", "1", NULL};
+  assert_int_equal(th_server_start(&s, no_memory), 0);
+  th_client *c = join(&s);
+  char smallest_name[8][300];
+  spawn_with_segments(c, 1, 3);
+  spawn_with_segments(c, 2, 4);
+  spawn_with_segments(c, 3, 5);
+  th_client_close(c);
+  free(c);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+  assert_int_equal(list_rig_files(s.cache, smallest_name), 3);
+  double total = dir_bytes(s.cache), smallest = total;
+  for (int i = 0; i < 3; i++) {
+    char path[900];
+    struct stat st;
+    snprintf(path, sizeof path, "%.590s/%.299s", s.cache, smallest_name[i]);
+    assert_int_equal(stat(path, &st), 0);
+    if ((double)st.st_size < smallest) smallest = (double)st.st_size;
+    assert_int_equal(unlink(path), 0);
+  }
+
+  char budget[32];
+  snprintf(budget, sizeof budget, "%.0f", total - smallest); /* any two fit, not three */
+  const char *extra[] = {"--cache-memory-bytes", "1", "--cache-disk-bytes", budget, NULL};
+  assert_int_equal(th_server_start(&s, extra), 0);
+  c = join(&s);
+  char files[8][300];
+  spawn_with_segments(c, 1, 3);
+  new_file(s.cache, files, 0, files[0]); /* A */
+  spawn_with_segments(c, 2, 4);
+  new_file(s.cache, files, 1, files[1]); /* B */
+  spawn_with_segments(c, 3, 3);          /* A again: a disk hit, now the most recent */
+  assert_int_equal((int)metric(&s, "tress_cache_hits_total{tier=\"disk\"}"), 1);
+  spawn_with_segments(c, 4, 5);          /* C: over the budget, B goes */
+  assert_int_equal((int)metric(&s, "tress_cache_disk_evictions_total"), 1);
+  assert_true(has_file(s.cache, files[0]));
+  assert_false(has_file(s.cache, files[1]));
+  char now[8][300];
+  assert_int_equal(list_rig_files(s.cache, now), 2);
+  assert_true(dir_bytes(s.cache) <= total - smallest);
+  assert_int_equal((int)metric(&s, "tress_cache_disk_bytes"), (int)dir_bytes(s.cache));
+  /* B again: no file, so a new rig (and now A, the least recent, goes) */
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 3);
+  spawn_with_segments(c, 5, 4);
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 4);
+  assert_true(has_file(s.cache, files[1]));
+  assert_false(has_file(s.cache, files[0]));
+  assert_int_equal((int)metric(&s, "tress_cache_disk_evictions_total"), 2);
+  th_client_close(c);
+  free(c);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+  th_server_cleanup(&s);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cache_memory_disk_corrupt)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cache_memory_disk_corrupt), cmocka_unit_test(test_disk_budget)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
