@@ -66,6 +66,7 @@ static const config_field config_fields[] = {
     U32_FIELD(max_bytes_per_second, "per-peer byte rate"),
     U32_FIELD(max_strikes, "bad messages before a disconnect"),
     U64_FIELD(cache_memory_bytes, "rig cache memory budget (LRU)"),
+    U64_FIELD(cache_disk_bytes, "rig cache disk budget: least recently used files are deleted past it (0 = no limit)"),
     STR_FIELD(cache_url, "shared rig cache, redis://[user:password@]host[:port][/db] (empty = none)"),
     STR_FIELD(cache_namespace, "shared cache key prefix ([A-Za-z0-9_.-], fleets sharing one Redis differ here)"),
     U32_FIELD(cache_timeout_ms, "deadline of every Redis call; past it the server rigs locally (degraded)"),
@@ -110,6 +111,7 @@ tress_server_config tress_default_server_config(void) {
   c.max_bytes_per_second = 256 * 1024;
   c.max_strikes = 8;
   c.cache_memory_bytes = 256ull * 1024 * 1024;
+  c.cache_disk_bytes = 4ull * 1024 * 1024 * 1024;
   snprintf(c.cache_namespace, sizeof c.cache_namespace, "tress");
   c.cache_timeout_ms = 500;
   c.cache_lease_ms = 10000;

@@ -49,6 +49,7 @@ typedef struct tress_server_config {
   uint32_t max_bytes_per_second;
   uint32_t max_strikes;                 /* malformed / over-limit messages before a disconnect */
   uint64_t cache_memory_bytes;          /* rig cache byte budget (LRU) */
+  uint64_t cache_disk_bytes;            /* disk rig cache byte budget (LRU by last use; 0 = no limit) */
   char cache_url[512];                  /* "" = no shared tier; redis://[user:password@]host[:port][/db] */
   char cache_namespace[64];             /* the shared tier's key prefix */
   uint32_t cache_timeout_ms;            /* every Redis call's deadline */

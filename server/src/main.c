@@ -174,6 +174,8 @@ int main(int argc, char **argv) {
   int swept = tress_file_remove_stray_tmp(s->cfg.cache_dir);
   if (swept) tress_log_event(&s->log, TRESS_LOG_WARN, "cache_tmp_swept", "files=%d", swept);
   tress_rig_cache_init(&s->cache, s->cfg.cache_dir, s->cfg.cache_memory_bytes);
+  atomic_store(&s->metrics.cache_disk_evictions, tress_rig_disk_budget_init(&s->disk, s->cfg.cache_dir, s->cfg.cache_disk_bytes));
+  atomic_store(&s->metrics.cache_disk_bytes, s->disk.used);
   tress_rig_failures_init(&s->rig_failures, s->cfg.failed_rig_ttl_ms);
   if (tress_auth_start(s, err) != 0) {
     tress_log_event(&s->log, TRESS_LOG_ERROR, "startup_failed", "reason=%s", tress_log_quote(err, (char[300]){0}, 300));
@@ -248,6 +250,7 @@ out:
     free(s->rooms[i].characters);
   }
   tress_rig_cache_destroy(&s->cache);
+  tress_rig_disk_budget_destroy(&s->disk);
   tress_rig_failures_free(&s->rig_failures);
   tress_auth_stop(s);
   tress_asset_store_close(&s->store);

@@ -135,6 +135,8 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   }
   metric(&b, "tress_rigs_cancelled_total", "counter", "Queued rig jobs cancelled by shutdown.", LOAD(rigs_cancelled));
   metric(&b, "tress_rig_jobs_in_flight", "gauge", "Rig jobs queued or running.", LOAD(rig_jobs_in_flight));
+  metric(&b, "tress_rig_jobs_waiting", "gauge", "Rig jobs in the fair queue, waiting for a worker.",
+         LOAD(rig_jobs_waiting));
   tb_printf(&b, "# HELP tress_cache_hits_total Rig cache hits by tier.\n# TYPE tress_cache_hits_total counter\n");
   tb_printf(&b, "tress_cache_hits_total{tier=\"memory\"} %llu\n", LOAD(cache_hits_memory));
   tb_printf(&b, "tress_cache_hits_total{tier=\"disk\"} %llu\n", LOAD(cache_hits_disk));
@@ -143,13 +145,20 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   metric(&b, "tress_cache_corrupt_total", "counter", "Cache files that failed their checksum or decode.", LOAD(cache_corrupt));
   metric(&b, "tress_cache_evictions_total", "counter", "Entries evicted from memory by the byte budget.", LOAD(cache_evictions));
   metric(&b, "tress_cache_entries", "gauge", "Rig cache entries in memory.", LOAD(cache_entries));
-  metric(&b, "tress_cache_bytes", "gauge", "Rig cache bytes in memory.", LOAD(cache_bytes));
+  metric(&b, "tress_cache_bytes", "gauge", "Rig cache bytes in memory (pinned ones included).", LOAD(cache_bytes));
+  metric(&b, "tress_cache_disk_bytes", "gauge", "Rig cache bytes on disk.", LOAD(cache_disk_bytes));
+  metric(&b, "tress_cache_disk_evictions_total", "counter", "Rig cache files deleted for the disk budget.",
+         LOAD(cache_disk_evictions));
+  metric(&b, "tress_cache_pinned_bytes", "gauge", "Rig cache bytes live characters wear (never evicted).",
+         LOAD(cache_pinned_bytes));
   metric(&b, "tress_cache_disk_writes_total", "counter", "Cache files written (atomically).", LOAD(cache_disk_writes));
   shared_tier_prometheus(&b, m);
   metric(&b, "tress_bytes_in_total", "counter", "Application bytes received.", LOAD(bytes_in));
   metric(&b, "tress_bytes_out_total", "counter", "Application bytes sent (per recipient).", LOAD(bytes_out));
   metric(&b, "tress_messages_in_total", "counter", "Messages received.", LOAD(messages_in));
   metric(&b, "tress_messages_out_total", "counter", "Messages sent (per recipient).", LOAD(messages_out));
+  metric(&b, "tress_messages_encoded_total", "counter", "Packets encoded (one goes to every recipient of it).",
+         LOAD(messages_encoded));
   metric(&b, "tress_errors_sent_total", "counter", "ERROR messages sent.", LOAD(errors_sent));
   metric(&b, "tress_malformed_total", "counter", "Messages that failed to decode.", LOAD(malformed));
   metric(&b, "tress_rate_limited_total", "counter", "Messages dropped by per-peer rate limits.", LOAD(rate_limited));
@@ -214,6 +223,7 @@ char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON_AddNumberToObject(rigs, "failures_remembered", (double)LOAD(rig_failures_remembered));
   cJSON_AddNumberToObject(rigs, "cancelled", (double)LOAD(rigs_cancelled));
   cJSON_AddNumberToObject(rigs, "in_flight", (double)LOAD(rig_jobs_in_flight));
+  cJSON_AddNumberToObject(rigs, "waiting", (double)LOAD(rig_jobs_waiting));
   uint64_t count = LOAD(rig_latency_count);
   cJSON_AddNumberToObject(rigs, "mean_latency_s", count ? (double)LOAD(rig_latency_sum_us) / 1e6 / (double)count : 0);
   cJSON *cache = cJSON_AddObjectToObject(root, "cache");
@@ -225,6 +235,8 @@ char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON_AddNumberToObject(cache, "evictions", (double)LOAD(cache_evictions));
   cJSON_AddNumberToObject(cache, "entries", (double)LOAD(cache_entries));
   cJSON_AddNumberToObject(cache, "bytes", (double)LOAD(cache_bytes));
+  cJSON_AddNumberToObject(cache, "pinned_bytes", (double)LOAD(cache_pinned_bytes));
+  cJSON_AddNumberToObject(cache, "disk_bytes", (double)LOAD(cache_disk_bytes));
   shared_tier_json(cJSON_AddObjectToObject(cache, "shared"), m);
   room_leases_json(cJSON_AddObjectToObject(root, "room_leases"), m);
   cJSON *net = cJSON_AddObjectToObject(root, "net");
@@ -232,6 +244,7 @@ char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON_AddNumberToObject(net, "bytes_out", (double)LOAD(bytes_out));
   cJSON_AddNumberToObject(net, "messages_in", (double)LOAD(messages_in));
   cJSON_AddNumberToObject(net, "messages_out", (double)LOAD(messages_out));
+  cJSON_AddNumberToObject(net, "messages_encoded", (double)LOAD(messages_encoded));
   cJSON_AddNumberToObject(net, "errors_sent", (double)LOAD(errors_sent));
   cJSON_AddNumberToObject(net, "malformed", (double)LOAD(malformed));
   cJSON_AddNumberToObject(net, "rate_limited", (double)LOAD(rate_limited));

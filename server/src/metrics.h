@@ -15,11 +15,14 @@
 typedef struct tress_metrics {
   atomic_uint_fast64_t peers, rooms, characters; /* gauges */
   atomic_uint_fast64_t rigs_started, rigs_done, rigs_failed, rigs_cancelled, rig_jobs_in_flight;
+  atomic_uint_fast64_t rig_jobs_waiting; /* gauge: in the fair queue, not yet on the pool */
   atomic_uint_fast64_t rig_failures_remembered; /* requests answered from a remembered failure */
   /* Accessories whose rig a character session gave up on (RIG_FAILED sent), by wire code. */
   atomic_uint_fast64_t rig_failures[TRESS_CODE_COUNT];
   atomic_uint_fast64_t cache_hits_memory, cache_hits_disk, cache_misses, cache_corrupt, cache_evictions;
   atomic_uint_fast64_t cache_entries, cache_bytes, cache_disk_writes;
+  atomic_uint_fast64_t cache_disk_bytes, cache_disk_evictions; /* the disk tier under cache_disk_bytes */
+  atomic_uint_fast64_t cache_pinned_bytes; /* of cache_bytes: entries live characters wear */
   /* The shared tier (cache_url; rig_shared.c): hits, lease won (misses), waits on another
    * server's lease and waits that hit the cap, values that did not verify, writes and refused
    * writes, failed calls, the degraded gauge and how often it rose, leases lost mid-rig, and
@@ -34,6 +37,7 @@ typedef struct tress_metrics {
    * leases found held by another server while this one had the room open. */
   atomic_uint_fast64_t room_leases_held, room_redirects, room_local_opens, room_leases_lost;
   atomic_uint_fast64_t bytes_in, bytes_out, messages_in, messages_out;
+  atomic_uint_fast64_t messages_encoded; /* packets encoded (one may go to many peers) */
   atomic_uint_fast64_t errors_sent, malformed, rate_limited, disconnects_forced;
   atomic_uint_fast64_t auth_refused; /* HELLOs and JOINs refused for their token */
   atomic_uint_fast64_t rig_latency_buckets[TRESS_RIG_LATENCY_BUCKETS]; /* cumulative le buckets */

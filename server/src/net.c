@@ -141,6 +141,7 @@ static ENetPacket *make_packet(tress_server *s, const tress_msg *msg) {
   }
   ENetPacket *p = enet_packet_create(buf, len, ENET_PACKET_FLAG_RELIABLE);
   free(heap);
+  if (p) atomic_fetch_add(&s->metrics.messages_encoded, 1);
   return p;
 }
 

@@ -6,8 +6,10 @@
  * Renaming an asset, or two ids naming identical bytes, still hits; a new rigger misses.
  *
  * Memory: a doubly linked LRU list charged in bytes against a budget. Entries are reference
- * counted; eviction drops the cache's reference only, so a character still wearing an evicted
- * rig keeps it alive (and a late joiner still gets it).
+ * counted, and an entry live characters wear is pinned: it stays in the cache and counts against
+ * the budget, since evicting it would free nothing (the characters keep it alive) while hiding
+ * real memory from the budget and the metrics. Eviction takes the least recently used unpinned
+ * entries; when the last wearer goes, the entry becomes evictable and the budget is enforced.
  *
  * Disk: one file per key, "<hex key>.rig":
  *   "TRESSRIG" | u32 version (2) | u32 payload length | f32 mesh_size[3]
@@ -93,6 +95,7 @@ static void evict(tress_rig_cache *c, tress_rig_entry *e) {
   lru_unlink(c, e);
   e->in_cache = false;
   c->used -= e->bytes;
+  if (e->pins) c->pinned -= e->bytes;
   c->count--;
   tress_rig_entry_release(e);
 }
@@ -112,25 +115,46 @@ tress_rig_entry *tress_rig_cache_get(tress_rig_cache *cache, const uint8_t key[T
   return NULL;
 }
 
-uint32_t tress_rig_cache_put(tress_rig_cache *cache, tress_rig_entry *entry) {
+/* Evicts least recently used unpinned entries (never `keep`) until the cache fits its budget. */
+static uint32_t enforce_budget(tress_rig_cache *c, const tress_rig_entry *keep) {
   uint32_t evicted = 0;
+  tress_rig_entry *e = c->lru;
+  while (e && c->used > c->budget) {
+    tress_rig_entry *newer = e->lru_prev;
+    if (!e->pins && e != keep) {
+      evict(c, e);
+      evicted++;
+    }
+    e = newer;
+  }
+  return evicted;
+}
+
+uint32_t tress_rig_cache_put(tress_rig_cache *cache, tress_rig_entry *entry) {
   for (tress_rig_entry *e = cache->mru; e; e = e->lru_next) {
     if (memcmp(e->key, entry->key, TRESS_RIG_KEY_BYTES) == 0) {
       evict(cache, e); /* replaced by the newer result */
       break;
     }
   }
-  while (cache->lru && cache->used + entry->bytes > cache->budget) {
-    evict(cache, cache->lru);
-    evicted++;
-  }
-  if (entry->bytes > cache->budget) return evicted; /* larger than the whole budget: not kept */
+  if (entry->bytes > cache->budget) return 0; /* larger than the whole budget: not kept */
   tress_rig_entry_retain(entry);
   entry->in_cache = true;
   lru_push_front(cache, entry);
   cache->used += entry->bytes;
+  if (entry->pins) cache->pinned += entry->bytes;
   cache->count++;
-  return evicted;
+  return enforce_budget(cache, entry);
+}
+
+void tress_rig_cache_pin(tress_rig_cache *cache, tress_rig_entry *entry) {
+  if (entry->pins++ == 0 && entry->in_cache) cache->pinned += entry->bytes;
+}
+
+uint32_t tress_rig_cache_unpin(tress_rig_cache *cache, tress_rig_entry *entry) {
+  if (!entry->pins || --entry->pins > 0 || !entry->in_cache) return 0;
+  cache->pinned -= entry->bytes;
+  return enforce_budget(cache, NULL);
 }
 
 void tress_rig_entry_retain(tress_rig_entry *e) { e->refs++; }

@@ -31,12 +31,14 @@ typedef struct tress_rig_entry {
   size_t encoded_bytes; /* payload length */
   size_t bytes;         /* what the memory budget is charged */
   bool in_cache;
+  uint32_t pins; /* live characters wearing it: a pinned entry is never evicted (that frees nothing) */
   struct tress_rig_entry *lru_prev, *lru_next; /* prev = more recently used */
 } tress_rig_entry;
 
 typedef struct tress_rig_cache {
   char dir[PATH_MAX];
-  uint64_t budget, used;
+  uint64_t budget, used; /* used: every entry in the cache, pinned ones included */
+  uint64_t pinned;       /* bytes of the entries in the cache that live characters wear */
   uint32_t count;
   tress_rig_entry *mru, *lru;
 } tress_rig_cache;
@@ -49,9 +51,14 @@ void tress_rig_cache_init(tress_rig_cache *cache, const char *dir, uint64_t budg
 void tress_rig_cache_destroy(tress_rig_cache *cache);
 /* A new reference to the entry (and it becomes most recently used), or NULL. */
 tress_rig_entry *tress_rig_cache_get(tress_rig_cache *cache, const uint8_t key[TRESS_RIG_KEY_BYTES]);
-/* The cache takes its own reference; least recently used entries leave until it fits the budget.
- * Returns how many were evicted. */
+/* The cache takes its own reference; least recently used unpinned entries leave until it fits the
+ * budget (pinned ones count against it but stay: evicting them would free nothing). Returns how
+ * many were evicted. */
 uint32_t tress_rig_cache_put(tress_rig_cache *cache, tress_rig_entry *entry);
+/* A live character starts / stops wearing the entry. Unpinning can evict (returned count): the
+ * bytes a pin held over the budget are given back. */
+void tress_rig_cache_pin(tress_rig_cache *cache, tress_rig_entry *entry);
+uint32_t tress_rig_cache_unpin(tress_rig_cache *cache, tress_rig_entry *entry);
 void tress_rig_entry_retain(tress_rig_entry *e);
 void tress_rig_entry_release(tress_rig_entry *e);
 

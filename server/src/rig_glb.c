@@ -19,9 +19,13 @@ static void glb_path(const char *dir, const char *id, size_t id_len, char *out, 
   snprintf(out, cap, "%s/%.*s" GLB_SUFFIX, dir, (int)id_len, id);
 }
 
-int tress_rig_glb_write(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], const tress_mesh *mesh) {
+void tress_rig_glb_path(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], char *out, size_t cap) {
   char id[TRESS_RIG_GLB_ID_CHARS + 1];
   for (int i = 0; i < TRESS_RIG_KEY_BYTES; i++) snprintf(id + 2 * i, 3, "%02x", key[i]);
+  glb_path(dir, id, TRESS_RIG_GLB_ID_CHARS, out, cap);
+}
+
+int tress_rig_glb_write(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], const tress_mesh *mesh) {
   uint8_t *glb = NULL;
   size_t size = 0;
   tress_error err;
@@ -30,7 +34,7 @@ int tress_rig_glb_write(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES],
     return -1;
   }
   char path[PATH_MAX];
-  glb_path(dir, id, TRESS_RIG_GLB_ID_CHARS, path, sizeof path);
+  tress_rig_glb_path(dir, key, path, sizeof path);
   int rc = tress_file_write_atomic(path, glb, size, NULL, 0);
   free(glb);
   return rc;

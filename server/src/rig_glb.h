@@ -15,6 +15,8 @@
 #define TRESS_RIG_GLB_LIST_MAX 1024u
 #define TRESS_RIG_GLB_MAX_BYTES (64u << 20)
 
+/* "<dir>/<64 hex key>.glb": where a key's view lives (the disk budget counts and evicts it). */
+void tress_rig_glb_path(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], char *out, size_t cap);
 /* Writes the skinned mesh atomically. 0, or -1 (errno) when it cannot be encoded or written. */
 int tress_rig_glb_write(const char *dir, const uint8_t key[TRESS_RIG_KEY_BYTES], const tress_mesh *mesh);
 /* {"rigs": [{"id": "<64 hex>", "bytes": N}, ...]} sorted by id (malloc'd), or NULL (no memory).

@@ -15,6 +15,13 @@
  *      value Redis had (and write it to disk), or to rig (holding the fleet's lease, or without
  *      it when Redis failed or the wait on another server's lease ran out) and build the value
  *      the loop stores. A value that does not verify is rigged and overwritten.
+ * Fairness: a new job waits in the server's own queue, not libuv's (which is FIFO: one room's
+ * flood of spawns would hold every worker and delay everyone else's rig by the whole flood). A
+ * job goes to the pool when a worker is free (UV_THREADPOOL_SIZE of them), chosen round robin
+ * by room and, within the room, by the peer whose spawn started it, oldest first. So a room's
+ * rig waits behind at most one job per worker already running plus one per other room with jobs
+ * waiting, however many another room queued. (A job back from the shared tier returns to the
+ * pool at once: it has had its turn.)
  * The worker touches only its own job and atomics; everything else (cache insert, store hash
  * table, sessions, the network) happens in the after-work callback on the loop thread.
  * Shutdown cancels jobs that have not started (uv_cancel) and lets running ones finish, so a
@@ -49,6 +56,8 @@ struct tress_rig_job {
   uv_work_t work;
   tress_server *server;
   tress_rig_job *next;
+  int32_t room;                           /* the spawning character's room (fair dispatch) */
+  bool waiting;                           /* in the fair queue, not yet on the pool */
   uint32_t creator_slot, creator_peer_id; /* whose spawn started it (per-peer rig limit) */
   uint32_t creator_host;                  /* and from which IPv4 address (the limit outlives the connection) */
   char creator_player[TRESS_WIRE_NAME_CAP]; /* the join token's player id, "" without signed tokens */
@@ -71,6 +80,7 @@ struct tress_rig_job {
   uint8_t mesh_hash[TRESS_MESH_HASH_BYTES];
   tress_asset_file_id file; /* the worker's stat just before it read the file */
   bool hashed, from_disk, rigged, corrupt;
+  bool disk_written; /* this job wrote the entry's cache file */
   char corrupt_reason[TRESS_WIRE_TEXT_CAP];
   char write_error[TRESS_WIRE_TEXT_CAP];
   uint64_t queued_ns, done_ns;
@@ -159,8 +169,10 @@ static void rig_stage(tress_rig_job *j, const tress_mesh *mesh) {
   } else {
     j->entry = tress_rig_entry_from_output(&out, j->mesh_hash, &j->options, j->reason);
     if (!j->entry) j->fail_code = TRESS_CODE_RIG_FAILED;
-    else if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0)
+    else if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0) {
       atomic_fetch_add(&j->metrics->cache_disk_writes, 1);
+      j->disk_written = true;
+    }
     /* the ops /rigs view (rig_glb.h): best effort, a rig never fails for it */
     if (j->entry) (void)tress_rig_glb_write(j->cache_dir, j->entry->key, out.mesh);
     if (j->entry && j->use_shared) j->shared_value = tress_rig_cache_shared_value(j->entry, &j->shared_value_len);
@@ -217,8 +229,10 @@ static void shared_value_stage(tress_rig_job *j) {
   } else {
     j->shared_hit = true;
     atomic_fetch_add(&j->metrics->cache_hits_shared, 1);
-    if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0)
+    if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0) {
       atomic_fetch_add(&j->metrics->cache_disk_writes, 1);
+      j->disk_written = true;
+    }
   }
   free(j->shared_value);
   j->shared_value = NULL;
@@ -305,10 +319,11 @@ static void finish_job(tress_rig_job *j, bool cancelled) {
                       tress_log_quote(j->write_error, q, sizeof q));
     double seconds = (double)(j->done_ns - j->queued_ns) / 1e9;
     if (j->entry) {
-      uint32_t evicted = tress_rig_cache_put(&s->cache, j->entry);
-      atomic_fetch_add(&s->metrics.cache_evictions, evicted);
-      atomic_store(&s->metrics.cache_entries, s->cache.count);
-      atomic_store(&s->metrics.cache_bytes, s->cache.used);
+      tress_rig_jobs_publish_cache(s, tress_rig_cache_put(&s->cache, j->entry));
+      if (j->disk_written || j->from_disk) { /* the disk budget: this file is the newest use */
+        atomic_fetch_add(&s->metrics.cache_disk_evictions, tress_rig_disk_budget_used(&s->disk, j->entry->key, j->from_disk));
+        atomic_store(&s->metrics.cache_disk_bytes, s->disk.used);
+      }
       if (j->rigged) {
         atomic_fetch_add(&s->metrics.rigs_done, 1);
         tress_metrics_observe_rig(&s->metrics, seconds);
@@ -342,7 +357,16 @@ static void finish_job(tress_rig_job *j, bool cancelled) {
   free(j);
 }
 
+void tress_rig_jobs_publish_cache(tress_server *s, uint32_t evicted) {
+  atomic_fetch_add(&s->metrics.cache_evictions, evicted);
+  atomic_store(&s->metrics.cache_entries, s->cache.count);
+  atomic_store(&s->metrics.cache_bytes, s->cache.used);
+  atomic_store(&s->metrics.cache_pinned_bytes, s->cache.pinned);
+}
+
 static void after_work_cb(uv_work_t *req, int status);
+static void after_stage(tress_rig_job *j, int status);
+static void dispatch(tress_server *s);
 
 static void queue_stage(tress_rig_job *j, job_stage stage) {
   j->stage = stage;
@@ -350,6 +374,57 @@ static void queue_stage(tress_rig_job *j, job_stage stage) {
     j->fail_code = TRESS_CODE_INTERNAL;
     snprintf(j->reason, sizeof j->reason, "cannot queue the rig");
     finish_job(j, false);
+    return;
+  }
+  j->server->jobs.on_pool++;
+}
+
+/* libuv's worker count: UV_THREADPOOL_SIZE (libuv reads the same variable; default 4, 1..1024). */
+static uint32_t pool_workers(void) {
+  const char *v = getenv("UV_THREADPOOL_SIZE");
+  long n = v ? strtol(v, NULL, 10) : 4;
+  return n < 1 ? 1 : n > 1024 ? 1024 : (uint32_t)n;
+}
+
+/* Distance from `last` forward to `x` in a ring of n (1..n: the one right after last is 1). */
+static uint32_t ring_after(uint32_t x, uint32_t last, uint32_t n) { return (x + n - last - 1) % n + 1; }
+
+/* The waiting job whose turn it is: the next room after the last one served (round robin), and
+ * in it the next creating peer after the room's last one, the oldest of that peer's jobs (the
+ * list is newest first, so ties go to the later one). NULL when none waits. */
+static tress_rig_job *next_fair(tress_server *s) {
+  uint32_t rooms = s->cfg.max_peers, slots = s->peer_slots;
+  tress_rig_job *best = NULL;
+  uint32_t best_room = UINT32_MAX, best_peer = UINT32_MAX;
+  for (tress_rig_job *j = s->jobs.head; j; j = j->next) {
+    if (!j->waiting) continue;
+    uint32_t r = j->room >= 0 ? (uint32_t)j->room : 0;
+    uint32_t room_d = ring_after(r, s->jobs.last_room, rooms);
+    uint32_t peer_d = ring_after(j->creator_slot, s->rooms[r].rig_last_slot, slots);
+    if (room_d < best_room || (room_d == best_room && peer_d <= best_peer)) {
+      best = j;
+      best_room = room_d;
+      best_peer = peer_d;
+    }
+  }
+  if (best) {
+    uint32_t r = best->room >= 0 ? (uint32_t)best->room : 0;
+    s->jobs.last_room = r;
+    s->rooms[r].rig_last_slot = best->creator_slot;
+  }
+  return best;
+}
+
+/* Fills free workers from the fair queue (not while draining: waiting jobs are cancelled). */
+static void dispatch(tress_server *s) {
+  if (!s->jobs.workers) s->jobs.workers = pool_workers();
+  while (!s->draining && s->jobs.on_pool < s->jobs.workers) {
+    tress_rig_job *j = next_fair(s);
+    if (!j) break;
+    j->waiting = false;
+    s->jobs.waiting--;
+    atomic_store(&s->metrics.rig_jobs_waiting, s->jobs.waiting);
+    queue_stage(j, STAGE_LOAD);
   }
 }
 
@@ -392,6 +467,13 @@ static void ask_shared(tress_rig_job *j) {
 
 static void after_work_cb(uv_work_t *req, int status) {
   tress_rig_job *j = req->data;
+  tress_server *s = j->server; /* j may be freed by the time the next job goes */
+  s->jobs.on_pool--;
+  after_stage(j, status);
+  dispatch(s);
+}
+
+static void after_stage(tress_rig_job *j, int status) {
   if (status == UV_ECANCELED) {
     finish_job(j, true);
     return;
@@ -494,12 +576,8 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   j->metrics = &s->metrics;
   j->use_shared = s->shared != NULL && !pre_skinned; /* pre-skinned results stay in memory (see above) */
   j->queued_ns = tress_server_now_ns();
-  if (uv_queue_work(s->loop, &j->work, work_cb, after_work_cb) != 0) {
-    free(j->waiters);
-    free(j);
-    tress_session_rig_settled(s, character_id, idx, NULL, TRESS_CODE_INTERNAL, "cannot queue the rig");
-    return;
-  }
+  j->room = c->room;
+  j->waiting = true;
   j->creator_slot = c->owner_slot;
   j->creator_peer_id = c->owner_peer_id;
   const tress_peer *owner = &s->peers[c->owner_slot];
@@ -508,7 +586,10 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   j->next = s->jobs.head;
   s->jobs.head = j;
   s->jobs.count++;
+  s->jobs.waiting++;
   atomic_store(&s->metrics.rig_jobs_in_flight, s->jobs.count);
+  atomic_store(&s->metrics.rig_jobs_waiting, s->jobs.waiting);
+  dispatch(s);
 }
 
 /* Whether job j counts against the rig limit of the peer in slot: the limit follows who the
@@ -533,9 +614,14 @@ uint32_t tress_rig_jobs_in_flight_for(const tress_server *s, uint32_t slot) {
 
 void tress_rig_jobs_cancel_all(tress_server *s) {
   tress_rig_job *next;
+  atomic_store(&s->metrics.rig_jobs_waiting, 0);
   for (tress_rig_job *j = s->jobs.head; j; j = next) {
     next = j->next;
-    if (j->asking_shared) finish_job(j, true); /* on the loop, waiting on Redis: nothing runs */
+    if (j->waiting) { /* never reached the pool */
+      j->waiting = false;
+      s->jobs.waiting--;
+      finish_job(j, true);
+    } else if (j->asking_shared) finish_job(j, true); /* on the loop, waiting on Redis: nothing runs */
     else uv_cancel((uv_req_t *)&j->work);
   }
 }

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "rig_cache.h"
+#include "rig_disk_budget.h"
 #include "rig_failures.h"
 #include "tress/codec.h"
 #include "tress/msg.h"
@@ -51,6 +52,7 @@ typedef struct tress_room {
   uint32_t *members;        /* peer slots, capacity cfg.max_room_peers */
   uint32_t character_count, character_cap;
   uint32_t *characters;     /* character ids in spawn order (late joiners replay this order) */
+  uint32_t rig_last_slot;   /* the peer slot whose rig job this room sent to the pool last */
 } tress_room;
 
 /* ---- character sessions ------------------------------------------------------------------- */
@@ -81,6 +83,9 @@ typedef struct tress_character {
   tress_accessory_session acc[TRESS_WIRE_MAX_ACCESSORIES];
   uint32_t pending;
   bool bound;
+  /* Encoded once and held (one reference each) for every late joiner's replay: the same ENet
+   * packet goes to each of them. The BIND is re-encoded after a SETTINGS_UPDATE changes it. */
+  ENetPacket *added_packet, *bind_packet;
   tress_chain_settings chain_settings;         /* current (SETTINGS_UPDATE changes them) */
   tress_accessory_settings accessory_settings;
   uint64_t spawn_ns;
@@ -96,8 +101,12 @@ typedef struct tress_rig_waiter {
 typedef struct tress_rig_job tress_rig_job;
 
 typedef struct tress_rig_jobs {
-  tress_rig_job *head; /* in flight: queued or running */
+  tress_rig_job *head; /* in flight: waiting, on the pool, or asking the shared tier */
   uint32_t count;
+  uint32_t waiting;    /* in the fair queue (rig_jobs.c dispatch) */
+  uint32_t on_pool;    /* handed to libuv's pool (queued there or running) */
+  uint32_t workers;    /* libuv's pool size (UV_THREADPOOL_SIZE), read at the first dispatch */
+  uint32_t last_room;  /* the room whose job went to the pool last (round robin) */
 } tress_rig_jobs;
 
 /* ---- the server ----------------------------------------------------------------------------- */
@@ -109,6 +118,7 @@ typedef struct tress_server {
   tress_metrics metrics;
   tress_asset_store store;
   tress_rig_cache cache;
+  tress_rig_disk_budget disk; /* cfg.cache_disk_bytes over the cache files (rig_disk_budget.c) */
   struct tress_rig_shared *shared; /* the Redis tier (rig_shared.h); NULL without cache_url */
   struct tress_room_lease *room_lease; /* one room on one server (room_lease.h); NULL without cache_url */
   tress_rig_jobs jobs;
@@ -208,6 +218,8 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t a
 /* Starts (or joins) the rig of one accessory. Settles immediately on a memory cache hit. */
 void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t accessory_index);
 void tress_rig_jobs_cancel_all(tress_server *s);
+/* The memory cache's gauges (entries, bytes, pinned bytes) and `evicted` more evictions. */
+void tress_rig_jobs_publish_cache(tress_server *s, uint32_t evicted);
 /* Rig jobs in flight that count against this peer's max_rigs_per_peer: those of the same
  * identity (the join token's player id, else this connection and the departed connections of its
  * address), so reconnecting does not reset the limit. */

@@ -43,7 +43,18 @@ static tress_character *alloc_character(tress_server *s) {
   return c;
 }
 
-static void send_added(tress_server *s, const tress_character *c, uint32_t to_slot) {
+/* Sends the character's held packet for m (encoding m into it the first time) to the room
+ * (to_slot UINT32_MAX) or one peer: a replay to N joiners is N sends of one packet. */
+static void send_held(tress_server *s, const tress_character *c, ENetPacket **held, const tress_msg *m,
+                      uint32_t to_slot) {
+  if (!*held) *held = tress_net_packet_hold(s, m);
+  if (!*held) return;
+  uint8_t channel = tress_msg_type_get_channel(m->type);
+  if (to_slot == UINT32_MAX) tress_net_send_packet_room(s, c->room, channel, *held);
+  else tress_net_send_packet(s, to_slot, channel, *held);
+}
+
+static void send_added(tress_server *s, tress_character *c, uint32_t to_slot) {
   tress_msg m;
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_CHARACTER_ADDED;
@@ -51,8 +62,7 @@ static void send_added(tress_server *s, const tress_character *c, uint32_t to_sl
   m.character_added.owner_peer_id = c->owner_peer_id;
   m.character_added.request_id = c->request_id;
   m.character_added.manifest = c->spawn.spawn_character.manifest;
-  if (to_slot == UINT32_MAX) tress_net_send_room(s, c->room, &m, UINT32_MAX);
-  else tress_net_send(s, to_slot, &m);
+  send_held(s, c, &c->added_packet, &m, to_slot);
 }
 
 /* The cached rig for this wearer: the payload the rig job's worker encoded once, with this
@@ -73,6 +83,7 @@ static void send_rig_result(tress_server *s, tress_character *c, uint8_t idx, ui
     as->rig_packet = tress_net_packet_hold_bytes(bytes, len);
     free(bytes);
     if (!as->rig_packet) return;
+    atomic_fetch_add(&s->metrics.messages_encoded, 1);
   }
   uint8_t channel = tress_msg_type_get_channel(TRESS_MSG_RIG_RESULT);
   if (to_slot == UINT32_MAX) tress_net_send_packet_room(s, c->room, channel, as->rig_packet);
@@ -98,7 +109,7 @@ static const tress_wire_section *manifest_springs(const tress_wire_manifest *mf)
   return NULL;
 }
 
-static void send_bind(tress_server *s, const tress_character *c, uint32_t to_slot) {
+static void send_bind(tress_server *s, tress_character *c, uint32_t to_slot) {
   tress_msg m;
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_BIND;
@@ -114,8 +125,7 @@ static void send_bind(tress_server *s, const tress_character *c, uint32_t to_slo
     m.bind.section_count = 1;
     m.bind.sections = &springs;
   }
-  if (to_slot == UINT32_MAX) tress_net_send_room(s, c->room, &m, UINT32_MAX);
-  else tress_net_send(s, to_slot, &m);
+  send_held(s, c, &c->bind_packet, &m, to_slot);
 }
 
 static void maybe_bind(tress_server *s, tress_character *c) {
@@ -139,6 +149,8 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t i
   tress_accessory_session *a = &c->acc[idx];
   if (entry) {
     tress_rig_entry_retain(entry);
+    tress_rig_cache_pin(&s->cache, entry); /* worn: counted in the memory budget, never evicted */
+    tress_rig_jobs_publish_cache(s, 0);
     a->rig = entry;
     a->state = TRESS_ACC_RIGGED;
     send_rig_result(s, c, idx, UINT32_MAX);
@@ -311,9 +323,14 @@ void tress_session_remove(tress_server *s, tress_character *c, tress_removed_rea
   tress_net_send_room(s, c->room, &m, UINT32_MAX);
   tress_room_remove_character(s, c->room, c->id);
   for (uint32_t i = 0; i < TRESS_WIRE_MAX_ACCESSORIES; i++) {
-    if (c->acc[i].rig) tress_rig_entry_release(c->acc[i].rig);
+    if (c->acc[i].rig) {
+      tress_rig_jobs_publish_cache(s, tress_rig_cache_unpin(&s->cache, c->acc[i].rig));
+      tress_rig_entry_release(c->acc[i].rig);
+    }
     tress_net_packet_release(c->acc[i].rig_packet);
   }
+  tress_net_packet_release(c->added_packet);
+  tress_net_packet_release(c->bind_packet);
   tress_peer *owner = &s->peers[c->owner_slot];
   if (owner->enet && owner->characters) owner->characters--;
   tress_log_event(&s->log, TRESS_LOG_INFO, "character_removed", "character=%u reason=%u", c->id, reason);
@@ -352,6 +369,8 @@ void tress_session_settings_update(tress_server *s, uint32_t slot, const tress_m
   if (!c) return;
   if (m->has_chain_settings) c->chain_settings = m->chain_settings;
   if (m->has_accessory_settings) c->accessory_settings = m->accessory_settings;
+  tress_net_packet_release(c->bind_packet); /* a late joiner's BIND carries the new settings */
+  c->bind_packet = NULL;
   tress_msg out;
   memset(&out, 0, sizeof out);
   out.type = TRESS_MSG_SETTINGS_UPDATE;

@@ -1,6 +1,8 @@
 /* The rig cache on a real server: a second spawn of the same hair is a memory hit with no new
  * rig; simultaneous spawns share one rig job; a restart is a disk hit; a corrupted file is
- * detected, logged and rebuilt; the memory budget evicts least recently used entries. */
+ * detected, logged and rebuilt; the memory budget evicts least recently used entries, and counts
+ * but never evicts the rigs live characters wear (pinned); the disk budget (cache_disk_bytes) deletes the least recently
+ * used files, a hit refreshing its file, and a deleted entry is rigged again. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "support/server_harness.h"
 
@@ -140,22 +143,39 @@ static void test_cache_memory_disk_corrupt(void **state) {
   free(c);
   assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
 
-  /* And the rebuilt file is a clean disk hit. A budget of 1.5 entries keeps only the most
-   * recent one in memory: Ava, Kit, Ava is disk, disk, disk with one eviction. */
+  /* And the rebuilt file is a clean disk hit. A budget of 1.5 entries: a rig worn by a live
+   * character is pinned, counted and never evicted (evicting it would free nothing), so Ava and
+   * Kit both stay while both are worn (over the budget, all of it pinned); Ava's despawn unpins
+   * it and gives its bytes back, and the next Ava is a disk hit again. */
   char budget[32];
   snprintf(budget, sizeof budget, "%.0f", entry_bytes * 1.5);
   const char *extra[] = {"--cache-memory-bytes", budget, NULL};
   assert_int_equal(th_server_start(&s, extra), 0);
   c = join(&s);
-  spawn_rigged(c, "ava.json", 1);
+  uint32_t ava_id = spawn_rigged(c, "ava.json", 1)->rig_result.character_id;
+  assert_int_equal((int)metric(&s, "tress_cache_pinned_bytes"), (int)metric(&s, "tress_cache_bytes"));
   spawn_rigged(c, "kit.json", 2);
+  double both = metric(&s, "tress_cache_bytes");
+  assert_int_equal((int)metric(&s, "tress_cache_entries"), 2);
+  assert_true(both > entry_bytes * 1.5);
+  assert_int_equal((int)metric(&s, "tress_cache_pinned_bytes"), (int)both);
+  assert_int_equal((int)metric(&s, "tress_cache_evictions_total"), 0);
+  tress_msg despawn;
+  memset(&despawn, 0, sizeof despawn);
+  despawn.type = TRESS_MSG_DESPAWN_CHARACTER;
+  despawn.despawn_character.character_id = ava_id;
+  assert_int_equal(th_client_send(c, &despawn), 0);
+  assert_non_null(th_client_wait(c, TRESS_MSG_CHARACTER_REMOVED, 5000));
+  th_client_pump(c, 100);
+  assert_int_equal((int)metric(&s, "tress_cache_evictions_total"), 1);
+  assert_int_equal((int)metric(&s, "tress_cache_entries"), 1);
+  assert_true(metric(&s, "tress_cache_bytes") <= entry_bytes * 1.5);
+  assert_int_equal((int)metric(&s, "tress_cache_pinned_bytes"), (int)metric(&s, "tress_cache_bytes"));
   spawn_rigged(c, "ava.json", 3);
   assert_int_equal((int)metric(&s, "tress_cache_corrupt_total"), 0);
   assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 0);
   assert_int_equal((int)metric(&s, "tress_cache_hits_total{tier=\"disk\"}"), 3);
   assert_int_equal((int)metric(&s, "tress_cache_hits_total{tier=\"memory\"}"), 0);
-  assert_true(metric(&s, "tress_cache_evictions_total") >= 1);
-  assert_int_equal((int)metric(&s, "tress_cache_entries"), 1);
   th_client_close(c);
   free(c);
   assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
@@ -192,7 +212,134 @@ static void test_cache_memory_disk_corrupt(void **state) {
   th_server_cleanup(&s);
 }
 
+/* The sample character with its own rig options: one cache key (and file) per options. */
+static void spawn_with_segments(th_client *c, uint32_t request_id, uint8_t segments) {
+  tress_msg spawn;
+  assert_int_equal(th_spawn_load(&spawn, "ava.json", request_id), 0);
+  tress_wire_manifest *mf = &spawn.spawn_character.manifest;
+  mf->has_rig_options = true;
+  mf->rig_options = tress_default_wire_rig_options();
+  mf->rig_options.segments = segments;
+  assert_int_equal(th_client_send(c, &spawn), 0);
+  th_spawn_free(&spawn);
+  assert_non_null(th_client_wait(c, TRESS_MSG_BIND, 30000));
+}
+
+/* The one .rig file in dir not named in `known` (count of them), copied to out; asserts one. */
+static void new_file(const char *dir, char known[8][300], int count, char out[300]) {
+  char names[8][300];
+  int n = list_rig_files(dir, names), found = 0;
+  for (int i = 0; i < n; i++) {
+    bool old = false;
+    for (int k = 0; k < count; k++) old = old || strcmp(names[i], known[k]) == 0;
+    if (!old) {
+      snprintf(out, 300, "%.299s", names[i]);
+      found++;
+    }
+  }
+  assert_int_equal(found, 1);
+}
+
+static bool has_file(const char *dir, const char *name) {
+  char path[900];
+  snprintf(path, sizeof path, "%.590s/%.299s", dir, name);
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* A key's files: its ".rig" and the ops view ".glb" beside it (rig_glb.h), which the disk
+ * budget counts and evicts together. */
+static void glb_name(const char *rig_name, char out[300]) {
+  snprintf(out, 300, "%.*s.glb", (int)(strlen(rig_name) - 4), rig_name);
+}
+
+static double key_bytes(const char *dir, const char *rig_name) {
+  char path[900], glb[300];
+  struct stat st;
+  snprintf(path, sizeof path, "%.590s/%.299s", dir, rig_name);
+  assert_int_equal(stat(path, &st), 0);
+  double total = (double)st.st_size;
+  glb_name(rig_name, glb);
+  snprintf(path, sizeof path, "%.590s/%.299s", dir, glb);
+  if (stat(path, &st) == 0) total += (double)st.st_size;
+  return total;
+}
+
+static double dir_bytes(const char *dir) {
+  char names[8][300];
+  int n = list_rig_files(dir, names);
+  double total = 0;
+  for (int i = 0; i < n; i++) total += key_bytes(dir, names[i]);
+  return total;
+}
+
+/* cache_disk_bytes: with room for two of three files, A B A(hit) C deletes B (the least recently
+ * used, A's hit having refreshed it), the rest fit, and B comes back as a new rig. The memory
+ * tier holds nothing (a 1-byte budget), so every request reaches the disk. */
+static void test_disk_budget(void **state) {
+  (void)state;
+  th_server s;
+  th_server_init(&s, "disk-budget");
+  const char *no_memory[] = {"--cache-memory-bytes", "1", NULL};
+  assert_int_equal(th_server_start(&s, no_memory), 0);
+  th_client *c = join(&s);
+  char smallest_name[8][300];
+  spawn_with_segments(c, 1, 3);
+  spawn_with_segments(c, 2, 4);
+  spawn_with_segments(c, 3, 5);
+  th_client_close(c);
+  free(c);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+  assert_int_equal(list_rig_files(s.cache, smallest_name), 3);
+  double total = dir_bytes(s.cache), smallest = total;
+  for (int i = 0; i < 3; i++) {
+    char path[900], glb[300];
+    double bytes = key_bytes(s.cache, smallest_name[i]);
+    if (bytes < smallest) smallest = bytes;
+    snprintf(path, sizeof path, "%.590s/%.299s", s.cache, smallest_name[i]);
+    assert_int_equal(unlink(path), 0);
+    glb_name(smallest_name[i], glb);
+    snprintf(path, sizeof path, "%.590s/%.299s", s.cache, glb);
+    unlink(path);
+  }
+
+  char budget[32];
+  snprintf(budget, sizeof budget, "%.0f", total - smallest); /* any two fit, not three */
+  const char *extra[] = {"--cache-memory-bytes", "1", "--cache-disk-bytes", budget, NULL};
+  assert_int_equal(th_server_start(&s, extra), 0);
+  c = join(&s);
+  char files[8][300];
+  spawn_with_segments(c, 1, 3);
+  new_file(s.cache, files, 0, files[0]); /* A */
+  spawn_with_segments(c, 2, 4);
+  new_file(s.cache, files, 1, files[1]); /* B */
+  spawn_with_segments(c, 3, 3);          /* A again: a disk hit, now the most recent */
+  assert_int_equal((int)metric(&s, "tress_cache_hits_total{tier=\"disk\"}"), 1);
+  spawn_with_segments(c, 4, 5);          /* C: over the budget, B goes */
+  assert_int_equal((int)metric(&s, "tress_cache_disk_evictions_total"), 1);
+  assert_true(has_file(s.cache, files[0]));
+  assert_false(has_file(s.cache, files[1]));
+  char glb_b[300];
+  glb_name(files[1], glb_b);
+  assert_false(has_file(s.cache, glb_b)); /* its ops view goes with it */
+  char now[8][300];
+  assert_int_equal(list_rig_files(s.cache, now), 2);
+  assert_true(dir_bytes(s.cache) <= total - smallest);
+  assert_int_equal((int)metric(&s, "tress_cache_disk_bytes"), (int)dir_bytes(s.cache));
+  /* B again: no file, so a new rig (and now A, the least recent, goes) */
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 3);
+  spawn_with_segments(c, 5, 4);
+  assert_int_equal((int)metric(&s, "tress_rigs_started_total"), 4);
+  assert_true(has_file(s.cache, files[1]));
+  assert_false(has_file(s.cache, files[0]));
+  assert_int_equal((int)metric(&s, "tress_cache_disk_evictions_total"), 2);
+  th_client_close(c);
+  free(c);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
+  th_server_cleanup(&s);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cache_memory_disk_corrupt)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cache_memory_disk_corrupt), cmocka_unit_test(test_disk_budget)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
