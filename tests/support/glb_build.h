@@ -1,6 +1,6 @@
-/* glb_build.h - glTF node trees built as cJSON and written as a GLB, for the spring import tests:
- * a node (name, translation), a child link, and the file (a JSON chunk padded with spaces and a
- * 4-byte BIN chunk). Header-only; the test links cJSON. */
+/* glb_build.h - GLB files built in tests: packing JSON text and a binary chunk into a GLB, glTF
+ * node trees built as cJSON (a node, a child link) and written as a file, and the sparse-accessor
+ * bomb the loaders must refuse. Header-only; a test that builds trees links cJSON. */
 #ifndef TRESS_TEST_GLB_BUILD_H
 #define TRESS_TEST_GLB_BUILD_H
 
@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -34,24 +35,52 @@ static inline void th_gltf_add_child(cJSON *doc, int parent, int child) {
   cJSON_AddItemToArray(children, cJSON_CreateNumber(child));
 }
 
-/* GLB: 12-byte header, JSON chunk padded with spaces, a 4-byte BIN chunk. */
+/* A GLB in memory (the caller frees it): 12-byte header, JSON chunk padded with spaces, BIN
+ * chunk padded with zeros (bin may be NULL when bin_len is 0). The test machines are
+ * little-endian, as glTF is. */
+static inline uint8_t *th_glb_pack(const char *json, const void *bin, size_t bin_len, size_t *size) {
+  size_t jl = strlen(json), jp = (jl + 3) & ~(size_t)3, bp = (bin_len + 3) & ~(size_t)3;
+  *size = 12 + 8 + jp + 8 + bp;
+  uint8_t *g = calloc(1, *size);
+  assert_non_null(g);
+  uint32_t head[5] = {0x46546C67u, 2, (uint32_t)*size, (uint32_t)jp, 0x4E4F534Au};
+  memcpy(g, head, sizeof head);
+  memcpy(g + 20, json, jl);
+  memset(g + 20 + jl, ' ', jp - jl);
+  uint32_t bin_head[2] = {(uint32_t)bp, 0x004E4942u};
+  memcpy(g + 20 + jp, bin_head, sizeof bin_head);
+  if (bin_len) memcpy(g + 28 + jp, bin, bin_len);
+  return g;
+}
+
+/* doc as a GLB file with a 4-byte BIN chunk. */
 static inline void th_write_glb(const char *path, const cJSON *doc) {
   char *json = cJSON_PrintUnformatted(doc);
   assert_non_null(json);
-  uint32_t jlen = (uint32_t)strlen(json), jpad = (jlen + 3u) & ~3u, blen = 4;
-  uint32_t header[3] = {0x46546C67u, 2u, 12 + 8 + jpad + 8 + blen};
-  uint32_t jhead[2] = {jpad, 0x4E4F534Au}, bhead[2] = {blen, 0x004E4942u};
-  uint8_t bin[4] = {0, 0, 0, 0};
+  const uint8_t bin[4] = {0, 0, 0, 0};
+  size_t size;
+  uint8_t *glb = th_glb_pack(json, bin, sizeof bin, &size);
+  cJSON_free(json);
   FILE *f = fopen(path, "wb");
   assert_non_null(f);
-  fwrite(header, 4, 3, f);
-  fwrite(jhead, 4, 2, f);
-  fwrite(json, 1, jlen, f);
-  for (uint32_t i = jlen; i < jpad; i++) fputc(' ', f);
-  fwrite(bhead, 4, 2, f);
-  fwrite(bin, 1, blen, f);
+  assert_int_equal(fwrite(glb, 1, size, f), size);
   fclose(f);
-  cJSON_free(json);
+  free(glb);
+}
+
+/* The sparse-accessor bomb (a few hundred bytes): POSITION is sparse over zeros with 16,777,215
+ * elements (16.7 M vertices, 201 MB dense), one of them set to (1, 2, 3). */
+static inline uint8_t *th_glb_sparse_bomb(size_t *size) {
+  const char *json =
+      "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":16}],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":4},{\"buffer\":0,\"byteOffset\":4,\"byteLength\":12}],"
+      "\"accessors\":[{\"componentType\":5126,\"count\":16777215,\"type\":\"VEC3\",\"sparse\":{\"count\":1,"
+      "\"indices\":{\"bufferView\":0,\"componentType\":5125},\"values\":{\"bufferView\":1}}}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}";
+  uint8_t bin[16] = {0};
+  const float value[3] = {1, 2, 3};
+  memcpy(bin + 4, value, sizeof value);
+  return th_glb_pack(json, bin, sizeof bin, size);
 }
 
 #endif
