@@ -24,7 +24,7 @@
 #include "tress/collider.h"
 #include "tress/sim.h"
 #include "bench_env.h"
-#include "bench_scene.h"
+#include "../tests/support/scene_build.h"
 
 enum { CHAINS = 10000, NODES = 10, SPHERES = 4, CAPSULES = 2, COLLIDERS = SPHERES + CAPSULES };
 enum { WARM_FRAMES = 60, ROUND_FRAMES = 120, ROUNDS = 3 };
@@ -68,14 +68,14 @@ static void add_body(rig *r, uint32_t j, tress_chain_settings *s) {
 
 static void rig_build(rig *r, bool with_colliders) {
   r->with_colliders = with_colliders;
-  r->scene = bench_scene();
+  r->scene = th_scene();
   tress_id root = tress_scene_get_root(r->scene);
   for (uint32_t j = 0; j < CHAINS; j++) {
-    r->parts[j] = bench_instance(r->scene, TRESS_KIND_PART, "Body", root);
+    r->parts[j] = th_instance(r->scene, TRESS_KIND_PART, "Body", root);
     tress_part_set_cframe(r->scene, r->parts[j], tress_xform_from_pos(base_x(j), 0.0f, base_z(j)));
     tress_id parent = r->parts[j];
     for (uint32_t l = 0; l < NODES; l++) {
-      r->bones[j][l] = bench_instance(r->scene, TRESS_KIND_BONE, "Hair", parent);
+      r->bones[j][l] = th_instance(r->scene, TRESS_KIND_BONE, "Hair", parent);
       /* the root over the head, the rest held out sideways so gravity drapes them */
       tress_bone_set_cframe(r->scene, r->bones[j][l], l == 0 ? tress_xform_from_pos(0, 1.2f, 0) : tress_xform_from_pos(0.25f, 0, 0));
       parent = r->bones[j][l];

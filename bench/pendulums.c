@@ -8,7 +8,7 @@
 
 #include "tress/sim.h"
 #include "bench_env.h"
-#include "bench_scene.h"
+#include "../tests/support/scene_build.h"
 
 static double now_s(void) {
   struct timespec ts;
@@ -25,9 +25,9 @@ static void wind(void *user, double t, float out[3]) {
 
 /* One accessory on head, worn through `kind`, the handle 0.8 below the hinge. */
 static void wear(tress_scene *s, tress_id model, tress_id head, tress_joint_kind kind) {
-  tress_id acc = bench_instance(s, TRESS_KIND_ACCESSORY, "Acc", model);
+  tress_id acc = th_instance(s, TRESS_KIND_ACCESSORY, "Acc", model);
   tress_accessory_set_type(s, acc, TRESS_ACCESSORY_HAIR);
-  tress_id handle = bench_instance(s, TRESS_KIND_PART, "Handle", acc);
+  tress_id handle = th_instance(s, TRESS_KIND_PART, "Handle", acc);
   tress_xform body_side = tress_xform_from_pos(0, 0.5f, 0), handle_side = tress_xform_from_pos(0, 0.8f, 0.1f);
   tress_part_set_cframe(s, handle, tress_xform_mul(tress_xform_mul(tress_part_get_cframe(s, head), body_side),
                                                    tress_xform_inverse(handle_side)));
@@ -35,11 +35,11 @@ static void wear(tress_scene *s, tress_id model, tress_id head, tress_joint_kind
   memset(&def, 0, sizeof def);
   def.kind = kind;
   def.enabled = true;
-  tress_id joint = bench_instance(s, TRESS_KIND_JOINT, "Joint", handle);
+  tress_id joint = th_instance(s, TRESS_KIND_JOINT, "Joint", handle);
   if (kind == TRESS_JOINT_RIGID_CONSTRAINT) {
-    tress_id ha = bench_instance(s, TRESS_KIND_ATTACHMENT, "A", handle);
+    tress_id ha = th_instance(s, TRESS_KIND_ATTACHMENT, "A", handle);
     tress_attachment_set_cframe(s, ha, handle_side);
-    tress_id ba = bench_instance(s, TRESS_KIND_ATTACHMENT, "A", head);
+    tress_id ba = th_instance(s, TRESS_KIND_ATTACHMENT, "A", head);
     tress_attachment_set_cframe(s, ba, body_side);
     def.attachment0 = ba;
     def.attachment1 = ha;
@@ -49,7 +49,7 @@ static void wear(tress_scene *s, tress_id model, tress_id head, tress_joint_kind
     def.c0 = body_side;
     def.c1 = handle_side;
     if (kind == TRESS_JOINT_WELD_CONSTRAINT) {
-      tress_id ha = bench_instance(s, TRESS_KIND_ATTACHMENT, "A", handle);
+      tress_id ha = th_instance(s, TRESS_KIND_ATTACHMENT, "A", handle);
       tress_attachment_set_cframe(s, ha, handle_side);
     }
   }
@@ -61,13 +61,13 @@ int main(int argc, char **argv) {
   int characters = argc > 1 ? atoi(argv[1]) : 250;
   int frames = argc > 2 ? atoi(argv[2]) : 300;
   if (characters < 1) characters = 1;
-  tress_scene *s = bench_scene();
-  tress_id ws = bench_instance(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(s));
+  tress_scene *s = th_scene();
+  tress_id ws = th_instance(s, TRESS_KIND_FOLDER, "Workspace", tress_scene_get_root(s));
   tress_id *models = calloc((size_t)characters, sizeof *models);
   tress_id *heads = calloc((size_t)characters, sizeof *heads);
   for (int i = 0; i < characters; i++) {
-    models[i] = bench_instance(s, TRESS_KIND_MODEL, "Character", ws);
-    heads[i] = bench_instance(s, TRESS_KIND_PART, "Head", models[i]);
+    models[i] = th_instance(s, TRESS_KIND_MODEL, "Character", ws);
+    heads[i] = th_instance(s, TRESS_KIND_PART, "Head", models[i]);
     tress_part_set_cframe(s, heads[i], tress_xform_from_pos((float)(i % 20) * 4.0f, 5, (float)(i / 20) * 4.0f));
     for (int k = 0; k < 4; k++) wear(s, models[i], heads[i], (tress_joint_kind)k);
   }

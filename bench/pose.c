@@ -11,7 +11,7 @@
 
 #include "tress/pose.h"
 #include "bench_env.h"
-#include "bench_scene.h"
+#include "../tests/support/scene_build.h"
 
 enum { BONES = 60, ENTRIES = BONES + 2 };
 
@@ -28,10 +28,10 @@ static double now(void) {
 int main(int argc, char **argv) {
   bench_env_print(stdout, "bench/pose");
   int frames = argc > 1 ? atoi(argv[1]) : 20000;
-  tress_scene *scene = bench_scene();
-  tress_id model = bench_instance(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));
-  tress_id torso = bench_instance(scene, TRESS_KIND_PART, "Torso", model);
-  (void)bench_instance(scene, TRESS_KIND_PART, "Head", model);
+  tress_scene *scene = th_scene();
+  tress_id model = th_instance(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));
+  tress_id torso = th_instance(scene, TRESS_KIND_PART, "Torso", model);
+  (void)th_instance(scene, TRESS_KIND_PART, "Head", model);
   static char names[ENTRIES][32];
   const char *list[ENTRIES];
   tress_id parent = torso;
@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
     snprintf(names[i], sizeof names[i], "Bone%d", i);
     /* five limbs of twelve */
     if (i % 12 == 0) parent = torso;
-    parent = bench_instance(scene, TRESS_KIND_BONE, names[i], parent);
+    parent = th_instance(scene, TRESS_KIND_BONE, names[i], parent);
     tress_bone_set_cframe(scene, parent, tress_xform_from_pos(0, -0.2f, 0));
   }
   snprintf(names[BONES], 32, "Torso");

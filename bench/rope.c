@@ -14,7 +14,7 @@
 
 #include "tress/rope.h"
 #include "bench_env.h"
-#include "bench_scene.h"
+#include "../tests/support/scene_build.h"
 
 /* CPU time of this thread, not wall time: on a shared machine the time slices other processes
  * take are not ours (cache and SMT interference still are; hence best-of and the load average). */
@@ -57,7 +57,7 @@ enum { ROPES = 512, SEGMENTS = 20 };
 
 static rope_result bench_ropes(const char *solver, tress_relax_mode relax, int substeps, int iterations,
                                bool interleaved) {
-  tress_scene *scene = bench_scene();
+  tress_scene *scene = th_scene();
   tress_sim *sim = make_sim(scene, !interleaved);
   for (int r = 0; r < ROPES; r++) {
     tress_rope_def d = tress_default_rope_def();
@@ -80,7 +80,7 @@ static rope_result bench_ropes(const char *solver, tress_relax_mode relax, int s
 }
 
 static double bench_cloth(bool stencil, uint32_t *constraints) {
-  tress_scene *scene = bench_scene();
+  tress_scene *scene = th_scene();
   tress_sim *sim = make_sim(scene, !stencil);
   tress_cloth_def d = tress_default_cloth_def();
   tress_cloth_pin pins[2] = {{0, {0, 0}}, {d.width - 1, {0, 0}}};
@@ -137,11 +137,11 @@ static carry_result bench_carry(void) {
   carry_result best = {1e30, 1e30, 1e30, 1e30, 1e30};
   for (int fps_i = 0; fps_i < 2; fps_i++) {
     int fps = fps_i ? 144 : 60;
-    tress_scene *scene = bench_scene();
+    tress_scene *scene = th_scene();
     tress_sim *sim = make_sim(scene, false);
     tress_id parts[8];
     for (int k = 0; k < 8; k++) {
-      parts[k] = bench_instance(scene, TRESS_KIND_PART, "Mover", tress_scene_get_root(scene));
+      parts[k] = th_instance(scene, TRESS_KIND_PART, "Mover", tress_scene_get_root(scene));
       tress_part_set_cframe(scene, parts[k], mover_at(0.0, k));
     }
     tress_handle_id ropes[ROPES];

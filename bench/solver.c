@@ -42,7 +42,7 @@
 
 #include "tress/sim.h"
 #include "bench_env.h"
-#include "bench_scene.h"
+#include "../tests/support/scene_build.h"
 #include "../tests/support/job_pool.h"
 
 typedef struct config {
@@ -94,21 +94,21 @@ typedef struct rig {
 } rig;
 
 static void rig_build(rig *r, config cfg, bool profile) {
-  r->scene = bench_scene();
+  r->scene = th_scene();
   r->chains = cfg.chains;
   r->parts = calloc(cfg.chains, sizeof *r->parts);
   r->base = calloc(cfg.chains * 3, sizeof *r->base);
   tress_id root = tress_scene_get_root(r->scene);
   uint32_t side = (uint32_t)ceil(sqrt((double)cfg.chains));
   for (uint32_t c = 0; c < cfg.chains; c++) {
-    tress_id part = bench_instance(r->scene, TRESS_KIND_PART, "Head", root);
+    tress_id part = th_instance(r->scene, TRESS_KIND_PART, "Head", root);
     r->base[3 * c] = (float)(c % side) * 3.0f;
     r->base[3 * c + 1] = 5.0f;
     r->base[3 * c + 2] = (float)(c / side) * 3.0f;
     tress_part_set_cframe(r->scene, part, tress_xform_from_pos(r->base[3 * c], r->base[3 * c + 1], r->base[3 * c + 2]));
     tress_id parent = part;
     for (uint32_t b = 0; b < cfg.bones; b++) {
-      tress_id bone = bench_instance(r->scene, TRESS_KIND_BONE, "Hair", parent);
+      tress_id bone = th_instance(r->scene, TRESS_KIND_BONE, "Hair", parent);
       /* root at the part's top, the rest stick out sideways and slightly down */
       tress_bone_set_cframe(r->scene, bone, b == 0 ? tress_xform_from_pos(0, 0.5f, 0) : tress_xform_from_pos(0.3f, -0.05f, 0));
       parent = bone;

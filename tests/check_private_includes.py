@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """check_private_includes.py - bench/ and tests/ use public headers only (docs/API.md, Headers).
 
-A private header is one under a component's src/ folder (shared/<component>/src, protocol/src,
-client/src, server/src). A file under bench/ or tests/ that includes one must be a white-box test:
+A private header is one under a component's src/ or internal/ folder (shared/<component>/src and
+/internal, protocol/src, client/src, server/src). A file under bench/ or tests/ that includes one must be a white-box test:
 its opening comment says "White-box" and names every private header it includes, which is where
 it says why. A bench is never white-box. The tests tests/CMakeLists.txt lists in
 TRESS_WHITE_BOX_SIM_TESTS (the only unit tests that get the sim's src/ on their include path)
@@ -19,11 +19,12 @@ SOURCE_ENDINGS = (".c", ".h", ".cc", ".cpp")
 
 
 def private_dirs(root):
-    """The src/ folders of the product components."""
-    dirs = [os.path.join(root, top, "src") for top in ("protocol", "client", "server")]
+    """The src/ and internal/ folders of the product components."""
+    tops = [os.path.join(root, top) for top in ("protocol", "client", "server")]
     shared = os.path.join(root, "shared")
     if os.path.isdir(shared):
-        dirs += [os.path.join(shared, c, "src") for c in sorted(os.listdir(shared))]
+        tops += [os.path.join(shared, c) for c in sorted(os.listdir(shared))]
+    dirs = [os.path.join(top, sub) for top in tops for sub in ("src", "internal")]
     return [os.path.realpath(d) for d in dirs if os.path.isdir(d)]
 
 

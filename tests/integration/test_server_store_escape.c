@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/glb_build.h"
 #include "support/server_harness.h"
 
 static double now_s(void) {
@@ -53,27 +54,11 @@ static void write_triangle_gltf(const char *dir, const char *name, const char *u
   write_at(dir, name, text, (size_t)n);
 }
 
-/* The bomb as a GLB: POSITION sparse over zeros with 16,777,215 elements. */
+/* The issue's bomb as a GLB (support/glb_build.h): POSITION sparse over zeros with 16,777,215
+ * elements. */
 static void write_sparse_bomb(const char *dir, const char *name) {
-  const char *json =
-      "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":16}],"
-      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":4},{\"buffer\":0,\"byteOffset\":4,\"byteLength\":12}],"
-      "\"accessors\":[{\"componentType\":5126,\"count\":16777215,\"type\":\"VEC3\",\"sparse\":{\"count\":1,"
-      "\"indices\":{\"bufferView\":0,\"componentType\":5125},\"values\":{\"bufferView\":1}}}],"
-      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}";
-  uint8_t bin[16] = {0};
-  float value[3] = {1, 2, 3};
-  memcpy(bin + 4, value, sizeof value);
-  uint32_t jl = (uint32_t)strlen(json), jp = (jl + 3) & ~3u, bp = sizeof bin;
-  uint32_t total = 12 + 8 + jp + 8 + bp;
-  uint8_t *g = calloc(1, total);
-  uint32_t head[5] = {0x46546C67u, 2, total, jp, 0x4E4F534Au};
-  memcpy(g, head, sizeof head);
-  memcpy(g + 20, json, jl);
-  memset(g + 20 + jl, ' ', jp - jl);
-  uint32_t bh[2] = {bp, 0x004E4942u};
-  memcpy(g + 20 + jp, bh, 8);
-  memcpy(g + 28 + jp, bin, bp);
+  size_t total;
+  uint8_t *g = th_glb_sparse_bomb(&total);
   assert_true(total < 700);
   write_at(dir, name, g, total);
   free(g);

@@ -18,6 +18,7 @@
 #include <sodium.h>
 
 #include "support/gltf_validator.h"
+#include "support/rigged_mesh.h"
 #include "tress/gltf.h"
 #include "tress/mesh_file.h"
 #include "tress/rig.h"
@@ -46,13 +47,7 @@ static tress_mesh *rigged(tress_sample_hair_style style, uint32_t sectors, uint3
   opts.plan.sectors = sectors;
   opts.plan.segments = segments;
   opts.plan.max_influences = max_inf;
-  tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(m, &opts, &out, NULL), TRESS_RIG_OK);
-  tress_mesh *baked = out.mesh;
-  tress_mesh_retain(baked);
-  tress_rig_output_free(&out);
-  tress_mesh_release(m);
-  return baked;
+  return th_rig_and_keep(m, &opts);
 }
 
 /* A small skinned mesh (two ribbon strands) for the byte-level corruption sweeps. */
@@ -79,36 +74,7 @@ static tress_mesh *small_rigged(void) {
   }
   tress_rig_opts opts = tress_default_rig_opts();
   opts.plan.sectors = 2;
-  tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(m, &opts, &out, NULL), TRESS_RIG_OK);
-  tress_mesh *baked = out.mesh;
-  tress_mesh_retain(baked);
-  tress_rig_output_free(&out);
-  tress_mesh_release(m);
-  return baked;
-}
-
-static void assert_same_mesh(const tress_mesh *a, const tress_mesh *b) {
-  assert_int_equal(a->vertex_count, b->vertex_count);
-  assert_int_equal(a->index_count, b->index_count);
-  assert_memory_equal(a->positions, b->positions, 12 * (size_t)a->vertex_count);
-  assert_memory_equal(a->indices, b->indices, 4 * (size_t)a->index_count);
-  assert_int_equal(a->normals != NULL, b->normals != NULL);
-  for (size_t i = 0; a->normals && i < 3 * (size_t)a->vertex_count; i++) assert_float_equal(a->normals[i], b->normals[i], 1e-5f);
-  assert_int_equal(a->uvs != NULL, b->uvs != NULL);
-  if (a->uvs) assert_memory_equal(a->uvs, b->uvs, 8 * (size_t)a->vertex_count);
-  assert_int_equal(tress_mesh_is_skinned(a), tress_mesh_is_skinned(b));
-  if (!tress_mesh_is_skinned(a)) return;
-  assert_int_equal(a->bone_count, b->bone_count);
-  for (uint32_t j = 0; j < a->bone_count; j++) {
-    assert_string_equal(a->bones[j].name, b->bones[j].name);
-    assert_int_equal(a->bones[j].parent, b->bones[j].parent);
-    for (int k = 0; k < 3; k++) assert_float_equal(a->bones[j].bind_pos[k], b->bones[j].bind_pos[k], 1e-5f);
-  }
-  for (size_t i = 0; i < 4 * (size_t)a->vertex_count; i++) {
-    assert_true(a->weights[i] == b->weights[i]);
-    if (a->weights[i] > 0.0f) assert_int_equal(a->joints[i], b->joints[i]);
-  }
+  return th_rig_and_keep(m, &opts);
 }
 
 static tress_mesh *roundtrip(const tress_mesh *m) {
@@ -128,7 +94,7 @@ static void test_roundtrip_skinned(void **state) {
   for (uint32_t mi = 1; mi <= 4; mi++) {
     tress_mesh *m = rigged(TRESS_SAMPLE_HAIR_BOB, 3, 3, mi);
     tress_mesh *back = roundtrip(m);
-    assert_same_mesh(m, back);
+    th_assert_same_mesh(m, back);
     assert_string_equal(back->bones[0].name, "HairRoot");
     assert_int_equal(back->bones[0].parent, -1);
     tress_mesh_release(back);
@@ -138,13 +104,13 @@ static void test_roundtrip_skinned(void **state) {
   tress_mesh *big = rigged(TRESS_SAMPLE_HAIR_LONG, 20, 20, 2);
   assert_int_equal(big->bone_count, 401);
   tress_mesh *back = roundtrip(big);
-  assert_same_mesh(big, back);
+  th_assert_same_mesh(big, back);
   tress_mesh_release(back);
   tress_mesh_release(big);
   /* Unskinned meshes round trip too. */
   tress_mesh *plain = tress_sample_hair_create(TRESS_SAMPLE_HAIR_PONYTAIL);
   back = roundtrip(plain);
-  assert_same_mesh(plain, back);
+  th_assert_same_mesh(plain, back);
   tress_mesh_release(back);
   tress_mesh_release(plain);
 }
@@ -189,7 +155,7 @@ static void test_glb_passes_khronos_validator(void **state) {
     /* And the file on disk re-imports to the same bones and weights. */
     tress_mesh *back = tress_gltf_load(path, &err);
     assert_non_null(back);
-    assert_same_mesh(cases[i].mesh, back);
+    th_assert_same_mesh(cases[i].mesh, back);
     tress_mesh_release(back);
     tress_mesh_release(cases[i].mesh);
   }
@@ -337,7 +303,7 @@ static void test_lying_glb(void **state) {
   uint8_t *ok = glb_pack(&p, &ok_size);
   tress_mesh *back = tress_gltf_read_memory(ok, ok_size, NULL, &err);
   assert_non_null(back);
-  assert_same_mesh(m, back);
+  th_assert_same_mesh(m, back);
   tress_mesh_release(back);
   free(ok);
   cJSON_Delete(p.json);
@@ -437,7 +403,7 @@ static void test_gltf_external_and_data_uri(void **state) {
   free(text);
   tress_mesh *back = tress_mesh_file_load(path, &err);
   if (!back) fail_msg("external .gltf: %s", err.message);
-  assert_same_mesh(m, back);
+  th_assert_same_mesh(m, back);
   tress_mesh_release(back);
 
   /* Escaping the asset directory is refused. */
@@ -460,7 +426,7 @@ static void test_gltf_external_and_data_uri(void **state) {
   text = cJSON_PrintUnformatted(p.json);
   back = tress_gltf_read_memory((const uint8_t *)text, strlen(text), NULL, &err);
   if (!back) fail_msg("data uri: %s", err.message);
-  assert_same_mesh(m, back);
+  th_assert_same_mesh(m, back);
   tress_mesh_release(back);
   free(text);
   /* Broken base64 and a data URI shorter than its byteLength. */

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "support/glb_build.h"
 #include "tress/gltf.h"
 
 static char tmp_dir[1024];
@@ -210,38 +211,13 @@ static void test_buffers_counted_against_max_bytes(void **state) {
   assert_non_null(strstr(err.message, "more than the read may still load"));
 }
 
-/* A GLB: header, JSON chunk (space padded), BIN chunk (zero padded). */
-static uint8_t *pack_glb(const char *json, const void *bin, uint32_t bin_len, size_t *size) {
-  uint32_t jl = (uint32_t)strlen(json), jp = (jl + 3) & ~3u, bp = (bin_len + 3) & ~3u;
-  uint32_t total = 12 + 8 + jp + 8 + bp;
-  uint8_t *g = calloc(1, total);
-  uint32_t head[5] = {0x46546C67u, 2, total, jp, 0x4E4F534Au};
-  memcpy(g, head, sizeof head);
-  memcpy(g + 20, json, jl);
-  memset(g + 20 + jl, ' ', jp - jl);
-  uint32_t bh[2] = {bp, 0x004E4942u};
-  memcpy(g + 20 + jp, bh, 8);
-  memcpy(g + 28 + jp, bin, bin_len);
-  *size = total;
-  return g;
-}
-
 /* The issue's bomb: a few hundred bytes whose POSITION is sparse over zeros with 16,777,215
  * elements (16.7 M vertices, 201 MB dense). The default limit refuses it from its count, before
  * anything is expanded; so is a NORMAL longer than its POSITION. */
 static void test_sparse_bomb_refused_before_expansion(void **state) {
   (void)state;
-  const char *json =
-      "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":16}],"
-      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":4},{\"buffer\":0,\"byteOffset\":4,\"byteLength\":12}],"
-      "\"accessors\":[{\"componentType\":5126,\"count\":16777215,\"type\":\"VEC3\",\"sparse\":{\"count\":1,"
-      "\"indices\":{\"bufferView\":0,\"componentType\":5125},\"values\":{\"bufferView\":1}}}],"
-      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}";
-  uint8_t bin[16] = {0};
-  float value[3] = {1, 2, 3};
-  memcpy(bin + 4, value, sizeof value);
   size_t size;
-  uint8_t *glb = pack_glb(json, bin, sizeof bin, &size);
+  uint8_t *glb = th_glb_sparse_bomb(&size);
   write_file("bomb.glb", glb, size); /* the file as a store would hold it */
   print_message("bomb: %zu bytes\n", size);
   assert_true(size < 700);
@@ -266,9 +242,10 @@ static void test_sparse_bomb_refused_before_expansion(void **state) {
       "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1}}]}],\"nodes\":[{\"mesh\":0}],"
       "\"scenes\":[{\"nodes\":[0]}]}";
   uint8_t bin2[52] = {0};
+  const float value[3] = {1, 2, 3};
   memcpy(bin2 + 4, value, sizeof value);
   memcpy(bin2 + 16, TRIANGLE, sizeof TRIANGLE);
-  glb = pack_glb(json2, bin2, sizeof bin2, &size);
+  glb = th_glb_pack(json2, bin2, sizeof bin2, &size);
   assert_null(tress_gltf_read_memory(glb, size, NULL, &err));
   assert_non_null(strstr(err.message, "(NORMAL) is sparse over 1000002 elements, more than the 3 allowed"));
   free(glb);

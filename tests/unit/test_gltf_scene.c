@@ -24,6 +24,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "support/glb_build.h"
 #include "support/gltf_validator.h"
 #include "tress/gltf.h"
 
@@ -177,17 +178,7 @@ static uint8_t *pack_glb(builder *b, size_t *size) {
   cJSON_AddNumberToObject(buf, "byteLength", (double)bin_len);
   cJSON_AddItemToArray(buffers, buf);
   char *json = cJSON_PrintUnformatted(b->root);
-  size_t jl = strlen(json), jp = (jl + 3) & ~(size_t)3;
-  *size = 28 + jp + bin_len;
-  uint8_t *g = calloc(1, *size);
-  assert_non_null(g);
-  uint32_t head[5] = {0x46546C67u, 2, (uint32_t)*size, (uint32_t)jp, 0x4E4F534Au};
-  memcpy(g, head, sizeof head); /* the test machines are little-endian, as glTF is */
-  memcpy(g + 20, json, jl);
-  memset(g + 20 + jl, ' ', jp - jl);
-  uint32_t bin_head[2] = {(uint32_t)bin_len, 0x004E4942u};
-  memcpy(g + 20 + jp, bin_head, sizeof bin_head);
-  if (b->len) memcpy(g + 28 + jp, b->bin, b->len);
+  uint8_t *g = th_glb_pack(json, b->bin, b->len, size);
   free(json);
   return g;
 }

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "support/rigged_mesh.h"
 #include "tress/gltf.h"
 #include "tress/mesh_file.h"
 #include "tress/rig.h"
@@ -38,31 +39,7 @@ static tress_mesh *rigged_bob(void) {
   tress_mesh *m = tress_sample_hair_create(TRESS_SAMPLE_HAIR_BOB);
   tress_rig_opts opts = tress_default_rig_opts();
   opts.plan.max_influences = 4;
-  tress_rig_output out;
-  assert_int_equal(tress_rig_mesh(m, &opts, &out, NULL), TRESS_RIG_OK);
-  tress_mesh *baked = out.mesh;
-  tress_mesh_retain(baked);
-  tress_rig_output_free(&out);
-  tress_mesh_release(m);
-  return baked;
-}
-
-static void assert_same_skinned(const tress_mesh *a, const tress_mesh *b) {
-  assert_int_equal(a->vertex_count, b->vertex_count);
-  assert_int_equal(a->index_count, b->index_count);
-  assert_memory_equal(a->positions, b->positions, 12 * (size_t)a->vertex_count);
-  assert_memory_equal(a->uvs, b->uvs, 8 * (size_t)a->vertex_count);
-  assert_memory_equal(a->indices, b->indices, 4 * (size_t)a->index_count);
-  assert_true(tress_mesh_is_skinned(b));
-  assert_int_equal(a->bone_count, b->bone_count);
-  for (uint32_t j = 0; j < a->bone_count; j++) {
-    assert_string_equal(a->bones[j].name, b->bones[j].name);
-    assert_int_equal(a->bones[j].parent, b->bones[j].parent);
-  }
-  for (size_t i = 0; i < 4 * (size_t)a->vertex_count; i++) {
-    assert_true(a->weights[i] == b->weights[i]);
-    if (a->weights[i] > 0.0f) assert_int_equal(a->joints[i], b->joints[i]);
-  }
+  return th_rig_and_keep(m, &opts);
 }
 
 static char *read_text(const char *path, size_t *size) {
@@ -92,7 +69,8 @@ static void test_gltf_is_json_with_embedded_buffer(void **state) {
   /* No base directory: a reference to any other file would fail to load. */
   tress_mesh *back = tress_gltf_read_memory((const uint8_t *)json, size, NULL, &err);
   if (!back) fail_msg("%s", err.message);
-  assert_same_skinned(m, back);
+  assert_true(tress_mesh_is_skinned(back));
+  th_assert_same_mesh(m, back);
   tress_mesh_release(back);
   free(json);
   tress_mesh_release(m);
@@ -114,7 +92,8 @@ static void test_write_by_extension(void **state) {
     free(bytes);
     tress_mesh *back = tress_mesh_file_load(path, &err);
     if (!back) fail_msg("%s: %s", names[i], err.message);
-    assert_same_skinned(m, back);
+    assert_true(tress_mesh_is_skinned(back));
+    th_assert_same_mesh(m, back);
     tress_mesh_release(back);
   }
   tress_mesh_release(m);

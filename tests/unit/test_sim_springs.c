@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "support/glb_build.h"
 #include "support/sim_fixture.h"
 #include "tress/spring_bind.h"
 #include "tress/spring_import.h"
@@ -529,20 +530,8 @@ static void test_sim_reset_marks_a_teleport(void **state) {
 /* ---- a generated .vrm bound into a sim ---- */
 
 static int add_node(cJSON *doc, const char *name, float x, float y, float z) {
-  cJSON *nodes = cJSON_GetObjectItem(doc, "nodes");
-  cJSON *n = cJSON_CreateObject();
-  cJSON_AddStringToObject(n, "name", name);
-  const double t[3] = {x, y, z};
-  cJSON_AddItemToObject(n, "translation", cJSON_CreateDoubleArray(t, 3));
-  cJSON_AddItemToArray(nodes, n);
-  return cJSON_GetArraySize(nodes) - 1;
-}
-
-static void add_child(cJSON *doc, int parent, int child) {
-  cJSON *n = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "nodes"), parent);
-  cJSON *children = cJSON_GetObjectItem(n, "children");
-  if (!children) children = cJSON_AddArrayToObject(n, "children");
-  cJSON_AddItemToArray(children, cJSON_CreateNumber(child));
+  const float t[3] = {x, y, z};
+  return th_gltf_add_node(doc, name, t);
 }
 
 /* Head (sphere 0.1 m at +5 cm), a hair strand that starts above the head and sticks out
@@ -554,25 +543,25 @@ static void write_vrm(const char *path) {
   cJSON_AddStringToObject(asset, "version", "2.0");
   cJSON_AddArrayToObject(doc, "nodes");
   int root = add_node(doc, "Root", 0, 0, 0), head = add_node(doc, "Head", 0, 1.5f, 0);
-  add_child(doc, root, head);
+  th_gltf_add_child(doc, root, head);
   int h0 = add_node(doc, "Hair_0", 0.0f, 0.22f, 0.0f);
-  add_child(doc, head, h0);
+  th_gltf_add_child(doc, head, h0);
   int prev = h0;
   for (int i = 1; i <= 4; i++) {
     char nm[16];
     snprintf(nm, sizeof nm, "Hair_%d", i);
     int n = add_node(doc, nm, 0.07f, 0.0f, 0.0f);
-    add_child(doc, prev, n);
+    th_gltf_add_child(doc, prev, n);
     prev = n;
   }
   int t0 = add_node(doc, "Tail_0", 0.0f, -0.6f, -0.2f);
-  add_child(doc, root, t0);
+  th_gltf_add_child(doc, root, t0);
   prev = t0;
   for (int i = 1; i <= 3; i++) {
     char nm[16];
     snprintf(nm, sizeof nm, "Tail_%d", i);
     int n = add_node(doc, nm, 0.0f, 0.0f, -0.1f);
-    add_child(doc, prev, n);
+    th_gltf_add_child(doc, prev, n);
     prev = n;
   }
   cJSON *ext = cJSON_AddObjectToObject(doc, "extensions");
@@ -614,21 +603,7 @@ static void write_vrm(const char *path) {
     }
     cJSON_AddItemToArray(springs, s);
   }
-  char *json = cJSON_PrintUnformatted(doc);
-  uint32_t jlen = (uint32_t)strlen(json), jpad = (jlen + 3u) & ~3u, blen = 4;
-  uint32_t header[3] = {0x46546C67u, 2u, 12 + 8 + jpad + 8 + blen};
-  uint32_t jhead[2] = {jpad, 0x4E4F534Au}, bhead[2] = {blen, 0x004E4942u};
-  uint8_t bin[4] = {0, 0, 0, 0};
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  fwrite(header, 4, 3, f);
-  fwrite(jhead, 4, 2, f);
-  fwrite(json, 1, jlen, f);
-  for (uint32_t i = jlen; i < jpad; i++) fputc(' ', f);
-  fwrite(bhead, 4, 2, f);
-  fwrite(bin, 1, blen, f);
-  fclose(f);
-  cJSON_free(json);
+  th_write_glb(path, doc);
   cJSON_Delete(doc);
 }
 

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "support/glb_build.h"
 #include "tress/gltf.h"
 #include "tress/mesh.h"
 #include "tress/spring_import.h"
@@ -43,22 +44,8 @@ static cJSON *doc_new(void) {
 
 /* Adds a node hanging `drop` metres below its parent; returns its index. */
 static int add_node(cJSON *doc, const char *name, float drop) {
-  cJSON *nodes = cJSON_GetObjectItem(doc, "nodes");
-  cJSON *n = cJSON_CreateObject();
-  cJSON_AddStringToObject(n, "name", name);
-  if (drop != 0.0f) {
-    const double t[3] = {0.0, -drop, 0.0};
-    cJSON_AddItemToObject(n, "translation", cJSON_CreateDoubleArray(t, 3));
-  }
-  cJSON_AddItemToArray(nodes, n);
-  return cJSON_GetArraySize(nodes) - 1;
-}
-
-static void add_child(cJSON *doc, int parent, int child) {
-  cJSON *n = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "nodes"), parent);
-  cJSON *children = cJSON_GetObjectItem(n, "children");
-  if (!children) children = cJSON_AddArrayToObject(n, "children");
-  cJSON_AddItemToArray(children, cJSON_CreateNumber(child));
+  const float t[3] = {0.0f, -drop, 0.0f};
+  return th_gltf_add_node(doc, name, drop != 0.0f ? t : NULL);
 }
 
 static cJSON *node_extras(cJSON *doc, int node, const char *key) {
@@ -66,28 +53,6 @@ static cJSON *node_extras(cJSON *doc, int node, const char *key) {
   cJSON *extras = cJSON_AddObjectToObject(n, "extras");
   cJSON *tress = cJSON_AddObjectToObject(extras, "tress");
   return cJSON_AddObjectToObject(tress, key);
-}
-
-/* GLB: 12-byte header, JSON chunk padded with spaces, a 4-byte BIN chunk. */
-static void write_glb(const char *path, const cJSON *doc) {
-  char *json = cJSON_PrintUnformatted(doc);
-  assert_non_null(json);
-  uint32_t jlen = (uint32_t)strlen(json), jpad = (jlen + 3u) & ~3u, blen = 4;
-  uint32_t total = 12 + 8 + jpad + 8 + blen;
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  uint32_t header[3] = {0x46546C67u, 2u, total};
-  uint32_t jhead[2] = {jpad, 0x4E4F534Au};
-  uint32_t bhead[2] = {blen, 0x004E4942u};
-  uint8_t bin[4] = {0, 0, 0, 0};
-  fwrite(header, 4, 3, f);
-  fwrite(jhead, 4, 2, f);
-  fwrite(json, 1, jlen, f);
-  for (uint32_t i = jlen; i < jpad; i++) fputc(' ', f);
-  fwrite(bhead, 4, 2, f);
-  fwrite(bin, 1, blen, f);
-  fclose(f);
-  cJSON_free(json);
 }
 
 static void write_text(const char *path, const char *text) {
@@ -156,13 +121,13 @@ static void group_of(cJSON *groups, const int *cols, int n) {
 static cJSON *vrm_model(void) {
   cJSON *doc = doc_new();
   int root = add_node(doc, "Root", 0.0f), head = add_node(doc, "Head", -1.5f);
-  add_child(doc, root, head);
+  th_gltf_add_child(doc, root, head);
   int prev = head;
   for (int i = 0; i < 3; i++) {
     char nm[32];
     snprintf(nm, sizeof nm, "HairA_%d", i);
     int n = add_node(doc, nm, 0.1f);
-    add_child(doc, prev, n);
+    th_gltf_add_child(doc, prev, n);
     prev = n;
   }
   prev = head;
@@ -170,16 +135,16 @@ static cJSON *vrm_model(void) {
     char nm[32];
     snprintf(nm, sizeof nm, "Tail_%d", i);
     int n = add_node(doc, nm, 0.2f);
-    add_child(doc, prev, n);
+    th_gltf_add_child(doc, prev, n);
     prev = n;
   }
   int single = add_node(doc, "Single", 0.1f), single1 = add_node(doc, "Single_1", 0.1f);
-  add_child(doc, head, single);
-  add_child(doc, single, single1);
+  th_gltf_add_child(doc, head, single);
+  th_gltf_add_child(doc, single, single1);
   int side0 = add_node(doc, "Side_0", 0.1f), side1 = add_node(doc, "Side_1", 0.1f), sidex = add_node(doc, "Side_extra", 0.1f);
-  add_child(doc, head, side0);
-  add_child(doc, side0, side1);
-  add_child(doc, side0, sidex);
+  th_gltf_add_child(doc, head, side0);
+  th_gltf_add_child(doc, side0, side1);
+  th_gltf_add_child(doc, side0, sidex);
   /* indices: Root 0, Head 1, HairA 2-4, Tail 5-8, Single 9-10, Side 11-13 */
   cJSON *ext = cJSON_AddObjectToObject(doc, "extensions");
   cJSON *sb = cJSON_AddObjectToObject(ext, "VRMC_springBone");
@@ -217,7 +182,7 @@ static void test_vrm1_springs_and_colliders(void **state) {
   char path[600];
   path_in_dir(path, sizeof path, "model.vrm");
   cJSON *doc = vrm_model();
-  write_glb(path, doc);
+  th_write_glb(path, doc);
   cJSON_Delete(doc);
   tress_spring_import *imp = load(path, 1.0f);
   assert_int_equal(imp->node_count, 14);
@@ -279,7 +244,7 @@ static cJSON *names_model(void) {
   int head = add_node(doc, "Head", 0.0f);
   const char *leaves[] = {"SBC_Sphere_Head_r9", "SBC_Capsule_Neck_r4_h10", "SBC_Capsule_Bad_r3_h0",
                           "SBC_Sphere_Broken_rX", "Hair_Crown_B_00"};
-  for (size_t i = 0; i < sizeof leaves / sizeof leaves[0]; i++) add_child(doc, head, add_node(doc, leaves[i], 0.0f));
+  for (size_t i = 0; i < sizeof leaves / sizeof leaves[0]; i++) th_gltf_add_child(doc, head, add_node(doc, leaves[i], 0.0f));
   const char *strands[][3] = {{"Hair_Fringe_A_00", "Hair_Fringe_A_01", "Hair_Fringe_A_02"},
                               {"Hair_Ponytail_Main_00", "Hair_Ponytail_Main_01", NULL},
                               {"Hair_Temple_L_C_00", "Hair_Temple_L_C_01", NULL},
@@ -288,7 +253,7 @@ static cJSON *names_model(void) {
     int prev = head;
     for (int k = 0; k < 3 && strands[s][k]; k++) {
       int n = add_node(doc, strands[s][k], 0.05f);
-      add_child(doc, prev, n);
+      th_gltf_add_child(doc, prev, n);
       prev = n;
     }
   }
@@ -300,7 +265,7 @@ static void test_names_only_model(void **state) {
   char path[600];
   path_in_dir(path, sizeof path, "names.glb");
   cJSON *doc = names_model();
-  write_glb(path, doc);
+  th_write_glb(path, doc);
   cJSON_Delete(doc);
   tress_spring_import *imp = load(path, 1.0f);
   assert_int_equal(imp->chain_count, 4);
@@ -423,23 +388,23 @@ static void test_bad_node_tree_keeps_good_parts(void **state) {
   path_in_dir(path, sizeof path, "cycles.vrm");
   cJSON *doc = doc_new();
   int a = add_node(doc, "A", 0.0f), b = add_node(doc, "B", 0.1f), c = add_node(doc, "C", 0.1f);
-  add_child(doc, a, b);
-  add_child(doc, b, c);
-  add_child(doc, c, b); /* B listed by A and C: a cycle B > C > B */
+  th_gltf_add_child(doc, a, b);
+  th_gltf_add_child(doc, b, c);
+  th_gltf_add_child(doc, c, b); /* B listed by A and C: a cycle B > C > B */
   int d = add_node(doc, "D", 0.1f), e = add_node(doc, "E", 0.1f);
-  add_child(doc, d, e);
-  add_child(doc, e, d); /* D > E > D, reachable from no root */
+  th_gltf_add_child(doc, d, e);
+  th_gltf_add_child(doc, e, d); /* D > E > D, reachable from no root */
   int h0 = add_node(doc, "Hair_Fringe_A_00", 0.0f), h1 = add_node(doc, "Hair_Fringe_A_01", 0.1f);
-  add_child(doc, a, h0);
-  add_child(doc, h0, h1);
-  add_child(doc, h1, 99); /* out of range */
+  th_gltf_add_child(doc, a, h0);
+  th_gltf_add_child(doc, h0, h1);
+  th_gltf_add_child(doc, h1, 99); /* out of range */
   int s = add_node(doc, "SBC_Sphere_Loop_r5", 0.0f);
-  add_child(doc, e, s); /* below the D-E cycle */
+  th_gltf_add_child(doc, e, s); /* below the D-E cycle */
   int ok_col = add_node(doc, "SBC_Sphere_Ok_r5", 0.0f);
-  add_child(doc, a, ok_col);
+  th_gltf_add_child(doc, a, ok_col);
   int hb = add_node(doc, "Hair_Crown_Z_00", 0.0f);
-  add_child(doc, c, hb); /* in the bad part */
-  add_child(doc, hb, add_node(doc, "Hair_Crown_Z_01", 0.1f));
+  th_gltf_add_child(doc, c, hb); /* in the bad part */
+  th_gltf_add_child(doc, hb, add_node(doc, "Hair_Crown_Z_01", 0.1f));
   cJSON *ext = cJSON_AddObjectToObject(doc, "extensions");
   cJSON *sb = cJSON_AddObjectToObject(ext, "VRMC_springBone");
   cJSON *cols = cJSON_AddArrayToObject(sb, "colliders");
@@ -449,7 +414,7 @@ static void test_bad_node_tree_keeps_good_parts(void **state) {
   const int de[2] = {d, e}, bc[2] = {b, c};
   vrm_spring(springs, "loop", de, 2, 1.0, 0.0, 0.5, 0.0);
   vrm_spring(springs, "bc", bc, 2, 1.0, 0.0, 0.5, 0.0);
-  write_glb(path, doc);
+  th_write_glb(path, doc);
   cJSON_Delete(doc);
 
   tress_spring_import *imp = load(path, 1.0f);
@@ -537,9 +502,9 @@ static void test_vrm0_secondary_animation(void **state) {
   cJSON *doc = doc_new();
   int head = add_node(doc, "Head", 0.0f), h0 = add_node(doc, "hair0", 0.1f), h1 = add_node(doc, "hair1", 0.1f),
       h2 = add_node(doc, "hair2", 0.1f);
-  add_child(doc, head, h0);
-  add_child(doc, h0, h1);
-  add_child(doc, h1, h2);
+  th_gltf_add_child(doc, head, h0);
+  th_gltf_add_child(doc, h0, h1);
+  th_gltf_add_child(doc, h1, h2);
   cJSON *ext = cJSON_AddObjectToObject(doc, "extensions");
   cJSON *vrm = cJSON_AddObjectToObject(ext, "VRM");
   cJSON *sec = cJSON_AddObjectToObject(vrm, "secondaryAnimation");
@@ -570,7 +535,7 @@ static void test_vrm0_secondary_animation(void **state) {
   cJSON *groups = cJSON_AddArrayToObject(bg, "colliderGroups");
   cJSON_AddItemToArray(groups, cJSON_CreateNumber(0));
   cJSON_AddItemToArray(bgs, bg);
-  write_glb(path, doc);
+  th_write_glb(path, doc);
   cJSON_Delete(doc);
 
   tress_spring_import *imp = load(path, 1.0f);
@@ -608,7 +573,7 @@ static void test_apply_builds_bones_and_colliders(void **state) {
   char path[600];
   path_in_dir(path, sizeof path, "apply.glb");
   cJSON *doc = names_model();
-  write_glb(path, doc);
+  th_write_glb(path, doc);
   cJSON_Delete(doc);
   tress_spring_import *imp = load(path, 1.0f);
   tress_scene *scene = th_scene();
@@ -665,7 +630,7 @@ static void test_report_json_and_text(void **state) {
   char path[600];
   path_in_dir(path, sizeof path, "report.vrm");
   cJSON *doc = vrm_model();
-  write_glb(path, doc);
+  th_write_glb(path, doc);
   cJSON_Delete(doc);
   tress_spring_import *imp = load(path, 1.0f);
   FILE *f = tmpfile();
@@ -959,7 +924,7 @@ static void test_tress_rig_springs_command(void **state) {
   char path[600];
   path_in_dir(path, sizeof path, "tool.vrm");
   cJSON *doc = vrm_model();
-  write_glb(path, doc);
+  th_write_glb(path, doc);
   cJSON_Delete(doc);
   char cmd[1400];
   snprintf(cmd, sizeof cmd, "'%s' --springs '%s' --json", tool, path);

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "support/glb_build.h"
 #include "tress/math.h"
 #include "tress/spring_bind.h"
 #include "tress/spring_import.h"
@@ -106,32 +107,12 @@ static cJSON *limit_model(void) {
   return doc;
 }
 
-/* GLB: 12-byte header, JSON chunk padded with spaces, a 4-byte BIN chunk. */
-static void write_glb(const char *path, const cJSON *doc) {
-  char *json = cJSON_PrintUnformatted(doc);
-  assert_non_null(json);
-  uint32_t jlen = (uint32_t)strlen(json), jpad = (jlen + 3u) & ~3u, blen = 4;
-  uint32_t header[3] = {0x46546C67u, 2u, 12 + 8 + jpad + 8 + blen};
-  uint32_t jhead[2] = {jpad, 0x4E4F534Au}, bhead[2] = {blen, 0x004E4942u};
-  uint8_t bin[4] = {0, 0, 0, 0};
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  fwrite(header, 4, 3, f);
-  fwrite(jhead, 4, 2, f);
-  fwrite(json, 1, jlen, f);
-  for (uint32_t i = jlen; i < jpad; i++) fputc(' ', f);
-  fwrite(bhead, 4, 2, f);
-  fwrite(bin, 1, blen, f);
-  fclose(f);
-  cJSON_free(json);
-}
-
 static tress_spring_import *load_written_model(void) {
   const char *dir = getenv("TRESS_BINARY_DIR");
   char path[600];
   snprintf(path, sizeof path, "%s/test_spring_limit_import.vrm", dir && *dir ? dir : "/tmp");
   cJSON *doc = limit_model();
-  write_glb(path, doc);
+  th_write_glb(path, doc);
   cJSON_Delete(doc);
   tress_spring_import_def def = tress_default_spring_import_def();
   def.units_per_metre = 1.0f;

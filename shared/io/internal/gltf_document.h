@@ -143,6 +143,13 @@ typedef struct tress__gltf_skin {
 int tress__gltf_doc_open(tress__gltf_doc *doc, const uint8_t *data, size_t size, const char *base_dir, tress_error *err);
 void tress__gltf_doc_close(tress__gltf_doc *doc);
 
+/* A glTF or GLB file as the loaders read it: at most the smaller of max_bytes and
+ * TRESS_GLTF_MAX_FILE_BYTES, with dir (dir_cap bytes) set to the folder its relative URIs resolve
+ * against ("." for a bare name, "/" for a file in the root). NULL with err filled on failure;
+ * the caller frees the bytes. */
+uint8_t *tress__gltf_file_read(const char *path, uint64_t max_bytes, size_t *size, char *dir, size_t dir_cap,
+                               tress_error *err);
+
 /* Resolves every buffer (the GLB BIN chunk, data: URIs, external files) and checks each holds
  * its byteLength. An external file must resolve (symlinks followed) to a regular file beneath
  * root_dir, is opened component by component without following links (so one swapped in

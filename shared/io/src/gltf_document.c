@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tress/file_read.h"
+#include "tress/gltf.h"
+
 #define GLB_MAGIC 0x46546C67u
 #define GLB_CHUNK_JSON 0x4E4F534Au
 
@@ -368,4 +371,16 @@ void tress__gltf_doc_close(tress__gltf_doc *doc) {
     doc->scratch = next;
   }
   memset(doc, 0, sizeof *doc);
+}
+
+uint8_t *tress__gltf_file_read(const char *path, uint64_t max_bytes, size_t *size, char *dir, size_t dir_cap,
+                               tress_error *err) {
+  uint64_t cap = max_bytes < TRESS_GLTF_MAX_FILE_BYTES ? max_bytes : TRESS_GLTF_MAX_FILE_BYTES;
+  uint8_t *data = tress_file_read(path, (size_t)cap, size, err);
+  if (!data) return NULL;
+  snprintf(dir, dir_cap, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash) slash[slash == dir ? 1 : 0] = 0; /* "/a.gltf": the root directory */
+  else snprintf(dir, dir_cap, ".");
+  return data;
 }

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "gltf_document.h"
-#include "tress/file_read.h"
 #include "tress/result.h"
 
 #define MAX_PRIMITIVES 256
@@ -606,14 +605,9 @@ tress_mesh *tress_gltf_read_memory(const uint8_t *data, size_t size, const char 
 tress_mesh *tress_gltf_load_opts(const char *path, const tress_gltf_read_opts *opts, tress_error *err) {
   tress_gltf_read_opts o = opts ? *opts : tress_default_gltf_read_opts();
   size_t size;
-  uint64_t cap = o.max_bytes < TRESS_GLTF_MAX_FILE_BYTES ? o.max_bytes : TRESS_GLTF_MAX_FILE_BYTES;
-  uint8_t *data = tress_file_read(path, (size_t)cap, &size, err);
-  if (!data) return NULL;
   char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash) slash[slash == dir ? 1 : 0] = 0; /* "/a.gltf": the root directory */
-  else snprintf(dir, sizeof dir, ".");
+  uint8_t *data = tress__gltf_file_read(path, o.max_bytes, &size, dir, sizeof dir, err);
+  if (!data) return NULL;
   o.base_dir = dir;
   tress_mesh *m = tress_gltf_read_memory_opts(data, size, &o, err);
   free(data);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tress/file_read.h"
 #include "tress/gltf.h"
 #include "gltf_document.h"
 #include "gltf_source_internal.h"
@@ -207,14 +206,9 @@ tress_gltf_source *tress_gltf_source_load(const char *path, tress_error *err) { 
 tress_gltf_source *tress_gltf_source_load_opts(const char *path, const tress_gltf_read_opts *opts, tress_error *err) {
   tress_gltf_read_opts o = opts ? *opts : tress_default_gltf_read_opts();
   size_t size;
-  uint64_t cap = o.max_bytes < TRESS_GLTF_MAX_FILE_BYTES ? o.max_bytes : TRESS_GLTF_MAX_FILE_BYTES;
-  uint8_t *data = tress_file_read(path, (size_t)cap, &size, err);
-  if (!data) return NULL;
   char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash) slash[slash == dir ? 1 : 0] = 0; /* "/a.gltf": the root directory */
-  else snprintf(dir, sizeof dir, ".");
+  uint8_t *data = tress__gltf_file_read(path, o.max_bytes, &size, dir, sizeof dir, err);
+  if (!data) return NULL;
   tress__gltf_doc doc;
   tress_gltf_source *s = NULL;
   if (tress__gltf_doc_open(&doc, data, size, dir, err) == 0) s = calloc(1, sizeof *s);
