@@ -44,9 +44,13 @@ static bool write_scalar(tress_xform *const *slots, uint32_t lo, uint32_t count,
 bool tress__xform_lanes_wide(void) { return true; }
 
 /* Four slots at a time: each slot is two 4-float halves (p0 p1 p2 pad, q0 q1 q2 q3), and one
- * 4x4 transpose per half turns four slots into four lanes of each component. */
-static bool read_wide(const tress_xform *const *slots, uint32_t count, float *const comp[7]) {
+ * 4x4 transpose per half turns four slots into four lanes of each component. Built as simd.h's
+ * clones: the AVX2 and AVX-512 ones use three-operand shuffles (no register copies). */
+TRESS_VECTOR_CLONES static bool read_wide(const tress_xform *const *slots, uint32_t count, float *const comp[7]) {
   uint32_t whole = count & ~3u;
+  /* the seven destinations in registers: the stores cannot alias the pointer array */
+  float *restrict c0 = comp[0], *restrict c1 = comp[1], *restrict c2 = comp[2], *restrict c3 = comp[3];
+  float *restrict c4 = comp[4], *restrict c5 = comp[5], *restrict c6 = comp[6];
   tress_i32x4 bad = {0, 0, 0, 0};
   for (uint32_t j = 0; j < whole; j += 4) {
     tress_f32x4 p[4], q[4];
@@ -63,21 +67,23 @@ static bool read_wide(const tress_xform *const *slots, uint32_t count, float *co
     bad |= tress_f32x4_nonfinite_bits(p[0]) | tress_f32x4_nonfinite_bits(p[1]) | tress_f32x4_nonfinite_bits(p[2]);
     bad |= tress_f32x4_nonfinite_bits(q[0]) | tress_f32x4_nonfinite_bits(q[1]) | tress_f32x4_nonfinite_bits(q[2]) |
            tress_f32x4_nonfinite_bits(q[3]);
-    tress_f32x4_store(comp[0] + j, p[0]); tress_f32x4_store(comp[1] + j, p[1]); tress_f32x4_store(comp[2] + j, p[2]);
-    tress_f32x4_store(comp[3] + j, q[0]); tress_f32x4_store(comp[4] + j, q[1]); tress_f32x4_store(comp[5] + j, q[2]);
-    tress_f32x4_store(comp[6] + j, q[3]);
+    tress_f32x4_store(c0 + j, p[0]); tress_f32x4_store(c1 + j, p[1]); tress_f32x4_store(c2 + j, p[2]);
+    tress_f32x4_store(c3 + j, q[0]); tress_f32x4_store(c4 + j, q[1]); tress_f32x4_store(c5 + j, q[2]);
+    tress_f32x4_store(c6 + j, q[3]);
   }
   bool tail = read_scalar(slots, whole, count, comp);
   return tail && !tress_i32x4_any(bad);
 }
 
-static bool write_wide(tress_xform *const *slots, uint32_t count, const float *const comp[7]) {
+TRESS_VECTOR_CLONES static bool write_wide(tress_xform *const *slots, uint32_t count, const float *const comp[7]) {
   uint32_t whole = count & ~3u;
+  /* the seven sources in registers: the slot stores could otherwise alias the pointer array */
+  const float *c0 = comp[0], *c1 = comp[1], *c2 = comp[2], *c3 = comp[3], *c4 = comp[4], *c5 = comp[5], *c6 = comp[6];
   for (uint32_t j = 0; j < whole; j += 4) {
-    tress_f32x4 p[4] = {tress_f32x4_load(comp[0] + j), tress_f32x4_load(comp[1] + j), tress_f32x4_load(comp[2] + j),
+    tress_f32x4 p[4] = {tress_f32x4_load(c0 + j), tress_f32x4_load(c1 + j), tress_f32x4_load(c2 + j),
                         {0.0f, 0.0f, 0.0f, 0.0f}};
-    tress_f32x4 q[4] = {tress_f32x4_load(comp[3] + j), tress_f32x4_load(comp[4] + j), tress_f32x4_load(comp[5] + j),
-                        tress_f32x4_load(comp[6] + j)};
+    tress_f32x4 q[4] = {tress_f32x4_load(c3 + j), tress_f32x4_load(c4 + j), tress_f32x4_load(c5 + j),
+                        tress_f32x4_load(c6 + j)};
     tress_i32x4 bad = tress_f32x4_nonfinite_bits(p[0]) | tress_f32x4_nonfinite_bits(p[1]) |
                       tress_f32x4_nonfinite_bits(p[2]) | tress_f32x4_nonfinite_bits(q[0]) |
                       tress_f32x4_nonfinite_bits(q[1]) | tress_f32x4_nonfinite_bits(q[2]) |
