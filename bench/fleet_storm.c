@@ -7,9 +7,13 @@
  * bot is bound: rigs run fleet-wide (the servers' /stats rig counters summed) per distinct key,
  * which single-flight must hold at exactly 1; spawn-to-bind p50/p99; shared hits, waits and
  * local rigs; Redis round trips per spawn (the servers' cache.shared.calls: lookups, waiters'
- * looks, lease renewals, stores, releases, and each server's 2-call handshake). Then, one spawn at a time, a
+ * looks, lease renewals, stores, releases, each server's 2-call handshake, and since rooms are
+ * leased one claim per bot's room). Then, one spawn at a time, a
  * newcomer server on an empty disk (every key a shared hit: spawn-to-bind and round trips per spawn)
- * against a server without the shared tier (every key a rig). Figures are printed, never asserted.
+ * against a server without the shared tier (every key a rig). And join-to-bind into a room another
+ * server owns (one room on one server): connecting to the owner directly against connecting to
+ * another server of the fleet, getting REDIRECT and following it (the rig a memory hit on the
+ * owner, so the redirect's cost shows). Figures are printed, never asserted.
  * Needs redis-server; says so and exits 0 without it. Usage: fleet_storm [--servers N] [--bots N]
  */
 #include <cjson/cJSON.h>
@@ -85,6 +89,48 @@ static int one_by_one(const char *url, int keys, double *ms, double *calls) {
   th_server_stop(&s, SIGTERM, 15000);
   th_server_cleanup(&s);
   return 0;
+}
+
+/* Connect at port, HELLO, JOIN_ROOM room (following one REDIRECT when follow), SPAWN key, BIND:
+ * the milliseconds from the first connect to the BIND, or -1. */
+static double join_to_bind(uint16_t port, const char *room, int key, bool follow) {
+  static th_client c;
+  tress_msg hello, join;
+  memset(&hello, 0, sizeof hello);
+  hello.type = TRESS_MSG_HELLO;
+  hello.hello.version_major = TRESS_PROTOCOL_VERSION_MAJOR;
+  hello.hello.version_minor = TRESS_PROTOCOL_VERSION_MINOR;
+  snprintf(hello.hello.client_name, sizeof hello.hello.client_name, "joiner");
+  memset(&join, 0, sizeof join);
+  join.type = TRESS_MSG_JOIN_ROOM;
+  snprintf(join.join_room.room, sizeof join.join_room.room, "%s", room);
+  double t0 = now_ms(), result = -1;
+  for (int hop = 0; hop < 2; hop++) {
+    memset(&c, 0, sizeof c);
+    if (th_client_connect(&c, port) != 0 || th_client_send(&c, &hello) != 0 || !th_client_wait(&c, TRESS_MSG_WELCOME, 5000) ||
+        th_client_send(&c, &join) != 0)
+      break;
+    const tress_msg *answer = NULL;
+    for (double until = now_ms() + 5000; !answer && now_ms() < until;) {
+      th_client_pump(&c, 1);
+      for (uint32_t i = 0; i < c.inbox_count && !answer; i++)
+        if (c.inbox[i].type == TRESS_MSG_ROOM_JOINED || c.inbox[i].type == TRESS_MSG_REDIRECT) answer = &c.inbox[i];
+    }
+    if (answer && answer->type == TRESS_MSG_REDIRECT && follow && hop == 0) {
+      port = answer->redirect.port; /* the fleet runs on loopback: the host is 127.0.0.1 */
+      th_client_close(&c);
+      continue;
+    }
+    tress_msg spawn;
+    if (answer && answer->type == TRESS_MSG_ROOM_JOINED && load_spawn(&spawn, key) == 0) {
+      th_client_send(&c, &spawn);
+      th_spawn_free(&spawn);
+      if (th_client_wait(&c, TRESS_MSG_BIND, 60000)) result = now_ms() - t0;
+    }
+    break;
+  }
+  th_client_close(&c);
+  return result;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -174,8 +220,33 @@ int main(int argc, char **argv) {
   if (bound)
     printf("spawn-to-bind: p50 %.0f ms, p99 %.0f ms, last %.0f ms\n", bind_ms[bound / 2],
            bind_ms[(int)((bound - 1) * 0.99)], bind_ms[bound - 1]);
-  printf("Redis round trips per spawn: %.2f (%.0f calls for %d spawns, %d handshakes of 1-2 calls included)\n",
-         calls / total, calls, total, servers);
+  printf("Redis round trips per spawn: %.2f (%.0f calls for %d spawns, %d handshakes of 1-2 calls and the %d rooms' "
+         "lease claims included)\n",
+         calls / total, calls, total, servers, total);
+  /* A room on server 0 (held open by one member); joiners come in directly or through server 1. */
+  if (servers >= 2) {
+    static th_client holder;
+    enum { JOINS = 9 };
+    double direct[JOINS], redirected[JOINS];
+    int ok = th_client_connect(&holder, fleet[0].udp_port) == 0 && th_client_hello_join(&holder, "holder", "owned") == 0;
+    for (int i = 0; ok && i < JOINS; i++) {
+      direct[i] = join_to_bind(fleet[0].udp_port, "owned", 0, false);
+      th_client_pump(&holder, 1);
+      redirected[i] = join_to_bind(fleet[1].udp_port, "owned", 0, true);
+      th_client_pump(&holder, 1);
+      ok = direct[i] >= 0 && redirected[i] >= 0;
+    }
+    if (ok) {
+      qsort(direct, JOINS, sizeof direct[0], cmp_double);
+      qsort(redirected, JOINS, sizeof redirected[0], cmp_double);
+      printf("join-to-bind into a room server 0 owns (connect to BIND, rig a memory hit, %d joins each): direct "
+             "median %.1f ms (max %.1f), through server 1 and a REDIRECT median %.1f ms (max %.1f)\n",
+             JOINS, direct[JOINS / 2], direct[JOINS - 1], redirected[JOINS / 2], redirected[JOINS - 1]);
+    } else {
+      printf("join-to-bind with a redirect: a join failed\n");
+    }
+    th_client_close(&holder);
+  }
   for (int s = 0; s < servers; s++) {
     for (int b = 0; b < bots; b++) th_client_close(&clients[s][b]);
     th_server_stop(&fleet[s], SIGTERM, 15000);

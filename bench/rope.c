@@ -1,7 +1,7 @@
 /* bench/rope.c - ns per constraint projection for many ropes stepped together in one sim, us per
  * step for one 20x20 cloth at the default settings, and what the display carry costs a frame that
- * reads every rope (aligned vs carried). Prints a table, or JSON with --json. White-box
- * (particles.h): the replaced paths have no public switch, so it flips them internally.
+ * reads every rope (aligned vs carried). Prints a table, or JSON with --json. The replaced paths
+ * run through the sim def's reference_particle_paths (public headers only).
  *
  * Each figure comes for the path the library takes by default and for the path it replaced:
  * ropes interleaved 16 to a lane group vs the per-rope path (the same ropes taken out of their
@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "../shared/sim/src/particles.h" /* tress__rope_ungroup, tress__particles_of: pick the path */
 #include "tress/rope.h"
 #include "bench_env.h"
 #include "bench_scene.h"
@@ -25,11 +24,13 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static tress_sim *make_sim(tress_scene *scene) {
+/* reference: the replaced paths (ropes one at a time, cloth through its adjacency lists). */
+static tress_sim *make_sim(tress_scene *scene, bool reference) {
   tress_sim_def def = tress_default_sim_def();
   def.scene = scene;
   def.role = TRESS_SIM_SERVER;
   def.gravity[1] = -98.2f;
+  def.reference_particle_paths = reference;
   return tress_sim_create(&def);
 }
 
@@ -57,7 +58,7 @@ enum { ROPES = 512, SEGMENTS = 20 };
 static rope_result bench_ropes(const char *solver, tress_relax_mode relax, int substeps, int iterations,
                                bool interleaved) {
   tress_scene *scene = bench_scene();
-  tress_sim *sim = make_sim(scene);
+  tress_sim *sim = make_sim(scene, !interleaved);
   for (int r = 0; r < ROPES; r++) {
     tress_rope_def d = tress_default_rope_def();
     d.segments = SEGMENTS;
@@ -69,7 +70,6 @@ static rope_result bench_ropes(const char *solver, tress_relax_mode relax, int s
     d.settings.iterations = iterations;
     tress_handle_id h;
     tress_sim_bind_rope(sim, &d, &h, NULL);
-    if (!interleaved) tress__rope_ungroup(sim, h);
   }
   double per_step = time_steps(sim, interleaved ? 200 : 50);
   double projections = (double)ROPES * SEGMENTS * substeps * iterations;
@@ -81,14 +81,13 @@ static rope_result bench_ropes(const char *solver, tress_relax_mode relax, int s
 
 static double bench_cloth(bool stencil, uint32_t *constraints) {
   tress_scene *scene = bench_scene();
-  tress_sim *sim = make_sim(scene);
+  tress_sim *sim = make_sim(scene, !stencil);
   tress_cloth_def d = tress_default_cloth_def();
   tress_cloth_pin pins[2] = {{0, {0, 0}}, {d.width - 1, {0, 0}}};
   d.pins = pins;
   d.pin_count = 2;
   tress_handle_id h;
   tress_sim_bind_cloth(sim, &d, &h, NULL);
-  if (!stencil) tress__particles_of(sim, h)->grid_w = 0; /* the generic adjacency loops */
   *constraints = tress_rope_get_constraint_count(sim, h);
   double per_step = time_steps(sim, 300);
   tress_sim_destroy(sim);
@@ -139,7 +138,7 @@ static carry_result bench_carry(void) {
   for (int fps_i = 0; fps_i < 2; fps_i++) {
     int fps = fps_i ? 144 : 60;
     tress_scene *scene = bench_scene();
-    tress_sim *sim = make_sim(scene);
+    tress_sim *sim = make_sim(scene, false);
     tress_id parts[8];
     for (int k = 0; k < 8; k++) {
       parts[k] = bench_instance(scene, TRESS_KIND_PART, "Mover", tress_scene_get_root(scene));

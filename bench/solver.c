@@ -397,12 +397,35 @@ static void config_name(const config *c, char *name, size_t cap) {
            c->colliders ? " +6c" : "", c->limits ? " +lim" : "");
 }
 
+/* --only NAME --steps N: the rig, its warm-up and N whole 60 Hz steps, nothing else (no profile
+ * rig, no 144 Hz frames), so an instruction count (callgrind --toggle-collect=tress_sim_step) or
+ * a whole-process timing is the step's alone. */
+static void run_steps(config cfg, uint32_t steps, const char *name) {
+  rig r;
+  rig_build(&r, cfg, false);
+  double t = 0.0, nodes = (double)cfg.chains * cfg.bones, sum = 0.0;
+  for (uint32_t i = 0; i < 31 + steps; i++) {
+    t += 1.0 / 60.0;
+    move_roots(&r, t);
+    double a = now_ns();
+    tress_sim_step(r.sim, 1.0 / 60.0);
+    if (i >= 31) sum += now_ns() - a;
+  }
+  double bytes = (double)(tress_scene_get_memory_bytes(r.scene) + tress_sim_get_memory_bytes(r.sim)) / nodes;
+  printf("%-16s %u steps: mean step %.2f ns/node, %.0f bytes/node\n", name, steps, sum / steps / nodes, bytes);
+  rig_free(&r);
+}
+
 /* --only: one configuration's row and nothing else (no yardsticks), e.g. under callgrind. */
-static int run_only(const config *cfgs, size_t n, const char *only, double budget, bool best) {
+static int run_only(const config *cfgs, size_t n, const char *only, double budget, bool best, uint32_t steps) {
   for (size_t i = 0; i < n; i++) {
     char name[32];
     config_name(&cfgs[i], name, sizeof name);
     if (strcmp(name, only) != 0) continue;
+    if (steps) {
+      run_steps(cfgs[i], steps, name);
+      return 0;
+    }
     result r = run(cfgs[i], budget, best);
     printf("%-16s prepare %.2f substep %.2f output %.2f step %.2f ns/node, %.0f bytes/node\n", name, r.prepare_ns,
            r.substep_ns, r.output_ns, r.step_ns, r.bytes_per_node);
@@ -415,6 +438,7 @@ static int run_only(const config *cfgs, size_t n, const char *only, double budge
 int main(int argc, char **argv) {
   bool json = false, report_best = false, yardsticks = true, speedup_only = false;
   const char *only = NULL; /* --only NAME: run just the configuration printed as NAME (profiling) */
+  uint32_t steps = 0;      /* --steps N (with --only): just N whole steps after the warm-up */
   double budget = 3e7; /* node-frames per configuration: a second or two each */
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) json = true;
@@ -423,8 +447,9 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--no-yardstick") == 0) yardsticks = false;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else if (strcmp(argv[i], "--speedup") == 0) speedup_only = true;
+    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = (uint32_t)strtoul(argv[++i], NULL, 10);
     else {
-      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick] [--speedup] [--only \"vrm 300 x 7 +6c\"]\n",
+      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick] [--speedup] [--only \"vrm 300 x 7 +6c\" [--steps N]]\n",
               argv[0]);
       return 2;
     }
@@ -454,7 +479,7 @@ int main(int argc, char **argv) {
   const size_t ncfg = sizeof cfgs / sizeof cfgs[0];
   enum { POSE_CONFIGS = 6 };
   result res[sizeof cfgs / sizeof cfgs[0]];
-  if (only) return run_only(cfgs, ncfg, only, budget, report_best);
+  if (only) return run_only(cfgs, ncfg, only, budget, report_best, steps);
   for (size_t i = 0; i < ncfg; i++) res[i] = run(cfgs[i], budget, report_best);
   yard ys[POSE_CONFIGS];
   three_vrm tv;

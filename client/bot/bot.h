@@ -27,6 +27,7 @@ typedef struct bot_options {
   bool json, dump;
   bool allow_fallback; /* a rig that fell back to a pendulum is not a failure (exit 0) */
   const char *picture;
+  const char *bake;    /* --bake FILE: bot 0's first character's rig with its sway clip (.glb) */
   double report_tips_at; /* seconds of sim time after the bind; 0 = off */
 } bot_options;
 
@@ -66,5 +67,8 @@ void bot_picture_record(bot_picture *pic, tress_client *c, uint32_t character_id
 /* Writes the PNG; returns 0 or -1 with a message on stderr. */
 int bot_picture_write(bot_picture *pic, const char *path);
 void bot_picture_destroy(bot_picture *pic);
+
+/* --bake (bake_clip.c): the character's rigged accessory baked to path; 0 or -1 with a message. */
+int bot_bake_write(tress_client *c, uint32_t character_id, const char *path);
 
 #endif

@@ -17,7 +17,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: tress-bot --server HOST:PORT [--room R] [--characters N] [--manifest FILE.json]\n"
-          "                 [--fps 30|60|240] [--duration S] [--bots K] [--json] [--dump] [--picture out.png]\n"
+          "                 [--fps 30|60|240] [--duration S] [--bots K] [--json] [--dump] [--picture out.png] [--bake out.glb]\n"
           "                 [--token T] [--assets DIR] [--hair ASSET_ID] [--report-tips-at SECONDS]\n"
           "                 [--room-size K] [--allow-fallback] [--join-key FILE]\n"
           "--join-key: mint each bot a signed join token for its room (and a fresh one per reconnect)\n"
@@ -51,7 +51,7 @@ static int parse_options(int argc, char **argv, bot_options *o) {
       {"characters", required_argument, 0, 'n'}, {"manifest", required_argument, 0, 'm'},
       {"fps", required_argument, 0, 'f'}, {"duration", required_argument, 0, 'd'},
       {"bots", required_argument, 0, 'k'}, {"json", no_argument, 0, 'j'},
-      {"dump", no_argument, 0, 'D'}, {"picture", required_argument, 0, 'p'},
+      {"dump", no_argument, 0, 'D'}, {"picture", required_argument, 0, 'p'}, {"bake", required_argument, 0, 'B'},
       {"token", required_argument, 0, 't'}, {"assets", required_argument, 0, 'a'},
       {"hair", required_argument, 0, 'H'}, {"report-tips-at", required_argument, 0, 'T'},
       {"allow-fallback", no_argument, 0, 'F'}, {"room-size", required_argument, 0, 'R'},
@@ -88,6 +88,7 @@ static int parse_options(int argc, char **argv, bot_options *o) {
     case 'j': o->json = true; break;
     case 'D': o->dump = true; break;
     case 'p': o->picture = optarg; break;
+    case 'B': o->bake = optarg; break;
     case 't': o->token = optarg; break;
     case 'a': o->asset_root = optarg; break;
     case 'H': o->hair = optarg; break;
@@ -142,10 +143,11 @@ static void on_message(void *user, tress_client *c, const tress_msg *msg, size_t
 /* ---- the run ------------------------------------------------------------------------------- */
 
 /* Bot 0's first own character with bones: drawn by --picture, its tips reported by
- * --report-tips-at. */
+ * --report-tips-at, its rig baked by --bake. */
 #define MAX_TIPS 64
 typedef struct watched_character {
   bot_picture *picture;
+  bool bake;
   uint32_t character_id;
   double bound_time; /* sim seconds since the bind */
   double tips_at;    /* 0 = no tip report */
@@ -186,7 +188,7 @@ static void frame(bot *b, double dt, watched_character *pic) {
     if (!info.bound) all_bound = false;
     if (!info.mine || !info.bound || info.request_id == 0 || info.request_id > b->options->characters) continue;
     tress_client_set_root(c, ids[i], bot_path_advance(&b->paths[info.request_id - 1], dt));
-    if (pic && (pic->picture || pic->tips_at > 0.0) && !pic->character_id && info.request_id == 1 &&
+    if (pic && (pic->picture || pic->bake || pic->tips_at > 0.0) && !pic->character_id && info.request_id == 1 &&
         info.bone_count > 0)
       pic->character_id = ids[i];
   }
@@ -396,6 +398,7 @@ int main(int argc, char **argv) {
   watched_character pic = {0};
   pic.tips_at = o.report_tips_at;
   if (o.picture) pic.picture = bot_picture_create(o.duration < 4.0 ? o.duration : 4.0, o.fps);
+  pic.bake = o.bake != NULL;
   const double dt = 1.0 / o.fps;
   double start = now_seconds();
   uint64_t frames = (uint64_t)(o.duration * o.fps + 0.5);
@@ -431,6 +434,7 @@ int main(int argc, char **argv) {
             pic.tips_at);
     status = 1;
   }
+  if (o.bake && bot_bake_write(bots[0].client, pic.character_id, o.bake) != 0) status = 1;
   if (pic.picture) {
     if (bot_picture_write(pic.picture, o.picture) != 0) status = 1;
     bot_picture_destroy(pic.picture);

@@ -5,6 +5,10 @@
  * (waiting ROOM_JOINED) -> READY. A lost connection (or a handshake that times out) goes to
  * BACKOFF and the next attempt starts after backoff_ms, doubling up to backoff_max_ms; READY
  * resets it. REJECT for a bad token or version stops retrying: trying again cannot help.
+ * REDIRECT (a fleet: another server hosts the room) while JOINING moves the attempt to the
+ * owner at once, at most TRESS_CLIENT_MAX_REDIRECTS times and never back to a server the attempt
+ * already visited (a loop is reported and ends the connection); a lost connection starts over
+ * at connect()'s address, so a room whose owner died is found wherever the fleet rehomed it.
  *
  * Invariants:
  * - the replica is the server's state, not ours: on a lost connection every character is
@@ -234,6 +238,9 @@ tress_result tress_client_connect(tress_client *c, const char *host, uint16_t po
                            sizeof c->server_host - 1);
   if (c->peer) drop_peer(c);
   snprintf(c->server_host, sizeof c->server_host, "%s", host);
+  snprintf(c->origin_host, sizeof c->origin_host, "%s", host);
+  c->origin_port = port;
+  c->visited_count = 0;
   snprintf(c->token, sizeof c->token, "%s", token ? token : "");
   c->token_sent = false;
   snprintf(c->room, sizeof c->room, "%s", room);
@@ -267,6 +274,10 @@ static void connection_lost(tress_client *c, const char *why) {
   tress__replica_clear(c, TRESS_REMOVED_SERVER);
   held_rigs_clear(c);
   if (was_ready) c->stats.disconnects++;
+  /* the next attempt asks the game's address again: the room may live elsewhere by now */
+  snprintf(c->server_host, sizeof c->server_host, "%s", c->origin_host);
+  c->server_port = c->origin_port;
+  c->visited_count = 0;
   bool retry = c->want_connection && c->def.reconnect;
   if (retry) {
     c->state = TRESS_CLIENT_BACKOFF;
@@ -346,6 +357,47 @@ static void send_join(tress_client *c) {
 
 /* ---- dispatch ------------------------------------------------------------------------------ */
 
+static bool visited(const tress_client *c, const char *where) {
+  for (uint32_t i = 0; i < c->visited_count; i++)
+    if (strcmp(c->visited[i], where) == 0) return true;
+  return false;
+}
+
+/* REDIRECT while JOINING: leave this server and join the same room at the owner's address. */
+static void follow_redirect(tress_client *c, const tress_msg_redirect *m) {
+  if (c->state != TRESS_CLIENT_JOINING || strcmp(m->room, c->room) != 0) {
+    tress__client_report(c, TRESS_CLIENT_ERROR_PROTOCOL, "REDIRECT for room %s while %s in room %s", m->room,
+                         tress_client_state_name(c->state), c->room);
+    return;
+  }
+  char here[270], there[270];
+  snprintf(here, sizeof here, "%s:%u", c->server_host, c->server_port);
+  snprintf(there, sizeof there, "%s:%u", m->host, m->port);
+  if (c->visited_count == 0) snprintf(c->visited[c->visited_count++], sizeof c->visited[0], "%s", here);
+  const char *why = visited(c, there) ? "a loop" : c->visited_count > TRESS_CLIENT_MAX_REDIRECTS ? "too many" : NULL;
+  if (why || strlen(m->host) >= sizeof c->server_host) {
+    tress__client_report(c, TRESS_CLIENT_ERROR_SERVER,
+                         "room %s: %s sent us to %s, %s (%u servers visited, at most %d redirects): the fleet "
+                         "disagrees on who hosts the room; giving up",
+                         c->room, here, there, why ? why : "a host name too long", c->visited_count,
+                         TRESS_CLIENT_MAX_REDIRECTS);
+    c->want_connection = false;
+    if (c->peer) enet_peer_disconnect_now(c->peer, 0);
+    c->peer = NULL;
+    connection_lost(c, NULL); /* last_error already says why */
+    return;
+  }
+  snprintf(c->visited[c->visited_count++], sizeof c->visited[0], "%s", there);
+  c->stats.redirects++;
+  if (c->peer) enet_peer_disconnect_now(c->peer, 0); /* the server need not wait for a timeout */
+  c->peer = NULL;
+  c->peer_id = 0;
+  snprintf(c->server_host, sizeof c->server_host, "%s", m->host);
+  c->server_port = m->port;
+  tress_error err;
+  if (start_attempt(c, &err) != TRESS_OK) connection_lost(c, err.message);
+}
+
 static bool expect_ready(tress_client *c, const tress_msg *m) {
   if (c->state == TRESS_CLIENT_READY) return true;
   tress__client_report(c, TRESS_CLIENT_ERROR_PROTOCOL, "%s while %s", tress_msg_type_name(m->type),
@@ -403,6 +455,7 @@ static void dispatch(tress_client *c, const tress_msg *m) {
       return;
     }
     c->state = TRESS_CLIENT_READY;
+    c->visited_count = 0;
     c->joined_at = tress_client_get_now(c);
     c->backoff_ms = c->def.backoff_initial_ms;
     c->stats.connects++;
@@ -445,7 +498,12 @@ static void dispatch(tress_client *c, const tress_msg *m) {
                          m->error.character_id, m->error.text);
     /* A refused spawn would be refused again after every reconnect. */
     if (m->error.request_id) forget_spawn(c, m->error.request_id);
+    /* A draining server closes every connection next; leaving now does not wait on a disconnect
+     * that a server exiting under load may never finish (ENet would time out after seconds). */
+    if (m->error.code == TRESS_CODE_SERVER_SHUTTING_DOWN && !m->error.request_id && !m->error.character_id)
+      connection_lost(c, "the server is shutting down");
     return;
+  case TRESS_MSG_REDIRECT: follow_redirect(c, &m->redirect); return;
   case TRESS_MSG_HELLO:
   case TRESS_MSG_JOIN_ROOM:
   case TRESS_MSG_SPAWN_CHARACTER:

@@ -105,8 +105,12 @@ struct tress_client {
 
   ENetHost *host;
   ENetPeer *peer;
-  char server_host[256];
+  char server_host[256];          /* where this attempt goes: connect()'s address, or a REDIRECT's */
   uint16_t server_port;
+  char origin_host[256];          /* connect()'s: every new attempt after a lost connection starts here */
+  uint16_t origin_port;
+  char visited[TRESS_CLIENT_MAX_REDIRECTS + 1][270]; /* "host:port" this attempt went through */
+  uint32_t visited_count;
   char token[TRESS_WIRE_TEXT_CAP];
   bool token_sent;          /* a HELLO carried c->token: the next attempt asks def.get_token */
   char room[TRESS_WIRE_NAME_CAP];

@@ -396,6 +396,19 @@ static bool read_body(decoder *d, tress_msg *msg) {
     return wire_read_u32(&d->r, &msg->error.request_id, "request_id") &&
            wire_read_u32(&d->r, &msg->error.character_id, "character_id") &&
            read_str(d, msg->error.text, TRESS_WIRE_MAX_TEXT_BYTES, "text");
+  case TRESS_MSG_REDIRECT: {
+    tress_msg_redirect *m = &msg->redirect;
+    at = wire_reader_offset(&d->r);
+    if (!read_str(d, m->room, TRESS_WIRE_MAX_NAME_BYTES, "room")) return false;
+    if (!m->room[0]) return fail(d, TRESS_WIRE_ERR_EMPTY_STRING, at, "redirect room: empty"), false;
+    at = wire_reader_offset(&d->r);
+    if (!read_str(d, m->host, TRESS_WIRE_MAX_TEXT_BYTES, "host")) return false;
+    if (!m->host[0]) return fail(d, TRESS_WIRE_ERR_EMPTY_STRING, at, "redirect host: empty"), false;
+    at = wire_reader_offset(&d->r);
+    if (!wire_read_u16(&d->r, &m->port, "port")) return false;
+    if (m->port == 0) return fail(d, TRESS_WIRE_ERR_BAD_INDEX, at, "redirect port 0"), false;
+    return true;
+  }
   }
   return false;
 }

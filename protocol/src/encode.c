@@ -338,6 +338,16 @@ static tress_wire_status write_message(wire_writer *w, const tress_msg *msg, tre
     wire_write_u32(w, msg->error.request_id);
     wire_write_u32(w, msg->error.character_id);
     return write_str(w, msg->error.text, TRESS_WIRE_MAX_TEXT_BYTES, "text", err);
+  case TRESS_MSG_REDIRECT: {
+    const tress_msg_redirect *m = &msg->redirect;
+    if (!m->room[0] || !m->host[0])
+      return wire_fail(err, TRESS_WIRE_ERR_EMPTY_STRING, w->len, "redirect %s empty", m->room[0] ? "host" : "room");
+    if (m->port == 0) return wire_fail(err, TRESS_WIRE_ERR_BAD_INDEX, w->len, "redirect port 0");
+    if ((st = write_str(w, m->room, TRESS_WIRE_MAX_NAME_BYTES, "room", err))) return st;
+    if ((st = write_str(w, m->host, TRESS_WIRE_MAX_TEXT_BYTES, "host", err))) return st;
+    wire_write_u16(w, m->port);
+    return TRESS_WIRE_OK;
+  }
   }
   return st;
 }

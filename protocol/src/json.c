@@ -229,6 +229,11 @@ cJSON *tress_msg_to_json(const tress_msg *msg) {
     cJSON_AddNumberToObject(o, "character_id", msg->error.character_id);
     cJSON_AddStringToObject(o, "text", msg->error.text);
     break;
+  case TRESS_MSG_REDIRECT:
+    cJSON_AddStringToObject(o, "room", msg->redirect.room);
+    cJSON_AddStringToObject(o, "host", msg->redirect.host);
+    cJSON_AddNumberToObject(o, "port", msg->redirect.port);
+    break;
   }
   return o;
 }

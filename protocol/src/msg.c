@@ -25,6 +25,7 @@ const char *tress_msg_type_name(tress_msg_type type) {
   case TRESS_MSG_BIND: return "BIND";
   case TRESS_MSG_SETTINGS_UPDATE: return "SETTINGS_UPDATE";
   case TRESS_MSG_ERROR: return "ERROR";
+  case TRESS_MSG_REDIRECT: return "REDIRECT";
   }
   return "unknown";
 }
@@ -352,6 +353,9 @@ bool tress_msg_is_equal(const tress_msg *a, const tress_msg *b) {
     return a->error.code == b->error.code && a->error.offending_type == b->error.offending_type &&
            a->error.request_id == b->error.request_id && a->error.character_id == b->error.character_id &&
            !strcmp(a->error.text, b->error.text);
+  case TRESS_MSG_REDIRECT:
+    return !strcmp(a->redirect.room, b->redirect.room) && !strcmp(a->redirect.host, b->redirect.host) &&
+           a->redirect.port == b->redirect.port;
   }
   return false;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "file_util.h"
+#include "host_port.h"
 #include "redis_url.h"
 #include "tress/file_read.h"
 
@@ -71,6 +72,8 @@ static const config_field config_fields[] = {
     U32_FIELD(cache_lease_ms, "single-flight lease across servers (renewed while rigging)"),
     U32_FIELD(cache_wait_ms, "wait on another server's rig at most this long, then rig here"),
     U32_FIELD(cache_poll_ms, "a waiting server looks again about this often (jittered)"),
+    STR_FIELD(advertise_address, "host:port clients reach this server at, sent in REDIRECT (empty = host, or the host name when host is a wildcard, and the bound UDP port)"),
+    U32_FIELD(room_lease_ms, "with cache_url: the lease that keeps a room on one server of the fleet (renewed every third)"),
     U64_FIELD(max_asset_bytes, "largest mesh file the store loads"),
     U32_FIELD(max_pending_rigs, "rig jobs queued or running"),
     U32_FIELD(max_rigs_per_peer, "rig jobs one peer's spawns may have in flight (survives reconnects)"),
@@ -112,6 +115,7 @@ tress_server_config tress_default_server_config(void) {
   c.cache_lease_ms = 10000;
   c.cache_wait_ms = 30000;
   c.cache_poll_ms = 100;
+  c.room_lease_ms = 10000;
   c.max_asset_bytes = 64ull * 1024 * 1024;
   c.max_pending_rigs = 256;
   c.max_rigs_per_peer = 4;
@@ -251,6 +255,10 @@ static int check_shared_cache(const tress_server_config *cfg, char *err) {
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "cache_timeout_ms and cache_poll_ms must be non-zero, cache_lease_ms >= 300");
     return -1;
   }
+  if (cfg->room_lease_ms < 300) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "room_lease_ms must be >= 300");
+    return -1;
+  }
   return 0;
 }
 
@@ -366,6 +374,15 @@ tress_config_action tress_server_config_load(tress_server_config *cfg, int argc,
   }
   if (check_http_limits(cfg, err) != 0) return TRESS_CONFIG_ERROR;
   if (check_shared_cache(cfg, err) != 0) return TRESS_CONFIG_ERROR;
+  if (cfg->advertise_address[0]) {
+    char host[256];
+    uint16_t port;
+    if (tress_host_port_parse(cfg->advertise_address, host, sizeof host, &port) != 0) {
+      snprintf(err, TRESS_CONFIG_ERROR_MAX, "advertise_address must be host:port ([v6]:port for IPv6), not \"%.100s\"",
+               cfg->advertise_address);
+      return TRESS_CONFIG_ERROR;
+    }
+  }
   return action;
 }
 

@@ -55,6 +55,8 @@ typedef struct tress_server_config {
   uint32_t cache_lease_ms;              /* single-flight lease across servers */
   uint32_t cache_wait_ms;               /* wait on another server's lease at most this long, then rig */
   uint32_t cache_poll_ms;               /* a waiter's mean interval between looks */
+  char advertise_address[128];          /* host:port clients reach this server at (REDIRECT); "" = from the bind */
+  uint32_t room_lease_ms;               /* one room on one server: the room's lease in Redis (renewed every third) */
   uint64_t max_asset_bytes;             /* a mesh file larger than this is refused */
   uint32_t max_pending_rigs;            /* rig jobs queued or running at once */
   uint32_t max_rigs_per_peer;           /* rig jobs one peer's spawns may have in flight */

@@ -6,7 +6,11 @@
  *   /healthz  200 while the loop thread keeps coming round (its heartbeat is younger than
  *             healthz_stale_ms), else 503 with the reason: a stuck loop must not look alive;
  *   /readyz   200 once the ENet host is bound and the stores are open, 503 while draining;
- *   /stats    counts for anyone, the room list (names) only with "Authorization: Bearer <ops_token>".
+ *   /stats    counts for anyone, the room list (names) only with "Authorization: Bearer <ops_token>";
+ *   /rigs     the rigs in the cache (rig_glb.h) as JSON, and /rigs/<id>.glb each one's skinned mesh,
+ *             read-only and only with the ops token (they are the game's assets). The live tuning
+ *             page (client/web/) fetches them from another origin: any origin may, as the token
+ *             travels in a header and never in a cookie; OPTIONS answers its preflight.
  * Slow or hostile clients cannot take the port from the healthcheck: an epoll thread pool (no
  * descriptor is ever waited on in a blocking call), a cap per address below the total cap, a
  * short idle timeout, a whole-header deadline (http_deadline.c) and no keep-alive.
@@ -24,6 +28,7 @@
 #include <unistd.h>
 
 #include "http_deadline.h"
+#include "rig_glb.h"
 #include "server.h"
 
 /* Two workers: one busy building /metrics or /stats never delays a /healthz on the other. */
@@ -36,6 +41,7 @@ struct tress_http {
   uint32_t healthz_stale_ms;
   char ops_token[sizeof(((tress_server_config *)0)->ops_token)];
   size_t ops_token_len;
+  char cache_dir[sizeof(((tress_server_config *)0)->cache_dir)];
   uint16_t port;
 };
 
@@ -93,6 +99,60 @@ static bool has_ops_token(const struct tress_http *h, struct MHD_Connection *con
   return token_matches(h->ops_token, h->ops_token_len, token, len);
 }
 
+#define RIGS_PATH "/rigs"
+
+static void allow_any_origin(struct MHD_Response *r) {
+  MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
+  MHD_add_response_header(r, "Access-Control-Allow-Headers", "Authorization");
+  MHD_add_response_header(r, "Access-Control-Allow-Methods", "GET, HEAD, OPTIONS");
+}
+
+/* A /rigs answer: body (taken) as it is, with the cross-origin headers. */
+static enum MHD_Result respond_rigs(struct MHD_Connection *conn, unsigned status, const char *type, void *body,
+                                   size_t len) {
+  if (!body) return MHD_NO;
+  struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+  if (!r) {
+    free(body);
+    return MHD_NO;
+  }
+  MHD_add_response_header(r, "Content-Type", type);
+  MHD_add_response_header(r, "Cache-Control", "no-store");
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+  allow_any_origin(r);
+  enum MHD_Result ret = MHD_queue_response(conn, status, r);
+  MHD_destroy_response(r);
+  return ret;
+}
+
+static enum MHD_Result respond_rigs_text(struct MHD_Connection *conn, unsigned status, const char *text) {
+  return respond_rigs(conn, status, "text/plain", strdup(text), strlen(text));
+}
+
+/* /rigs and /rigs/<id>.glb (the caller checked the prefix). */
+static enum MHD_Result handle_rigs(struct tress_http *h, struct MHD_Connection *conn, const char *url,
+                                   const char *method) {
+  if (strcmp(method, "OPTIONS") == 0) return respond_rigs(conn, 204, "text/plain", strdup(""), 0);
+  if (!has_ops_token(h, conn)) return respond_rigs_text(conn, 403, "the ops token is required\n");
+  const char *rest = url + strlen(RIGS_PATH);
+  if (*rest == '\0') {
+    char *json = tress_rig_glb_list_json(h->cache_dir);
+    return respond_rigs(conn, 200, "application/json", json, json ? strlen(json) : 0);
+  }
+  size_t len = strlen(rest), suffix = strlen(".glb");
+  if (rest[0] == '/' && len > suffix && strcmp(rest + len - suffix, ".glb") == 0) {
+    size_t size = 0;
+    uint8_t *glb = tress_rig_glb_read(h->cache_dir, rest + 1, len - 1 - suffix, &size);
+    if (glb) return respond_rigs(conn, 200, "model/gltf-binary", glb, size);
+  }
+  return respond_rigs_text(conn, 404, "no such rig\n");
+}
+
+static bool is_rigs_url(const char *url) {
+  size_t n = strlen(RIGS_PATH);
+  return strncmp(url, RIGS_PATH, n) == 0 && (url[n] == '\0' || url[n] == '/');
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_size, void **con_cls) {
   (void)version;
@@ -103,6 +163,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
   const union MHD_ConnectionInfo *info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
   if (info) tress_http_deadlines_header_done(h->deadlines, info->socket_context);
   if (*upload_size) return MHD_NO; /* no bodies here */
+  if (is_rigs_url(url) && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0 || strcmp(method, "OPTIONS") == 0))
+    return handle_rigs(h, conn, url, method);
   if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
     return respond(conn, 405, "text/plain", strdup("method not allowed\n"));
   if (strcmp(url, "/healthz") == 0) return respond_healthz(h, conn);
@@ -155,6 +217,7 @@ struct tress_http *tress_http_start(tress_server *s, char err[256]) {
   h->healthz_stale_ms = cfg->healthz_stale_ms;
   memcpy(h->ops_token, cfg->ops_token, sizeof h->ops_token);
   h->ops_token_len = strlen(h->ops_token);
+  memcpy(h->cache_dir, cfg->cache_dir, sizeof h->cache_dir);
   /* Twice the cap: a closing connection keeps its slot until libmicrohttpd's cleanup. */
   h->deadlines = tress_http_deadlines_start(2 * cfg->http_max_connections, cfg->http_header_timeout_ms,
                                             &s->metrics.http_header_timeouts);

@@ -17,8 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agones.h"
 #include "file_util.h"
 #include "rig_shared.h"
+#include "room_lease.h"
 #include "server.h"
 
 uint64_t tress_server_now_ns(void) {
@@ -41,8 +43,11 @@ static void finish(tress_server *s) {
   uv_close((uv_handle_t *)&s->sigterm, closed_noop);
   uv_close((uv_handle_t *)&s->sigint, closed_noop);
   tress_heartbeat_stop(s);
+  tress_room_lease_stop(s->room_lease);
   tress_rig_shared_stop(s->shared);
   s->shared = NULL;
+  tress_agones_shutdown(s->agones); /* its handles keep the loop until the sidecar has answered */
+  s->agones = NULL;
   tress_net_stop(s);
 }
 
@@ -60,7 +65,12 @@ static int start_shared_cache(tress_server *s) {
   sc.wait_ms = s->cfg.cache_wait_ms;
   sc.poll_ms = s->cfg.cache_poll_ms;
   s->shared = tress_rig_shared_start(s->loop, &sc, &s->log, &s->metrics);
-  return s->shared ? 0 : -1;
+  if (!s->shared) return -1;
+  s->room_lease = tress_room_lease_start(s, tress_rig_shared_link(s->shared), err); /* one link for both */
+  if (!s->room_lease)
+    tress_log_event(&s->log, TRESS_LOG_ERROR, "room_leases_unavailable", "reason=%s action=standalone_rooms",
+                    tress_log_quote(err, (char[300]){0}, 300));
+  return 0;
 }
 
 static void on_drain_tick(uv_timer_t *t) {
@@ -212,6 +222,7 @@ int main(int argc, char **argv) {
   /* After the log line, so whoever waits on the file also finds the line. */
   if (write_port_file(s) != 0)
     tress_log_event(&s->log, TRESS_LOG_WARN, "port_file_failed", "path=%s", s->cfg.port_file);
+  s->agones = tress_agones_start(s); /* Ready only now that ENet is bound */
 
   uv_run(s->loop, UV_RUN_DEFAULT);
 

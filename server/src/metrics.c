@@ -103,6 +103,14 @@ static void shared_tier_prometheus(text_buf *b, tress_metrics *m) {
          LOAD(cache_shared_calls));
   metric(b, "tress_cache_shared_lease_lost_total", "counter", "Leases that expired or were taken while rigging.",
          LOAD(cache_shared_lease_lost));
+  metric(b, "tress_room_leases_held", "gauge", "Open rooms this server holds the fleet-wide lease of.",
+         LOAD(room_leases_held));
+  metric(b, "tress_room_redirects_total", "counter", "Joins answered with the address of the room's owner.",
+         LOAD(room_redirects));
+  metric(b, "tress_room_local_opens_total", "counter", "Rooms opened without a lease (Redis unreachable: standalone).",
+         LOAD(room_local_opens));
+  metric(b, "tress_room_leases_lost_total", "counter", "Open rooms whose lease another server held at renewal.",
+         LOAD(room_leases_lost));
 }
 
 char *tress_metrics_prometheus(tress_metrics *m) {
@@ -183,6 +191,13 @@ static void shared_tier_json(cJSON *o, tress_metrics *m) {
   cJSON_AddNumberToObject(o, "calls", (double)LOAD(cache_shared_calls));
 }
 
+static void room_leases_json(cJSON *o, tress_metrics *m) {
+  cJSON_AddNumberToObject(o, "held", (double)LOAD(room_leases_held));
+  cJSON_AddNumberToObject(o, "redirects", (double)LOAD(room_redirects));
+  cJSON_AddNumberToObject(o, "local_opens", (double)LOAD(room_local_opens));
+  cJSON_AddNumberToObject(o, "lost", (double)LOAD(room_leases_lost));
+}
+
 char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON *root = cJSON_CreateObject();
   if (!root) return NULL;
@@ -211,6 +226,7 @@ char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON_AddNumberToObject(cache, "entries", (double)LOAD(cache_entries));
   cJSON_AddNumberToObject(cache, "bytes", (double)LOAD(cache_bytes));
   shared_tier_json(cJSON_AddObjectToObject(cache, "shared"), m);
+  room_leases_json(cJSON_AddObjectToObject(root, "room_leases"), m);
   cJSON *net = cJSON_AddObjectToObject(root, "net");
   cJSON_AddNumberToObject(net, "bytes_in", (double)LOAD(bytes_in));
   cJSON_AddNumberToObject(net, "bytes_out", (double)LOAD(bytes_out));

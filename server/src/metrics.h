@@ -29,6 +29,10 @@ typedef struct tress_metrics {
   atomic_uint_fast64_t cache_shared_corrupt, cache_shared_writes, cache_shared_write_failures, cache_shared_errors;
   atomic_uint_fast64_t cache_shared_degraded, cache_shared_degraded_total, cache_shared_lease_lost;
   atomic_uint_fast64_t cache_shared_local_rigs, cache_shared_calls; /* calls: Redis round trips sent */
+  /* Room leases (room_lease.c, with cache_url): rooms held under a lease (gauge), JOIN_ROOMs
+   * answered with the owner's address, rooms opened without a lease (Redis down: standalone),
+   * leases found held by another server while this one had the room open. */
+  atomic_uint_fast64_t room_leases_held, room_redirects, room_local_opens, room_leases_lost;
   atomic_uint_fast64_t bytes_in, bytes_out, messages_in, messages_out;
   atomic_uint_fast64_t errors_sent, malformed, rate_limited, disconnects_forced;
   atomic_uint_fast64_t auth_refused; /* HELLOs and JOINs refused for their token */

@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "preskinned.h"
+#include "rig_glb.h"
 #include "rig_shared.h"
 #include "server.h"
 #include "tress/mesh_hash.h"
@@ -50,6 +51,7 @@ struct tress_rig_job {
   tress_rig_job *next;
   uint32_t creator_slot, creator_peer_id; /* whose spawn started it (per-peer rig limit) */
   uint32_t creator_host;                  /* and from which IPv4 address (the limit outlives the connection) */
+  char creator_player[TRESS_WIRE_NAME_CAP]; /* the join token's player id, "" without signed tokens */
   char asset_id[TRESS_WIRE_TEXT_CAP];
   tress_wire_rig_options options;
   bool pre_skinned; /* the file's own skin, not a rig */
@@ -159,6 +161,8 @@ static void rig_stage(tress_rig_job *j, const tress_mesh *mesh) {
     if (!j->entry) j->fail_code = TRESS_CODE_RIG_FAILED;
     else if (tress_rig_cache_write_file(j->cache_dir, j->entry, j->write_error) == 0)
       atomic_fetch_add(&j->metrics->cache_disk_writes, 1);
+    /* the ops /rigs view (rig_glb.h): best effort, a rig never fails for it */
+    if (j->entry) (void)tress_rig_glb_write(j->cache_dir, j->entry->key, out.mesh);
     if (j->entry && j->use_shared) j->shared_value = tress_rig_cache_shared_value(j->entry, &j->shared_value_len);
   }
   tress_rig_output_free(&out);
@@ -276,8 +280,6 @@ static void finish_job(tress_rig_job *j, bool cancelled) {
   double cpu_start = thread_cpu_ms();
   tress_server *s = j->server;
   unlink_job(s, j);
-  tress_peer *creator = &s->peers[j->creator_slot];
-  if (creator->enet && creator->peer_id == j->creator_peer_id && creator->rigs_in_flight) creator->rigs_in_flight--;
   if (j->flight_started) /* store what this server rigged, then give the lease back */
     tress_rig_shared_end(&j->flight, j->rigged && j->entry ? j->shared_value : NULL, j->shared_value_len);
   if (j->mesh) tress_mesh_release(j->mesh);
@@ -500,21 +502,32 @@ void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t idx) {
   }
   j->creator_slot = c->owner_slot;
   j->creator_peer_id = c->owner_peer_id;
-  j->creator_host = s->peers[c->owner_slot].enet ? s->peers[c->owner_slot].enet->address.host : 0;
-  s->peers[c->owner_slot].rigs_in_flight++;
+  const tress_peer *owner = &s->peers[c->owner_slot];
+  j->creator_host = owner->enet ? owner->enet->address.host : 0;
+  snprintf(j->creator_player, sizeof j->creator_player, "%s", owner->player_id);
   j->next = s->jobs.head;
   s->jobs.head = j;
   s->jobs.count++;
   atomic_store(&s->metrics.rig_jobs_in_flight, s->jobs.count);
 }
 
-uint32_t tress_rig_jobs_orphaned_from(const tress_server *s, uint32_t host) {
+/* Whether job j counts against the rig limit of the peer in slot: the limit follows who the
+ * client is, not its connection. With a signed token that is the player id (any connection, any
+ * address); without, this connection, plus what departed connections from the same address left
+ * running (live peers behind one NAT keep their own limits). */
+static bool counts_against(const tress_server *s, const tress_rig_job *j, uint32_t slot) {
+  const tress_peer *p = &s->peers[slot];
+  if (p->player_id[0]) return strcmp(j->creator_player, p->player_id) == 0;
+  if (j->creator_player[0]) return false;
+  if (j->creator_slot == slot && j->creator_peer_id == p->peer_id) return true;
+  const tress_peer *creator = &s->peers[j->creator_slot];
+  bool creator_gone = !creator->enet || creator->peer_id != j->creator_peer_id;
+  return creator_gone && p->enet && j->creator_host == p->enet->address.host;
+}
+
+uint32_t tress_rig_jobs_in_flight_for(const tress_server *s, uint32_t slot) {
   uint32_t n = 0;
-  for (const tress_rig_job *j = s->jobs.head; j; j = j->next) {
-    const tress_peer *creator = &s->peers[j->creator_slot];
-    bool creator_gone = !creator->enet || creator->peer_id != j->creator_peer_id;
-    n += creator_gone && j->creator_host == host;
-  }
+  for (const tress_rig_job *j = s->jobs.head; j; j = j->next) n += counts_against(s, j, slot);
   return n;
 }
 

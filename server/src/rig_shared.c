@@ -221,6 +221,8 @@ void tress_rig_shared_stop(tress_rig_shared *t) {
   uv_close((uv_handle_t *)&t->tick, on_tick_closed);
 }
 
+tress_redis_link *tress_rig_shared_link(tress_rig_shared *t) { return t ? t->link : NULL; }
+
 bool tress_rig_shared_begin(tress_rig_shared *t, tress_shared_flight *f, const uint8_t key[TRESS_RIG_KEY_BYTES],
                             tress_shared_done_fn done, void *owner) {
   memset(f, 0, sizeof *f);

@@ -74,6 +74,9 @@ bool tress_rig_shared_begin(tress_rig_shared *tier, tress_shared_flight *f, cons
  * so a waiter never sees the lease gone before the value is there. Fire and forget. */
 void tress_rig_shared_end(tress_shared_flight *f, const uint8_t *value, size_t len);
 
+/* The tier's Redis connection, which room leases (room_lease.h) share: one link, one degraded gauge. */
+tress_redis_link *tress_rig_shared_link(tress_rig_shared *tier);
+
 /* "<namespace>:rig:<format>:<64 hex>" (the value; the lease adds ":lease"). */
 void tress_rig_shared_value_key(const char *namespace_, const uint8_t key[TRESS_RIG_KEY_BYTES], char *out, size_t cap);
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agones.h"
+#include "room_lease.h"
 #include "server.h"
 
 static void publish_rooms(tress_server *s) {
@@ -46,6 +48,7 @@ static int32_t create_room(tress_server *s, const char *name) {
     r->used = true;
     snprintf(r->name, sizeof r->name, "%s", name);
     s->live_rooms++;
+    tress_agones_rooms_changed(s->agones);
     return (int32_t)i;
   }
   return -1;
@@ -63,13 +66,14 @@ void tress_room_join(tress_server *s, uint32_t slot, const tress_msg_join_room *
     return;
   }
   if (!tress_auth_check_join(s, slot, m->room)) return;
+  if (!tress_room_lease_admit(s, slot, m->room)) return; /* redirected, or waiting on the fleet's lease */
   int32_t ri = find_room(s, m->room);
   if (ri >= 0 && s->rooms[ri].member_count >= s->cfg.max_room_peers) {
     tress_net_send_error(s, slot, TRESS_CODE_ROOM_FULL, TRESS_MSG_JOIN_ROOM, 0, 0, "room is full (%u peers)",
                          s->cfg.max_room_peers);
     return;
   }
-  if (ri < 0) ri = create_room(s, m->room);
+  if (ri < 0 && (ri = create_room(s, m->room)) >= 0) tress_room_lease_opened(s, ri);
   if (ri < 0) {
     tress_net_send_error(s, slot, TRESS_CODE_INTERNAL, TRESS_MSG_JOIN_ROOM, 0, 0, "cannot create room");
     return;
@@ -105,6 +109,7 @@ void tress_room_join(tress_server *s, uint32_t slot, const tress_msg_join_room *
 
 void tress_room_leave(tress_server *s, uint32_t slot) {
   tress_peer *p = &s->peers[slot];
+  tress_room_lease_forget_join(s, slot);
   if (p->room < 0) return;
   tress_room *r = &s->rooms[p->room];
   for (uint32_t i = 0; i < r->member_count; i++) {
@@ -113,12 +118,15 @@ void tress_room_leave(tress_server *s, uint32_t slot) {
     r->member_count--;
     break;
   }
+  int32_t ri = p->room;
   p->room = -1;
   if (r->member_count == 0) {
+    tress_room_lease_closed(s, ri);
     free(r->members);
     free(r->characters);
     memset(r, 0, sizeof *r);
     s->live_rooms--;
+    tress_agones_rooms_changed(s->agones);
   }
   publish_rooms(s);
 }

@@ -40,7 +40,6 @@ typedef struct tress_peer {
   uint64_t refill_ms;
   uint64_t rate_error_ms; /* when the last RATE_LIMITED went out (one per second at most) */
   uint32_t strikes;
-  uint32_t rigs_in_flight; /* rig jobs this peer's spawns started that have not finished */
 } tress_peer;
 
 /* ---- rooms ---------------------------------------------------------------------------------- */
@@ -111,6 +110,7 @@ typedef struct tress_server {
   tress_asset_store store;
   tress_rig_cache cache;
   struct tress_rig_shared *shared; /* the Redis tier (rig_shared.h); NULL without cache_url */
+  struct tress_room_lease *room_lease; /* one room on one server (room_lease.h); NULL without cache_url */
   tress_rig_jobs jobs;
   tress_rig_failures rig_failures; /* failed rigs remembered for cfg.failed_rig_ttl_ms */
   tress_auth auth;
@@ -133,6 +133,7 @@ typedef struct tress_server {
   uint8_t *scratch; /* control-message encode buffer, TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES */
 
   struct tress_http *http;
+  struct tress_agones *agones; /* agones.h; NULL unless AGONES_SDK_HTTP_PORT is set */
   uv_check_t heartbeat_check;    /* refreshes metrics.loop_heartbeat_ms every iteration */
   uv_signal_t test_stall_signal; /* armed only by TRESS_TEST_ONLY_LOOP_STALL_MS (heartbeat.c) */
   uint32_t test_stall_ms;
@@ -207,9 +208,10 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t a
 /* Starts (or joins) the rig of one accessory. Settles immediately on a memory cache hit. */
 void tress_rig_jobs_request(tress_server *s, tress_character *c, uint8_t accessory_index);
 void tress_rig_jobs_cancel_all(tress_server *s);
-/* Rig jobs still in flight whose creating peer has gone, started from this IPv4 address: they
- * count against the address's next connections, so reconnecting does not reset the rig limit. */
-uint32_t tress_rig_jobs_orphaned_from(const tress_server *s, uint32_t host);
+/* Rig jobs in flight that count against this peer's max_rigs_per_peer: those of the same
+ * identity (the join token's player id, else this connection and the departed connections of its
+ * address), so reconnecting does not reset the limit. */
+uint32_t tress_rig_jobs_in_flight_for(const tress_server *s, uint32_t slot);
 
 /* heartbeat.c: the loop's liveness for /healthz, and the test-only loop stall hook. */
 uint64_t tress_heartbeat_now_ms(void); /* CLOCK_MONOTONIC, the clock both threads compare */

@@ -192,10 +192,9 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
   }
   /* Rigs are the expensive thing a client can ask for: a peer whose spawns already have
    * max_rigs_per_peer rigs running waits (and retries) instead of queueing more. */
-  /* The limit follows the client, not the connection: rigs a departed connection from the same
-   * address left running count too, so disconnect-and-reconnect cannot queue more. (Live peers
-   * sharing an address, e.g. behind one NAT, keep their own limits.) */
-  uint32_t in_flight = p->rigs_in_flight + tress_rig_jobs_orphaned_from(s, p->enet->address.host);
+  /* The limit follows the client's identity, not the connection (rig_jobs.c counts_against), so
+   * disconnect-and-reconnect cannot queue more. */
+  uint32_t in_flight = tress_rig_jobs_in_flight_for(s, slot);
   if (in_flight >= s->cfg.max_rigs_per_peer) {
     atomic_fetch_add(&s->metrics.rate_limited, 1);
     tress_net_send_error(s, slot, TRESS_CODE_RATE_LIMITED, TRESS_MSG_SPAWN_CHARACTER, m->request_id, 0,

@@ -2,7 +2,7 @@
  *
  *   tress-rig hair.glb -o hair_rigged(.glb|.gltf) [--sectors N] [--segments N] [--max-influences N]
  *             [--axis x,y,z] [--root x,y,z] [--mode sectors|strands] [--max-chains N]
- *             [--rerig] [--report] [--json]
+ *             [--rerig] [--report] [--json] [--bake SECONDS]
  *   tress-rig --generate bob|ponytail|long|afro -o FILE(.glb|.gltf|.obj) [--json]
  *   tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]   (spring_report.c: what the importer made)
  *
@@ -23,6 +23,7 @@
 #include "tress/sample_hair.h"
 #include "tress/spring_report.h"
 
+#include "bake.h"
 #include "rig_report.h"
 
 /* The rig options, so the tool can say which were given and which it did not use. */
@@ -44,6 +45,7 @@ typedef struct args {
   bool json;
   bool rerig;  /* rig an input that is already skinned (its skin is replaced) */
   bool report; /* per chain: vertices skinned, length, empty bones, bones outside the mesh */
+  double bake;  /* --bake SECONDS: the output also holds the sway clip (bake.h); 0 = off */
   tress_rig_opts rig;
 } args;
 
@@ -57,7 +59,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: tress-rig MESH(.glb|.gltf|.obj) -o OUT(.glb|.gltf) [--sectors N] [--segments N] [--max-influences N]\n"
           "                 [--axis x,y,z] [--root x,y,z] [--mode sectors|strands]\n"
-          "                 [--max-chains N] [--rerig] [--report] [--json]\n"
+          "                 [--max-chains N] [--rerig] [--report] [--json] [--bake SECONDS]\n"
+          "       tress-rig SKINNED(.glb|.gltf) -o OUT.glb --bake SECONDS   (bakes the skin as it is)\n"
           "       tress-rig --generate bob|ponytail|long|afro -o OUT(.glb|.gltf|.obj) [--json]\n"
           "       tress-rig --springs MODEL(.vrm|.glb|.gltf) [--json]\n");
 }
@@ -96,6 +99,11 @@ static int parse_args(int argc, char **argv, args *a) {
     i++;
     if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) a->output = val;
     else if (strcmp(s, "--generate") == 0) a->generate = val;
+    else if (strcmp(s, "--bake") == 0) {
+      char *end;
+      a->bake = strtod(val, &end);
+      ok = end != val && !*end && a->bake > 0.0 && a->bake <= 600.0;
+    }
     else if (strcmp(s, "--sectors") == 0) ok = parse_count(val, &a->rig.plan.sectors);
     else if (strcmp(s, "--segments") == 0) ok = parse_count(val, &a->rig.plan.segments);
     else if (strcmp(s, "--max-influences") == 0) ok = parse_count(val, &a->rig.plan.max_influences);
@@ -242,14 +250,52 @@ static void options_into_bind_space(const float m[16], tress_plan_opts *plan, ch
   if (plan->has_root) memcpy(plan->root, root, sizeof root);
 }
 
+/* --bake: the rigged (or already skinned) mesh with its sway under the scripted head motion. */
+static int bake_to(const args *a, const tress_mesh *m, const tress_gltf_source *src) {
+  bake_opts o = bake_default_opts();
+  o.seconds = a->bake;
+  bake_clip clip;
+  tress_error err = {0};
+  if (bake_write(m, src, &o, a->output, &clip, &err) != 0) {
+    fprintf(stderr, "tress-rig: bake: %s\n", err.message);
+    return 1;
+  }
+  if (!a->json)
+    fprintf(stderr, "tress-rig: baked %s: %u frames at %g Hz, %u rotation channels (walk, turn, nod, stop)\n", a->output,
+            clip.frame_count, o.fixed_hz, clip.channel_count);
+  bake_clip_free(&clip);
+  return 0;
+}
+
+/* --bake of a file that is skinned already (no --rerig): its own skin, baked as it is. */
+static int cmd_bake_skinned(const args *a, tress_mesh *in) {
+  char warnings[TOOL_WARNINGS_MAX] = "";
+  tress_gltf_source *src = load_source(a->input, warnings);
+  if (warnings[0]) fprintf(stderr, "tress-rig: warning: %s\n", warnings);
+  int rc = bake_to(a, in, src);
+  if (rc == 0) {
+    if (a->json) printf("{\"input\":\"%s\",\"output\":\"%s\",\"bones\":%u,\"baked_seconds\":%g}\n", a->input, a->output, in->bone_count, a->bake);
+    else printf("%s -> %s (baked %g s, %u bones)\n", a->input, a->output, a->bake, in->bone_count);
+  }
+  tress_gltf_source_destroy(src);
+  tress_mesh_release(in);
+  return rc;
+}
+
 static int cmd_rig(const args *a) {
   const char *problem = tress_mesh_file_output_problem(a->output, true); /* a rig is a skin */
   if (problem) { fprintf(stderr, "tress-rig: %s: %s\n", a->output, problem); return 2; }
+  size_t out_len = strlen(a->output);
+  if (a->bake > 0.0 && (out_len < 4 || strcasecmp(a->output + out_len - 4, ".glb") != 0)) {
+    fprintf(stderr, "tress-rig: %s: --bake writes a glTF binary (.glb)\n", a->output);
+    return 2;
+  }
   tress_error err = {0};
   double t0 = now_ms();
   tress_mesh *in = tress_mesh_file_load(a->input, &err);
   if (!in) { fprintf(stderr, "tress-rig: %s: %s\n", a->input, err.message); return 1; }
   bool input_skinned = tress_mesh_is_skinned(in);
+  if (input_skinned && !a->rerig && a->bake > 0.0) return cmd_bake_skinned(a, in);
   if (input_skinned && !a->rerig) {
     fprintf(stderr, "tress-rig: %s: the mesh is already skinned (%u bones); rigging would replace its skin. "
                     "Pass --rerig to replace it\n", a->input, in->bone_count);
@@ -274,8 +320,8 @@ static int cmd_rig(const args *a) {
     return 1;
   }
   err = (tress_error){0};
-  int rc = tress_mesh_file_write_from(out.mesh, src, a->output, &err);
-  if (rc != 0) fprintf(stderr, "tress-rig: %s\n", err.message);
+  int rc = a->bake > 0.0 ? bake_to(a, out.mesh, src) : tress_mesh_file_write_from(out.mesh, src, a->output, &err);
+  if (rc != 0 && a->bake <= 0.0) fprintf(stderr, "tress-rig: %s\n", err.message);
   tress_gltf_source_destroy(src);
   double t3 = now_ms();
   if (out.warning_text[0]) append_warning(warnings, "%s", out.warning_text);

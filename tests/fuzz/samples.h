@@ -339,6 +339,16 @@ static inline bool sample_message(tress_msg_type type, int variant, tress_msg *m
     if (max) sample_long_name(msg->error.text, TRESS_WIRE_MAX_TEXT_BYTES);
     else if (!min) strcpy(msg->error.text, "character 3 belongs to peer 2");
     return true;
+  case TRESS_MSG_REDIRECT:
+    if (max) {
+      sample_long_name(msg->redirect.room, TRESS_WIRE_MAX_NAME_BYTES);
+      sample_long_name(msg->redirect.host, TRESS_WIRE_MAX_TEXT_BYTES);
+    } else {
+      strcpy(msg->redirect.room, min ? "r" : "arena-7");
+      strcpy(msg->redirect.host, min ? "h" : "tress-2.tress.svc.cluster.local");
+    }
+    msg->redirect.port = max ? 0xFFFF : min ? 1 : 7777;
+    return true;
   }
   return false;
 }

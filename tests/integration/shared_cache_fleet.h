@@ -96,7 +96,11 @@ static inline void fleet_launch(fleet *f, int i, const char *tag, const char *re
 static inline void fleet_connect(fleet *f, int i) {
   f->c[i] = calloc(1, sizeof *f->c[i]);
   assert_int_equal(th_client_connect(f->c[i], f->s[i].udp_port), 0);
-  assert_int_equal(th_client_hello_join(f->c[i], "shared-cache-test", "r"), 0);
+  /* a room of each server's own: rooms are leased fleet-wide (room_lease.c), and a room named
+   * after a dead server's would be redirected to it until its lease ran out */
+  char room[32];
+  snprintf(room, sizeof room, "r%d-%ld", i, (long)f->s[i].pid);
+  assert_int_equal(th_client_hello_join(f->c[i], "shared-cache-test", room), 0);
 }
 
 static inline void fleet_start_server(fleet *f, int i, const char *tag, const char *redis_url) {

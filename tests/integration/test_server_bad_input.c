@@ -129,6 +129,10 @@ static void test_bad_input(void **state) {
   tmpl[TRESS_MSG_SETTINGS_UPDATE].settings_update.chain_settings = tress_default_chain_settings();
   tmpl[TRESS_MSG_ERROR].type = TRESS_MSG_ERROR;
   tmpl[TRESS_MSG_ERROR].error.code = TRESS_CODE_INTERNAL;
+  tmpl[TRESS_MSG_REDIRECT].type = TRESS_MSG_REDIRECT;
+  snprintf(tmpl[TRESS_MSG_REDIRECT].redirect.room, TRESS_WIRE_NAME_CAP, "r");
+  snprintf(tmpl[TRESS_MSG_REDIRECT].redirect.host, TRESS_WIRE_TEXT_CAP, "127.0.0.1");
+  tmpl[TRESS_MSG_REDIRECT].redirect.port = 7777;
 
   int errors = 0;
   uint8_t garbage[64], *big = malloc(70000);

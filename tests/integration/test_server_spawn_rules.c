@@ -6,7 +6,9 @@
  *    answer as an id that does not exist (no existence oracle across rooms); in the same room
  *    it is NOT_OWNER;
  *  - the per-peer rig limit follows the client's address across reconnects: a rig a departed
- *    connection left running still counts, while another address is not held back. */
+ *    connection left running still counts, while another address is not held back;
+ *  - with signed join tokens it follows the token's player id instead: the same player back from
+ *    another address is held back, another player from the first address is not. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,8 +19,10 @@
 #include <cmocka.h>
 #include <math.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "support/server_harness.h"
+#include "tress/join_token.h"
 
 static th_client *joined(th_server *s, const char *name, const char *room) {
   th_client *c = calloc(1, sizeof *c);
@@ -175,7 +179,7 @@ static void write_big_hair(const char *path) {
   assert_int_equal(fclose(f), 0);
 }
 
-static th_client *joined_from(th_server *s, const char *ip, const char *name) {
+static th_client *connected_from(th_server *s, const char *ip) {
   th_client *c = calloc(1, sizeof *c);
   ENetAddress bind_to, server;
   enet_address_set_host_ip(&bind_to, ip);
@@ -187,21 +191,40 @@ static th_client *joined_from(th_server *s, const char *ip, const char *name) {
   c->peer = enet_host_connect(c->host, &server, TRESS_CHANNEL_COUNT, 0);
   for (int i = 0; i < 500 && !c->connected; i++) th_client_pump(c, 10);
   assert_true(c->connected);
+  return c;
+}
+
+static th_client *joined_from(th_server *s, const char *ip, const char *name) {
+  th_client *c = connected_from(s, ip);
   assert_int_equal(th_client_hello_join(c, name, "r"), 0);
   return c;
+}
+
+/* A store with the sample meshes and big_hair.obj, whose rig is still running a moment later. */
+static void big_hair_store(th_server *s) {
+  char cmd[2048], path[1200];
+  snprintf(s->assets, sizeof s->assets, "%s/assets", s->dir);
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s/meshes' && cp '%s/assets/meshes/'*.glb '%s/meshes/'", s->assets,
+           th_source_dir(), s->assets);
+  assert_int_equal(system(cmd), 0);
+  snprintf(path, sizeof path, "%s/meshes/big_hair.obj", s->assets);
+  write_big_hair(path);
+}
+
+/* The sample character wearing big_hair.obj; the answer to it is the caller's to wait for. */
+static void spawn_big_hair(th_client *c, uint32_t request_id) {
+  tress_msg spawn;
+  assert_int_equal(th_spawn_load(&spawn, "ava.json", request_id), 0);
+  snprintf(spawn.spawn_character.manifest.accessories[0].mesh_asset_id, TRESS_WIRE_TEXT_CAP, "meshes/big_hair.obj");
+  assert_int_equal(th_client_send(c, &spawn), 0);
+  th_spawn_free(&spawn);
 }
 
 static void test_rig_limit_survives_a_reconnect(void **state) {
   (void)state;
   th_server s;
   th_server_init(&s, "rig-limit");
-  char cmd[2048], path[1200];
-  snprintf(s.assets, sizeof s.assets, "%s/assets", s.dir);
-  snprintf(cmd, sizeof cmd, "mkdir -p '%s/meshes' && cp '%s/assets/meshes/'*.glb '%s/meshes/'", s.assets,
-           th_source_dir(), s.assets);
-  assert_int_equal(system(cmd), 0);
-  snprintf(path, sizeof path, "%s/meshes/big_hair.obj", s.assets);
-  write_big_hair(path);
+  big_hair_store(&s);
   const char *extra[] = {"--max-rigs-per-peer", "1", NULL};
   assert_int_equal(th_server_start(&s, extra), 0);
 
@@ -240,11 +263,82 @@ static void test_rig_limit_survives_a_reconnect(void **state) {
   th_server_cleanup(&s);
 }
 
+/* HELLO with a signed token for (player, room "r") from ip, then JOIN "r". */
+static th_client *joined_as(th_server *s, const tress_join_key *key, const char *ip, const char *player) {
+  char token[TRESS_JOIN_TOKEN_CAP];
+  tress_error err;
+  assert_int_equal(tress_join_token_mint(key, player, "r", (uint64_t)time(NULL) + 300, token, &err), TRESS_OK);
+  th_client *c = connected_from(s, ip);
+  tress_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = TRESS_MSG_HELLO;
+  m.hello.version_major = TRESS_PROTOCOL_VERSION_MAJOR;
+  m.hello.version_minor = TRESS_PROTOCOL_VERSION_MINOR;
+  snprintf(m.hello.client_name, sizeof m.hello.client_name, "%s", player);
+  snprintf(m.hello.auth_token, sizeof m.hello.auth_token, "%s", token);
+  assert_int_equal(th_client_send(c, &m), 0);
+  assert_non_null(th_client_wait(c, TRESS_MSG_WELCOME, 5000));
+  memset(&m, 0, sizeof m);
+  m.type = TRESS_MSG_JOIN_ROOM;
+  snprintf(m.join_room.room, sizeof m.join_room.room, "r");
+  assert_int_equal(th_client_send(c, &m), 0);
+  assert_non_null(th_client_wait(c, TRESS_MSG_ROOM_JOINED, 5000));
+  return c;
+}
+
+static void test_rig_limit_follows_the_token_player(void **state) {
+  (void)state;
+  th_server s;
+  th_server_init(&s, "rig-limit-player");
+  big_hair_store(&s);
+  tress_join_key key;
+  char key_hex[TRESS_JOIN_KEY_HEX_CAP], key_path[700];
+  tress_join_key_generate(&key);
+  tress_join_key_to_hex(&key, key_hex);
+  snprintf(key_path, sizeof key_path, "%s/join.key", s.dir);
+  FILE *k = fopen(key_path, "w");
+  assert_non_null(k);
+  fprintf(k, "%s\n", key_hex);
+  assert_int_equal(fclose(k), 0);
+  const char *extra[] = {"--max-rigs-per-peer", "1", "--join-key-file", key_path, NULL};
+  assert_int_equal(th_server_start(&s, extra), 0);
+
+  /* Player p1 starts the long rig from one address and leaves. */
+  th_client *first = joined_as(&s, &key, "127.0.0.1", "p1");
+  spawn_big_hair(first, 1);
+  assert_non_null(th_client_wait(first, TRESS_MSG_CHARACTER_ADDED, 5000));
+  drop(first);
+
+  /* p1 again, with a fresh token, from another address: still p1's rig. */
+  th_client *moved = joined_as(&s, &key, "127.0.0.2", "p1");
+  spawn_big_hair(moved, 2);
+  const tress_msg *e = th_client_wait(moved, TRESS_MSG_ERROR, 5000);
+  assert_non_null(e);
+  assert_int_equal(e->error.code, TRESS_CODE_RATE_LIMITED);
+  assert_int_equal(e->error.request_id, 2);
+  assert_true((int)th_metric(s.http_port, "tress_rig_jobs_in_flight") >= 1); /* the check ran while it ran */
+
+  /* Another player from p1's first address is not p1. */
+  th_client *other = joined_as(&s, &key, "127.0.0.1", "p2");
+  tress_msg spawn;
+  assert_int_equal(th_spawn_load(&spawn, "ava.json", 3), 0);
+  assert_int_equal(th_client_send(other, &spawn), 0);
+  th_spawn_free(&spawn);
+  assert_non_null(th_client_wait(other, TRESS_MSG_BIND, 60000));
+  assert_int_equal(th_client_count(other, TRESS_MSG_ERROR), 0);
+
+  drop(moved);
+  drop(other);
+  assert_int_equal(th_server_stop(&s, SIGTERM, 30000), 0);
+  th_server_cleanup(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_spawn_whose_added_cannot_encode_is_refused_whole),
       cmocka_unit_test(test_no_character_oracle_across_rooms),
       cmocka_unit_test(test_rig_limit_survives_a_reconnect),
+      cmocka_unit_test(test_rig_limit_follows_the_token_player),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

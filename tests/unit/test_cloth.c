@@ -1,6 +1,7 @@
 /* test_cloth.c - cloth sheets: constraint counts, the parallel Jacobi path on real threads
  * (finite at 1..64 iterations, identical with 1 and 4 workers), pins on parts, cutting, bad input.
- * White-box (particles.h): it switches a sheet to the generic adjacency path to compare the two. */
+ * White-box (particles.h): it checks which path (grid stencils or the generic adjacency lists) a
+ * sheet runs, so the comparison of the two compares two paths. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "particles.h" /* tress__particles_of: switch a sheet to the adjacency path */
+#include "particles.h" /* tress__particles_of: which path a sheet runs */
 #include "tress/rope.h"
 #include "support/alloc_count.h"
 #include "support/job_pool.h"
@@ -29,7 +30,8 @@ typedef struct world {
   tress_sim *sim;
 } world;
 
-static world world_make(job_pool *p) {
+/* reference_particle_paths: the sim def's switch to the generic (adjacency) cloth loops. */
+static world world_make_paths(job_pool *p, bool reference_particle_paths) {
   world w;
   w.scene = th_scene();
   tress_sim_def def = tress_default_sim_def();
@@ -39,10 +41,13 @@ static world world_make(job_pool *p) {
   def.ambient_wind[0] = 20.0f;
   def.ambient_wind[2] = 35.0f;
   def.jobs = job_pool_jobs(p);
+  def.reference_particle_paths = reference_particle_paths;
   w.sim = tress_sim_create(&def);
   assert_non_null(w.sim);
   return w;
 }
+
+static world world_make(job_pool *p) { return world_make_paths(p, false); }
 
 static void world_free(world *w) {
   tress_sim_destroy(w->sim);
@@ -251,7 +256,7 @@ static void test_cloth_bad_input(void **state) {
 /* A sheet of width w, height h pinned at its top corners, a few constraints cut (a tear along a
  * row, an edge, a shear); adjacency true runs the generic CSR Jacobi instead of the stencils. */
 static void run_sheet(uint32_t w, uint32_t h, bool adjacency, float *out) {
-  world s = world_make(NULL);
+  world s = world_make_paths(NULL, adjacency);
   tress_cloth_def d = tress_default_cloth_def();
   d.width = w;
   d.height = h;
@@ -263,8 +268,7 @@ static void run_sheet(uint32_t w, uint32_t h, bool adjacency, float *out) {
   assert_int_equal(tress_sim_bind_cloth(s.sim, &d, &hd, NULL), TRESS_OK);
   tress_particles *ps = tress__particles_of(s.sim, hd);
   assert_non_null(ps);
-  assert_int_equal(ps->grid_w, w); /* cloth runs the stencils by default */
-  if (adjacency) ps->grid_w = 0;
+  assert_int_equal(ps->grid_w, adjacency ? 0 : w); /* cloth runs the stencils unless told not to */
   run(&s, 1.0);
   uint32_t r = h / 2;
   for (uint32_t c = 0; c + 1 < w; c++) assert_int_equal(tress_cloth_cut(s.sim, hd, r * w + c, r * w + c + 1), TRESS_OK);

@@ -12,6 +12,7 @@
 
 #include "tress/codec.h"
 #include "tress/collider.h"
+#include "tress/debug_draw.h"
 #include "tress/msg.h"
 #include "tress/plan.h"
 #include "tress/pose.h"
@@ -120,6 +121,11 @@ static void test_sim_enums(void **state) {
         TRESS_RELAX_GAUSS_SEIDEL, TRESS_RELAX_JACOBI);
   NAMES(tress_rope_lod, tress_rope_lod_name, TRESS_ROPE_FROZEN + 1, TRESS_ROPE_FULL, TRESS_ROPE_REDUCED,
         TRESS_ROPE_FROZEN);
+  NAMES(tress_debug_shape_kind, tress_debug_shape_kind_name, TRESS_DEBUG_PLANE + 1, TRESS_DEBUG_LINE,
+        TRESS_DEBUG_POINT, TRESS_DEBUG_SPHERE, TRESS_DEBUG_CAPSULE, TRESS_DEBUG_PLANE);
+  NAMES(tress_debug_role, tress_debug_role_name, TRESS_DEBUG_PENDULUM + 1, TRESS_DEBUG_BONE_ANIMATED,
+        TRESS_DEBUG_BONE_SIMULATED, TRESS_DEBUG_STRAND_RADIUS, TRESS_DEBUG_END_TIP, TRESS_DEBUG_COLLIDER,
+        TRESS_DEBUG_ROPE, TRESS_DEBUG_CLOTH, TRESS_DEBUG_PENDULUM);
   NAMES(tress_spring_source, tress_spring_source_name, TRESS_SPRING_FROM_NAME + 1, TRESS_SPRING_FROM_VRM1,
         TRESS_SPRING_FROM_VRM0, TRESS_SPRING_FROM_EXTRAS, TRESS_SPRING_FROM_NAME);
 }
@@ -153,7 +159,7 @@ static void test_protocol_enums(void **state) {
   NAMES(tress_msg_type, tress_msg_type_name, TRESS_MSG_TYPE_MAX + 1, TRESS_MSG_HELLO, TRESS_MSG_WELCOME,
         TRESS_MSG_REJECT, TRESS_MSG_JOIN_ROOM, TRESS_MSG_ROOM_JOINED, TRESS_MSG_SPAWN_CHARACTER,
         TRESS_MSG_DESPAWN_CHARACTER, TRESS_MSG_CHARACTER_ADDED, TRESS_MSG_CHARACTER_REMOVED, TRESS_MSG_RIG_RESULT,
-        TRESS_MSG_RIG_FAILED, TRESS_MSG_BIND, TRESS_MSG_SETTINGS_UPDATE, TRESS_MSG_ERROR);
+        TRESS_MSG_RIG_FAILED, TRESS_MSG_BIND, TRESS_MSG_SETTINGS_UPDATE, TRESS_MSG_ERROR, TRESS_MSG_REDIRECT);
   assert_string_equal(tress_msg_type_name((tress_msg_type)0), "unknown");
   NAMES(tress_wire_code, tress_wire_code_name, TRESS_CODE_COUNT, TRESS_CODE_NONE, TRESS_CODE_MALFORMED,
         TRESS_CODE_UNKNOWN_TYPE, TRESS_CODE_TOO_LARGE, TRESS_CODE_BAD_VERSION, TRESS_CODE_AUTH_FAILED,

@@ -570,6 +570,52 @@ static void test_json_rendering(void **state) {
 
 
 /* Deterministic xorshift so the weights are varied but the test is repeatable. */
+/* REDIRECT (1.2) from hand-written bytes, as PROTOCOL.md 4.15 lays it out: room str, host str,
+ * port u16 little-endian; an empty room or host, port 0, a cut or a trailing byte is refused. */
+static void test_redirect_wire_layout(void **state) {
+  (void)state;
+  uint8_t bytes[64] = {TRESS_MSG_REDIRECT, 5, 'l', 'o', 'b', 'b', 'y', 8, '1', '0', '.', '0', '.', '0', '.', '7',
+                       0x61, 0x1e}; /* port 7777 */
+  size_t n = 18;
+  tress_msg m;
+  tress_wire_error err;
+  assert_int_equal(tress_msg_decode(bytes, n, &m, &err), TRESS_WIRE_OK);
+  assert_int_equal(m.type, TRESS_MSG_REDIRECT);
+  assert_string_equal(m.redirect.room, "lobby");
+  assert_string_equal(m.redirect.host, "10.0.0.7");
+  assert_int_equal(m.redirect.port, 7777);
+  /* the encoder writes exactly these bytes back */
+  uint8_t again[64];
+  size_t len = 0;
+  assert_int_equal(tress_msg_encode(&m, again, sizeof again, &len, &err), TRESS_WIRE_OK);
+  assert_int_equal(len, n);
+  assert_memory_equal(again, bytes, n);
+  tress_msg_free(&m);
+
+  bytes[n] = 0;
+  assert_int_equal(decode_copy(bytes, n + 1, NULL), TRESS_WIRE_ERR_TRAILING_BYTES);
+  assert_int_equal(decode_copy(bytes, n - 1, NULL), TRESS_WIRE_ERR_TRUNCATED);
+  uint8_t zero_port[64];
+  memcpy(zero_port, bytes, n);
+  zero_port[n - 2] = zero_port[n - 1] = 0;
+  assert_int_equal(decode_copy(zero_port, n, &err), TRESS_WIRE_ERR_BAD_INDEX);
+  assert_non_null(strstr(err.message, "port"));
+  const uint8_t empty_room[] = {TRESS_MSG_REDIRECT, 0, 1, 'h', 0x61, 0x1e};
+  assert_int_equal(decode_copy(empty_room, sizeof empty_room, &err), TRESS_WIRE_ERR_EMPTY_STRING);
+  const uint8_t empty_host[] = {TRESS_MSG_REDIRECT, 1, 'r', 0, 0x61, 0x1e};
+  assert_int_equal(decode_copy(empty_host, sizeof empty_host, &err), TRESS_WIRE_ERR_EMPTY_STRING);
+  assert_non_null(strstr(err.message, "host"));
+  /* and the encoder refuses what the decoder would */
+  tress_msg bad = {.type = TRESS_MSG_REDIRECT};
+  snprintf(bad.redirect.room, sizeof bad.redirect.room, "r");
+  snprintf(bad.redirect.host, sizeof bad.redirect.host, "h");
+  assert_int_equal(tress_msg_encode(&bad, again, sizeof again, &len, &err), TRESS_WIRE_ERR_BAD_INDEX);
+  bad.redirect.port = 1;
+  bad.redirect.host[0] = '\0';
+  assert_int_equal(tress_msg_encode(&bad, again, sizeof again, &len, &err), TRESS_WIRE_ERR_EMPTY_STRING);
+  assert_string_equal(tress_msg_type_name(TRESS_MSG_REDIRECT), "REDIRECT");
+}
+
 static uint32_t next_random(uint32_t *s) {
   *s ^= *s << 13;
   *s ^= *s >> 17;
@@ -684,6 +730,7 @@ int main(void) {
       cmocka_unit_test(test_bad_compression),
       cmocka_unit_test(test_encode_never_writes_past_cap),
       cmocka_unit_test(test_json_rendering),
+      cmocka_unit_test(test_redirect_wire_layout),
       cmocka_unit_test(test_quantized_weights_10k),
       cmocka_unit_test(test_largest_remainder_rounding),
   };

@@ -13,7 +13,6 @@
 #include <cmocka.h>
 
 #include "particles.h" /* tress__particles_of: which path a rope runs */
-#include "sim_internal.h"
 #include "tress/rope.h"
 #include "support/alloc_count.h"
 #include "support/rope_world.h"
@@ -468,7 +467,7 @@ static bool never_hits(void *user, const float from[3], const float to[3], float
 
 /* Ropes of two lengths, both relaxations, one or two pins, a pin on a moving part, different
  * damping, gravity scale and tethers, spread along z so the camera puts some at 15 Hz LOD. */
-static void bind_rope_mix(rope_world *w, tress_id post, tress_handle_id *h, long *casts) {
+static void bind_rope_mix(rope_world *w, tress_id post, tress_handle_id *h, long *casts, bool grouped) {
   for (int r = 0; r < MIX; r++) {
     tress_rope_def d = catenary_def();
     d.start.position[2] = d.end.position[2] = (float)(r * 40);
@@ -489,7 +488,7 @@ static void bind_rope_mix(rope_world *w, tress_id post, tress_handle_id *h, long
       d.settings.raycast_user = casts;
     }
     assert_int_equal(tress_sim_bind_rope(w->sim, &d, &h[r], NULL), TRESS_OK);
-    assert_int_equal(tress__particles_of(w->sim, h[r])->group != NULL, casts == NULL);
+    assert_int_equal(tress__particles_of(w->sim, h[r])->group != NULL, grouped);
   }
 }
 
@@ -511,31 +510,40 @@ static void run_rope_mix(rope_world *w, tress_id post, tress_handle_id *h) {
   run(w, 30.0, 2.0);
 }
 
+/* The reference is reached two ways: ropes with a raycast callback (b), and the sim def's
+ * reference_particle_paths (c), which keeps every rope out of the lane groups. */
 static void test_interleaved_ropes_match_per_rope_path(void **state) {
   (void)state;
-  rope_world a = rope_world_make(), b = rope_world_make();
+  rope_world a = rope_world_make(), b = rope_world_make(), c = rope_world_make_paths(true);
   tress_id post_a = make_part(a.scene, 16, 0, 0), post_b = make_part(b.scene, 16, 0, 0);
-  tress_handle_id ha[MIX], hb[MIX];
+  tress_id post_c = make_part(c.scene, 16, 0, 0);
+  tress_handle_id ha[MIX], hb[MIX], hc[MIX];
   long casts = 0;
-  bind_rope_mix(&a, post_a, ha, NULL);
-  bind_rope_mix(&b, post_b, hb, &casts);
+  bind_rope_mix(&a, post_a, ha, NULL, true);
+  bind_rope_mix(&b, post_b, hb, &casts, false);
+  bind_rope_mix(&c, post_c, hc, NULL, false);
   run_rope_mix(&a, post_a, ha);
   run_rope_mix(&b, post_b, hb);
+  run_rope_mix(&c, post_c, hc);
   assert_true(casts > 0);
   int reduced = 0;
   for (int r = 0; r < MIX; r++) {
-    float pa[3 * NPTS], pb[3 * NPTS];
-    uint32_t ca = 0, cb = 0;
+    float pa[3 * NPTS], pb[3 * NPTS], pc[3 * NPTS];
+    uint32_t ca = 0, cb = 0, cc = 0;
     assert_int_equal(tress_rope_get_points(a.sim, ha[r], pa, NPTS, &ca), TRESS_OK);
     assert_int_equal(tress_rope_get_points(b.sim, hb[r], pb, NPTS, &cb), TRESS_OK);
+    assert_int_equal(tress_rope_get_points(c.sim, hc[r], pc, NPTS, &cc), TRESS_OK);
     assert_int_equal(ca, cb);
+    assert_int_equal(ca, cc);
     assert_true(all_finite(pa, ca));
     assert_memory_equal(pa, pb, 3 * ca * sizeof(float));
+    assert_memory_equal(pa, pc, 3 * ca * sizeof(float));
     reduced += tress_rope_get_lod(a.sim, ha[r]) == TRESS_ROPE_REDUCED;
   }
   assert_true(reduced > 0 && reduced < MIX); /* some lanes ran 15 Hz ticks while others ran full */
   rope_world_free(&a);
   rope_world_free(&b);
+  rope_world_free(&c);
 }
 
 /* A game-marked teleport (tress_sim_reset's writer part) moves a settled rope with its pin, at

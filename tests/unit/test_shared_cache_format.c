@@ -1,7 +1,9 @@
-/* The shared rig tier's pure parts: cache_url parsing (credentials, IPv6, db, refusals), the
- * redaction --print-config uses, the content-address key (mesh and options in it), and the
- * self-verifying value: a good one round-trips; a truncated, bit-flipped, re-versioned, foreign
- * (another key's) or non-tress value is refused with a reason, never accepted. */
+/* test_shared_cache_format.c - the shared rig tier's pure parts. White-box (redis_url.h,
+ * rig_cache.h): they are tress-server's, with no public header, so their sources are compiled in:
+ * cache_url parsing (credentials, IPv6, db, refusals), the redaction --print-config uses, the
+ * content-address key (mesh and options in it), and the self-verifying value: a good one
+ * round-trips; a truncated, bit-flipped, re-versioned, foreign (another key's) or non-tress value
+ * is refused with a reason, never accepted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

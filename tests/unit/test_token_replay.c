@@ -1,7 +1,8 @@
-/* test_token_replay.c - the server's replay set (server/src/token_replay.c, white-box: it is not a
- * public header): a nonce passes once while its token lives, passes again after, the table never
- * holds more than its size and refuses rather than forget a live nonce, and backward-shift
- * deletion keeps every live nonce findable (checked against a plain list over many rounds). */
+/* test_token_replay.c - the server's replay set. White-box (token_replay.h): the set is
+ * tress-server's, with no public header, so its source is compiled in. A nonce passes once while
+ * its token lives, passes again after, the table never holds more than its size and refuses rather
+ * than forget a live nonce, and backward-shift deletion keeps every live nonce findable (checked
+ * against a plain list over many rounds). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

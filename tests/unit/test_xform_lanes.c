@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../../shared/sim/src/xform_lanes.h"
+#include "xform_lanes.h"
 
 enum { SLOTS = 53 };
 

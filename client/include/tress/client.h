@@ -22,6 +22,9 @@ extern "C" {
 typedef struct tress_client tress_client;
 
 #define TRESS_CLIENT_ERROR_MAX 256
+/* REDIRECTs followed in one attempt (PROTOCOL.md 4.15) before the client gives up with an error;
+ * a redirect back to a server already visited in the attempt is a loop and stops it at once. */
+#define TRESS_CLIENT_MAX_REDIRECTS 4
 
 /* Fallible calls return tress_result (tress/result.h): TRESS_ERR_NOT_CONNECTED, _ADDRESS, _NETWORK,
  * _NOT_FOUND (no such character), _LIMIT (the server's spawn limit), _PROTOCOL (a message that
@@ -113,7 +116,9 @@ tress_client *tress_client_create(const tress_client_def *def);
 /* Disconnects, destroys every character (handles released) and the sim and scene. */
 void tress_client_destroy(tress_client *c);
 
-/* Starts connecting; returns at once. service() drives HELLO, JOIN_ROOM and the rest. token goes
+/* Starts connecting; returns at once. service() drives HELLO, JOIN_ROOM and the rest (following
+ * REDIRECTs to the server of the fleet that hosts the room; a lost connection starts again at
+ * this host and port, which may redirect to the room's new owner). token goes
  * in HELLO: a signed join token for room (tress/join_token.h), the server's development secret,
  * or NULL / "" for an open server. A reconnect asks def.get_token for a new one when it is set.
  * TRESS_ERR_INVALID_ARGUMENT, _ADDRESS (host did not resolve) or _NETWORK; err names the host. */
@@ -291,6 +296,7 @@ typedef struct tress_client_stats {
   uint32_t warnings;
   uint32_t connects;              /* successful joins (1 + reconnects) */
   uint32_t disconnects;
+  uint32_t redirects;             /* REDIRECTs followed (over reconnects) */
   double join_to_bind_sum;        /* seconds from ROOM_JOINED / CHARACTER_ADDED (later of) to bound */
   double join_to_bind_max;
   uint32_t join_to_bind_count;

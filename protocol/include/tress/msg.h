@@ -20,10 +20,13 @@ extern "C" {
 /* Same major required on both ends; a minor bump only adds (new optional sections, new message
  * types a peer sends only after seeing the other side's minor). */
 #define TRESS_PROTOCOL_VERSION_MAJOR 1
-#define TRESS_PROTOCOL_VERSION_MINOR 1
+#define TRESS_PROTOCOL_VERSION_MINOR 2
 /* 1.1 added the TOKEN_* codes: a server sends them only to a peer whose HELLO minor is at least
  * this, and AUTH_FAILED to older ones. */
 #define TRESS_PROTOCOL_MINOR_TOKEN_CODES 1
+/* 1.2 added REDIRECT (a fleet hosts each room on one server): sent only to a peer whose HELLO
+ * minor is at least this; older peers get ERROR SERVER_FULL naming the owner instead. */
+#define TRESS_PROTOCOL_MINOR_REDIRECT 2
 
 /* ENet channels. Both reliable and ordered; bulk keeps big rig payloads from delaying control. */
 typedef enum tress_channel {
@@ -75,7 +78,8 @@ typedef enum tress_msg_type {
   TRESS_MSG_BIND = 12,             /* server -> room */
   TRESS_MSG_SETTINGS_UPDATE = 13,  /* owner -> server, then server -> room */
   TRESS_MSG_ERROR = 14,            /* server -> client */
-  TRESS_MSG_TYPE_MAX = 14,
+  TRESS_MSG_REDIRECT = 15,         /* server -> client (1.2): the room is hosted by another server */
+  TRESS_MSG_TYPE_MAX = 15,
 } tress_msg_type;
 
 /* Codes carried by REJECT, ERROR and RIG_FAILED (u16 on the wire). Never renumber. */
@@ -362,6 +366,14 @@ typedef struct tress_msg_error {
   char text[TRESS_WIRE_TEXT_CAP];
 } tress_msg_error;
 
+/* 1.2: the answer to a JOIN_ROOM for a room another server of the fleet hosts. The client
+ * connects to host:port and joins the same room there (PROTOCOL.md 4.15). */
+typedef struct tress_msg_redirect {
+  char room[TRESS_WIRE_NAME_CAP]; /* the room the JOIN_ROOM named, non-empty */
+  char host[TRESS_WIRE_TEXT_CAP]; /* the owner's address clients reach it at: a DNS name or an IP literal, non-empty */
+  uint16_t port;                  /* its ENet port, non-zero */
+} tress_msg_redirect;
+
 /* A tagged union. Messages a caller builds point at the caller's arrays (arena stays NULL);
  * decoded messages own theirs through `arena`, released by tress_msg_free. */
 typedef struct tress_msg {
@@ -381,6 +393,7 @@ typedef struct tress_msg {
     tress_msg_bind bind;
     tress_msg_settings_update settings_update;
     tress_msg_error error;
+    tress_msg_redirect redirect;
   };
   void *arena; /* decoder-owned storage; NULL for caller-built messages */
 } tress_msg;

@@ -14,6 +14,7 @@
 #include "tress/result.h"
 
 #include "gltf_source_internal.h"
+#include "gltf_write_internal.h"
 
 #include <cjson/cJSON.h>
 #include <sodium.h>
@@ -22,13 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct bytes {
-  uint8_t *data;
-  size_t len, cap;
-  bool oom;
-} bytes;
-
-static size_t bytes_put(bytes *b, const void *src, size_t n) {
+size_t tress__gltf_bytes_put(gltf_bytes *b, const void *src, size_t n) {
   size_t at = (b->len + 3) & ~(size_t)3;
   if (b->oom) return 0;
   if (at + n > b->cap) {
@@ -51,9 +46,9 @@ static void put_u32(uint8_t *p, uint32_t v) {
 
 /* Appends a bufferView + accessor for n elements; returns the accessor index. Values must be
  * little-endian already (every host we build on is). */
-static int add_accessor(cJSON *root, bytes *bin, const void *data, size_t elem_bytes, uint32_t count, int ctype,
+int tress__gltf_add_accessor(cJSON *root, gltf_bytes *bin, const void *data, size_t elem_bytes, uint32_t count, int ctype,
                         const char *type, int target, bool normalized) {
-  size_t offset = bytes_put(bin, data, elem_bytes * count);
+  size_t offset = tress__gltf_bytes_put(bin, data, elem_bytes * count);
   cJSON *views = cJSON_GetObjectItem(root, "bufferViews"), *accs = cJSON_GetObjectItem(root, "accessors");
   cJSON *view = cJSON_CreateObject();
   cJSON_AddNumberToObject(view, "buffer", 0);
@@ -71,7 +66,7 @@ static int add_accessor(cJSON *root, bytes *bin, const void *data, size_t elem_b
   return cJSON_GetArraySize(accs) - 1;
 }
 
-static cJSON *float_array(const float *v, int n) {
+cJSON *tress__gltf_float_array(const float *v, int n) {
   cJSON *a = cJSON_CreateArray();
   for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
   return a;
@@ -83,12 +78,12 @@ static int fail(tress_error *err, const char *msg) {
 
 /* The document for m: every JSON object but the buffer, and the buffer's bytes in bin. Returns 0,
  * or the error code with err filled when the mesh cannot be written. */
-static void carry_source(cJSON *root, bytes *bin, const tress_gltf_source *src);
+static void carry_source(cJSON *root, gltf_bytes *bin, const tress_gltf_source *src);
 static void place_skeleton(cJSON *root, cJSON *scene_nodes, cJSON *mesh_node, const tress_mesh *m, const tress_gltf_source *src);
 
 /* One run's indices [first, first + count) as an accessor: UNSIGNED_SHORT when every vertex
  * fits, else UNSIGNED_INT; a non-indexed mesh's run numbers its vertices. */
-static int add_run_indices(cJSON *root, bytes *bin, const tress_mesh *m, uint32_t first, uint32_t count) {
+static int add_run_indices(cJSON *root, gltf_bytes *bin, const tress_mesh *m, uint32_t first, uint32_t count) {
   bool narrow = m->vertex_count <= 65536;
   void *ix = malloc((size_t)count * (narrow ? 2 : 4));
   if (!ix) { bin->oom = true; return 0; }
@@ -97,7 +92,7 @@ static int add_run_indices(cJSON *root, bytes *bin, const tress_mesh *m, uint32_
     if (narrow) ((uint16_t *)ix)[i] = (uint16_t)v;
     else ((uint32_t *)ix)[i] = v;
   }
-  int acc = add_accessor(root, bin, ix, narrow ? 2 : 4, count, narrow ? 5123 : 5125, "SCALAR", 34963, false);
+  int acc = tress__gltf_add_accessor(root, bin, ix, narrow ? 2 : 4, count, narrow ? 5123 : 5125, "SCALAR", 34963, false);
   free(ix);
   return acc;
 }
@@ -124,7 +119,7 @@ static int run_material(cJSON *root, const tress_mesh_submesh *runs, uint32_t i,
 /* One triangle primitive per submesh (a mesh without submeshes is one run with the source's
  * first primitive's material), each over the same vertex attributes with its own indices.
  * A non-indexed mesh drawn as one run keeps no indices. Frees attrs. */
-static cJSON *add_primitives(cJSON *root, bytes *bin, const tress_mesh *m, cJSON *attrs, const tress_gltf_source *src) {
+static cJSON *add_primitives(cJSON *root, gltf_bytes *bin, const tress_mesh *m, cJSON *attrs, const tress_gltf_source *src) {
   uint32_t total = m->indices ? m->index_count : m->vertex_count;
   tress_mesh_submesh whole = {0, total, src ? src->material : -1, ""};
   const tress_mesh_submesh *runs = m->submesh_count ? m->submeshes : &whole;
@@ -147,8 +142,11 @@ static cJSON *add_primitives(cJSON *root, bytes *bin, const tress_mesh *m, cJSON
   return prims;
 }
 
-static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJSON **doc, bytes *bin_out, tress_error *err) {
+static int build_document(const tress_mesh *m, const tress_gltf_source *src, const tress_gltf_animation *anim,
+                          cJSON **doc, gltf_bytes *bin_out, tress_error *err) {
   *doc = NULL;
+  int checked = anim ? tress__gltf_check_animation(m, anim, err) : 0;
+  if (checked != 0) return checked;
   if (!m || m->vertex_count == 0) return fail(err, "nothing to write: the mesh has no vertices");
   if (!m->indices && m->vertex_count % 3) return fail(err, "non-indexed mesh whose vertex count is not a multiple of 3");
   for (uint32_t i = 0; i < m->index_count; i++)
@@ -166,15 +164,15 @@ static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJS
   cJSON_AddStringToObject(asset, "generator", "tress");
   cJSON_AddArrayToObject(root, "bufferViews");
   cJSON_AddArrayToObject(root, "accessors");
-  bytes bin = {0};
+  gltf_bytes bin = {0};
 
   /* POSITION with the min/max glTF requires. */
   float mn[3], mx[3];
   tress_mesh_get_bounds(m, mn, mx);
-  int pos = add_accessor(root, &bin, m->positions, 12, n, 5126, "VEC3", 34962, false);
+  int pos = tress__gltf_add_accessor(root, &bin, m->positions, 12, n, 5126, "VEC3", 34962, false);
   cJSON *pos_acc = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "accessors"), pos);
-  cJSON_AddItemToObject(pos_acc, "min", float_array(mn, 3));
-  cJSON_AddItemToObject(pos_acc, "max", float_array(mx, 3));
+  cJSON_AddItemToObject(pos_acc, "min", tress__gltf_float_array(mn, 3));
+  cJSON_AddItemToObject(pos_acc, "max", tress__gltf_float_array(mx, 3));
   cJSON *attrs = cJSON_CreateObject();
   cJSON_AddNumberToObject(attrs, "POSITION", pos);
 
@@ -189,20 +187,20 @@ static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJS
       if (!(len > 1e-12f) || !isfinite(len)) { nrm[3 * v] = 0; nrm[3 * v + 1] = 1; nrm[3 * v + 2] = 0; continue; }
       for (int k = 0; k < 3; k++) nrm[3 * v + k] = s[k] / len;
     }
-    cJSON_AddNumberToObject(attrs, "NORMAL", add_accessor(root, &bin, nrm, 12, n, 5126, "VEC3", 34962, false));
+    cJSON_AddNumberToObject(attrs, "NORMAL", tress__gltf_add_accessor(root, &bin, nrm, 12, n, 5126, "VEC3", 34962, false));
   }
-  if (m->uvs) cJSON_AddNumberToObject(attrs, "TEXCOORD_0", add_accessor(root, &bin, m->uvs, 8, n, 5126, "VEC2", 34962, false));
+  if (m->uvs) cJSON_AddNumberToObject(attrs, "TEXCOORD_0", tress__gltf_add_accessor(root, &bin, m->uvs, 8, n, 5126, "VEC2", 34962, false));
   if (skinned) {
     if (m->bone_count <= 256) {
       uint8_t *j8 = scratch;
       for (size_t i = 0; i < 4 * (size_t)n; i++) j8[i] = m->weights[i] > 0.0f ? (uint8_t)m->joints[i] : 0;
-      cJSON_AddNumberToObject(attrs, "JOINTS_0", add_accessor(root, &bin, j8, 4, n, 5121, "VEC4", 34962, false));
+      cJSON_AddNumberToObject(attrs, "JOINTS_0", tress__gltf_add_accessor(root, &bin, j8, 4, n, 5121, "VEC4", 34962, false));
     } else {
       uint16_t *j16 = scratch;
       for (size_t i = 0; i < 4 * (size_t)n; i++) j16[i] = m->weights[i] > 0.0f ? m->joints[i] : 0;
-      cJSON_AddNumberToObject(attrs, "JOINTS_0", add_accessor(root, &bin, j16, 8, n, 5123, "VEC4", 34962, false));
+      cJSON_AddNumberToObject(attrs, "JOINTS_0", tress__gltf_add_accessor(root, &bin, j16, 8, n, 5123, "VEC4", 34962, false));
     }
-    cJSON_AddNumberToObject(attrs, "WEIGHTS_0", add_accessor(root, &bin, m->weights, 16, n, 5126, "VEC4", 34962, false));
+    cJSON_AddNumberToObject(attrs, "WEIGHTS_0", tress__gltf_add_accessor(root, &bin, m->weights, 16, n, 5126, "VEC4", 34962, false));
   }
   cJSON *meshes = cJSON_AddArrayToObject(root, "meshes");
   cJSON *mesh = cJSON_CreateObject();
@@ -227,7 +225,7 @@ static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJS
       for (int k = 0; k < 3; k++) t[k] = bone->bind_pos[k] - (parent >= 0 ? m->bones[parent].bind_pos[k] : 0.0f);
       cJSON *node = cJSON_CreateObject();
       cJSON_AddStringToObject(node, "name", bone->name);
-      if (t[0] != 0.0f || t[1] != 0.0f || t[2] != 0.0f) cJSON_AddItemToObject(node, "translation", float_array(t, 3));
+      if (t[0] != 0.0f || t[1] != 0.0f || t[2] != 0.0f) cJSON_AddItemToObject(node, "translation", tress__gltf_float_array(t, 3));
       cJSON_AddItemToArray(nodes, node);
       cJSON_AddItemToArray(joints, cJSON_CreateNumber(1 + b));
       float *mat = ibm + 16 * b;
@@ -248,7 +246,7 @@ static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJS
         cJSON_AddItemToArray(scene_nodes, cJSON_CreateNumber(1 + b));
       }
     }
-    int ibm_acc = add_accessor(root, &bin, ibm, 64, m->bone_count, 5126, "MAT4", 0, false);
+    int ibm_acc = tress__gltf_add_accessor(root, &bin, ibm, 64, m->bone_count, 5126, "MAT4", 0, false);
     cJSON *skins = cJSON_AddArrayToObject(root, "skins");
     cJSON *skin = cJSON_CreateObject();
     cJSON_AddStringToObject(skin, "name", "HairSkin");
@@ -263,6 +261,7 @@ static int build_document(const tress_mesh *m, const tress_gltf_source *src, cJS
     carry_source(root, &bin, src);
     if (skinned) place_skeleton(root, scene_nodes, mesh_node, m, src);
   }
+  if (anim) tress__gltf_add_animation(root, &bin, scene_nodes, anim);
   cJSON_AddNumberToObject(root, "scene", 0);
   cJSON *scenes = cJSON_AddArrayToObject(root, "scenes");
   cJSON *scene = cJSON_CreateObject();
@@ -288,7 +287,7 @@ static bool is_identity(const float m[16]) {
  * image's bytes go into this buffer, so the output stands alone) and the extensions they use.
  * Indices among them are unchanged: the arrays are copied whole and in order, so a primitive
  * names its source material by the source's index (add_primitives). */
-static void carry_source(cJSON *root, bytes *bin, const tress_gltf_source *src) {
+static void carry_source(cJSON *root, gltf_bytes *bin, const tress_gltf_source *src) {
   if (src->copyright) cJSON_AddStringToObject(cJSON_GetObjectItem(root, "asset"), "copyright", src->copyright);
   const char *keys[4] = {"materials", "textures", "samplers", "images"};
   const cJSON *parts[4] = {src->materials, src->textures, src->samplers, src->images};
@@ -297,7 +296,7 @@ static void carry_source(cJSON *root, bytes *bin, const tress_gltf_source *src) 
   cJSON *images = cJSON_GetObjectItem(root, "images"), *views = cJSON_GetObjectItem(root, "bufferViews");
   for (int i = 0; images && i < cJSON_GetArraySize(images); i++) {
     if (!src->image_bytes || !src->image_bytes[i]) continue;
-    size_t offset = bytes_put(bin, src->image_bytes[i], src->image_sizes[i]);
+    size_t offset = tress__gltf_bytes_put(bin, src->image_bytes[i], src->image_sizes[i]);
     cJSON *view = cJSON_CreateObject();
     cJSON_AddNumberToObject(view, "buffer", 0);
     cJSON_AddNumberToObject(view, "byteOffset", (double)offset);
@@ -313,12 +312,12 @@ static void carry_source(cJSON *root, bytes *bin, const tress_gltf_source *src) 
  * x inverse bind is that placement again for every new bone; the mesh node keeps its matrix. */
 static void place_skeleton(cJSON *root, cJSON *scene_nodes, cJSON *mesh_node, const tress_mesh *m, const tress_gltf_source *src) {
   if (!src->skinned) return;
-  if (!is_identity(src->mesh_node)) cJSON_AddItemToObject(mesh_node, "matrix", float_array(src->mesh_node, 16));
+  if (!is_identity(src->mesh_node)) cJSON_AddItemToObject(mesh_node, "matrix", tress__gltf_float_array(src->mesh_node, 16));
   if (is_identity(src->placement)) return;
   cJSON *nodes = cJSON_GetObjectItem(root, "nodes");
   cJSON *skeleton = cJSON_CreateObject();
   cJSON_AddStringToObject(skeleton, "name", "Skeleton");
-  cJSON_AddItemToObject(skeleton, "matrix", float_array(src->placement, 16));
+  cJSON_AddItemToObject(skeleton, "matrix", tress__gltf_float_array(src->placement, 16));
   cJSON *children = cJSON_AddArrayToObject(skeleton, "children");
   int skeleton_index = cJSON_GetArraySize(nodes);
   cJSON_AddItemToArray(nodes, skeleton);
@@ -333,7 +332,7 @@ static void place_skeleton(cJSON *root, cJSON *scene_nodes, cJSON *mesh_node, co
 
 /* The one buffer: byteLength padded to 4 (GLB's BIN chunk is; the padding is zeros), and for
  * .gltf the bytes themselves as a base64 data: URI. */
-static bool add_buffer(cJSON *root, const bytes *bin, bool embed) {
+static bool add_buffer(cJSON *root, const gltf_bytes *bin, bool embed) {
   size_t len = (bin->len + 3) & ~(size_t)3;
   cJSON *buffer = cJSON_CreateObject();
   cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "buffers"), buffer);
@@ -361,11 +360,17 @@ int tress_gltf_write_glb_memory(const tress_mesh *m, uint8_t **out, size_t *out_
 
 int tress_gltf_write_glb_memory_from(const tress_mesh *m, const tress_gltf_source *src, uint8_t **out, size_t *out_size,
                                      tress_error *err) {
+  return tress_gltf_write_glb_memory_animated(m, src, NULL, out, out_size, err);
+}
+
+int tress_gltf_write_glb_memory_animated(const tress_mesh *m, const tress_gltf_source *src,
+                                         const tress_gltf_animation *anim, uint8_t **out, size_t *out_size,
+                                         tress_error *err) {
   *out = NULL;
   *out_size = 0;
-  bytes bin = {0};
+  gltf_bytes bin = {0};
   cJSON *root;
-  int rc = build_document(m, src, &root, &bin, err);
+  int rc = build_document(m, src, anim, &root, &bin, err);
   if (rc != 0) return rc;
   size_t bin_len = (bin.len + 3) & ~(size_t)3;
   add_buffer(root, &bin, false);
@@ -408,9 +413,9 @@ int tress_gltf_write_gltf_memory_from(const tress_mesh *m, const tress_gltf_sour
                                       tress_error *err) {
   *out = NULL;
   *out_size = 0;
-  bytes bin = {0};
+  gltf_bytes bin = {0};
   cJSON *root;
-  int rc = build_document(m, src, &root, &bin, err);
+  int rc = build_document(m, src, NULL, &root, &bin, err);
   if (rc != 0) return rc;
   bool ok = add_buffer(root, &bin, true);
   free(bin.data);
@@ -458,4 +463,12 @@ int tress_gltf_write_gltf_from(const tress_mesh *m, const tress_gltf_source *src
   size_t size;
   int rc = tress_gltf_write_gltf_memory_from(m, src, &json, &size, err);
   return rc != 0 ? rc : write_whole_file(json, size, path, err);
+}
+
+int tress_gltf_write_glb_animated(const tress_mesh *m, const tress_gltf_source *src, const tress_gltf_animation *anim,
+                                  const char *path, tress_error *err) {
+  uint8_t *glb;
+  size_t size;
+  int rc = tress_gltf_write_glb_memory_animated(m, src, anim, &glb, &size, err);
+  return rc != 0 ? rc : write_whole_file(glb, size, path, err);
 }

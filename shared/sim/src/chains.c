@@ -718,8 +718,11 @@ bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h) {
 bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]) {
   struct tress_chains *c = sim->chains;
   if (h->slot >= c->slot_count || !c->slots[h->slot].used) return false;
-  const chain_slot *s = &c->slots[h->slot];
+  chain_slot *s = &c->slots[h->slot];
   tress_xform w = tress__chain_anchor(sim, s);
+  /* the frame about to run (choose_carry counts it) takes this read instead of a second one */
+  s->anchor = w;
+  s->anchor_frame = c->frame_index + 1;
   memcpy(out, w.p, 3 * sizeof(float));
   if (s->kind == TRESS_HANDLE_BONES) {
     /* the position of anchor * rest[0] (tress_xform_mul's, the same operations), no rotation */

@@ -226,6 +226,8 @@ typedef struct chain_slot {
   tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind */
   bool fresh;                /* bound since the last frame: start where it is drawn */
   float act_last;            /* the activity mask its nodes carry (-1: unknown, refill) */
+  tress_xform anchor;        /* what its roots hang from, as the step's culling read it ... */
+  uint64_t anchor_frame;     /* ... for this frame_index: prepare reads it there, not again */
   tress_xform last_part;     /* the part's last finite frame: stands in for a NaN one */
   tress_xform prev_part;     /* last frame's anchor: the substeps interpolate from it */
   tress_xform pin;           /* the anchor where the last substep left the chain */

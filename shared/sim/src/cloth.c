@@ -93,7 +93,7 @@ static tress_result bind_cloth(tress_sim *sim, const tress_cloth_def *def, tress
   tress_particles *ps = tress__particles_alloc(n, m, def->pin_count);
   if (!ps) return TRESS_ERR_OUT_OF_MEMORY;
   ps->kind = TRESS_HANDLE_CLOTH;
-  if (!tress__particles_alloc_grid(ps, w)) {
+  if (!sim->def.reference_particle_paths && !tress__particles_alloc_grid(ps, w)) {
     tress__particles_free(ps);
     return TRESS_ERR_OUT_OF_MEMORY;
   }

@@ -615,7 +615,7 @@ static tress_result bind_rope(tress_sim *sim, const tress_rope_def *def, tress_h
   tress__particles_rebuild(ps);
   tress__particles_update_center(ps);
   tress_result rc = tress__ropes_register(sim, ps, out);
-  if (rc == TRESS_OK) tress__rope_groups_join(&sim->ropes->groups, ps);
+  if (rc == TRESS_OK && !sim->def.reference_particle_paths) tress__rope_groups_join(&sim->ropes->groups, ps);
   return rc;
 }
 

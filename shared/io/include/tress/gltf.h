@@ -103,6 +103,35 @@ int tress_gltf_write_gltf_memory_from(const tress_mesh *mesh, const tress_gltf_s
 int tress_gltf_write_glb_from(const tress_mesh *mesh, const tress_gltf_source *source, const char *path, tress_error *err);
 int tress_gltf_write_gltf_from(const tress_mesh *mesh, const tress_gltf_source *source, const char *path, tress_error *err);
 
+/*
+ * A skinned mesh with one animation (tress_gltf_write_glb_animated): LINEAR samplers over one
+ * time accessor (frame k at k * frame_seconds, with min/max), a rotation channel per listed bone
+ * (its node's local rotation, x y z w, normalized as written; every bone node keeps its bind
+ * translation) and, when carrier_translations / carrier_rotations are set, a node named
+ * carrier_name ("Carrier" when NULL) over every bone root (and the source's skeleton node) that
+ * moves as they say: the head the hair hangs from. The mesh node stays a scene root.
+ */
+typedef struct tress_gltf_animation {
+  const char *name;              /* NULL: "Animation" */
+  uint32_t frame_count;          /* >= 2 */
+  float frame_seconds;           /* > 0 */
+  uint32_t channel_count;        /* rotation channels, at most one per bone */
+  const uint32_t *bones;         /* channel c turns mesh bone bones[c] */
+  const float *rotations;        /* channel_count x frame_count x 4: channel c's frame k at [4 (c frame_count + k)] */
+  const char *carrier_name;
+  const float *carrier_translations; /* NULL, or frame_count x 3 */
+  const float *carrier_rotations;    /* NULL, or frame_count x 4 */
+} tress_gltf_animation;
+
+/* As tress_gltf_write_glb_memory_from (source may be NULL), with anim. A mesh without a skin, a
+ * bone listed twice or out of range, too few frames or a non-finite value is refused
+ * (TRESS_ERR_INVALID_ARGUMENT with err saying which). */
+int tress_gltf_write_glb_memory_animated(const tress_mesh *mesh, const tress_gltf_source *source,
+                                         const tress_gltf_animation *anim, uint8_t **out, size_t *out_size,
+                                         tress_error *err);
+int tress_gltf_write_glb_animated(const tress_mesh *mesh, const tress_gltf_source *source,
+                                  const tress_gltf_animation *anim, const char *path, tress_error *err);
+
 #ifdef __cplusplus
 }
 #endif

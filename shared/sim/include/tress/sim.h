@@ -66,6 +66,10 @@ typedef struct tress_sim_def {
    * and the per-worker scratch is made at create. */
   tress_jobs jobs;
   bool enable_profile;   /* false: tress_sim_get_profile reads zeros and step reads no clock */
+  /* true: ropes run one at a time and cloth through its generic constraint lists instead of the
+   * interleaved rope lanes and grid stencils: the same results, slower. A switch for benchmarks
+   * and tests that compare the two (as Box2D's enableWarmStarting); games leave it false. */
+  bool reference_particle_paths;
 } tress_sim_def;
 
 /* A collider the sim owns (tress_sim_create_collider); the same id grammar as tress_handle_id. */

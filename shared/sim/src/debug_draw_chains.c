@@ -1,0 +1,102 @@
+/* debug_draw_chains.c - a bone or part chain's nodes for tress_sim_debug_draw: per node its
+ * animated and simulated link from the parent, its strand radius and, for a virtual end tip, a
+ * point. Reads the batch's node arrays (chains_internal.h) through the slot's global indices, or
+ * the scene for a chain the solver has not run yet. */
+#include <string.h>
+
+#include "chains_internal.h"
+#include "debug_draw_internal.h"
+
+static void node_position(const chain_nodes *n, uint32_t g, bool animated, float out[3]) {
+  out[0] = animated ? n->aw_px[g] : n->px[g];
+  out[1] = animated ? n->aw_py[g] : n->py[g];
+  out[2] = animated ? n->aw_pz[g] : n->pz[g];
+}
+
+static void emit_link(tress_debug_out *out, const chain_nodes *n, uint32_t parent_g, uint32_t g, bool animated,
+                      tress_debug_shape *shape) {
+  shape->kind = TRESS_DEBUG_LINE;
+  shape->role = animated ? TRESS_DEBUG_BONE_ANIMATED : TRESS_DEBUG_BONE_SIMULATED;
+  shape->radius = 0.0f;
+  node_position(n, parent_g, animated, shape->a);
+  node_position(n, g, animated, shape->b);
+  tress__debug_emit(out, shape);
+}
+
+static void emit_node(tress_debug_out *out, const chain_nodes *n, const chain_slot *s, uint32_t i,
+                      tress_debug_shape *shape) {
+  const tress_debug_draw_opts *o = out->opts;
+  uint32_t g = s->global[i];
+  int32_t parent = s->local_parent[i];
+  shape->instance = s->ids[i];
+  shape->index = i;
+  if (parent >= 0 && o->bones_animated) emit_link(out, n, s->global[parent], g, true, shape);
+  if (parent >= 0 && o->bones_simulated) emit_link(out, n, s->global[parent], g, false, shape);
+  if (o->strand_radii && n->radius[g] > 0.0f) {
+    shape->kind = TRESS_DEBUG_SPHERE;
+    shape->role = TRESS_DEBUG_STRAND_RADIUS;
+    shape->radius = n->radius[g];
+    node_position(n, g, false, shape->a);
+    node_position(n, g, false, shape->b);
+    tress__debug_emit(out, shape);
+  }
+  if (o->end_tips && tress_id_is_null(s->ids[i])) {
+    shape->kind = TRESS_DEBUG_POINT;
+    shape->role = TRESS_DEBUG_END_TIP;
+    shape->radius = 0.0f;
+    node_position(n, g, false, shape->a);
+    node_position(n, g, false, shape->b);
+    tress__debug_emit(out, shape);
+  }
+}
+
+/* A node's pose from the scene: a bone's animated or drawn world, a part's frame. */
+static void scene_position(const tress_scene *scene, const chain_slot *s, uint32_t i, bool animated, float out[3]) {
+  bool bone = s->kind == TRESS_HANDLE_BONES;
+  tress_xform w = bone && animated ? tress_bone_get_world_animated(scene, s->ids[i]) : tress_instance_get_world(scene, s->ids[i]);
+  memcpy(out, w.p, 3 * sizeof(float));
+}
+
+/* A chain with no solver state yet (bound or re-laid out since the last step, or asleep since
+ * its bind): its bones and parts as the scene has them, the chain's radius, no virtual tips. */
+static void emit_node_from_scene(tress_debug_out *out, const tress_scene *scene, const chain_slot *s, uint32_t i,
+                                 tress_debug_shape *shape) {
+  const tress_debug_draw_opts *o = out->opts;
+  int32_t parent = s->local_parent[i];
+  if (tress_id_is_null(s->ids[i])) return;
+  shape->instance = s->ids[i];
+  shape->index = i;
+  shape->kind = TRESS_DEBUG_LINE;
+  shape->radius = 0.0f;
+  for (int animated = 1; parent >= 0 && animated >= 0; animated--) {
+    if (animated ? !o->bones_animated : !o->bones_simulated) continue;
+    shape->role = animated ? TRESS_DEBUG_BONE_ANIMATED : TRESS_DEBUG_BONE_SIMULATED;
+    scene_position(scene, s, (uint32_t)parent, animated, shape->a);
+    scene_position(scene, s, i, animated, shape->b);
+    tress__debug_emit(out, shape);
+  }
+  float radius = s->settings.radius * s->scale;
+  if (o->strand_radii && radius > 0.0f) {
+    shape->kind = TRESS_DEBUG_SPHERE;
+    shape->role = TRESS_DEBUG_STRAND_RADIUS;
+    shape->radius = radius;
+    scene_position(scene, s, i, false, shape->a);
+    memcpy(shape->b, shape->a, sizeof shape->b);
+    tress__debug_emit(out, shape);
+  }
+}
+
+void tress__chains_debug_draw(const tress_sim *sim, const tress_handle *h, tress_handle_id id, bool asleep,
+                              tress_debug_out *out) {
+  const struct tress_chains *c = sim->chains;
+  if (!c || h->slot >= c->slot_count) return;
+  const chain_slot *s = &c->slots[h->slot];
+  if (!s->used) return;
+  tress_debug_shape shape = {.handle = id, .asleep = asleep};
+  /* a bind since the last step leaves the global indices stale until the next layout */
+  bool solved = !c->dirty && !s->fresh && s->global;
+  for (uint32_t i = 0; i < s->node_count; i++) {
+    if (solved) emit_node(out, &c->nodes, s, i, &shape);
+    else emit_node_from_scene(out, sim->scene, s, i, &shape);
+  }
+}
