@@ -52,8 +52,8 @@ static void cpu_family(char *out, size_t cap) {
   if (family >= 0) snprintf(out, cap, " (family %d model %d)", family, model);
 }
 
-/* What the library's hot loops were built as (the HOT_LOOP rule in chains_internal.h) and which
- * one this CPU runs. */
+/* What the library's hot loops were built as (TRESS_VECTOR_CLONES in shared/sim/src/simd.h) and
+ * which one this CPU runs. */
 static void vector_isa(char *compiled, size_t ccap, char *in_use, size_t ucap) {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
   snprintf(compiled, ccap, "target clones AVX-512 (x86-64-v4), AVX2 (x86-64-v3), baseline SSE2");
@@ -65,7 +65,7 @@ static void vector_isa(char *compiled, size_t ccap, char *in_use, size_t ucap) {
             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
   bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
 #endif
-  snprintf(in_use, ucap, "%s", v4 ? "AVX-512 (detected)" : v3 ? "AVX2 (detected; no AVX-512)" : "none (SSE2)");
+  snprintf(in_use, ucap, "%s", v4 ? "AVX-512 (detected)" : v3 ? "AVX2 (detected; no AVX-512)" : "SSE2 (baseline; no AVX2)");
 #else
 #if defined(__AVX512F__)
   const char *isa = "AVX-512";
@@ -74,9 +74,13 @@ static void vector_isa(char *compiled, size_t ccap, char *in_use, size_t ucap) {
 #elif defined(__ARM_NEON)
   const char *isa = "NEON";
 #else
-  const char *isa = "none";
+  const char *isa = "scalar";
 #endif
+#if defined(__aarch64__)
+  snprintf(compiled, ccap, "%s (AArch64 baseline: no clones needed)", isa);
+#else
   snprintf(compiled, ccap, "%s (no target clones with this compiler/platform)", isa);
+#endif
   snprintf(in_use, ucap, "%s (as compiled)", isa);
 #endif
 }
@@ -182,6 +186,35 @@ bool bench_yardstick_frame_ns(const bench_yardstick *y, uint32_t chains, uint32_
   }
   if (best > 0.0) *frame_ns = best;
   return best > 0.0;
+}
+
+void bench_env_print_yardstick(FILE *out) {
+  const char *skip = getenv("TRESS_NO_YARDSTICK");
+  if (skip && *skip && strcmp(skip, "0") != 0) {
+    fprintf(out, "# yardstick: skipped (TRESS_NO_YARDSTICK)\n");
+    return;
+  }
+  static bench_yardstick y; /* its paths and note are large */
+  bench_yardstick_prepare(&y);
+  if (!y.ready) {
+    fprintf(out, "# yardstick: none (%s): absolute figures only\n", y.note);
+    return;
+  }
+  /* one variant: a machine-speed unit for this run, not the solver's best competitor */
+  const char *saved = getenv("TRESS_LIMIT_VARIANTS");
+  char keep[256] = "";
+  if (saved) snprintf(keep, sizeof keep, "%s", saved);
+  setenv("TRESS_LIMIT_VARIANTS", "soa", 1);
+  double ns = 0.0;
+  char variant[32] = "";
+  bool ok = bench_yardstick_frame_ns(&y, 1000, 10, 0, &ns, variant, sizeof variant);
+  if (saved) setenv("TRESS_LIMIT_VARIANTS", keep, 1);
+  else unsetenv("TRESS_LIMIT_VARIANTS");
+  if (ok)
+    fprintf(out, "# yardstick: limit.c %s at 1000 x 10, %.2f ns/node per frame, built and run now: divide an absolute "
+                 "figure by it for a ratio that travels between CPUs\n", variant, ns);
+  else
+    fprintf(out, "# yardstick: it did not run (%s): absolute figures only\n", y.note);
 }
 
 /* node_modules holding @pixiv/three-vrm-springbone: $TRESS_THREE_VRM_MODULES, the conformance

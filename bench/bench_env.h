@@ -34,6 +34,11 @@ void bench_yardstick_prepare(bench_yardstick *y);
 bool bench_yardstick_frame_ns(const bench_yardstick *y, uint32_t chains, uint32_t depth, uint32_t spheres,
                               double *frame_ns, char *variant, size_t variant_cap);
 
+/* For benches whose figures are not the solver's frame: the yardstick built and run now at
+ * 1000 x 10 (variant "soa" alone, a few seconds), printed as a "# " line that says to divide an
+ * absolute figure by it, or why it is missing. TRESS_NO_YARDSTICK=1 skips it. */
+void bench_env_print_yardstick(FILE *out);
+
 /* three-vrm's VRMSpringBoneManager.update on `chains` chains of `joints` joints, ns per joint per
  * frame (median frame). False (and why, in note) when node or the package is missing. */
 bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, double *ns, char *note, size_t note_cap);

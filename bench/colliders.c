@@ -182,6 +182,7 @@ static figures run(rig *r) {
 int main(int argc, char **argv) {
   bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
   bench_env_print(json ? stderr : stdout, "bench/colliders");
+  bench_env_print_yardstick(json ? stderr : stdout);
   static rig bare, body; /* large: keep them off the stack */
   rig_build(&bare, false);
   figures none = run(&bare);

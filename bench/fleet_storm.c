@@ -151,6 +151,7 @@ int main(int argc, char **argv) {
   setenv("TRESS_SERVER_BIN", TRESS_SERVER_BIN_DEFAULT, 0); /* the built server unless told otherwise */
   setenv("TRESS_SOURCE_DIR", TRESS_SOURCE_DIR_DEFAULT, 0);
   bench_env_print(stdout, "fleet_storm");
+  bench_env_print_yardstick(stdout);
   if (!th_redis_server_path()) {
     printf("fleet_storm: redis-server is not installed; nothing measured\n");
     return 0;

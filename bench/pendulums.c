@@ -58,6 +58,7 @@ static void wear(tress_scene *s, tress_id model, tress_id head, tress_joint_kind
 
 int main(int argc, char **argv) {
   bench_env_print(stdout, "bench/pendulums");
+  bench_env_print_yardstick(stdout);
   int characters = argc > 1 ? atoi(argv[1]) : 250;
   int frames = argc > 2 ? atoi(argv[2]) : 300;
   if (characters < 1) characters = 1;

@@ -69,6 +69,7 @@ static void measure(const tress_plan_opts *opts, bool locks, const uint32_t *siz
 int main(int argc, char **argv) {
   bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
   bench_env_print(json ? stderr : stdout, "bench/plan");
+  bench_env_print_yardstick(json ? stderr : stdout);
   const uint32_t sizes[] = {1000, 10000, 100000, 1000000};
   const char *modes[2] = {"sectors", "strands"};
   double rates[2][4], wall_rates[2][4];

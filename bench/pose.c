@@ -27,6 +27,7 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   bench_env_print(stdout, "bench/pose");
+  bench_env_print_yardstick(stdout);
   int frames = argc > 1 ? atoi(argv[1]) : 20000;
   tress_scene *scene = th_scene();
   tress_id model = th_instance(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));

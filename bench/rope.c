@@ -190,6 +190,7 @@ static double load_average(void) {
 int main(int argc, char **argv) {
   bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
   bench_env_print(json ? stderr : stdout, "bench/rope");
+  bench_env_print_yardstick(json ? stderr : stdout);
   double load_before = load_average();
   enum { ROWS = 4 };
   rope_result ropes[ROWS] = {

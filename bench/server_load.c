@@ -169,6 +169,7 @@ static long server_rss_kb(pid_t pid) {
 
 int main(int argc, char **argv) {
   bench_env_print(stdout, "bench/server_load");
+  bench_env_print_yardstick(stdout);
   int target_peers = 1000, samples = 30;
   for (int i = 1; i + 1 < argc; i++) {
     if (strcmp(argv[i], "--peers") == 0) target_peers = atoi(argv[++i]);

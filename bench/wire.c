@@ -135,6 +135,7 @@ static size_t rig_and_measure(const char *label, const tress_mesh *mesh, tress_m
 
 int main(void) {
   bench_env_print(stdout, "bench/wire");
+  bench_env_print_yardstick(stdout);
   printf("== rig payloads (RIG_RESULT; skin B/vtx excludes the bone list and header) ==\n");
   sample_store st = {0};
   tress_msg synth = {.type = TRESS_MSG_RIG_RESULT};

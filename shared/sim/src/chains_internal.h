@@ -100,15 +100,12 @@
 
 #include "collider_lanes.h"
 #include "sim_internal.h"
+#include "simd.h"
 
-/* The hot level loops are compiled for AVX-512, AVX2 and baseline x86-64 and picked at load
- * time (ifunc), so one binary runs anywhere and uses the widest vectors the CPU has. ISO C mode
- * keeps floating-point contraction off, so every clone computes bit-identical results. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define HOT_LOOP __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define HOT_LOOP
-#endif
+/* The hot level loops: written once as scalar-form loops over SoA arrays that vectorize, built
+ * by simd.h's rule (x86-64: AVX-512, AVX2 and baseline clones picked at load time; AArch64:
+ * NEON). No contraction and no reordered reductions, so every build gives the same bits. */
+#define HOT_LOOP TRESS_VECTOR_CLONES
 
 /* Every per-node float array, in one list so rebuild, permute and free stay generic. */
 #define CHAIN_FIELDS(X)                                                                            \

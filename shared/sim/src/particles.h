@@ -4,6 +4,7 @@
 #define TRESS_PARTICLES_H
 
 #include "sim_internal.h"
+#include "simd.h"
 #include "tress/rope.h"
 
 typedef struct particle_pin {
@@ -188,13 +189,8 @@ static inline void tress__particle_position(const tress_particles *ps, uint32_t 
   }
 }
 
-/* Hot loops are compiled for AVX-512, AVX2 and baseline x86-64 and picked at load time (as in
- * chains.c); ISO C mode keeps contraction off, so every clone gives the same bits. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define TRESS_HOT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define TRESS_HOT_CLONES
-#endif
+/* Hot loops are built by simd.h's rule (as in chains_internal.h): the same bits on every build. */
+#define TRESS_HOT_CLONES TRESS_VECTOR_CLONES
 
 /* TRESS_IVDEP: iterations of the next loop touch disjoint elements (vectorize without alias
  * checks). TRESS_KEEP_LOOP: do not unroll it into scalar copies before the vectorizer sees it. */

@@ -1,10 +1,13 @@
-/* xform_lanes.c - tress_xform slots to and from component arrays, eight at a time with AVX2,
- * with the finite check on the values in registers (no second pass over the arrays). */
+/* xform_lanes.c - tress_xform slots to and from component arrays, four at a time in portable
+ * vector code (simd.h: SSE on x86-64, NEON on AArch64), with the finite check on the values in
+ * registers (no second pass over the arrays). */
 #include "xform_lanes.h"
 
 #include <stddef.h>
 
-/* The wide path stores a slot as one 8-float row: p0 p1 p2 pad q0 q1 q2 q3. */
+#include "simd.h"
+
+/* The wide path moves a slot as one 8-float row: p0 p1 p2 pad q0 q1 q2 q3. */
 _Static_assert(sizeof(tress_xform) == 8 * sizeof(float), "tress_xform is one 32-byte row");
 _Static_assert(offsetof(tress_xform, q) == 4 * sizeof(float), "rotation starts at the fifth float");
 
@@ -34,75 +37,66 @@ static bool write_scalar(tress_xform *const *slots, uint32_t lo, uint32_t count,
   return true;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-
-#define WIDE __attribute__((target("avx2")))
 #define AHEAD 16 /* slots fetched ahead of the copy */
 
-bool tress__xform_lanes_wide(void) { return __builtin_cpu_supports("avx2"); }
+/* Every target with vector registers (SSE2 is x86-64's baseline, NEON AArch64's) runs the
+ * four-wide copies; elsewhere the compiler lowers them to scalar code, which is still right. */
+bool tress__xform_lanes_wide(void) { return true; }
 
-/* The classic 8x8 transpose: unpack pairs, shuffle quads, swap 128-bit halves. */
-WIDE static inline void transpose8(__m256 r[8]) {
-  __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-  __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-  __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
-  __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
-  r[0] = _mm256_permute2f128_ps(s0, s4, 0x20); r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-  r[2] = _mm256_permute2f128_ps(s2, s6, 0x20); r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-  r[4] = _mm256_permute2f128_ps(s0, s4, 0x31); r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-  r[6] = _mm256_permute2f128_ps(s2, s6, 0x31); r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
-}
-
-/* The seven component rows' (v - v), OR-ed: zero bits unless some value is not finite. */
-WIDE static inline __m256 nonfinite_bits(const __m256 *c0, const __m256 *c1) {
-  __m256 a = _mm256_or_ps(_mm256_sub_ps(c0[0], c0[0]), _mm256_sub_ps(c0[1], c0[1]));
-  __m256 b = _mm256_or_ps(_mm256_sub_ps(c0[2], c0[2]), _mm256_sub_ps(c1[0], c1[0]));
-  __m256 d = _mm256_or_ps(_mm256_sub_ps(c1[1], c1[1]), _mm256_sub_ps(c1[2], c1[2]));
-  return _mm256_or_ps(_mm256_or_ps(a, b), _mm256_or_ps(d, _mm256_sub_ps(c1[3], c1[3])));
-}
-
-WIDE static inline bool any_set(__m256 bits) {
-  return _mm256_movemask_ps(_mm256_cmp_ps(bits, _mm256_setzero_ps(), _CMP_NEQ_UQ)) != 0;
-}
-
-WIDE static bool read_wide(const tress_xform *const *slots, uint32_t count, float *const comp[7]) {
-  uint32_t whole = count & ~7u;
-  __m256 bad = _mm256_setzero_ps();
-  for (uint32_t j = 0; j < whole; j += 8) {
-    __m256 r[8];
-    for (int k = 0; k < 8; k++) {
+/* Four slots at a time: each slot is two 4-float halves (p0 p1 p2 pad, q0 q1 q2 q3), and one
+ * 4x4 transpose per half turns four slots into four lanes of each component. Built as simd.h's
+ * clones: the AVX2 and AVX-512 ones use three-operand shuffles (no register copies). */
+TRESS_VECTOR_CLONES static bool read_wide(const tress_xform *const *slots, uint32_t count, float *const comp[7]) {
+  uint32_t whole = count & ~3u;
+  /* the seven destinations in registers: the stores cannot alias the pointer array */
+  float *restrict c0 = comp[0], *restrict c1 = comp[1], *restrict c2 = comp[2], *restrict c3 = comp[3];
+  float *restrict c4 = comp[4], *restrict c5 = comp[5], *restrict c6 = comp[6];
+  tress_i32x4 bad = {0, 0, 0, 0};
+  for (uint32_t j = 0; j < whole; j += 4) {
+    tress_f32x4 p[4], q[4];
+    for (int k = 0; k < 4; k++) {
       /* a level visits one bone per chain, so slots stride through the scene: fetch ahead */
       __builtin_prefetch(slots[j + k + AHEAD < count ? j + k + AHEAD : j + k], 0, 0);
-      r[k] = _mm256_loadu_ps((const float *)slots[j + k]);
+      const float *row = (const float *)slots[j + k];
+      p[k] = tress_f32x4_load(row);
+      q[k] = tress_f32x4_load(row + 4);
     }
-    transpose8(r);
-    /* row 3 is the padding */
-    bad = _mm256_or_ps(bad, nonfinite_bits(r, r + 4));
-    _mm256_storeu_ps(comp[0] + j, r[0]); _mm256_storeu_ps(comp[1] + j, r[1]); _mm256_storeu_ps(comp[2] + j, r[2]);
-    _mm256_storeu_ps(comp[3] + j, r[4]); _mm256_storeu_ps(comp[4] + j, r[5]); _mm256_storeu_ps(comp[5] + j, r[6]);
-    _mm256_storeu_ps(comp[6] + j, r[7]);
+    tress_f32x4_transpose(p);
+    tress_f32x4_transpose(q);
+    /* p[3] is the padding */
+    bad |= tress_f32x4_nonfinite_bits(p[0]) | tress_f32x4_nonfinite_bits(p[1]) | tress_f32x4_nonfinite_bits(p[2]);
+    bad |= tress_f32x4_nonfinite_bits(q[0]) | tress_f32x4_nonfinite_bits(q[1]) | tress_f32x4_nonfinite_bits(q[2]) |
+           tress_f32x4_nonfinite_bits(q[3]);
+    tress_f32x4_store(c0 + j, p[0]); tress_f32x4_store(c1 + j, p[1]); tress_f32x4_store(c2 + j, p[2]);
+    tress_f32x4_store(c3 + j, q[0]); tress_f32x4_store(c4 + j, q[1]); tress_f32x4_store(c5 + j, q[2]);
+    tress_f32x4_store(c6 + j, q[3]);
   }
   bool tail = read_scalar(slots, whole, count, comp);
-  return tail && !any_set(bad);
+  return tail && !tress_i32x4_any(bad);
 }
 
-WIDE static bool write_wide(tress_xform *const *slots, uint32_t count, const float *const comp[7]) {
-  uint32_t whole = count & ~7u;
-  for (uint32_t j = 0; j < whole; j += 8) {
-    __m256 r[8] = {_mm256_loadu_ps(comp[0] + j), _mm256_loadu_ps(comp[1] + j), _mm256_loadu_ps(comp[2] + j),
-                   _mm256_setzero_ps(),          _mm256_loadu_ps(comp[3] + j), _mm256_loadu_ps(comp[4] + j),
-                   _mm256_loadu_ps(comp[5] + j), _mm256_loadu_ps(comp[6] + j)};
+TRESS_VECTOR_CLONES static bool write_wide(tress_xform *const *slots, uint32_t count, const float *const comp[7]) {
+  uint32_t whole = count & ~3u;
+  /* the seven sources in registers: the slot stores could otherwise alias the pointer array */
+  const float *c0 = comp[0], *c1 = comp[1], *c2 = comp[2], *c3 = comp[3], *c4 = comp[4], *c5 = comp[5], *c6 = comp[6];
+  for (uint32_t j = 0; j < whole; j += 4) {
+    tress_f32x4 p[4] = {tress_f32x4_load(c0 + j), tress_f32x4_load(c1 + j), tress_f32x4_load(c2 + j),
+                        {0.0f, 0.0f, 0.0f, 0.0f}};
+    tress_f32x4 q[4] = {tress_f32x4_load(c3 + j), tress_f32x4_load(c4 + j), tress_f32x4_load(c5 + j),
+                        tress_f32x4_load(c6 + j)};
+    tress_i32x4 bad = tress_f32x4_nonfinite_bits(p[0]) | tress_f32x4_nonfinite_bits(p[1]) |
+                      tress_f32x4_nonfinite_bits(p[2]) | tress_f32x4_nonfinite_bits(q[0]) |
+                      tress_f32x4_nonfinite_bits(q[1]) | tress_f32x4_nonfinite_bits(q[2]) |
+                      tress_f32x4_nonfinite_bits(q[3]);
     /* a group with a value that is not finite is never written: the caller goes node by node */
-    if (any_set(nonfinite_bits(r, r + 4))) return false;
-    transpose8(r);
-    for (int k = 0; k < 8; k++) {
+    if (tress_i32x4_any(bad)) return false;
+    tress_f32x4_transpose(p);
+    tress_f32x4_transpose(q);
+    for (int k = 0; k < 4; k++) {
       __builtin_prefetch(slots[j + k + AHEAD < count ? j + k + AHEAD : j + k], 1, 0);
-      _mm256_storeu_ps((float *)slots[j + k], r[k]);
+      float *row = (float *)slots[j + k];
+      tress_f32x4_store(row, p[k]);
+      tress_f32x4_store(row + 4, q[k]);
     }
   }
   return write_scalar(slots, whole, count, comp);
@@ -115,19 +109,3 @@ bool tress__xforms_read(const tress_xform *const *slots, uint32_t count, float *
 bool tress__xforms_write(tress_xform *const *slots, uint32_t count, const float *const comp[7], bool wide) {
   return wide ? write_wide(slots, count, comp) : write_scalar(slots, 0, count, comp);
 }
-
-#else
-
-bool tress__xform_lanes_wide(void) { return false; }
-
-bool tress__xforms_read(const tress_xform *const *slots, uint32_t count, float *const comp[7], bool wide) {
-  (void)wide;
-  return read_scalar(slots, 0, count, comp);
-}
-
-bool tress__xforms_write(tress_xform *const *slots, uint32_t count, const float *const comp[7], bool wide) {
-  (void)wide;
-  return write_scalar(slots, 0, count, comp);
-}
-
-#endif

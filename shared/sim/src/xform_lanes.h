@@ -2,10 +2,11 @@
  *
  * The solver keeps poses as component arrays (px py pz qx qy qz qw, one float per node); the
  * scene keeps one tress_xform per bone, reached through a pointer per node. These two copies
- * are the solver's whole scene I/O. With AVX2 they move eight nodes at a time: eight 32-byte
- * slots are loaded (or stored) whole and transposed in registers, instead of 7 scalar loads
- * and 7 scalar stores per node. Both check that the values are finite while they are in
- * registers, so the solver makes no separate pass over the arrays for it.
+ * are the solver's whole scene I/O. In vector registers (simd.h) they move four nodes at a
+ * time: four 32-byte slots are loaded (or stored) as eight 4-float halves and transposed in
+ * registers, instead of 7 scalar loads and 7 scalar stores per node. Both check that the
+ * values are finite while they are in registers, so the solver makes no separate pass over
+ * the arrays for it.
  */
 #ifndef TRESS_XFORM_LANES_H
 #define TRESS_XFORM_LANES_H
@@ -15,7 +16,7 @@
 
 #include "tress/math.h"
 
-/* Whether this CPU runs the eight-wide copies (checked once, kept by the caller). */
+/* Whether this build runs the four-wide copies (checked once, kept by the caller). */
 bool tress__xform_lanes_wide(void);
 
 /* comp[k][j] = component k of *slots[j], for j < count; k: p0 p1 p2 q0 q1 q2 q3. True when
