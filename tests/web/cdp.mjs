@@ -33,7 +33,8 @@ export async function launchChromium(chromiumPath, WebSocket, { width = 1000, he
     ws.close();
     proc.kill('SIGTERM');
     await new Promise((r) => (proc.exitCode !== null ? r() : proc.once('exit', r)));
-    rmSync(profile, { recursive: true, force: true });
+    // Chromium's helpers may still be writing the profile for a moment after the browser exits
+    try { rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }); } catch { /* a tmp dir left */ }
   };
   return session;
 }

@@ -108,11 +108,37 @@ static void test_setting_change_alters_the_motion(void **state) {
   tress_tuner_destroy(tuned);
 }
 
+static uint32_t count_shapes(const float *shapes, uint32_t n, float kind, float role) {
+  uint32_t c = 0;
+  for (uint32_t i = 0; i < n; i++)
+    c += shapes[i * TRESS_TUNER_SHAPE_FLOATS] == kind && shapes[i * TRESS_TUNER_SHAPE_FLOATS + 1] == role;
+  return c;
+}
+
+/* The page's debug draw is the sim's: a simulated link per bone, strand radii once set. */
+static void test_debug_draw_reports_the_chains(void **state) {
+  (void)state;
+  tress_tuner *t = make_rig();
+  swing(t, 5);
+  uint32_t bones = 1 + CHAINS * LINKS;
+  uint32_t n = tress_tuner_debug_draw(t);
+  const float *shapes = tress_tuner_get_debug_shapes(t);
+  assert_true(count_shapes(shapes, n, 0 /* line */, 1 /* bone_simulated */) >= bones - 1);
+  assert_int_equal(count_shapes(shapes, n, 2 /* sphere */, 2 /* strand_radius */), 0);
+  assert_int_equal(tress_tuner_set_setting(t, TRESS_TUNER_RADIUS, 0.05f), 0);
+  swing(t, 1);
+  n = tress_tuner_debug_draw(t);
+  assert_true(count_shapes(shapes, n, 2, 2) >= bones - 1);
+  for (uint32_t i = 0; i < n; i++)
+    if (shapes[i * TRESS_TUNER_SHAPE_FLOATS] == 2) assert_float_equal(shapes[i * TRESS_TUNER_SHAPE_FLOATS + 8], 0.05f, 1e-5f);
+  tress_tuner_destroy(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_setting_names_round_trip),  cmocka_unit_test(test_tips_are_the_leaves_at_rest),
       cmocka_unit_test(test_bad_parent_is_refused),     cmocka_unit_test(test_strands_sway_behind_the_head),
-      cmocka_unit_test(test_setting_change_alters_the_motion),
+      cmocka_unit_test(test_setting_change_alters_the_motion),  cmocka_unit_test(test_debug_draw_reports_the_chains),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,7 @@
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import createTress from './tress.mjs';
-import { SETTINGS, Tuner } from './tuner.js';
+import { ROLE, SETTINGS, SHAPE, SHAPE_FLOATS, Tuner } from './tuner.js';
 
 const params = new URLSearchParams(location.search);
 const testMode = params.has('test'); // the browser test steps frames itself (window.tressTest)
@@ -34,9 +34,11 @@ const headBall = new THREE.Mesh(new THREE.SphereGeometry(0.25, 24, 16),
   new THREE.MeshStandardMaterial({ color: 0xc9a27e, roughness: 0.8 }));
 head.add(headBall);
 
-// Debug draw: a line per bone (parent to child), a point per tip; buffers sized at load.
+// Debug draw: the sim's shapes (tress_sim_debug_draw through the tuner) as coloured lines -
+// links where the solver has them and in the animated pose, strand radii as rings - and the
+// tips and end tips as points; buffers sized at load.
 const debugLines = new THREE.LineSegments(new THREE.BufferGeometry(),
-  new THREE.LineBasicMaterial({ color: 0x40ff90, depthTest: false }));
+  new THREE.LineBasicMaterial({ vertexColors: true, depthTest: false }));
 const debugTips = new THREE.Points(new THREE.BufferGeometry(),
   new THREE.PointsMaterial({ color: 0xff5050, size: 7, sizeAttenuation: false, depthTest: false }));
 debugLines.renderOrder = debugTips.renderOrder = 2;
@@ -142,35 +144,79 @@ function frameCamera() {
   headBall.scale.setScalar(Math.min(1, size / 2.5));
 }
 
+const RING_SEGMENTS = 12;
+// per shape at most three rings of RING_SEGMENTS lines; tuner.c's shape capacity
+const debugVertexCap = (bones) => (4 * bones + 16) * 3 * RING_SEGMENTS * 2;
+const COLOURS = {
+  [ROLE.BONE_SIMULATED]: [0.25, 1.0, 0.55], [ROLE.BONE_ANIMATED]: [0.45, 0.45, 0.5],
+  [ROLE.STRAND_RADIUS]: [0.3, 0.6, 1.0], [ROLE.COLLIDER]: [1.0, 0.8, 0.2],
+};
+const ASLEEP = [0.2, 0.35, 0.6];
+
 function sizeDebugDraw() {
-  const n = rig.bones.length;
-  debugLines.geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(n * 6), 3));
-  debugTips.geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(n * 3), 3));
+  const vertices = debugVertexCap(rig.bones.length);
+  debugLines.geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(vertices * 3), 3));
+  debugLines.geometry.setAttribute('color', new THREE.BufferAttribute(new Float32Array(vertices * 3), 3));
+  debugTips.geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(rig.bones.length * 6), 3));
 }
 
-// The solver's drawn poses into three's bones (locals under each bone's parent), and the
-// debug draw from the same numbers.
+// The shapes into the line and point buffers (no allocation: the buffers are the load's).
+function drawDebugShapes() {
+  const shapes = rig.tuner.debugShapes();
+  const pos = debugLines.geometry.attributes.position.array, col = debugLines.geometry.attributes.color.array;
+  const tips = debugTips.geometry.attributes.position.array;
+  let v = 0, t = 0;
+  const vertex = (x, y, z, c) => {
+    if (3 * v + 3 > pos.length) return;
+    pos[3 * v] = x; pos[3 * v + 1] = y; pos[3 * v + 2] = z;
+    col[3 * v] = c[0]; col[3 * v + 1] = c[1]; col[3 * v + 2] = c[2];
+    v++;
+  };
+  const tipsOf = rig.tuner.tips();
+  for (let i = 0; i < tipsOf.length && t + 3 <= tips.length; i++) tips[t++] = tipsOf[i];
+  for (let s = 0; s < shapes.length; s += SHAPE_FLOATS) {
+    const kind = shapes[s], role = shapes[s + 1], asleep = shapes[s + 9] !== 0;
+    const ax = shapes[s + 2], ay = shapes[s + 3], az = shapes[s + 4];
+    const c = asleep && role === ROLE.BONE_SIMULATED ? ASLEEP : COLOURS[role] || [1, 1, 1];
+    if (kind === SHAPE.LINE) {
+      vertex(ax, ay, az, c);
+      vertex(shapes[s + 5], shapes[s + 6], shapes[s + 7], c);
+    } else if (kind === SHAPE.POINT && t + 3 <= tips.length) {
+      tips[t++] = ax; tips[t++] = ay; tips[t++] = az;
+    } else if (kind === SHAPE.SPHERE) {
+      const r = shapes[s + 8];
+      for (let axis = 0; axis < 3; axis++) {
+        for (let k = 0; k < RING_SEGMENTS; k++) {
+          for (const j of [k, k + 1]) {
+            const u = r * Math.cos(2 * Math.PI * j / RING_SEGMENTS), w = r * Math.sin(2 * Math.PI * j / RING_SEGMENTS);
+            const d = axis === 0 ? [0, u, w] : axis === 1 ? [u, 0, w] : [u, w, 0];
+            vertex(ax + d[0], ay + d[1], az + d[2], c);
+          }
+        }
+      }
+    }
+  }
+  debugLines.geometry.setDrawRange(0, v);
+  debugLines.geometry.attributes.position.needsUpdate = true;
+  debugLines.geometry.attributes.color.needsUpdate = true;
+  debugTips.geometry.setDrawRange(0, t / 3);
+  debugTips.geometry.attributes.position.needsUpdate = true;
+}
+
+// The solver's drawn poses into three's bones (locals under each bone's parent), and its debug draw.
 function applySolver() {
   const worlds = rig.tuner.boneWorlds();
   const bones = rig.bones, parents = rig.parents;
   const worldMats = rig.worldMats || (rig.worldMats = bones.map(() => new THREE.Matrix4()));
   head.updateMatrixWorld(true);
-  const lines = debugLines.geometry.attributes.position.array;
   for (let i = 0; i < bones.length; i++) {
     const w = worlds.subarray(7 * i, 7 * i + 7);
     worldMats[i].compose(tmpP.set(w[0], w[1], w[2]), tmpQ.set(w[3], w[4], w[5], w[6]), ONE);
     const parentWorld = parents[i] >= 0 ? worldMats[parents[i]] : bones[i].parent.matrixWorld;
     tmpMatrix.copy(parentWorld).invert().multiply(worldMats[i]);
     tmpMatrix.decompose(bones[i].position, bones[i].quaternion, bones[i].scale);
-    const from = parents[i] >= 0 ? worlds.subarray(7 * parents[i], 7 * parents[i] + 3)
-      : [head.position.x, head.position.y, head.position.z];
-    lines.set([from[0], from[1], from[2], w[0], w[1], w[2]], 6 * i);
   }
-  debugLines.geometry.attributes.position.needsUpdate = true;
-  const tips = rig.tuner.tips();
-  debugTips.geometry.attributes.position.array.set(tips);
-  debugTips.geometry.setDrawRange(0, tips.length / 3);
-  debugTips.geometry.attributes.position.needsUpdate = true;
+  drawDebugShapes();
 }
 
 function render() {

@@ -16,6 +16,11 @@ export const SETTINGS = [
   { name: 'enabled', boolean: true },
 ];
 
+// tuner.h's debug shape layout, and tress/debug_draw.h's kinds and roles.
+export const SHAPE_FLOATS = 10;
+export const SHAPE = { LINE: 0, POINT: 1, SPHERE: 2, CAPSULE: 3, PLANE: 4 };
+export const ROLE = { BONE_ANIMATED: 0, BONE_SIMULATED: 1, STRAND_RADIUS: 2, END_TIP: 3, COLLIDER: 4 };
+
 // A float as the solver sees it, written so that reading it back gives the same float32.
 const f32 = (v) => Math.fround(v).toPrecision(9);
 
@@ -97,6 +102,13 @@ export class Tuner {
     const n = this.wasm._tress_tuner_get_tip_count(this.ptr);
     const p = this.wasm._tress_tuner_get_tips(this.ptr) >> 2;
     return this.wasm.HEAPF32.subarray(p, p + 3 * n);
+  }
+
+  // The sim's debug draw (tress/debug_draw.h) of the last step: SHAPE_FLOATS floats a shape.
+  debugShapes() {
+    const n = this.wasm._tress_tuner_debug_draw(this.ptr);
+    const p = this.wasm._tress_tuner_get_debug_shapes(this.ptr) >> 2;
+    return this.wasm.HEAPF32.subarray(p, p + SHAPE_FLOATS * n);
   }
 
   isAwake() {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tress/debug_draw.h"
 #include "tress/scene.h"
 #include "tress/sim.h"
 
@@ -22,6 +23,9 @@ struct tress_tuner {
   uint32_t *tip_bones; /* the leaves, found once at bind */
   tress_xform *rests;   /* each bone's cframe, as added */
   tress_xform *drawn;   /* each bone's drawn world pose, parents first */
+  uint32_t shape_cap;
+  tress_debug_shape *shapes; /* the debug draw's buffer, made at bind */
+  float *shape_floats;       /* shape_cap * TRESS_TUNER_SHAPE_FLOATS */
   float *worlds; /* bone_capacity * 7 */
   float *tips;   /* bone_capacity * 3 */
   bool bound;
@@ -101,6 +105,8 @@ void tress_tuner_destroy(tress_tuner *t) {
   free(t->tip_bones);
   free(t->rests);
   free(t->drawn);
+  free(t->shapes);
+  free(t->shape_floats);
   free(t->worlds);
   free(t->tips);
   free(t);
@@ -163,6 +169,11 @@ int tress_tuner_bind(tress_tuner *t) {
   if (!t->sim) return TRESS_ERR_OUT_OF_MEMORY;
   tress_result r = tress_sim_bind(t->sim, t->head, &t->settings, &t->handle);
   if (r != TRESS_OK) return r;
+  /* per node at most an animated and a simulated link, a radius and an end tip */
+  t->shape_cap = 4 * t->bone_count + 16;
+  t->shapes = calloc(t->shape_cap, sizeof *t->shapes);
+  t->shape_floats = calloc((size_t)t->shape_cap * TRESS_TUNER_SHAPE_FLOATS, sizeof *t->shape_floats);
+  if (!t->shapes || !t->shape_floats) return TRESS_ERR_OUT_OF_MEMORY;
   t->bound = true;
   find_tips(t);
   r = tress_sim_step(t->sim, 0.0); /* the chains start at the pose they are drawn in */
@@ -225,6 +236,25 @@ int tress_tuner_step(tress_tuner *t, double dt) {
   read_outputs(t);
   return r;
 }
+
+uint32_t tress_tuner_debug_draw(tress_tuner *t) {
+  uint32_t total = 0;
+  if (!t->bound || tress_sim_debug_draw(t->sim, NULL, t->shapes, t->shape_cap, &total) != TRESS_OK) return 0;
+  uint32_t n = total < t->shape_cap ? total : t->shape_cap;
+  for (uint32_t i = 0; i < n; i++) {
+    const tress_debug_shape *s = &t->shapes[i];
+    float *f = t->shape_floats + (size_t)i * TRESS_TUNER_SHAPE_FLOATS;
+    f[0] = (float)s->kind;
+    f[1] = (float)s->role;
+    memcpy(f + 2, s->a, sizeof s->a);
+    memcpy(f + 5, s->b, sizeof s->b);
+    f[8] = s->radius;
+    f[9] = s->asleep ? 1.0f : 0.0f;
+  }
+  return n;
+}
+
+const float *tress_tuner_get_debug_shapes(const tress_tuner *t) { return t->shape_floats; }
 
 uint32_t tress_tuner_get_bone_count(const tress_tuner *t) { return t->bone_count; }
 const float *tress_tuner_get_bone_worlds(const tress_tuner *t) { return t->worlds; }

@@ -59,6 +59,13 @@ const float *tress_tuner_get_bone_worlds(const tress_tuner *t);
 /* The tips: every leaf bone's drawn world position, 3 floats each, in bone order. */
 uint32_t tress_tuner_get_tip_count(const tress_tuner *t);
 const float *tress_tuner_get_tips(const tress_tuner *t);
+/* The sim's debug draw (tress/debug_draw.h) of the last step into the tuner's reused buffer (made
+ * at bind, room for every shape the chains can report): returns how many shapes it holds.
+ * Each is TRESS_TUNER_SHAPE_FLOATS floats: kind (tress_debug_shape_kind), role
+ * (tress_debug_role), a xyz, b xyz, radius, asleep (0 / 1). */
+#define TRESS_TUNER_SHAPE_FLOATS 10
+uint32_t tress_tuner_debug_draw(tress_tuner *t);
+const float *tress_tuner_get_debug_shapes(const tress_tuner *t);
 /* Whether the chains stepped in the last frame (tress_handle_is_awake: false while asleep). */
 bool tress_tuner_is_awake(const tress_tuner *t);
 
