@@ -16,20 +16,14 @@
 
 #define JOINERS 4
 
-static const char *const characters[] = {"ava.json", "kit.json", "ava.json"};
-#define CHARACTERS 3
-
 static th_client *joined(th_server *s, const char *name) {
-  th_client *c = calloc(1, sizeof *c);
-  assert_int_equal(th_client_connect(c, s->udp_port), 0);
-  assert_int_equal(th_client_hello_join(c, name, "r"), 0);
+  th_client *c = th_client_joined(s, name, "r");
+  assert_non_null(c);
   return c;
 }
 
-static void drop(th_client *c) {
-  th_client_close(c);
-  free(c);
-}
+static const char *const characters[] = {"ava.json", "kit.json", "ava.json"};
+#define CHARACTERS 3
 
 static double encoded(const th_server *s) { return th_metric(s->http_port, "tress_messages_encoded_total"); }
 
@@ -105,9 +99,9 @@ static void test_replays_share_encoded_packets(void **state) {
   assert_non_null(changed);
   assert_true(changed->bind.chain_settings.stiffness == 0.625f);
 
-  drop(last);
-  for (int j = 0; j < JOINERS; j++) drop(joiner[j]);
-  drop(owner);
+  th_client_drop(last);
+  for (int j = 0; j < JOINERS; j++) th_client_drop(joiner[j]);
+  th_client_drop(owner);
   assert_int_equal(th_server_stop(&s, SIGTERM, 15000), 0);
   th_server_cleanup(&s);
 }

@@ -25,40 +25,16 @@
 #define FLOOD_PEERS 4
 #define FLOOD_PER_PEER 16
 
+static th_client *joined(th_server *s, const char *name, const char *room) {
+  th_client *c = th_client_joined(s, name, room);
+  assert_non_null(c);
+  return c;
+}
+
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* A hanging tube of hair (rings x around vertices) whose rig takes a noticeable moment. */
-static void write_hair(const char *path, int rings, int around) {
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  for (int r = 0; r < rings; r++)
-    for (int a = 0; a < around; a++) {
-      float t = 6.2831853f * (float)a / (float)around, y = 1.0f - 2.0f * (float)r / (float)(rings - 1);
-      float radius = 0.8f * (1.0f + 0.05f * sinf(12.0f * t + 0.1f * (float)r));
-      fprintf(f, "v %.5f %.5f %.5f\n", radius * cosf(t), y, radius * sinf(t));
-    }
-  for (int r = 0; r + 1 < rings; r++)
-    for (int a = 0; a < around; a++) {
-      int i0 = r * around + a + 1, i1 = r * around + (a + 1) % around + 1;
-      fprintf(f, "f %d %d %d\nf %d %d %d\n", i0, i0 + around, i1, i1, i0 + around, i1 + around);
-    }
-  assert_int_equal(fclose(f), 0);
-}
-
-static th_client *joined(th_server *s, const char *name, const char *room) {
-  th_client *c = calloc(1, sizeof *c);
-  assert_int_equal(th_client_connect(c, s->udp_port), 0);
-  assert_int_equal(th_client_hello_join(c, name, room), 0);
-  return c;
-}
-
-static void drop(th_client *c) {
-  th_client_close(c);
-  free(c);
 }
 
 /* The sample character wearing the test hair with its own rig options (distinct options are
@@ -103,7 +79,7 @@ static void test_flood_in_one_room_does_not_hold_back_another(void **state) {
   snprintf(cmd, sizeof cmd, "mkdir -p '%s/meshes'", s.assets);
   assert_int_equal(system(cmd), 0);
   snprintf(path, sizeof path, "%s/meshes/fair_hair.obj", s.assets);
-  write_hair(path, 160, 160);
+  assert_int_equal(th_write_hair_tube_obj(path, 160, 160), 0);
   const char *extra[] = {"--max-rigs-per-peer", "64", "--max-characters-per-peer", "64", "--max-pending-rigs", "256",
                          NULL};
   assert_int_equal(th_server_start(&s, extra), 0);
@@ -141,8 +117,8 @@ static void test_flood_in_one_room_does_not_hold_back_another(void **state) {
   printf("rig fairness: the whole flood took %.3f s\n", now_s() - flood_start);
   assert_int_equal((int)th_metric(s.http_port, "tress_rig_jobs_waiting"), 0);
 
-  for (int p = 0; p < FLOOD_PEERS; p++) drop(flood[p]);
-  drop(victim);
+  for (int p = 0; p < FLOOD_PEERS; p++) th_client_drop(flood[p]);
+  th_client_drop(victim);
   assert_int_equal(th_server_stop(&s, SIGTERM, 30000), 0);
   th_server_cleanup(&s);
 }

@@ -25,15 +25,9 @@
 #include "tress/join_token.h"
 
 static th_client *joined(th_server *s, const char *name, const char *room) {
-  th_client *c = calloc(1, sizeof *c);
-  assert_int_equal(th_client_connect(c, s->udp_port), 0);
-  assert_int_equal(th_client_hello_join(c, name, room), 0);
+  th_client *c = th_client_joined(s, name, room);
+  assert_non_null(c);
   return c;
-}
-
-static void drop(th_client *c) {
-  th_client_close(c);
-  free(c);
 }
 
 static size_t encoded_size(const tress_msg *m) {
@@ -101,8 +95,8 @@ static void test_spawn_whose_added_cannot_encode_is_refused_whole(void **state) 
   th_spawn_free(&spawn);
   assert_non_null(th_client_wait(bystander, TRESS_MSG_BIND, 30000));
 
-  drop(owner);
-  drop(bystander);
+  th_client_drop(owner);
+  th_client_drop(bystander);
   assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
   th_server_cleanup(&s);
 }
@@ -153,30 +147,11 @@ static void test_no_character_oracle_across_rooms(void **state) {
   assert_int_equal(th_client_send(owner, &despawn), 0);
   assert_non_null(th_client_wait(owner, TRESS_MSG_CHARACTER_REMOVED, 3000));
 
-  drop(owner);
-  drop(neighbour);
-  drop(outsider);
+  th_client_drop(owner);
+  th_client_drop(neighbour);
+  th_client_drop(outsider);
   assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
   th_server_cleanup(&s);
-}
-
-/* A hanging tube of hair big enough (90k vertices) that its rig is still running a moment later. */
-static void write_big_hair(const char *path) {
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  const int rings = 300, around = 300;
-  for (int r = 0; r < rings; r++)
-    for (int a = 0; a < around; a++) {
-      float t = 6.2831853f * (float)a / (float)around, y = 1.0f - 2.0f * (float)r / (float)(rings - 1);
-      float radius = 0.8f * (1.0f + 0.05f * sinf(12.0f * t + 0.1f * (float)r));
-      fprintf(f, "v %.5f %.5f %.5f\n", radius * cosf(t), y, radius * sinf(t));
-    }
-  for (int r = 0; r + 1 < rings; r++)
-    for (int a = 0; a < around; a++) {
-      int i0 = r * around + a + 1, i1 = r * around + (a + 1) % around + 1;
-      fprintf(f, "f %d %d %d\nf %d %d %d\n", i0, i0 + around, i1, i1, i0 + around, i1 + around);
-    }
-  assert_int_equal(fclose(f), 0);
 }
 
 static th_client *connected_from(th_server *s, const char *ip) {
@@ -208,7 +183,7 @@ static void big_hair_store(th_server *s) {
            th_source_dir(), s->assets);
   assert_int_equal(system(cmd), 0);
   snprintf(path, sizeof path, "%s/meshes/big_hair.obj", s->assets);
-  write_big_hair(path);
+  assert_int_equal(th_write_hair_tube_obj(path, 300, 300), 0); /* 90k vertices: still rigging a moment later */
 }
 
 /* The sample character wearing big_hair.obj; the answer to it is the caller's to wait for. */
@@ -236,7 +211,7 @@ static void test_rig_limit_survives_a_reconnect(void **state) {
   assert_int_equal(th_client_send(first, &spawn), 0);
   th_spawn_free(&spawn);
   assert_non_null(th_client_wait(first, TRESS_MSG_CHARACTER_ADDED, 5000));
-  drop(first);
+  th_client_drop(first);
 
   /* Back at once from the same address: that rig still counts. */
   th_client *again = joined_from(&s, "127.0.0.1", "again");
@@ -257,8 +232,8 @@ static void test_rig_limit_survives_a_reconnect(void **state) {
   assert_non_null(th_client_wait(other, TRESS_MSG_BIND, 60000));
   assert_int_equal(th_client_count(other, TRESS_MSG_ERROR), 0);
 
-  drop(again);
-  drop(other);
+  th_client_drop(again);
+  th_client_drop(other);
   assert_int_equal(th_server_stop(&s, SIGTERM, 30000), 0);
   th_server_cleanup(&s);
 }
@@ -307,7 +282,7 @@ static void test_rig_limit_follows_the_token_player(void **state) {
   th_client *first = joined_as(&s, &key, "127.0.0.1", "p1");
   spawn_big_hair(first, 1);
   assert_non_null(th_client_wait(first, TRESS_MSG_CHARACTER_ADDED, 5000));
-  drop(first);
+  th_client_drop(first);
 
   /* p1 again, with a fresh token, from another address: still p1's rig. */
   th_client *moved = joined_as(&s, &key, "127.0.0.2", "p1");
@@ -327,8 +302,8 @@ static void test_rig_limit_follows_the_token_player(void **state) {
   assert_non_null(th_client_wait(other, TRESS_MSG_BIND, 60000));
   assert_int_equal(th_client_count(other, TRESS_MSG_ERROR), 0);
 
-  drop(moved);
-  drop(other);
+  th_client_drop(moved);
+  th_client_drop(other);
   assert_int_equal(th_server_stop(&s, SIGTERM, 30000), 0);
   th_server_cleanup(&s);
 }

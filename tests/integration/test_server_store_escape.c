@@ -23,6 +23,12 @@
 #include "support/glb_build.h"
 #include "support/server_harness.h"
 
+static th_client *joined(th_server *s, const char *name, const char *room) {
+  th_client *c = th_client_joined(s, name, room);
+  assert_non_null(c);
+  return c;
+}
+
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -99,18 +105,6 @@ static void make_store(th_server *s) {
   write_triangle_gltf(s->assets, "meshes/big.gltf", "big.bin");
 }
 
-static th_client *joined(th_server *s, const char *name, const char *room) {
-  th_client *c = calloc(1, sizeof *c);
-  assert_int_equal(th_client_connect(c, s->udp_port), 0);
-  assert_int_equal(th_client_hello_join(c, name, room), 0);
-  return c;
-}
-
-static void drop(th_client *c) {
-  th_client_close(c);
-  free(c);
-}
-
 /* Spawns the sample character with `asset` as its hair; the RIG_RESULT / RIG_FAILED it gets. */
 static const tress_msg *spawn_hair(th_client *c, const char *asset, uint32_t request_id, tress_msg_type expect) {
   tress_msg spawn;
@@ -180,8 +174,8 @@ static void test_store_escapes_refused_server_keeps_serving(void **state) {
   assert_int_equal((int)th_metric(s.http_port, "tress_rigs_started_total"), 2);
   expect_log_without_paths(&s);
 
-  drop(attacker);
-  drop(player);
+  th_client_drop(attacker);
+  th_client_drop(player);
   assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
   th_server_cleanup(&s);
 }
@@ -217,7 +211,7 @@ static void test_failed_rigs_remembered_for_the_ttl(void **state) {
   const tress_msg *r = spawn_hair(c, "meshes/escape.gltf", 6, TRESS_MSG_RIG_RESULT);
   (void)r;
   assert_int_equal((int)th_metric(s.http_port, "tress_rig_failures_remembered_total"), 2);
-  drop(c);
+  th_client_drop(c);
   assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
   th_server_cleanup(&s);
 
@@ -231,7 +225,7 @@ static void test_failed_rigs_remembered_for_the_ttl(void **state) {
   expect_refused(&s, c, "meshes/escape.gltf", 2, "leaves the asset directory");
   assert_int_equal((int)th_metric(s.http_port, "tress_rigs_failed_total"), 2);
   assert_int_equal((int)th_metric(s.http_port, "tress_rig_failures_remembered_total"), 0);
-  drop(c);
+  th_client_drop(c);
   assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
   th_server_cleanup(&s);
 }
@@ -250,7 +244,7 @@ static void test_buffers_count_against_max_asset_bytes(void **state) {
   const tress_msg *r = spawn_hair(c, "meshes/sub/shared.gltf", 2, TRESS_MSG_RIG_RESULT);
   assert_int_equal(r->rig_result.skin.vertex_count, 3);
   assert_int_equal((int)th_metric(s.http_port, "tress_rigs_started_total"), 1);
-  drop(c);
+  th_client_drop(c);
   assert_int_equal(th_server_stop(&s, SIGTERM, 10000), 0);
   th_server_cleanup(&s);
 }

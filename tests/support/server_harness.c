@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -328,6 +329,39 @@ void th_client_close(th_client *c) {
   if (c->host) enet_host_destroy(c->host);
   c->host = NULL;
   c->peer = NULL;
+}
+
+th_client *th_client_joined(const th_server *s, const char *name, const char *room) {
+  th_client *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  if (th_client_connect(c, s->udp_port) != 0 || th_client_hello_join(c, name, room) != 0) {
+    th_client_drop(c);
+    return NULL;
+  }
+  return c;
+}
+
+void th_client_drop(th_client *c) {
+  if (!c) return;
+  th_client_close(c);
+  free(c);
+}
+
+int th_write_hair_tube_obj(const char *path, int rings, int around) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  for (int r = 0; r < rings; r++)
+    for (int a = 0; a < around; a++) {
+      float t = 6.2831853f * (float)a / (float)around, y = 1.0f - 2.0f * (float)r / (float)(rings - 1);
+      float radius = 0.8f * (1.0f + 0.05f * sinf(12.0f * t + 0.1f * (float)r));
+      fprintf(f, "v %.5f %.5f %.5f\n", radius * cosf(t), y, radius * sinf(t));
+    }
+  for (int r = 0; r + 1 < rings; r++)
+    for (int a = 0; a < around; a++) {
+      int i0 = r * around + a + 1, i1 = r * around + (a + 1) % around + 1;
+      fprintf(f, "f %d %d %d\nf %d %d %d\n", i0, i0 + around, i1, i1, i0 + around, i1 + around);
+    }
+  return fclose(f) == 0 ? 0 : -1;
 }
 
 int th_spawn_load(tress_msg *spawn, const char *character_file, uint32_t request_id) {

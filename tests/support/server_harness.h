@@ -70,6 +70,13 @@ const tress_msg *th_client_wait(th_client *c, tress_msg_type type, int timeout_m
 /* Counts messages of type in the whole inbox. */
 uint32_t th_client_count(const th_client *c, tress_msg_type type);
 void th_client_close(th_client *c);
+/* A heap client connected to s and joined to room as name (HELLO, JOIN), or NULL on any failure. */
+th_client *th_client_joined(const th_server *s, const char *name, const char *room);
+/* Closes and frees a th_client_joined client (NULL is a no-op). */
+void th_client_drop(th_client *c);
+/* Writes an OBJ tube of hair, rings x around vertices, hanging from y=1 to y=-1 (the rig's cost
+ * grows with rings x around: tests use it to keep a rig running for a moment). 0 or -1. */
+int th_write_hair_tube_obj(const char *path, int rings, int around);
 
 /* A SPAWN_CHARACTER from assets/characters/<file>; free with th_spawn_free. */
 int th_spawn_load(tress_msg *spawn, const char *character_file, uint32_t request_id);
