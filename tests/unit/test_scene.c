@@ -43,8 +43,10 @@ static void test_scene_def_capacities(void **state) {
   assert_int_equal(d.listener_capacity, 64);
   assert_null(tress_scene_create(NULL));
 
+  assert_int_equal(d.joint_capacity, 16);
   d.instance_capacity = 300; /* the root and 299 more */
   d.listener_capacity = 299;
+  d.joint_capacity = 100; /* every third of the 299 */
   tress_scene *sized = tress_scene_create(&d);
   assert_non_null(sized);
   assert_int_equal(allocations_to_build(sized, 299), 0);
@@ -62,6 +64,84 @@ static void test_scene_def_capacities(void **state) {
   assert_true(allocations_to_build(small, 10) > 0);
   assert_int_equal(tress_scene_get_instance_count(small), 11);
   tress_scene_destroy(small);
+}
+
+/* Names and asset ids are kept in the instance up to 23 bytes and on the heap past that: either
+ * way they read back whole (cut to the buffer the API gives), rename in both directions, are
+ * found by find_child, and the heap copies count in the memory figure until they go. */
+static void test_long_and_short_texts(void **state) {
+  (void)state;
+  tress_scene *s = th_scene();
+  tress_id root = tress_scene_get_root(s);
+  char longest[200];
+  memset(longest, 'n', sizeof longest - 1);
+  longest[sizeof longest - 1] = '\0';
+  const char *names[] = {"", "Hair", "RightShoulderAttachment", "RightShoulderAttachment2", longest};
+  size_t before = tress_scene_get_memory_bytes(s);
+  tress_id ids[5];
+  for (int k = 0; k < 5; k++) {
+    ids[k] = th_instance(s, TRESS_KIND_PART, names[k], root);
+    char out[TRESS_NAME_MAX];
+    tress_instance_get_name(s, ids[k], out);
+    size_t n = strlen(names[k]) < TRESS_NAME_MAX ? strlen(names[k]) : TRESS_NAME_MAX - 1;
+    assert_int_equal(strlen(out), n);
+    assert_memory_equal(out, names[k], n);
+    if (k > 0 && k < 4) assert_true(tress_id_is_equal(tress_instance_find_child(s, root, names[k]), ids[k]));
+  }
+  size_t with_long = tress_scene_get_memory_bytes(s);
+  assert_true(with_long > before); /* two names past 23 bytes are on the heap */
+  /* long -> short -> long, the text passed being the one it holds */
+  char out[TRESS_NAME_MAX];
+  tress_instance_set_name(s, ids[3], "Short");
+  tress_instance_get_name(s, ids[3], out);
+  assert_string_equal(out, "Short");
+  assert_true(tress_scene_get_memory_bytes(s) < with_long);
+  tress_instance_set_name(s, ids[3], names[3]);
+  tress_instance_get_name(s, ids[3], out);
+  tress_instance_set_name(s, ids[3], out);
+  tress_instance_get_name(s, ids[3], out);
+  assert_string_equal(out, names[3]);
+  assert_int_equal(tress_scene_get_memory_bytes(s), with_long);
+  /* asset ids the same way, cut to TRESS_ASSET_ID_MAX - 1 */
+  char asset[TRESS_ASSET_ID_MAX];
+  tress_part_set_asset_id(s, ids[1], longest);
+  tress_part_get_asset_id(s, ids[1], asset);
+  assert_int_equal(strlen(asset), TRESS_ASSET_ID_MAX - 1);
+  tress_part_set_asset_id(s, ids[1], "meshes/bob.glb");
+  tress_part_get_asset_id(s, ids[1], asset);
+  assert_string_equal(asset, "meshes/bob.glb");
+  tress_part_set_asset_id(s, ids[2], longest);
+  for (int k = 0; k < 5; k++) tress_instance_destroy(s, ids[k]);
+  assert_int_equal(tress_scene_get_memory_bytes(s), before);
+  tress_scene_destroy(s);
+}
+
+/* Joints live in a pool of their own: a destroyed joint's place is reused, and each keeps its
+ * own def. */
+static void test_joint_pool_reuses_places(void **state) {
+  (void)state;
+  tress_scene *s = th_scene();
+  tress_id root = tress_scene_get_root(s);
+  tress_id keep = th_instance(s, TRESS_KIND_JOINT, "Keep", root);
+  tress_joint def;
+  assert_true(tress_joint_get_def(s, keep, &def));
+  def.c0 = pos(1, 2, 3);
+  tress_joint_set_def(s, keep, &def);
+  size_t bytes = 0;
+  for (int round = 0; round < 40; round++) {
+    tress_id j = th_instance(s, TRESS_KIND_JOINT, "J", root);
+    tress_joint fresh;
+    assert_true(tress_joint_get_def(s, j, &fresh));
+    assert_float_equal(fresh.c0.p[0], 0.0f, 0.0f); /* a reused place starts clean */
+    fresh.c0 = pos(9, 9, 9);
+    tress_joint_set_def(s, j, &fresh);
+    tress_instance_destroy(s, j);
+    if (round == 0) bytes = tress_scene_get_memory_bytes(s);
+    assert_int_equal(tress_scene_get_memory_bytes(s), bytes);
+  }
+  assert_true(tress_joint_get_def(s, keep, &def));
+  assert_float_equal(def.c0.p[1], 2.0f, 0.0f);
+  tress_scene_destroy(s);
 }
 
 /* The def: defaults, what each kind keeps of it, and the results of refused defs. */
@@ -422,6 +502,7 @@ int main(void) {
       cmocka_unit_test(test_bone_slots_and_world_poses), cmocka_unit_test(test_joints_place_part1),
       cmocka_unit_test(test_part_owns_its_mesh), cmocka_unit_test(test_scale_places_bones_at_size),
       cmocka_unit_test(test_instance_def), cmocka_unit_test(test_scene_def_capacities),
+      cmocka_unit_test(test_long_and_short_texts), cmocka_unit_test(test_joint_pool_reuses_places),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,11 +55,37 @@ static void test_sim_counts_its_nodes_and_frames_allocate_nothing(void **state) 
   tress_scene_destroy(scene);
 }
 
+/* The sim's bytes for CHAINS chains of one spring model, after a step (the layout is made). */
+static size_t bytes_for_model(tress_spring_model model) {
+  tress_scene *scene = th_scene();
+  tress_sim *sim = fix_sim(scene, 4 * CHAINS, 1e6f);
+  tress_chain_settings settings = tress_default_chain_settings();
+  settings.model = model;
+  for (int c = 0; c < CHAINS; c++) {
+    fix_chain ch = fix_chain_make(scene, (float)c, 5, 0, BONES, 0.3f);
+    assert_int_equal(tress_sim_bind(sim, ch.part, &settings, NULL), TRESS_OK);
+  }
+  assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  size_t bytes = tress_sim_get_memory_bytes(sim);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+  return bytes;
+}
+
+/* The VRM model's per-tile scratch (12 floats a tile node) is made only when some chain uses
+ * the model: pose-model chains hold at least that much less. */
+static void test_pose_chains_hold_no_vrm_scratch(void **state) {
+  (void)state;
+  size_t pose = bytes_for_model(TRESS_SPRING_POSE), vrm = bytes_for_model(TRESS_SPRING_VRM);
+  assert_true(vrm >= pose + (size_t)CHAINS * BONES * 12 * sizeof(float));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_null_holds_nothing),
       cmocka_unit_test(test_scene_counts_its_bones),
       cmocka_unit_test(test_sim_counts_its_nodes_and_frames_allocate_nothing),
+      cmocka_unit_test(test_pose_chains_hold_no_vrm_scratch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,26 +18,27 @@
 #include <time.h>
 
 #include "scene_slots.h"
+#include "scene_text.h"
 #include "tress/mesh.h"
 
 #define ASSET_ID_MAX TRESS_ASSET_ID_MAX
 
+/* A joint's own data, in the scene's joint pool (a free one chains through next_free). */
+typedef struct scene_joint {
+  tress_joint def;
+  tress_xform constraint_offset; /* WeldConstraint: part0^-1 * part1 when enabled */
+  uint32_t next_free;            /* one-based */
+} scene_joint;
+
+/* Ordered widest alignment first (tress_xform's 16 bytes in the union), so little pads. */
 typedef struct instance {
-  uint32_t generation;
-  bool alive;
-  tress_kind kind;
-  char name[TRESS_NAME_MAX];
-  uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* one-based slots */
-  uint32_t first_listener;                                               /* one-based */
-  uint64_t seq;                                                          /* creation order */
-  float scale[3]; /* its own scale: it scales the local offsets of everything below it */
   union {
     struct {
       tress_xform cframe;
+      tress_mesh *mesh;
       float size[3];
       float mesh_size[3];
-      tress_mesh *mesh;
-      char asset_id[ASSET_ID_MAX];
+      scene_text asset_id;
     } part;
     struct {
       tress_xform cframe; /* animated and transform live in the dense bone slot arrays */
@@ -49,11 +50,17 @@ typedef struct instance {
     struct {
       tress_xform cframe;
     } attachment;
-    struct {
-      tress_joint def;
-      tress_xform constraint_offset; /* WeldConstraint: part0^-1 * part1 when enabled */
-    } joint;
+    uint32_t joint; /* one-based index into the joint pool: few instances are joints, so their
+                       160 bytes do not size every slot */
   } u;
+  uint64_t seq; /* creation order */
+  uint32_t generation;
+  uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* one-based slots */
+  uint32_t first_listener;                                               /* one-based */
+  float scale[3]; /* its own scale: it scales the local offsets of everything below it */
+  scene_text name; /* in place up to 23 bytes, else on the heap (scene_text.h) */
+  bool alive;
+  uint8_t kind; /* tress_kind */
 } instance;
 
 typedef struct listener {
@@ -85,13 +92,21 @@ struct tress_scene {
   uint64_t layout_epoch;  /* bumped when slot storage moves or a slot is freed */
   uint64_t scale_epoch;   /* bumped when a scale is set or an instance is reparented */
   uint32_t owner;         /* the tag every id and connection of this scene carries */
+  size_t cold_bytes;      /* heap bytes of names and asset ids too long to keep in place */
+  scene_joint *joints;    /* the joint pool */
+  uint32_t joint_count, joint_cap;
+  uint32_t joint_free;    /* one-based chain through next_free */
 };
 
 size_t tress_scene_get_memory_bytes(const tress_scene *s) {
   if (!s) return 0;
   return sizeof *s + (size_t)s->slot_cap * (sizeof(instance) + 2 * sizeof(tress_xform)) +
-         (size_t)s->listener_cap * sizeof(listener) + (size_t)s->scratch_cap * sizeof(uint32_t);
+         (size_t)s->listener_cap * sizeof(listener) + (size_t)s->scratch_cap * sizeof(uint32_t) + s->cold_bytes +
+         (size_t)s->joint_cap * sizeof(scene_joint) +
+         (size_t)s->joint_order_cap * sizeof *s->joint_order;
 }
+
+#define JOINT_OF(s, in) (&(s)->joints[(in)->u.joint - 1])
 
 static instance *slot_get(const tress_scene *s, tress_id id) {
   if (!s || id.index1 == 0 || id.index1 > s->slot_count || id.owner != s->owner) return NULL;
@@ -117,6 +132,22 @@ static void copy_name(char *dst, const char *src) {
   dst[n] = '\0';
 }
 
+/* An instance's texts change only through these, so the scene's count of their heap bytes holds. */
+static void set_text(tress_scene *s, scene_text *t, const char *src, size_t cap) {
+  s->cold_bytes = (size_t)((long)s->cold_bytes + scene_text_set(t, src, cap));
+}
+
+/* What an instance holds outside the slot array: its texts, a joint's data. */
+static void release_cold(tress_scene *s, instance *in) {
+  s->cold_bytes -= scene_text_clear(&in->name);
+  if (in->kind == TRESS_KIND_PART) s->cold_bytes -= scene_text_clear(&in->u.part.asset_id);
+  if (in->kind == TRESS_KIND_JOINT && in->u.joint) {
+    s->joints[in->u.joint - 1].next_free = s->joint_free;
+    s->joint_free = in->u.joint;
+    in->u.joint = 0;
+  }
+}
+
 /* Slots and the bone slot arrays for cap instances. */
 static bool slots_grow(tress_scene *s, uint32_t cap) {
   instance *n = realloc(s->slots, cap * sizeof *n);
@@ -132,6 +163,10 @@ static bool slots_grow(tress_scene *s, uint32_t cap) {
   s->layout_epoch++; /* slot pointers handed out by tress__bone_slot_pointers moved */
   return true;
 }
+
+_Static_assert(sizeof(instance) <= 176, "an instance's hot part stays small (cold data lives apart)");
+
+static bool joints_grow(tress_scene *s, uint32_t cap);
 
 /* A subtree walk visits at most every slot: the walk buffer for cap of them. */
 static bool scratch_grow(tress_scene *s, uint32_t cap) {
@@ -171,7 +206,7 @@ static uint32_t slot_alloc(tress_scene *s) {
 }
 
 tress_scene_def tress_default_scene_def(void) {
-  tress_scene_def d = {.instance_capacity = 64, .listener_capacity = 64};
+  tress_scene_def d = {.instance_capacity = 64, .listener_capacity = 64, .joint_capacity = 16};
   return d;
 }
 
@@ -182,6 +217,7 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   s->owner = tress__owner_tag(s);
   uint32_t instances = def->instance_capacity ? def->instance_capacity : 1;
   bool sized = slots_grow(s, instances) && scratch_grow(s, instances) && joint_order_grow(s, instances) &&
+               (!def->joint_capacity || joints_grow(s, def->joint_capacity)) &&
                (!def->listener_capacity || listeners_grow(s, def->listener_capacity));
   uint32_t root = sized ? slot_alloc(s) : 0;
   if (!root) {
@@ -194,7 +230,7 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   in->alive = true;
   in->kind = TRESS_KIND_ROOT;
   in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
-  copy_name(in->name, "Scene");
+  set_text(s, &in->name, "Scene", TRESS_NAME_MAX);
   s->live_count = 1;
   return s;
 }
@@ -239,7 +275,26 @@ static tress_result parent_problem(const tress_scene *s, tress_id parent) {
   return parent.owner != s->owner ? TRESS_ERR_WRONG_OWNER : TRESS_ERR_STALE_ID;
 }
 
-static void init_kind(tress_scene *s, uint32_t i, const tress_instance_def *def) {
+static bool joints_grow(tress_scene *s, uint32_t cap) {
+  scene_joint *b = realloc(s->joints, cap * sizeof *b);
+  if (!b) return false;
+  s->joints = b;
+  s->joint_cap = cap;
+  return true;
+}
+
+/* A free joint in the pool (one-based), 0 when memory runs out. */
+static uint32_t joint_alloc(tress_scene *s) {
+  if (s->joint_free) {
+    uint32_t j = s->joint_free;
+    s->joint_free = s->joints[j - 1].next_free;
+    return j;
+  }
+  if (s->joint_count == s->joint_cap && !joints_grow(s, s->joint_cap ? s->joint_cap * 2 : 16)) return 0;
+  return ++s->joint_count;
+}
+
+static void init_kind(tress_scene *s, uint32_t i, const tress_instance_def *def, uint32_t joint) {
   instance *in = &s->slots[i - 1];
   switch (def->kind) {
   case TRESS_KIND_PART:
@@ -252,10 +307,15 @@ static void init_kind(tress_scene *s, uint32_t i, const tress_instance_def *def)
     break;
   case TRESS_KIND_ATTACHMENT: in->u.attachment.cframe = def->cframe; break;
   case TRESS_KIND_JOINT:
-    in->u.joint.def.c0 = in->u.joint.def.c1 = tress_xform_identity();
-    in->u.joint.def.enabled = true;
-    in->u.joint.constraint_offset = tress_xform_identity();
+  {
+    scene_joint *j = &s->joints[joint - 1];
+    memset(j, 0, sizeof *j);
+    j->def.c0 = j->def.c1 = tress_xform_identity();
+    j->def.enabled = true;
+    j->constraint_offset = tress_xform_identity();
+    in->u.joint = joint;
     break;
+  }
   default: break;
   }
 }
@@ -266,8 +326,16 @@ tress_result tress_scene_create_instance(tress_scene *s, const tress_instance_de
     return TRESS_ERR_INVALID_ARGUMENT;
   tress_result parent_ok = parent_problem(s, def->parent);
   if (parent_ok != TRESS_OK) return parent_ok;
+  uint32_t joint = def->kind == TRESS_KIND_JOINT ? joint_alloc(s) : 0;
+  if (def->kind == TRESS_KIND_JOINT && !joint) return TRESS_ERR_OUT_OF_MEMORY;
   uint32_t i = slot_alloc(s);
-  if (!i) return TRESS_ERR_OUT_OF_MEMORY;
+  if (!i) {
+    if (joint) {
+      s->joints[joint - 1].next_free = s->joint_free;
+      s->joint_free = joint;
+    }
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
   instance *in = &s->slots[i - 1];
   uint32_t gen = in->generation + 1;
   memset(in, 0, sizeof *in);
@@ -276,8 +344,8 @@ tress_result tress_scene_create_instance(tress_scene *s, const tress_instance_de
   in->kind = def->kind;
   in->seq = ++s->next_seq;
   in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
-  copy_name(in->name, def->name);
-  init_kind(s, i, def);
+  set_text(s, &in->name, def->name, TRESS_NAME_MAX);
+  init_kind(s, i, def, joint);
   s->live_count++;
   if (!tress_id_is_null(def->parent)) link_child(s, def->parent.index1, i);
   if (out) *out = id_of(s, i);
@@ -293,12 +361,12 @@ tress_kind tress_instance_get_kind(const tress_scene *s, tress_id id) {
 
 void tress_instance_get_name(const tress_scene *s, tress_id id, char out[TRESS_NAME_MAX]) {
   instance *in = slot_get(s, id);
-  copy_name(out, in ? in->name : "");
+  copy_name(out, in ? scene_text_get(&in->name) : "");
 }
 
 void tress_instance_set_name(tress_scene *s, tress_id id, const char *name) {
   instance *in = slot_get(s, id);
-  if (in) copy_name(in->name, name);
+  if (in) set_text(s, &in->name, name, TRESS_NAME_MAX);
 }
 
 tress_id tress_instance_get_parent(const tress_scene *s, tress_id id) {
@@ -320,7 +388,7 @@ tress_id tress_instance_find_child(const tress_scene *s, tress_id id, const char
   instance *in = slot_get(s, id);
   if (!in || !name) return (tress_id){0};
   for (uint32_t c = in->first_child; c; c = s->slots[c - 1].next_sibling)
-    if (strcmp(s->slots[c - 1].name, name) == 0) return id_of(s, c);
+    if (strcmp(scene_text_get(&s->slots[c - 1].name), name) == 0) return id_of(s, c);
   return (tress_id){0};
 }
 
@@ -420,6 +488,7 @@ static void free_slot(tress_scene *s, uint32_t i) {
     l = next;
   }
   if (in->kind == TRESS_KIND_PART && in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
+  release_cold(s, in);
   in->alive = false;
   in->generation++;
   s->layout_epoch++; /* a cached pointer to this slot may now reach a reused instance */
@@ -522,6 +591,7 @@ void tress_scene_destroy(tress_scene *s) {
   for (uint32_t i = 0; i < s->slot_count; i++) {
     instance *in = &s->slots[i];
     if (in->alive && in->kind == TRESS_KIND_PART && in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
+    if (in->alive) release_cold(s, in);
   }
   free(s->slots);
   free(s->bone_animated);
@@ -529,6 +599,7 @@ void tress_scene_destroy(tress_scene *s) {
   free(s->listeners);
   free(s->scratch);
   free(s->joint_order);
+  free(s->joints);
   free(s);
 }
 
@@ -581,15 +652,12 @@ void tress_part_get_mesh_size(const tress_scene *s, tress_id id, float out[3]) {
 void tress_part_set_asset_id(tress_scene *s, tress_id id, const char *asset_id) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
   if (!in) return;
-  size_t n = asset_id ? strlen(asset_id) : 0;
-  if (n >= ASSET_ID_MAX) n = ASSET_ID_MAX - 1;
-  if (n) memcpy(in->u.part.asset_id, asset_id, n);
-  in->u.part.asset_id[n] = '\0';
+  set_text(s, &in->u.part.asset_id, asset_id, ASSET_ID_MAX);
 }
 
 void tress_part_get_asset_id(const tress_scene *s, tress_id id, char out[TRESS_ASSET_ID_MAX]) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
-  const char *a = in ? in->u.part.asset_id : "";
+  const char *a = in ? scene_text_get(&in->u.part.asset_id) : "";
   size_t n = strlen(a);
   memcpy(out, a, n + 1);
 }
@@ -791,54 +859,54 @@ tress_xform tress_attachment_get_world(const tress_scene *s, tress_id id) {
 bool tress_joint_get_def(const tress_scene *s, tress_id id, tress_joint *out) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
   if (!in || !out) return false;
-  *out = in->u.joint.def;
+  *out = JOINT_OF(s, in)->def;
   return true;
 }
 
 static void capture_constraint_offset(tress_scene *s, instance *in) {
-  tress_joint *j = &in->u.joint.def;
+  tress_joint *j = &JOINT_OF(s, in)->def;
   if (j->kind != TRESS_JOINT_WELD_CONSTRAINT || !j->enabled) return;
   if (!slot_kind(s, j->part0, TRESS_KIND_PART) || !slot_kind(s, j->part1, TRESS_KIND_PART)) return;
-  in->u.joint.constraint_offset = tress_xform_inv_mul(tress_part_get_cframe(s, j->part0), tress_part_get_cframe(s, j->part1));
+  JOINT_OF(s, in)->constraint_offset = tress_xform_inv_mul(tress_part_get_cframe(s, j->part0), tress_part_get_cframe(s, j->part1));
 }
 
 void tress_joint_set_def(tress_scene *s, tress_id id, const tress_joint *def) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
   if (!in || !def) return;
-  in->u.joint.def = *def;
+  JOINT_OF(s, in)->def = *def;
   capture_constraint_offset(s, in);
 }
 
 void tress_joint_set_enabled(tress_scene *s, tress_id id, bool enabled) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
   if (!in) return;
-  bool was = in->u.joint.def.enabled;
-  in->u.joint.def.enabled = enabled;
+  bool was = JOINT_OF(s, in)->def.enabled;
+  JOINT_OF(s, in)->def.enabled = enabled;
   if (enabled && !was) capture_constraint_offset(s, in);
 }
 
 void tress_joint_set_offsets(tress_scene *s, tress_id id, tress_xform c0, tress_xform c1) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
   if (!in) return;
-  in->u.joint.def.c0 = c0;
-  in->u.joint.def.c1 = c1;
+  JOINT_OF(s, in)->def.c0 = c0;
+  JOINT_OF(s, in)->def.c1 = c1;
 }
 
 tress_xform tress_joint_get_weld_constraint_offset(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
-  return in ? in->u.joint.constraint_offset : tress_xform_identity();
+  return in ? JOINT_OF(s, in)->constraint_offset : tress_xform_identity();
 }
 
 void tress_joint_set_weld_constraint_offset(tress_scene *s, tress_id id, tress_xform offset) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
-  if (in && tress_xform_is_finite(offset)) in->u.joint.constraint_offset = offset;
+  if (in && tress_xform_is_finite(offset)) JOINT_OF(s, in)->constraint_offset = offset;
 }
 
 /* Where a Weld, Motor6D or WeldConstraint holds the side `mine0` names, from the other part. */
-static tress_xform part_joint_frame(const instance *in, bool mine0, tress_xform other_part) {
-  const tress_joint *j = &in->u.joint.def;
+static tress_xform part_joint_frame(const tress_scene *s, const instance *in, bool mine0, tress_xform other_part) {
+  const tress_joint *j = &JOINT_OF(s, in)->def;
   if (j->kind == TRESS_JOINT_WELD_CONSTRAINT) {
-    tress_xform off = in->u.joint.constraint_offset;
+    tress_xform off = JOINT_OF(s, in)->constraint_offset;
     return mine0 ? tress_xform_mul(other_part, tress_xform_inverse(off)) : tress_xform_mul(other_part, off);
   }
   tress_xform mine = mine0 ? j->c0 : j->c1, other = mine0 ? j->c1 : j->c0;
@@ -847,8 +915,8 @@ static tress_xform part_joint_frame(const instance *in, bool mine0, tress_xform 
 
 bool tress_joint_place(tress_scene *s, tress_id id, tress_id part) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
-  if (!in || !in->u.joint.def.enabled || !slot_kind(s, part, TRESS_KIND_PART)) return false;
-  const tress_joint *j = &in->u.joint.def;
+  if (!in || !JOINT_OF(s, in)->def.enabled || !slot_kind(s, part, TRESS_KIND_PART)) return false;
+  const tress_joint *j = &JOINT_OF(s, in)->def;
   tress_xform at;
   switch (j->kind) {
   case TRESS_JOINT_WELD:
@@ -858,7 +926,7 @@ bool tress_joint_place(tress_scene *s, tress_id id, tress_id part) {
     if (!mine0 && !tress_id_is_equal(j->part1, part)) return false;
     tress_id other = mine0 ? j->part1 : j->part0;
     if (!slot_kind(s, other, TRESS_KIND_PART)) return false;
-    at = part_joint_frame(in, mine0, tress_part_get_cframe(s, other));
+    at = part_joint_frame(s, in, mine0, tress_part_get_cframe(s, other));
     break;
   }
   case TRESS_JOINT_RIGID_CONSTRAINT: {
@@ -881,7 +949,7 @@ bool tress_joint_place(tress_scene *s, tress_id id, tress_id part) {
 bool tress_joint_solve(tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_JOINT);
   if (!in) return false;
-  const tress_joint *j = &in->u.joint.def;
+  const tress_joint *j = &JOINT_OF(s, in)->def;
   tress_id side1 = j->kind == TRESS_JOINT_RIGID_CONSTRAINT ? tress_instance_get_parent(s, j->attachment1) : j->part1;
   return tress_joint_place(s, id, side1);
 }

@@ -132,14 +132,19 @@
   X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
   X(bl_x) X(bl_y) X(bl_z)                 /* display positions: carried and/or blended */      \
   X(cr_qx) X(cr_qy) X(cr_qz) X(cr_qw)     /* carry: rotation since the last substep */          \
-  X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */       \
+  X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */
+
+/* Tile scratch only VRM tiles read (TILE_KIND_VRM), and only three-vrm-length tiles
+ * (TILE_KIND_THREE_VRM_LENGTH): made only when the layout has such a tile (tile_scratch.kinds). */
+#define TILE_VRM_FIELDS(X)                                                                         \
   X(va_x) X(va_y) X(va_z) X(va_w)   /* VRM: parent's current rotation x rest-and-animated local */ \
   X(pq_x) X(pq_y) X(pq_z) X(pq_w)   /* VRM, roots: last frame's animated world rotation */ \
+  X(lr_x) X(lr_y) X(lr_z) X(lr_w)   /* VRM: cframe x animated local rotation, once per frame */
+#define TILE_THREE_VRM_FIELDS(X)                                                                   \
   X(hd_x) X(hd_y) X(hd_z)           /* VRM three-vrm length: joint heads this substep */  \
   X(sl_x) X(sl_y) X(sl_z) X(sl_m)   /* ... where each bone was last drawn (anchor now); 1: measured */ \
   X(sq_x) X(sq_y) X(sq_z) X(sq_w)   /* ... its world rotation then (built parents first) */ \
-  X(ln)                             /* ... each tail's length this substep */ \
-  X(lr_x) X(lr_y) X(lr_z) X(lr_w)   /* VRM: cframe x animated local rotation, once per frame */
+  X(ln)                             /* ... each tail's length this substep */
 
 #define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
 #define G_OUT 10
@@ -155,8 +160,11 @@ typedef struct chain_nodes {
 
 typedef struct tile_scratch {
   TILE_FIELDS(DECLARE_FIELD)
+  TILE_VRM_FIELDS(DECLARE_FIELD)       /* NULL unless kinds has TILE_KIND_VRM */
+  TILE_THREE_VRM_FIELDS(DECLARE_FIELD) /* NULL unless kinds has TILE_KIND_THREE_VRM_LENGTH */
   uint32_t base; /* the running tile's first node: field[i - base] is node i's value */
   uint32_t cap;
+  uint8_t kinds; /* the TILE_KIND_* groups made */
 } tile_scratch;
 #undef DECLARE_FIELD
 
@@ -435,7 +443,7 @@ void tress__chains_free_workers(struct tress_chains *c);
 /* The sink of the tile that holds slot si (binary search over tile_slot). */
 tress_xform *tress__chain_sink(struct tress_chains *c, uint32_t si);
 /* Scratch growth (chains_layout.c): a tile-sized scratch to n nodes, a level scratch to n. */
-bool tress__chain_tile_scratch_grow(tile_scratch *w, uint32_t n);
+bool tress__chain_tile_scratch_grow(tile_scratch *w, uint32_t n, uint8_t kinds); /* kinds: TILE_KIND_* */
 bool tress__chain_level_scratch_grow(struct tress_chains *c, uint32_t n);
 void tress__chain_tile_scratch_free(tile_scratch *w);
 float *const *tress__chain_fields(const chain_nodes *n, uint32_t *count); /* every float array */

@@ -48,7 +48,7 @@ void tress__chains_free_workers(struct tress_chains *c) {
 
 /* The view's scratch at least as large as the batch's (which frame_begin has grown). */
 static bool view_fit(const struct tress_chains *c, struct tress_chains *v) {
-  if (!tress__chain_tile_scratch_grow(&v->tile, c->tile.cap)) return false;
+  if (!tress__chain_tile_scratch_grow(&v->tile, c->tile.cap, c->tile.kinds)) return false;
   if (!tress__chain_level_scratch_grow(v, c->g_cap)) return false;
   if (!c->tile_lanes.ax) return true; /* no colliding tile: the lanes are never read */
   if (c->tile_lanes.slot_cap > v->tile_lanes.slot_cap || c->tile_lanes.stride > v->tile_lanes.stride ||

@@ -54,13 +54,24 @@ bool tress__chain_level_scratch_grow(struct tress_chains *c, uint32_t n) {
   return ok;
 }
 
-bool tress__chain_tile_scratch_grow(tile_scratch *w, uint32_t n) {
-  if (n <= w->cap) return true;
+/* The model-specific groups exist only while the layout has a tile of their kind. */
+bool tress__chain_tile_scratch_grow(tile_scratch *w, uint32_t n, uint8_t kinds) {
+  kinds &= TILE_KIND_VRM | TILE_KIND_THREE_VRM_LENGTH;
+  if (n <= w->cap && kinds == w->kinds) return true;
+  if (n < w->cap) n = w->cap;
+  bool vrm = kinds & TILE_KIND_VRM, three = kinds & TILE_KIND_THREE_VRM_LENGTH;
   w->cap = 0;
   bool ok = true;
 #define GROW_TILE_FIELD(name) ok = (w->name = aligned_realloc_floats(w->name, n)) != NULL && ok;
+#define VRM_TILE_FIELD(name) if (vrm) GROW_TILE_FIELD(name) else { free(w->name); w->name = NULL; }
+#define THREE_TILE_FIELD(name) if (three) GROW_TILE_FIELD(name) else { free(w->name); w->name = NULL; }
   TILE_FIELDS(GROW_TILE_FIELD)
+  TILE_VRM_FIELDS(VRM_TILE_FIELD)
+  TILE_THREE_VRM_FIELDS(THREE_TILE_FIELD)
+#undef THREE_TILE_FIELD
+#undef VRM_TILE_FIELD
 #undef GROW_TILE_FIELD
+  w->kinds = kinds;
   if (ok) w->cap = n;
   return ok;
 }
@@ -68,6 +79,8 @@ bool tress__chain_tile_scratch_grow(tile_scratch *w, uint32_t n) {
 void tress__chain_tile_scratch_free(tile_scratch *w) {
 #define FREE_TILE_FIELD(name) free(w->name);
   TILE_FIELDS(FREE_TILE_FIELD)
+  TILE_VRM_FIELDS(FREE_TILE_FIELD)
+  TILE_THREE_VRM_FIELDS(FREE_TILE_FIELD)
 #undef FREE_TILE_FIELD
   memset(w, 0, sizeof *w);
 }
@@ -267,7 +280,9 @@ bool tress__chains_rebuild(struct tress_chains *c) {
   uint32_t tile_nodes = 1;
   for (uint32_t t = 0; t < c->tile_count; t++)
     if (c->tile_end[t] - c->tile_lo[(size_t)t * levels] > tile_nodes) tile_nodes = c->tile_end[t] - c->tile_lo[(size_t)t * levels];
-  if (!tress__chain_tile_scratch_grow(&c->tile, tile_nodes)) return false;
+  uint8_t kinds = 0;
+  for (uint32_t t = 0; t < c->tile_count; t++) kinds |= c->tile_kind[t];
+  if (!tress__chain_tile_scratch_grow(&c->tile, tile_nodes, kinds)) return false;
   uint32_t *cursor = malloc((levels ? levels : 1) * sizeof *cursor);
   chain_nodes fresh;
   if (!cursor || !nodes_alloc(&fresh, total)) {
@@ -361,6 +376,8 @@ static size_t tile_scratch_bytes(const tile_scratch *w) {
   size_t total = 0, line = ((size_t)w->cap * sizeof(float) + 63) & ~(size_t)63;
 #define COUNT_TILE_FIELD(name) total += w->name ? line : 0;
   TILE_FIELDS(COUNT_TILE_FIELD)
+  TILE_VRM_FIELDS(COUNT_TILE_FIELD)
+  TILE_THREE_VRM_FIELDS(COUNT_TILE_FIELD)
 #undef COUNT_TILE_FIELD
   return total;
 }

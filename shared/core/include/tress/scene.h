@@ -117,10 +117,13 @@ typedef struct tress_connection {
 /* What tress_scene_create makes: take tress_default_scene_def() and change the fields that
  * matter. The capacities are sizes, not limits: storage for that many is made at create, so a
  * scene that stays within them never allocates to add an instance or a listener, or in
- * tress_scene_solve_joints (a per-frame call); past them storage grows (doubling). */
+ * tress_scene_solve_joints (a per-frame call); past them storage grows (doubling). A name or
+ * asset id is kept in the instance up to 23 bytes; a longer one takes one heap copy. */
 typedef struct tress_scene_def {
   uint32_t instance_capacity; /* instances, the root included (64); at least 1 is made */
   uint32_t listener_capacity; /* tress_instance_connect listeners (64) */
+  uint32_t joint_capacity;    /* TRESS_KIND_JOINT instances among them (16): kept apart, so the
+                                 others do not each carry a joint's 160 bytes */
 } tress_scene_def;
 
 tress_scene_def tress_default_scene_def(void);
