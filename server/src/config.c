@@ -65,6 +65,7 @@ static const config_field config_fields[] = {
     U32_FIELD(max_messages_per_second, "per-peer message rate"),
     U32_FIELD(max_bytes_per_second, "per-peer byte rate"),
     U32_FIELD(max_strikes, "bad messages before a disconnect"),
+    U32_FIELD(max_peer_queued_bytes, "a JOIN's replay waits while a peer has this many bytes unacknowledged (at least the largest control message)"),
     U64_FIELD(cache_memory_bytes, "rig cache memory budget (LRU)"),
     U64_FIELD(cache_disk_bytes, "rig cache disk budget: least recently used files are deleted past it (0 = no limit)"),
     STR_FIELD(cache_url, "shared rig cache, redis://[user:password@]host[:port][/db] (empty = none)"),
@@ -110,6 +111,7 @@ tress_server_config tress_default_server_config(void) {
   c.max_messages_per_second = 50;
   c.max_bytes_per_second = 256 * 1024;
   c.max_strikes = 8;
+  c.max_peer_queued_bytes = TRESS_CONFIG_LARGEST_BULK_MESSAGE + TRESS_CONFIG_LARGEST_CONTROL_MESSAGE;
   c.cache_memory_bytes = 256ull * 1024 * 1024;
   c.cache_disk_bytes = 4ull * 1024 * 1024 * 1024;
   snprintf(c.cache_namespace, sizeof c.cache_namespace, "tress");
@@ -372,6 +374,13 @@ tress_config_action tress_server_config_load(tress_server_config *cfg, int argc,
       cfg->max_bytes_per_second == 0 || cfg->service_interval_ms == 0 || cfg->max_pending_rigs == 0 ||
       cfg->max_rigs_per_peer == 0 || cfg->max_peers_per_address == 0 || cfg->hello_timeout_ms == 0) {
     snprintf(err, TRESS_CONFIG_ERROR_MAX, "limits and intervals must be non-zero");
+    return TRESS_CONFIG_ERROR;
+  }
+  /* Below one control message the pacing would only ever send on an empty queue. A larger
+   * RIG_RESULT still goes when the peer's queue is empty, so the cap never stalls a replay. */
+  if (cfg->max_peer_queued_bytes < TRESS_CONFIG_LARGEST_CONTROL_MESSAGE) {
+    snprintf(err, TRESS_CONFIG_ERROR_MAX, "max_peer_queued_bytes must be at least %u (the largest control message)",
+             TRESS_CONFIG_LARGEST_CONTROL_MESSAGE);
     return TRESS_CONFIG_ERROR;
   }
   if (check_http_limits(cfg, err) != 0) return TRESS_CONFIG_ERROR;

@@ -19,6 +19,11 @@ typedef enum tress_log_format {
   TRESS_LOG_FORMAT_JSON = 1, /* one JSON object per line */
 } tress_log_format;
 
+/* The protocol's largest messages (msg.h's TRESS_WIRE_MAX_*_MESSAGE_BYTES, which replay.c checks
+ * these against): the config library does not link the protocol. */
+#define TRESS_CONFIG_LARGEST_CONTROL_MESSAGE (64u * 1024u)
+#define TRESS_CONFIG_LARGEST_BULK_MESSAGE (8u * 1024u * 1024u)
+
 typedef struct tress_server_config {
   char host[64];                        /* ENet (UDP) bind address; HTTP's too unless http_host is set */
   uint32_t udp_port;                    /* 7777; 0 = ephemeral */
@@ -45,6 +50,7 @@ typedef struct tress_server_config {
   uint32_t hello_timeout_ms;            /* a peer (or ENet handshake) without HELLO by then is dropped */
   uint32_t max_room_peers;
   uint32_t max_characters_per_peer;
+  uint32_t max_peer_queued_bytes; /* a replay sends while the peer's unacknowledged bytes stay under it */
   uint32_t max_messages_per_second;     /* token bucket, burst = 2 s worth */
   uint32_t max_bytes_per_second;
   uint32_t max_strikes;                 /* malformed / over-limit messages before a disconnect */

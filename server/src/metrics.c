@@ -159,6 +159,9 @@ char *tress_metrics_prometheus(tress_metrics *m) {
   metric(&b, "tress_messages_out_total", "counter", "Messages sent (per recipient).", LOAD(messages_out));
   metric(&b, "tress_messages_encoded_total", "counter", "Packets encoded (one goes to every recipient of it).",
          LOAD(messages_encoded));
+  metric(&b, "tress_peer_queued_bytes_max", "gauge",
+         "Largest unacknowledged bytes one peer had queued after a send (max_peer_queued_bytes bounds replays).",
+         LOAD(peer_queued_bytes_max));
   metric(&b, "tress_errors_sent_total", "counter", "ERROR messages sent.", LOAD(errors_sent));
   metric(&b, "tress_malformed_total", "counter", "Messages that failed to decode.", LOAD(malformed));
   metric(&b, "tress_rate_limited_total", "counter", "Messages dropped by per-peer rate limits.", LOAD(rate_limited));
@@ -245,6 +248,7 @@ char *tress_metrics_stats_json(tress_metrics *m, bool with_room_names) {
   cJSON_AddNumberToObject(net, "messages_in", (double)LOAD(messages_in));
   cJSON_AddNumberToObject(net, "messages_out", (double)LOAD(messages_out));
   cJSON_AddNumberToObject(net, "messages_encoded", (double)LOAD(messages_encoded));
+  cJSON_AddNumberToObject(net, "peer_queued_bytes_max", (double)LOAD(peer_queued_bytes_max));
   cJSON_AddNumberToObject(net, "errors_sent", (double)LOAD(errors_sent));
   cJSON_AddNumberToObject(net, "malformed", (double)LOAD(malformed));
   cJSON_AddNumberToObject(net, "rate_limited", (double)LOAD(rate_limited));

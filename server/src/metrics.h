@@ -38,6 +38,7 @@ typedef struct tress_metrics {
   atomic_uint_fast64_t room_leases_held, room_redirects, room_local_opens, room_leases_lost;
   atomic_uint_fast64_t bytes_in, bytes_out, messages_in, messages_out;
   atomic_uint_fast64_t messages_encoded; /* packets encoded (one may go to many peers) */
+  atomic_uint_fast64_t peer_queued_bytes_max; /* gauge: the most one peer had unacknowledged after a send */
   atomic_uint_fast64_t errors_sent, malformed, rate_limited, disconnects_forced;
   atomic_uint_fast64_t auth_refused; /* HELLOs and JOINs refused for their token */
   atomic_uint_fast64_t rig_latency_buckets[TRESS_RIG_LATENCY_BUCKETS]; /* cumulative le buckets */

@@ -32,6 +32,7 @@ static void drain_events(tress_server *s) {
       default: break;
     }
   }
+  tress_replay_pump_all(s); /* the pass took in acks: paced replays may send more */
   enet_host_flush(s->host);
 }
 
@@ -169,14 +170,27 @@ void tress_net_packet_release(ENetPacket *packet) {
 void tress_net_send_packet(tress_server *s, uint32_t slot, uint8_t channel, ENetPacket *packet) {
   tress_peer *p = &s->peers[slot];
   if (!p->enet || p->closing) return;
-  if (enet_peer_send(p->enet, channel, packet) == 0) count_out(s, packet->dataLength);
+  if (enet_peer_send(p->enet, channel, packet) != 0) return;
+  count_out(s, packet->dataLength);
+  uint64_t queued = tress_net_peer_queued_bytes(p->enet);
+  if (queued > atomic_load(&s->metrics.peer_queued_bytes_max)) atomic_store(&s->metrics.peer_queued_bytes_max, queued);
 }
 
-void tress_net_send_packet_room(tress_server *s, int32_t room, uint8_t channel, ENetPacket *packet) {
-  if (room < 0 || !s->rooms[room].used) return;
-  tress_room *r = &s->rooms[room];
-  for (uint32_t i = 0; i < r->member_count; i++) tress_net_send_packet(s, r->members[i], channel, packet);
+/* ENet reports no per-peer byte count, so its command lists are walked: a fragment command
+ * carries its fragment's length, a whole packet's command the packet's. */
+static size_t list_bytes(ENetList *list) {
+  size_t bytes = 0;
+  for (ENetListIterator it = enet_list_begin(list); it != enet_list_end(list); it = enet_list_next(it)) {
+    const ENetOutgoingCommand *cmd = (const ENetOutgoingCommand *)it;
+    if (cmd->packet) bytes += cmd->fragmentLength;
+  }
+  return bytes;
 }
+
+size_t tress_net_peer_queued_bytes(ENetPeer *peer) {
+  return list_bytes(&peer->outgoingCommands) + list_bytes(&peer->sentReliableCommands);
+}
+
 
 int tress_net_send(tress_server *s, uint32_t slot, const tress_msg *msg) {
   if (!s->peers[slot].enet) return -1;

@@ -97,10 +97,7 @@ void tress_room_join(tress_server *s, uint32_t slot, const tress_msg_join_room *
   }
   tress_net_send(s, slot, &out);
   free(members);
-  for (uint32_t i = 0; i < r->character_count; i++) {
-    tress_character *c = tress_session_find(s, r->characters[i]);
-    if (c) tress_session_replay(s, c, slot);
-  }
+  tress_replay_start(s, slot); /* paced by max_peer_queued_bytes: the rest follows as acks arrive */
   char q[96];
   tress_log_event(&s->log, TRESS_LOG_INFO, "room_joined", "peer=%u room=%s members=%u characters=%u", p->peer_id,
                   tress_log_quote(r->name, q, sizeof q), r->member_count, r->character_count);
@@ -110,6 +107,7 @@ void tress_room_join(tress_server *s, uint32_t slot, const tress_msg_join_room *
 void tress_room_leave(tress_server *s, uint32_t slot) {
   tress_peer *p = &s->peers[slot];
   tress_room_lease_forget_join(s, slot);
+  tress_replay_stop(s, slot);
   if (p->room < 0) return;
   tress_room *r = &s->rooms[p->room];
   for (uint32_t i = 0; i < r->member_count; i++) {
@@ -149,6 +147,7 @@ void tress_room_remove_character(tress_server *s, int32_t room, uint32_t charact
   tress_room *r = &s->rooms[room];
   for (uint32_t i = 0; i < r->character_count; i++) {
     if (r->characters[i] != character_id) continue;
+    tress_replay_character_removed(s, room, i);
     memmove(&r->characters[i], &r->characters[i + 1], (r->character_count - i - 1) * sizeof *r->characters);
     r->character_count--;
     break;

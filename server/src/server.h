@@ -41,6 +41,10 @@ typedef struct tress_peer {
   uint64_t refill_ms;
   uint64_t rate_error_ms; /* when the last RATE_LIMITED went out (one per second at most) */
   uint32_t strikes;
+  /* A JOIN's replay in progress (replay.c): the next message is step replay_step of the room's
+   * character at replay_index. */
+  bool replaying;
+  uint32_t replay_index, replay_step;
 } tress_peer;
 
 /* ---- rooms ---------------------------------------------------------------------------------- */
@@ -139,6 +143,7 @@ typedef struct tress_server {
   uint32_t character_cap;
   uint32_t live_characters, live_rooms, live_peers;
   uint32_t next_character_id, next_peer_id;
+  uint32_t replaying_peers; /* peers with a replay in progress (replay.c) */
 
   uint8_t *scratch; /* control-message encode buffer, TRESS_WIRE_MAX_CONTROL_MESSAGE_BYTES */
 
@@ -171,7 +176,8 @@ ENetPacket *tress_net_packet_hold(tress_server *s, const tress_msg *msg);
 ENetPacket *tress_net_packet_hold_bytes(const uint8_t *bytes, size_t len);
 void tress_net_packet_release(ENetPacket *packet);
 void tress_net_send_packet(tress_server *s, uint32_t slot, uint8_t channel, ENetPacket *packet);
-void tress_net_send_packet_room(tress_server *s, int32_t room, uint8_t channel, ENetPacket *packet);
+/* Bytes ENet holds for the peer and has not had acknowledged (queued or in flight). */
+size_t tress_net_peer_queued_bytes(ENetPeer *peer);
 void tress_net_send_error(tress_server *s, uint32_t slot, tress_wire_code code, uint8_t offending_type,
                           uint32_t request_id, uint32_t character_id, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
@@ -208,8 +214,26 @@ void tress_session_despawn(tress_server *s, uint32_t slot, const tress_msg_despa
 void tress_session_settings_update(tress_server *s, uint32_t slot, const tress_msg_settings_update *m);
 void tress_session_remove(tress_server *s, tress_character *c, tress_removed_reason reason);
 tress_character *tress_session_find(tress_server *s, uint32_t character_id);
-/* Sends one character's full state (added, rig results, bind) to one peer: late joiners. */
-void tress_session_replay(tress_server *s, tress_character *c, uint32_t slot);
+/* The packet of one replay step of c (a reference the caller releases) and its channel, or NULL
+ * when that step has nothing to send (an accessory not matched or still pending, not bound). */
+ENetPacket *tress_session_replay_packet(tress_server *s, tress_character *c, uint32_t step, uint8_t *channel);
+
+/* replay.c: a JOIN replays the room's characters in spawn order, paced by cfg.max_peer_queued_bytes.
+ * Steps of one character: ADDED, each accessory's RIG_RESULT / RIG_FAILED, BIND. */
+#define TRESS_REPLAY_STEP_ADDED 0u
+#define TRESS_REPLAY_STEP_ACCESSORY(i) (1u + (uint32_t)(i))
+#define TRESS_REPLAY_STEP_BIND (1u + TRESS_WIRE_MAX_ACCESSORIES)
+/* Starts slot's replay of its room and sends what the cap lets through now. */
+void tress_replay_start(tress_server *s, uint32_t slot);
+void tress_replay_stop(tress_server *s, uint32_t slot);
+/* Sends more of every replay in progress: after each ENet service pass, as acks free the queues. */
+void tress_replay_pump_all(tress_server *s);
+/* A room broadcast of step `step` of c: a member whose replay has not passed that step is
+ * skipped, because its replay sends c's current state when it gets there. */
+void tress_replay_send_room(tress_server *s, const tress_character *c, uint32_t step, uint8_t channel, ENetPacket *packet,
+                            uint32_t except_slot);
+/* The room dropped its character at index: cursors past it move back one. */
+void tress_replay_character_removed(tress_server *s, int32_t room, uint32_t index);
 /* A rig settled (entry non-NULL) or failed, for one accessory of one character. */
 void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t accessory_index,
                                tress_rig_entry *entry, uint16_t fail_code, const char *fail_reason);

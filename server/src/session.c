@@ -43,18 +43,19 @@ static tress_character *alloc_character(tress_server *s) {
   return c;
 }
 
-/* Sends the character's held packet for m (encoding m into it the first time) to the room
- * (to_slot UINT32_MAX) or one peer: a replay to N joiners is N sends of one packet. */
-static void send_held(tress_server *s, const tress_character *c, ENetPacket **held, const tress_msg *m,
-                      uint32_t to_slot) {
-  if (!*held) *held = tress_net_packet_hold(s, m);
-  if (!*held) return;
-  uint8_t channel = tress_msg_type_get_channel(m->type);
-  if (to_slot == UINT32_MAX) tress_net_send_packet_room(s, c->room, channel, *held);
-  else tress_net_send_packet(s, to_slot, channel, *held);
+/* A one-off message about c to the room, with the same replay rule. */
+static void send_room_about(tress_server *s, const tress_character *c, uint32_t step, const tress_msg *m,
+                            uint32_t except_slot) {
+  ENetPacket *pkt = tress_net_packet_hold(s, m);
+  if (!pkt) return;
+  tress_replay_send_room(s, c, step, tress_msg_type_get_channel(m->type), pkt, except_slot);
+  tress_net_packet_release(pkt);
 }
 
-static void send_added(tress_server *s, tress_character *c, uint32_t to_slot) {
+/* The character's packets are encoded once and held (one reference) for every replay: a replay
+ * to N joiners is N sends of one packet. */
+static ENetPacket *added_packet(tress_server *s, tress_character *c) {
+  if (c->added_packet) return c->added_packet;
   tress_msg m;
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_CHARACTER_ADDED;
@@ -62,13 +63,21 @@ static void send_added(tress_server *s, tress_character *c, uint32_t to_slot) {
   m.character_added.owner_peer_id = c->owner_peer_id;
   m.character_added.request_id = c->request_id;
   m.character_added.manifest = c->spawn.spawn_character.manifest;
-  send_held(s, c, &c->added_packet, &m, to_slot);
+  c->added_packet = tress_net_packet_hold(s, &m);
+  return c->added_packet;
+}
+
+/* Room sends skip members whose JOIN replay has not reached this step of c (replay.c). */
+static void send_added(tress_server *s, tress_character *c) {
+  ENetPacket *pkt = added_packet(s, c);
+  uint8_t channel = tress_msg_type_get_channel(TRESS_MSG_CHARACTER_ADDED);
+  if (pkt) tress_replay_send_room(s, c, TRESS_REPLAY_STEP_ADDED, channel, pkt, UINT32_MAX);
 }
 
 /* The cached rig for this wearer: the payload the rig job's worker encoded once, with this
  * wearer's ids patched in, so the loop thread copies bytes and never encodes or runs zstd.
  * Kept for late joiners. */
-static void send_rig_result(tress_server *s, tress_character *c, uint8_t idx, uint32_t to_slot) {
+static ENetPacket *rig_packet(tress_server *s, tress_character *c, uint8_t idx) {
   tress_accessory_session *as = &c->acc[idx];
   if (!as->rig_packet) {
     char reason[TRESS_WIRE_TEXT_CAP];
@@ -78,19 +87,24 @@ static void send_rig_result(tress_server *s, tress_character *c, uint8_t idx, ui
       char q[300];
       tress_log_event(&s->log, TRESS_LOG_ERROR, "encode_failed", "type=RIG_RESULT reason=%s",
                       tress_log_quote(reason, q, sizeof q));
-      return;
+      return NULL;
     }
     as->rig_packet = tress_net_packet_hold_bytes(bytes, len);
     free(bytes);
-    if (!as->rig_packet) return;
+    if (!as->rig_packet) return NULL;
     atomic_fetch_add(&s->metrics.messages_encoded, 1);
   }
-  uint8_t channel = tress_msg_type_get_channel(TRESS_MSG_RIG_RESULT);
-  if (to_slot == UINT32_MAX) tress_net_send_packet_room(s, c->room, channel, as->rig_packet);
-  else tress_net_send_packet(s, to_slot, channel, as->rig_packet);
+  return as->rig_packet;
 }
 
-static void send_rig_failed(tress_server *s, const tress_character *c, uint8_t idx, uint32_t to_slot) {
+static void send_rig_result(tress_server *s, tress_character *c, uint8_t idx) {
+  ENetPacket *pkt = rig_packet(s, c, idx);
+  if (!pkt) return;
+  uint8_t channel = tress_msg_type_get_channel(TRESS_MSG_RIG_RESULT);
+  tress_replay_send_room(s, c, TRESS_REPLAY_STEP_ACCESSORY(idx), channel, pkt, UINT32_MAX);
+}
+
+static void rig_failed_msg(const tress_character *c, uint8_t idx, tress_msg *out) {
   tress_msg m;
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_RIG_FAILED;
@@ -98,8 +112,13 @@ static void send_rig_failed(tress_server *s, const tress_character *c, uint8_t i
   m.rig_failed.accessory_index = idx;
   m.rig_failed.code = c->acc[idx].fail_code;
   snprintf(m.rig_failed.reason, sizeof m.rig_failed.reason, "%s", c->acc[idx].fail_reason);
-  if (to_slot == UINT32_MAX) tress_net_send_room(s, c->room, &m, UINT32_MAX);
-  else tress_net_send(s, to_slot, &m);
+  *out = m;
+}
+
+static void send_rig_failed(tress_server *s, const tress_character *c, uint8_t idx) {
+  tress_msg m;
+  rig_failed_msg(c, idx, &m);
+  send_room_about(s, c, TRESS_REPLAY_STEP_ACCESSORY(idx), &m, UINT32_MAX);
 }
 
 /* The manifest's springs section (colliders and chain settings), or NULL. */
@@ -109,7 +128,8 @@ static const tress_wire_section *manifest_springs(const tress_wire_manifest *mf)
   return NULL;
 }
 
-static void send_bind(tress_server *s, tress_character *c, uint32_t to_slot) {
+static ENetPacket *bind_packet(tress_server *s, tress_character *c) {
+  if (c->bind_packet) return c->bind_packet;
   tress_msg m;
   memset(&m, 0, sizeof m);
   m.type = TRESS_MSG_BIND;
@@ -125,13 +145,19 @@ static void send_bind(tress_server *s, tress_character *c, uint32_t to_slot) {
     m.bind.section_count = 1;
     m.bind.sections = &springs;
   }
-  send_held(s, c, &c->bind_packet, &m, to_slot);
+  c->bind_packet = tress_net_packet_hold(s, &m);
+  return c->bind_packet;
+}
+
+static void send_bind(tress_server *s, tress_character *c) {
+  ENetPacket *pkt = bind_packet(s, c);
+  if (pkt) tress_replay_send_room(s, c, TRESS_REPLAY_STEP_BIND, tress_msg_type_get_channel(TRESS_MSG_BIND), pkt, UINT32_MAX);
 }
 
 static void maybe_bind(tress_server *s, tress_character *c) {
   if (c->pending > 0 || c->bound) return;
   c->bound = true;
-  send_bind(s, c, UINT32_MAX);
+  send_bind(s, c);
   tress_net_flush(s);
   uint32_t rigged = 0, failed = 0;
   for (uint32_t i = 0; i < c->spawn.spawn_character.manifest.accessory_count; i++) {
@@ -153,12 +179,12 @@ void tress_session_rig_settled(tress_server *s, uint32_t character_id, uint8_t i
     tress_rig_jobs_publish_cache(s, 0);
     a->rig = entry;
     a->state = TRESS_ACC_RIGGED;
-    send_rig_result(s, c, idx, UINT32_MAX);
+    send_rig_result(s, c, idx);
   } else {
     a->state = TRESS_ACC_FAILED;
     a->fail_code = fail_code;
     snprintf(a->fail_reason, sizeof a->fail_reason, "%s", fail_reason ? fail_reason : "rig failed");
-    send_rig_failed(s, c, idx, UINT32_MAX);
+    send_rig_failed(s, c, idx);
     if (fail_code < TRESS_CODE_COUNT) atomic_fetch_add(&s->metrics.rig_failures[fail_code], 1);
     char q[300];
     tress_log_event(&s->log, TRESS_LOG_WARN, "rig_failed", "character=%u accessory=%u code=%s reason=%s", c->id, idx,
@@ -288,7 +314,7 @@ void tress_session_spawn(tress_server *s, uint32_t slot, tress_msg *spawn) {
   atomic_store(&s->metrics.characters, s->live_characters);
   tress_room_add_character(s, c->room, c->id);
 
-  send_added(s, c, UINT32_MAX);
+  send_added(s, c);
 
   for (uint32_t i = 0; i < mf->accessory_count; i++) {
     const tress_wire_accessory *a = &mf->accessories[i];
@@ -320,7 +346,7 @@ void tress_session_remove(tress_server *s, tress_character *c, tress_removed_rea
   m.type = TRESS_MSG_CHARACTER_REMOVED;
   m.character_removed.character_id = c->id;
   m.character_removed.reason = (uint8_t)reason;
-  tress_net_send_room(s, c->room, &m, UINT32_MAX);
+  send_room_about(s, c, TRESS_REPLAY_STEP_ADDED, &m, UINT32_MAX); /* to those who saw it added */
   tress_room_remove_character(s, c->room, c->id);
   for (uint32_t i = 0; i < TRESS_WIRE_MAX_ACCESSORIES; i++) {
     if (c->acc[i].rig) {
@@ -375,14 +401,31 @@ void tress_session_settings_update(tress_server *s, uint32_t slot, const tress_m
   memset(&out, 0, sizeof out);
   out.type = TRESS_MSG_SETTINGS_UPDATE;
   out.settings_update = *m;
-  tress_net_send_room(s, c->room, &out, slot); /* the owner already has them */
+  send_room_about(s, c, TRESS_REPLAY_STEP_BIND, &out, slot); /* the owner already has them; a replay's BIND carries them */
 }
 
-void tress_session_replay(tress_server *s, tress_character *c, uint32_t slot) {
-  send_added(s, c, slot);
-  for (uint32_t i = 0; i < c->spawn.spawn_character.manifest.accessory_count; i++) {
-    if (c->acc[i].state == TRESS_ACC_RIGGED) send_rig_result(s, c, (uint8_t)i, slot);
-    else if (c->acc[i].state == TRESS_ACC_FAILED) send_rig_failed(s, c, (uint8_t)i, slot);
+ENetPacket *tress_session_replay_packet(tress_server *s, tress_character *c, uint32_t step, uint8_t *channel) {
+  ENetPacket *pkt = NULL;
+  tress_msg m;
+  if (step == TRESS_REPLAY_STEP_ADDED) {
+    pkt = added_packet(s, c);
+    *channel = tress_msg_type_get_channel(TRESS_MSG_CHARACTER_ADDED);
+  } else if (step == TRESS_REPLAY_STEP_BIND) {
+    if (!c->bound) return NULL;
+    pkt = bind_packet(s, c);
+    *channel = tress_msg_type_get_channel(TRESS_MSG_BIND);
+  } else {
+    uint8_t idx = (uint8_t)(step - TRESS_REPLAY_STEP_ACCESSORY(0));
+    if (idx >= c->spawn.spawn_character.manifest.accessory_count) return NULL;
+    if (c->acc[idx].state == TRESS_ACC_RIGGED) {
+      pkt = rig_packet(s, c, idx);
+      *channel = tress_msg_type_get_channel(TRESS_MSG_RIG_RESULT);
+    } else if (c->acc[idx].state == TRESS_ACC_FAILED) {
+      rig_failed_msg(c, idx, &m);
+      *channel = tress_msg_type_get_channel(TRESS_MSG_RIG_FAILED);
+      return tress_net_packet_hold(s, &m); /* not kept: failures are rare and small */
+    }
   }
-  if (c->bound) send_bind(s, c, slot);
+  if (pkt) pkt->referenceCount++;
+  return pkt;
 }
