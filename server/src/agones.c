@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "agones_http.h"
+#include "room_lease.h"
 #include "server.h"
 
 #define CONTROL_TIMEOUT_MS 2000
@@ -59,6 +60,8 @@ struct tress_agones {
 
   uint32_t watch_backoff_ms;
   char state[32]; /* the GameServer's status.state as last seen */
+  char advertised_host[TRESS_WIRE_TEXT_CAP]; /* status.address and port as last applied; "" = the default */
+  uint16_t advertised_port;
 
   /* The sidecar's view of the rooms, as last acknowledged. */
   char (*published)[TRESS_WIRE_NAME_CAP];
@@ -152,8 +155,39 @@ static const cJSON *field(const cJSON *o, const char *snake, const char *camel) 
   return v ? v : cJSON_GetObjectItemCaseSensitive(o, camel); /* the gateway writes proto names; accept both */
 }
 
+/* The port of status.ports named TRESS_AGONES_PORT_NAME (the Fleet's), else the first; 0 = none yet. */
+static uint16_t status_port(const cJSON *ports) {
+  const cJSON *p, *first = NULL;
+  cJSON_ArrayForEach(p, ports) {
+    const cJSON *port = cJSON_GetObjectItemCaseSensitive(p, "port");
+    if (!cJSON_IsNumber(port) || port->valuedouble < 1 || port->valuedouble > 65535) continue;
+    if (!first) first = port;
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "name"));
+    if (name && strcmp(name, TRESS_AGONES_PORT_NAME) == 0) return (uint16_t)port->valuedouble;
+  }
+  return first ? (uint16_t)first->valuedouble : 0;
+}
+
+/* Under Agones the pod's name and the container port are not what clients reach: status.address
+ * and the allocated port are. They are empty while Scheduled/Creating: the default stays until
+ * then. An explicit advertise_address wins. */
+static void apply_address(tress_agones *a, const cJSON *status) {
+  if (a->s->cfg.advertise_address[0]) return;
+  const char *host = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(status, "address"));
+  uint16_t port = status_port(cJSON_GetObjectItemCaseSensitive(status, "ports"));
+  /* no space, quote or '=': a host name or an IP, so the log line needs no quoting */
+  if (!host || !host[0] || strpbrk(host, " \"=") || strlen(host) >= sizeof a->advertised_host || !port) return;
+  if (strcmp(host, a->advertised_host) == 0 && port == a->advertised_port) return;
+  snprintf(a->advertised_host, sizeof a->advertised_host, "%s", host);
+  a->advertised_port = port;
+  tress_room_lease_set_advertised(a->s->room_lease, host, port);
+  tress_log_event(&a->s->log, TRESS_LOG_INFO, "agones_advertised", "address=%s:%u room_leases=%s", host, port,
+                  a->s->room_lease ? "on" : "off");
+}
+
 static void apply_gameserver(tress_agones *a, const cJSON *gs) {
   if (!cJSON_IsObject(gs)) return;
+  apply_address(a, cJSON_GetObjectItemCaseSensitive(gs, "status"));
   const cJSON *health = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(gs, "spec"), "health");
   if (cJSON_IsObject(health)) {
     bool disabled = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(health, "disabled"));

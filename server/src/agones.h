@@ -9,6 +9,7 @@
 
 #define TRESS_AGONES_PORT_ENV "AGONES_SDK_HTTP_PORT"
 #define TRESS_AGONES_ROOMS "rooms"               /* the Counter's and the List's name */
+#define TRESS_AGONES_PORT_NAME "enet"            /* deploy/fleet.yaml's port: the one advertised */
 #define TRESS_AGONES_VERSION_LABEL "tress-version" /* the sidecar prefixes it with agones.dev/sdk- */
 
 struct tress_server;

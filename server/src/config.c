@@ -74,7 +74,7 @@ static const config_field config_fields[] = {
     U32_FIELD(cache_lease_ms, "single-flight lease across servers (renewed while rigging)"),
     U32_FIELD(cache_wait_ms, "wait on another server's rig at most this long, then rig here"),
     U32_FIELD(cache_poll_ms, "a waiting server looks again about this often (jittered)"),
-    STR_FIELD(advertise_address, "host:port clients reach this server at, sent in REDIRECT (empty = host, or the host name when host is a wildcard, and the bound UDP port)"),
+    STR_FIELD(advertise_address, "host:port clients reach this server at, sent in REDIRECT (empty = host, or the host name when host is a wildcard, and the bound UDP port; under Agones the GameServer's status.address and enet port once reported)"),
     U32_FIELD(room_lease_ms, "with cache_url: the lease that keeps a room on one server of the fleet (renewed every third)"),
     U64_FIELD(max_asset_bytes, "largest mesh file the store loads"),
     U32_FIELD(max_pending_rigs, "rig jobs queued or running"),

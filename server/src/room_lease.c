@@ -38,10 +38,11 @@
 static const char CLAIM[] =
     "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end "
     "local v = redis.call('GET', KEYS[1]) "
-    "if v == ARGV[1] or not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end "
+    "if v == ARGV[1] or v == ARGV[3] or not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end "
     "return v";
 static const char RELEASE[] =
-    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+    "local v = redis.call('GET', KEYS[1]) "
+    "if v == ARGV[1] or v == ARGV[3] then return redis.call('DEL', KEYS[1]) end return 0";
 
 typedef enum lease_state {
   LEASE_NONE = 0, /* no room open in this slot */
@@ -72,6 +73,7 @@ struct tress_room_lease {
   tress_server *s;
   tress_redis_link *link;
   char address[TRESS_WIRE_TEXT_CAP + 8]; /* the lease value: "host:port" */
+  char previous[TRESS_WIRE_TEXT_CAP + 8]; /* the value before the last set_advertised: still ours */
   char host[TRESS_WIRE_TEXT_CAP];
   uint16_t port;
   char lease_ms[16];
@@ -85,13 +87,14 @@ static void room_key(const tress_room_lease *l, const char *room, char *out, siz
   snprintf(out, cap, "%s:room:%s", l->s->cfg.cache_namespace, room);
 }
 
-static tress_redis_call *eval(tress_room_lease *l, const char *script, const char *room, bool with_ttl,
-                              tress_redis_reply_fn fn, void *user) {
+/* ARGV: our address, the TTL, the address before the last change (a lease under it is ours too). */
+static tress_redis_call *eval(tress_room_lease *l, const char *script, const char *room, tress_redis_reply_fn fn,
+                              void *user) {
   char key[TRESS_CONFIG_PATH_MAX];
   room_key(l, room, key, sizeof key);
-  const char *argv[6] = {"EVAL", script, "1", key, l->address, l->lease_ms};
-  size_t len[6];
-  int argc = with_ttl ? 6 : 5;
+  const char *argv[7] = {"EVAL", script, "1", key, l->address, l->lease_ms, l->previous};
+  size_t len[7];
+  int argc = 7;
   for (int i = 0; i < argc; i++) len[i] = strlen(argv[i]);
   return tress_redis_link_call(l->link, fn, user, argc, argv, len);
 }
@@ -155,7 +158,7 @@ static void grant(pending_join *j, lease_state state) {
   j->granted = false;
   l->opening = LEASE_NONE;
   /* refused after all (draining, full, out of memory): no room here, so no lease either */
-  if (state == LEASE_HELD && open_room(s, m.room) < 0) eval(l, RELEASE, m.room, false, NULL, NULL);
+  if (state == LEASE_HELD && open_room(s, m.room) < 0) eval(l, RELEASE, m.room, NULL, NULL);
 }
 
 static void on_join_claim(void *user, const redisReply *reply, const char *error) {
@@ -202,7 +205,7 @@ bool tress_room_lease_admit(tress_server *s, uint32_t slot, const char *room) {
   j->slot = slot;
   j->session_id = s->peers[slot].session_id;
   snprintf(j->room, sizeof j->room, "%s", room);
-  j->call = eval(l, CLAIM, room, true, on_join_claim, j);
+  j->call = eval(l, CLAIM, room, on_join_claim, j);
   if (j->call) return false;
   l->opening = LEASE_LOCAL; /* the link is down: standalone, at once */
   return true;
@@ -231,7 +234,7 @@ void tress_room_lease_closed(tress_server *s, int32_t room) {
   r->call = NULL;
   /* LOCAL too: Redis may have come back and a renewal taken it since; the compare keeps
    * another server's lease safe either way */
-  if (r->state != LEASE_LOST) eval(l, RELEASE, s->rooms[room].name, false, NULL, NULL);
+  if (r->state != LEASE_LOST) eval(l, RELEASE, s->rooms[room].name, NULL, NULL);
   set_state(r, LEASE_NONE);
 }
 
@@ -274,8 +277,13 @@ static void on_renew_tick(uv_timer_t *t) {
   for (uint32_t i = 0; i < l->s->cfg.max_peers; i++) {
     lease_room *r = &l->rooms[i];
     if (r->state == LEASE_NONE || r->call) continue;
-    r->call = eval(l, CLAIM, l->s->rooms[i].name, true, on_renewed, r);
+    r->call = eval(l, CLAIM, l->s->rooms[i].name, on_renewed, r);
   }
+}
+
+static void format_address(tress_room_lease *l) {
+  bool v6 = strchr(l->host, ':') != NULL;
+  snprintf(l->address, sizeof l->address, v6 ? "[%s]:%u" : "%s:%u", l->host, l->port);
 }
 
 /* advertise_address, else the bind host (a wildcard: this machine's name) and the bound port. */
@@ -297,9 +305,17 @@ static int make_address(tress_room_lease *l, char err[256]) {
     l->host[sizeof l->host - 1] = '\0';
     l->port = l->s->udp_port;
   }
-  bool v6 = strchr(l->host, ':') != NULL;
-  snprintf(l->address, sizeof l->address, v6 ? "[%s]:%u" : "%s:%u", l->host, l->port);
+  format_address(l);
+  snprintf(l->previous, sizeof l->previous, "%s", l->address);
   return 0;
+}
+
+void tress_room_lease_set_advertised(tress_room_lease *l, const char *host, uint16_t port) {
+  if (!l || (strcmp(host, l->host) == 0 && port == l->port)) return;
+  snprintf(l->previous, sizeof l->previous, "%s", l->address);
+  snprintf(l->host, sizeof l->host, "%s", host);
+  l->port = port;
+  format_address(l);
 }
 
 tress_room_lease *tress_room_lease_start(tress_server *s, tress_redis_link *link, char err[256]) {
@@ -341,7 +357,7 @@ void tress_room_lease_stop(tress_room_lease *l) {
     lease_room *r = &l->rooms[i];
     if (r->state == LEASE_NONE) continue; /* never opened: r->lease is not set */
     tress_redis_call_forget(r->call);
-    if (r->state == LEASE_HELD || r->state == LEASE_LOCAL) eval(l, RELEASE, l->s->rooms[i].name, false, NULL, NULL);
+    if (r->state == LEASE_HELD || r->state == LEASE_LOCAL) eval(l, RELEASE, l->s->rooms[i].name, NULL, NULL);
     set_state(r, LEASE_NONE);
   }
   for (uint32_t i = 0; i < l->s->peer_slots; i++) tress_redis_call_forget(l->joins[i].call);

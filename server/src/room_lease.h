@@ -22,6 +22,10 @@ tress_room_lease *tress_room_lease_start(struct tress_server *s, tress_redis_lin
 void tress_room_lease_stop(tress_room_lease *lease);
 /* "host:port" as REDIRECT names this server. */
 const char *tress_room_lease_address(const tress_room_lease *lease);
+/* The address clients reach this server at changed (Agones' status.address and port). Joins
+ * claim with it from now on; leases held under the previous value are still ours (CLAIM and
+ * RELEASE accept both) and are rewritten to the new one at their next renewal. NULL lease: no-op. */
+void tress_room_lease_set_advertised(tress_room_lease *lease, const char *host, uint16_t port);
 
 /* room.c's hooks. admit: may this JOIN_ROOM go on now? false: it was answered (REDIRECT or an
  * ERROR) or waits for Redis, and the lease calls tress_room_join again once it may. */

@@ -16,6 +16,9 @@ GameServer first and then one line per change.
 Test-only endpoints (not Agones'): GET /__fake/log -> {"requests": [...], "violations": [...],
 "gameserver": {...}, "counters": {...}, "lists": {...}} with request times on CLOCK_MONOTONIC;
 POST /__fake/health {"period_seconds": N, "disabled": bool} changes spec.health (a watch event);
+POST /__fake/status {"address": "...", "ports": [{"name": ..., "port": N}]} sets status.address and
+status.ports as Agones does once the pod is placed (a watch event; they start empty, as while
+Scheduled/Creating);
 POST /__fake/reset {"period_seconds": N, "refuse_labels": bool} starts over with fresh state.
 """
 import argparse
@@ -110,7 +113,7 @@ class Fake:
                             "labels": {}, "annotations": {}},
             "spec": {"health": {"disabled": False, "period_seconds": period, "failure_threshold": 3,
                                 "initial_delay_seconds": 5}},
-            "status": {"state": "Scheduled", "address": "127.0.0.1", "ports": [],
+            "status": {"state": "Scheduled", "address": "", "ports": [],
                        "counters": {}, "lists": {}},
         }
         self.counters = {n: {"count": 0, "capacity": c} for n, c in counters}
@@ -329,6 +332,13 @@ class Handler(BaseHTTPRequestHandler):
                                         opts.get("refuse_labels", False))
                 fake.changed()  # an old watch stream wakes up and ends
                 fake.stale = True
+                return self.send_json(200, {})
+            if method == "POST" and path == "/__fake/status":
+                opts = json.loads(raw or b"{}")
+                st = fake.gameserver["status"]
+                st["address"] = opts.get("address", st["address"])
+                st["ports"] = [{"name": p["name"], "port": int(p["port"])} for p in opts.get("ports", st["ports"])]
+                fake.changed()
                 return self.send_json(200, {})
             if method == "POST" and path == "/__fake/health":
                 fake.gameserver["spec"]["health"].update(json.loads(raw or b"{}"))

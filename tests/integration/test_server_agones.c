@@ -23,6 +23,9 @@
 #include <unistd.h>
 
 #include "support/server_harness.h"
+#if TRESS_AGONES_TEST_REDIS
+#include "support/redis_harness.h"
+#endif
 
 #define PERIOD_S 1 /* spec.health.period_seconds the fake starts with: a ping every 500 ms */
 
@@ -488,6 +491,104 @@ static void test_shutdown_after_drain(void **state) {
   leave(c);
 }
 
+static int wait_log(const th_server *srv, const char *needle, int n, double timeout_s) {
+  for (double t0 = mono_s(); mono_s() - t0 < timeout_s; usleep(50000))
+    if (th_server_log_count(srv, needle) >= n) return 0;
+  return -1;
+}
+
+#if TRESS_AGONES_TEST_REDIS
+/* GET key until it equals want (or the timeout): 0 or -1; the last value in got. */
+static int wait_value(const th_redis *r, const char *key, const char *want, char *got, size_t cap, double timeout_s) {
+  for (double t0 = mono_s(); mono_s() - t0 < timeout_s; usleep(50000)) {
+    char *v = th_redis_cmdf(r, "GET %s", key);
+    snprintf(got, cap, "%s", v ? v : "(no answer)");
+    free(v);
+    if (strcmp(got, want) == 0) return 0;
+  }
+  return -1;
+}
+#endif
+
+/* Without advertise_address, the GameServer's status.address and the Fleet's port (`enet`, else
+ * the first) become the advertised address once they appear; a room lease held under the default
+ * is rewritten at its renewal (not lost), a new one is claimed with it. */
+static void test_advertises_gameserver_address(void **state) {
+  fixture *fx = *state;
+  th_server_init(&fx->srv, "agones-address");
+#if TRESS_AGONES_TEST_REDIS
+  th_redis redis = {0};
+  bool with_redis = th_redis_server_path() != NULL;
+  if (with_redis) {
+    th_redis_init(&redis);
+    assert_int_equal(th_redis_start(&redis, NULL), 0);
+  }
+  const char *extra[] = {"--cache-url", redis.url, "--cache-timeout-ms", "1000", "--room-lease-ms", "600", NULL};
+  start_server_with_sdk(fx, fx->fake.port, with_redis ? extra : NULL);
+#else
+  start_server_with_sdk(fx, fx->fake.port, NULL);
+#endif
+  assert_int_equal(wait_requests(&fx->fake, "GET", "/gameserver", 1, 10), 0);
+  th_client *a = join(&fx->srv, "ann", "atlas");
+  usleep(300 * 1000);
+  assert_int_equal(th_server_log_count(&fx->srv, "event=agones_advertised"), 0); /* no address yet: the default */
+#if TRESS_AGONES_TEST_REDIS
+  char got[256];
+  if (with_redis) {
+    char *v = th_redis_cmdf(&redis, "GET tress:room:atlas");
+    assert_non_null(v);
+    assert_true(strcmp(v, "(nil)") != 0 && strstr(v, "10.1.2.3") == NULL);
+    printf("address: the lease before status.address: %s\n", v);
+    free(v);
+  }
+#endif
+  assert_int_equal(fake_send(fx->fake.port, "POST", "/__fake/status",
+                             "{\"address\": \"10.1.2.3\", \"ports\": [{\"name\": \"ops\", \"port\": 9000}, "
+                             "{\"name\": \"enet\", \"port\": 7654}]}"),
+                   200);
+  assert_int_equal(wait_log(&fx->srv, "event=agones_advertised address=10.1.2.3:7654", 1, 10), 0);
+#if TRESS_AGONES_TEST_REDIS
+  if (with_redis) {
+    if (wait_value(&redis, "tress:room:atlas", "10.1.2.3:7654", got, sizeof got, 5) != 0)
+      fail_msg("the held lease was not rewritten: %s", got);
+    th_client *b = join(&fx->srv, "bob", "borealis");
+    assert_int_equal(wait_value(&redis, "tress:room:borealis", "10.1.2.3:7654", got, sizeof got, 5), 0);
+    leave(b);
+    assert_int_equal(th_server_log_count(&fx->srv, "event=room_lease_lost"), 0);
+  }
+#endif
+  /* The same status again (any watch event) logs nothing; only the port named like the Fleet's counts. */
+  assert_int_equal(fake_send(fx->fake.port, "POST", "/__fake/health", "{\"period_seconds\": 2}"), 200);
+  assert_int_equal(wait_log(&fx->srv, "event=agones_health_period period_s=2", 1, 10), 0);
+  assert_int_equal(th_server_log_count(&fx->srv, "event=agones_advertised"), 1);
+  assert_int_equal(fake_send(fx->fake.port, "POST", "/__fake/status", "{\"ports\": [{\"name\": \"other\", \"port\": 8123}]}"), 200);
+  assert_int_equal(wait_log(&fx->srv, "event=agones_advertised address=10.1.2.3:8123", 1, 10), 0);
+  leave(a);
+  assert_int_equal(th_server_stop(&fx->srv, SIGTERM, 15000), 0);
+  cJSON *log = fake_log(&fx->fake);
+  assert_no_violations(log);
+  cJSON_Delete(log);
+#if TRESS_AGONES_TEST_REDIS
+  if (with_redis) th_redis_cleanup(&redis);
+#endif
+}
+
+/* advertise_address set: it is what clients reach, whatever the GameServer says. */
+static void test_explicit_advertise_address_wins(void **state) {
+  fixture *fx = *state;
+  th_server_init(&fx->srv, "agones-address-explicit");
+  const char *extra[] = {"--advertise-address", "play.example:7000", NULL};
+  start_server_with_sdk(fx, fx->fake.port, extra);
+  assert_int_equal(fake_send(fx->fake.port, "POST", "/__fake/status",
+                             "{\"address\": \"10.1.2.3\", \"ports\": [{\"name\": \"enet\", \"port\": 7654}]}"),
+                   200);
+  assert_int_equal(wait_requests(&fx->fake, "GET", "/gameserver", 1, 10), 0);
+  assert_int_equal(fake_send(fx->fake.port, "POST", "/__fake/health", "{\"period_seconds\": 2}"), 200);
+  assert_int_equal(wait_log(&fx->srv, "event=agones_health_period period_s=2", 1, 10), 0);
+  assert_int_equal(th_server_log_count(&fx->srv, "event=agones_advertised"), 0);
+  assert_int_equal(th_server_stop(&fx->srv, SIGTERM, 15000), 0);
+}
+
 static void test_standalone_without_env(void **state) {
   fixture *fx = *state;
   th_server_init(&fx->srv, "agones-standalone");
@@ -557,6 +658,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_health_stops_while_loop_blocked, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rooms_counter_and_list, setup, teardown),
       cmocka_unit_test_setup_teardown(test_shutdown_after_drain, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_advertises_gameserver_address, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_explicit_advertise_address_wins, setup, teardown),
       cmocka_unit_test_setup_teardown(test_standalone_without_env, setup, teardown),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
