@@ -110,9 +110,11 @@ static void test_rigs_are_listed_and_served_with_the_token(void **state) {
   free(answer);
   const cJSON *rigs = cJSON_GetObjectItem(list, "rigs");
   assert_int_equal(cJSON_GetArraySize(rigs), 1);
-  const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rigs, 0), "id"));
-  assert_non_null(id);
-  assert_int_equal(strlen(id), 64);
+  const char *listed_id = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rigs, 0), "id"));
+  assert_non_null(listed_id);
+  assert_int_equal(strlen(listed_id), 64);
+  char id[65]; /* a copy: the list is freed below */
+  snprintf(id, sizeof id, "%s", listed_id);
   double listed_bytes = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rigs, 0), "bytes"));
   char path[128];
   snprintf(path, sizeof path, "/rigs/%s.glb", id);
