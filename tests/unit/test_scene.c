@@ -66,6 +66,20 @@ static void test_scene_def_capacities(void **state) {
   tress_scene_destroy(small);
 }
 
+/* The joint solve order grows with the joint pool, not on the first solve after joints were added:
+ * a scene that grew to 200 joints solves them, the first time included, without the heap. */
+static void test_first_joint_solve_allocates_nothing(void **state) {
+  (void)state;
+  alloc_count_install();
+  tress_scene *s = th_scene(); /* default capacities: 64 instances, 16 joints */
+  for (uint32_t i = 0; i < 200; i++)
+    assert_false(tress_id_is_null(th_instance(s, TRESS_KIND_JOINT, "J", tress_scene_get_root(s))));
+  alloc_count_start();
+  tress_scene_solve_joints(s);
+  assert_int_equal(alloc_count_stop(), 0);
+  tress_scene_destroy(s);
+}
+
 /* Names and asset ids are kept in the instance up to 23 bytes and on the heap past that: either
  * way they read back whole (cut to the buffer the API gives), rename in both directions, are
  * found by find_child, and the heap copies count in the memory figure until they go. */
@@ -502,6 +516,7 @@ int main(void) {
       cmocka_unit_test(test_bone_slots_and_world_poses), cmocka_unit_test(test_joints_place_part1),
       cmocka_unit_test(test_part_owns_its_mesh), cmocka_unit_test(test_scale_places_bones_at_size),
       cmocka_unit_test(test_instance_def), cmocka_unit_test(test_scene_def_capacities),
+      cmocka_unit_test(test_first_joint_solve_allocates_nothing),
       cmocka_unit_test(test_long_and_short_texts), cmocka_unit_test(test_joint_pool_reuses_places),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,7 +87,8 @@ struct tress_scene {
   uint32_t listener_free; /* one-based chain through next */
   uint32_t *scratch;      /* reused buffer for subtree walks */
   uint32_t scratch_cap;
-  uint64_t (*joint_order)[2]; /* reused by tress_scene_solve_joints: (creation seq, slot) */
+  uint64_t (*joint_order)[2]; /* reused by tress_scene_solve_joints: (creation seq, slot), one per
+                                 pooled joint (every live joint holds one), not one per slot */
   uint32_t joint_order_cap;
   uint64_t layout_epoch;  /* bumped when slot storage moves or a slot is freed */
   uint64_t scale_epoch;   /* bumped when a scale is set or an instance is reparented */
@@ -216,7 +217,7 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   if (!s) return NULL;
   s->owner = tress__owner_tag(s);
   uint32_t instances = def->instance_capacity ? def->instance_capacity : 1;
-  bool sized = slots_grow(s, instances) && scratch_grow(s, instances) && joint_order_grow(s, instances) &&
+  bool sized = slots_grow(s, instances) && scratch_grow(s, instances) &&
                (!def->joint_capacity || joints_grow(s, def->joint_capacity)) &&
                (!def->listener_capacity || listeners_grow(s, def->listener_capacity));
   uint32_t root = sized ? slot_alloc(s) : 0;
@@ -280,7 +281,8 @@ static bool joints_grow(tress_scene *s, uint32_t cap) {
   if (!b) return false;
   s->joints = b;
   s->joint_cap = cap;
-  return true;
+  /* the solve order grows with the pool, so the per-frame solve never allocates */
+  return joint_order_grow(s, cap);
 }
 
 /* A free joint in the pool (one-based), 0 when memory runs out. */
@@ -984,7 +986,8 @@ void tress_scene_solve_joints(tress_scene *s) {
   for (uint32_t i = 0; i < s->slot_count; i++)
     if (s->slots[i].alive && s->slots[i].kind == TRESS_KIND_JOINT) n++;
   if (!n) return;
-  if (n > s->joint_order_cap && !joint_order_grow(s, s->slot_cap)) return; /* n <= slot_count <= slot_cap */
+  /* n <= joint_cap == joint_order_cap: every live joint holds a pool entry */
+  if (n > s->joint_order_cap && !joint_order_grow(s, n)) return;
   uint64_t(*order)[2] = s->joint_order;
   n = 0;
   for (uint32_t i = 0; i < s->slot_count; i++) {
