@@ -80,12 +80,63 @@ static void test_pose_chains_hold_no_vrm_scratch(void **state) {
   assert_true(vrm >= pose + (size_t)CHAINS * BONES * 12 * sizeof(float));
 }
 
+/* Pose chains, 30 frames, then (limit) a cone limit on chain 0's third bone, turned a quarter turn
+ * off the chain so that it acts at once, 60 frames more.
+ * held: chain 1 has a limit from the start, so the limit copies exist before chain 0 needs them.
+ * Gives the sim's bytes before and after the late limit and chain 0's tip. */
+enum { LATE_NONE, LATE_LIMIT, LATE_LIMIT_HELD };
+static void run_late_limit(int mode, size_t *before, size_t *after, float tip[3]) {
+  tress_scene *scene = th_scene();
+  tress_sim *sim = fix_sim(scene, 4 * CHAINS, 1e6f);
+  tress_handle_id handles[CHAINS];
+  fix_chain chains[CHAINS];
+  for (int c = 0; c < CHAINS; c++) {
+    chains[c] = fix_chain_make(scene, (float)c, 5, 0, BONES, 0.3f);
+    assert_int_equal(tress_sim_bind(sim, chains[c].part, NULL, &handles[c]), TRESS_OK);
+  }
+  tress_joint_settings js = {0.1f, 0.92f, 1.0f, {0, 0, 0}, 0.0f, {TRESS_LIMIT_CONE, 0.2f, 0.0f, {0, 0, 0.70710678f, 0.70710678f}}};
+  if (mode == LATE_LIMIT_HELD)
+    assert_int_equal(tress_handle_set_joint_settings(sim, handles[1], chains[1].bones[2], &js), TRESS_OK);
+  for (int f = 0; f < 30; f++) assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  *before = tress_sim_get_memory_bytes(sim);
+  if (mode != LATE_NONE)
+    assert_int_equal(tress_handle_set_joint_settings(sim, handles[0], chains[0].bones[2], &js), TRESS_OK);
+  for (int f = 0; f < 60; f++) assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  *after = tress_sim_get_memory_bytes(sim);
+  fix_world_pos(scene, chains[0].bones[BONES - 1], tip);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* The rotation-limit copies (8 floats a node) and the bone axis (3) are held only once some chain
+ * has a limit: a first limit on a running pose-only sim makes them on the next frame, and the
+ * chain then moves bit for bit as in a sim that held them all along (and unlike no limit). */
+static void test_limit_copies_only_once_limited(void **state) {
+  (void)state;
+  size_t none0, none1, late0, late1, held0, held1;
+  float none_tip[3], late_tip[3], held_tip[3];
+  run_late_limit(LATE_NONE, &none0, &none1, none_tip);
+  run_late_limit(LATE_LIMIT, &late0, &late1, late_tip);
+  run_late_limit(LATE_LIMIT_HELD, &held0, &held1, held_tip);
+  assert_int_equal(none0, none1);
+  assert_int_equal(late0, none0);
+  assert_true(late1 >= late0 + (size_t)CHAINS * BONES * 11 * sizeof(float));
+  /* held from the start, the copies are there before the late limit, which adds only chain 0's
+   * own joint values */
+  size_t copies = (size_t)CHAINS * BONES * 11 * sizeof(float);
+  assert_true(held0 >= none0 + copies);
+  assert_true(held1 - held0 < copies / 10);
+  assert_memory_equal(late_tip, held_tip, sizeof late_tip);
+  assert_memory_not_equal(late_tip, none_tip, sizeof late_tip);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_null_holds_nothing),
       cmocka_unit_test(test_scene_counts_its_bones),
       cmocka_unit_test(test_sim_counts_its_nodes_and_frames_allocate_nothing),
       cmocka_unit_test(test_pose_chains_hold_no_vrm_scratch),
+      cmocka_unit_test(test_limit_copies_only_once_limited),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -585,11 +585,17 @@ void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
     n->wscale[i] = st->wind_scale * k_scale;
     n->radius[i] = (j ? j->radius : st->radius) * k_scale;
     n->weight[i] = weight;
-    n->vg_x[i] = dir[0] * power;
-    n->vg_y[i] = dir[1] * power;
-    n->vg_z[i] = dir[2] * power;
-    tress__limit_fill_node(n, i, j ? &j->limit : NULL);
+    if (n->vg_x) n->vg_x[i] = dir[0] * power, n->vg_y[i] = dir[1] * power, n->vg_z[i] = dir[2] * power;
+    if (n->lm_kind) tress__limit_fill_node(n, i, j ? &j->limit : NULL);
   }
+}
+
+/* After a slot's settings changed: its per-node copies refilled in place, or, when it now reads an
+ * optional node group the layout did not allocate (a first limit, a first VRM chain), the batch
+ * re-laid out on the next frame, which allocates it and fills every copy. */
+static void refill_settings(struct tress_chains *c, const chain_slot *s) {
+  if (!c->dirty && (slot_node_groups(s) & ~c->nodes.groups)) c->dirty = true;
+  if (!c->dirty) tress__chain_fill_settings(&c->nodes, s);
 }
 
 /* A joint's values sanitized as the chain settings are, for the chain's model. */
@@ -643,7 +649,7 @@ tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id id,
   if (in) s->joints[k] = joint_of(sim, in, s->settings.model);
   else s->joints[k].set = false;
   tress__chain_slot_features(c, h->slot);
-  if (!c->dirty) tress__chain_fill_settings(&c->nodes, s);
+  refill_settings(c, s);
   return TRESS_OK;
 }
 
@@ -703,9 +709,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   c->own_sets[h->slot] = set;
   tress__chain_slot_features(c, h->slot);
   sync_set(c, h->slot);
-  if (!c->dirty) {
-    tress__chain_fill_settings(&c->nodes, s);
-  }
+  refill_settings(c, s);
   return TRESS_OK;
 }
 

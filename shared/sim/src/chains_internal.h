@@ -156,7 +156,14 @@ typedef struct chain_nodes {
   int32_t *first_child; /* global index, -1 for a leaf */
   int32_t *first_sibling; /* its parent's first child (itself in a linear chain), -1 for a root */
   uint32_t count, cap;
+  uint8_t groups; /* NODE_GROUP_*: the optional fields allocated (the others are NULL) */
 } chain_nodes;
+
+/* Optional per-node fields, allocated by a layout only when one of its chains reads them (a
+ * pose-only sim without limits holds neither): the VRM bone axis and gravity (ax_*, vg_*: VRM
+ * chains; a limit's frame is built from ax_* too), and the limit copies (lm_*: limited chains). */
+#define NODE_GROUP_VRM 1u
+#define NODE_GROUP_LIMIT 2u
 
 typedef struct tile_scratch {
   TILE_FIELDS(DECLARE_FIELD)
@@ -249,6 +256,12 @@ typedef struct chain_slot {
   joint_params *joints;      /* NULL, or one per bone (bind order, tips excluded) */
   uint32_t joint_count;
 } chain_slot;
+
+/* The optional node groups a slot's chain reads (NODE_GROUP_*). */
+static inline uint8_t slot_node_groups(const chain_slot *s) {
+  return (uint8_t)((s->settings.model == TRESS_SPRING_VRM ? NODE_GROUP_VRM : 0u) |
+                   ((s->features & FEAT_LIMITED) ? NODE_GROUP_LIMIT : 0u));
+}
 
 struct tress_chains {
   chain_slot *slots;

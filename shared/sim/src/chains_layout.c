@@ -29,16 +29,29 @@ static float *aligned_realloc_floats(float *old, uint32_t count) {
   return floats_alloc(count);
 }
 
-static bool nodes_alloc(chain_nodes *n, uint32_t cap) {
+/* Whether the field at offset `at` in chain_nodes is allocated for these groups (NODE_GROUP_*):
+ * the optional ones are runs of the field list (ax_*, vg_*, lm_*). */
+static bool field_wanted(size_t at, uint8_t groups) {
+#define IN_RUN(first, last) (at >= offsetof(chain_nodes, first) && at <= offsetof(chain_nodes, last))
+  if (IN_RUN(ax_x, ax_z)) return (groups & (NODE_GROUP_VRM | NODE_GROUP_LIMIT)) != 0;
+  if (IN_RUN(vg_x, vg_z)) return (groups & NODE_GROUP_VRM) != 0;
+  if (IN_RUN(lm_kind, lm_qw)) return (groups & NODE_GROUP_LIMIT) != 0;
+#undef IN_RUN
+  return true;
+}
+
+static bool nodes_alloc(chain_nodes *n, uint32_t cap, uint8_t groups) {
   memset(n, 0, sizeof *n);
   bool ok = true;
-#define ALLOC_FIELD(name) ok = ok && (n->name = floats_alloc(cap)) != NULL;
+#define ALLOC_FIELD(name) \
+  ok = ok && (!field_wanted(offsetof(chain_nodes, name), groups) || (n->name = floats_alloc(cap)) != NULL);
   CHAIN_FIELDS(ALLOC_FIELD)
 #undef ALLOC_FIELD
   ok = ok && (n->parent = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
   ok = ok && (n->first_child = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
   ok = ok && (n->first_sibling = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
   n->cap = cap;
+  n->groups = groups;
   if (!ok) tress__chain_nodes_free(n);
   return ok;
 }
@@ -177,7 +190,8 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
 static void node_clear(chain_nodes *n, uint32_t i) {
   uint32_t nf;
   float *const *f = tress__chain_fields(n, &nf);
-  for (uint32_t k = 0; k < nf; k++) f[k][i] = 0.0f;
+  for (uint32_t k = 0; k < nf; k++)
+    if (f[k]) f[k][i] = 0.0f;
   n->cf_qw[i] = 1.0f;
   n->parent[i] = n->first_child[i] = n->first_sibling[i] = -1;
 }
@@ -285,7 +299,10 @@ bool tress__chains_rebuild(struct tress_chains *c) {
   if (!tress__chain_tile_scratch_grow(&c->tile, tile_nodes, kinds)) return false;
   uint32_t *cursor = malloc((levels ? levels : 1) * sizeof *cursor);
   chain_nodes fresh;
-  if (!cursor || !nodes_alloc(&fresh, total)) {
+  uint8_t groups = 0;
+  for (uint32_t si = 0; si < c->slot_count; si++)
+    if (c->slots[si].used) groups |= slot_node_groups(&c->slots[si]);
+  if (!cursor || !nodes_alloc(&fresh, total, groups)) {
     free(cursor);
     return false;
   }
@@ -304,7 +321,8 @@ bool tress__chains_rebuild(struct tress_chains *c) {
         uint32_t i = cursor[s->depth[k]]++;
         /* carry the state over; fresh chains keep the cleared node */
         if (!s->fresh)
-          for (uint32_t f = 0; f < nf; f++) to[f][i] = from[f][s->global[k]];
+          for (uint32_t f = 0; f < nf; f++)
+            if (to[f] && from[f]) to[f][i] = from[f][s->global[k]];
         s->global[k] = i;
       }
     }
@@ -325,7 +343,7 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       fresh.aim_x[i] = fresh.aim_y[i] = fresh.aim_z[i] = 0.0f;
       /* the VRM bone axis: the unit rest offset from the parent (none for a zero offset) */
       float inv = fresh.rest_len[i] > 1e-12f ? 1.0f / fresh.rest_len[i] : 0.0f;
-      fresh.ax_x[i] = r.p[0] * inv; fresh.ax_y[i] = r.p[1] * inv; fresh.ax_z[i] = r.p[2] * inv;
+      if (fresh.ax_x) fresh.ax_x[i] = r.p[0] * inv, fresh.ax_y[i] = r.p[1] * inv, fresh.ax_z[i] = r.p[2] * inv;
       fresh.stepping[i] = 0.0f;
     }
     tress__chain_fill_settings(&fresh, s);
