@@ -419,17 +419,13 @@ static void select_nearest(tress_sim *sim, uint32_t *order, uint32_t n, uint32_t
   for (uint32_t i = keep; i < n; i++) sim->handles[order[i]].eligible = false;
 }
 
-static void compute_eligibility(tress_sim *sim) {
-  if (sim->cull_cap < sim->handle_count) {
-    uint32_t *b = realloc(sim->cull_order, sim->handle_count * sizeof *b);
-    if (b) {
-      sim->cull_order = b;
-      sim->cull_cap = sim->handle_count;
-    }
-  }
-  float max_d2 = sim->max_distance * sim->max_distance;
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < sim->handle_count; i++) {
+/* Handles [start, end): each one's squared distance to the camera from its root (0 without a
+ * camera or a finite root). Each range writes only its own handles (and their chain slots' anchor
+ * caches), so any split gives the same keys. */
+static void cull_keys_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  tress_sim *sim = context;
+  for (uint32_t i = start; i < end; i++) {
     tress_handle *h = &sim->handles[i];
     if (!h->alive) continue;
     float p[3];
@@ -439,6 +435,25 @@ static void compute_eligibility(tress_sim *sim) {
       float dx = p[0] - sim->camera[0], dy = p[1] - sim->camera[1], dz = p[2] - sim->camera[2];
       h->cull_key = dx * dx + dy * dy + dz * dz;
     }
+  }
+}
+
+static void compute_eligibility(tress_sim *sim) {
+  if (sim->cull_cap < sim->handle_count) {
+    uint32_t *b = realloc(sim->cull_order, sim->handle_count * sizeof *b);
+    if (b) {
+      sim->cull_order = b;
+      sim->cull_cap = sim->handle_count;
+    }
+  }
+  float max_d2 = sim->max_distance * sim->max_distance;
+  /* the scene reads (one per handle, a cache miss each at thousands of chains) on the workers;
+   * what follows calls the host's should_simulate, so it stays on this thread */
+  tress__jobs_run(&sim->def.jobs, cull_keys_range, sim->handle_count, 256, sim);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < sim->handle_count; i++) {
+    tress_handle *h = &sim->handles[i];
+    if (!h->alive) continue;
     if (sim->def.should_simulate) h->eligible = sim->def.should_simulate(sim->def.should_simulate_user, sim->scene, h->root);
     else h->eligible = !sim->have_camera || h->cull_key <= max_d2;
     if (h->eligible && budgeted(sim, h) && sim->cull_order && n < sim->cull_cap) sim->cull_order[n++] = i;
