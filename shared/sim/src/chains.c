@@ -585,7 +585,11 @@ void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
     n->wscale[i] = st->wind_scale * k_scale;
     n->radius[i] = (j ? j->radius : st->radius) * k_scale;
     n->weight[i] = weight;
-    if (n->vg_x) n->vg_x[i] = dir[0] * power, n->vg_y[i] = dir[1] * power, n->vg_z[i] = dir[2] * power;
+    if (n->vg_x) {
+      n->vg_x[i] = dir[0] * power;
+      n->vg_y[i] = dir[1] * power;
+      n->vg_z[i] = dir[2] * power;
+    }
     if (n->lm_kind) tress__limit_fill_node(n, i, j ? &j->limit : NULL);
   }
 }
@@ -594,7 +598,7 @@ void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
  * optional node group the layout did not allocate (a first limit, a first VRM chain), the batch
  * re-laid out on the next frame, which allocates it and fills every copy. */
 static void refill_settings(struct tress_chains *c, const chain_slot *s) {
-  if (!c->dirty && (slot_node_groups(s) & ~c->nodes.groups)) c->dirty = true;
+  if (slot_node_groups(s) & ~c->nodes.groups) c->dirty = true;
   if (!c->dirty) tress__chain_fill_settings(&c->nodes, s);
 }
 

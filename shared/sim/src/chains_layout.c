@@ -343,7 +343,9 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       fresh.aim_x[i] = fresh.aim_y[i] = fresh.aim_z[i] = 0.0f;
       /* the VRM bone axis: the unit rest offset from the parent (none for a zero offset) */
       float inv = fresh.rest_len[i] > 1e-12f ? 1.0f / fresh.rest_len[i] : 0.0f;
-      if (fresh.ax_x) fresh.ax_x[i] = r.p[0] * inv, fresh.ax_y[i] = r.p[1] * inv, fresh.ax_z[i] = r.p[2] * inv;
+      if (fresh.ax_x) {
+        fresh.ax_x[i] = r.p[0] * inv; fresh.ax_y[i] = r.p[1] * inv; fresh.ax_z[i] = r.p[2] * inv;
+      }
       fresh.stepping[i] = 0.0f;
     }
     tress__chain_fill_settings(&fresh, s);
