@@ -130,6 +130,40 @@ static void test_limit_copies_only_once_limited(void **state) {
   assert_memory_not_equal(late_tip, none_tip, sizeof late_tip);
 }
 
+/* CHAINS bound chains, each centered on its own part (center) or not; after `clear` frames the
+ * centers are taken away again. The sim's bytes after a step, then after the clearing. */
+static void centered_bytes(bool center, size_t *bytes, size_t *cleared) {
+  tress_scene *scene = th_scene();
+  tress_sim *sim = fix_sim(scene, 4 * CHAINS, 1e6f);
+  tress_handle_id handles[CHAINS];
+  tress_chain_settings settings = tress_default_chain_settings();
+  for (int c = 0; c < CHAINS; c++) {
+    fix_chain ch = fix_chain_make(scene, (float)c, 5, 0, BONES, 0.3f);
+    settings.center = center ? ch.part : (tress_id){0};
+    assert_int_equal(tress_sim_bind(sim, ch.part, &settings, &handles[c]), TRESS_OK);
+  }
+  for (int f = 0; f < 10; f++) assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  *bytes = tress_sim_get_memory_bytes(sim);
+  settings.center = (tress_id){0};
+  for (int c = 0; c < CHAINS; c++) assert_int_equal(tress_handle_set_chain_settings(sim, handles[c], &settings), TRESS_OK);
+  for (int f = 0; f < 10; f++) assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  *cleared = tress_sim_get_memory_bytes(sim);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* A center's state (three poses) is held only by chains whose settings name one, and let go when
+ * the settings stop naming it: chains without a center do not pay for the feature. */
+static void test_center_state_only_while_centered(void **state) {
+  (void)state;
+  size_t plain, plain_cleared, centered, centered_cleared;
+  centered_bytes(false, &plain, &plain_cleared);
+  centered_bytes(true, &centered, &centered_cleared);
+  assert_int_equal(plain_cleared, plain);
+  assert_true(centered >= plain + (size_t)CHAINS * 3 * sizeof(tress_xform));
+  assert_int_equal(centered_cleared, plain);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_null_holds_nothing),
@@ -137,6 +171,7 @@ int main(void) {
       cmocka_unit_test(test_sim_counts_its_nodes_and_frames_allocate_nothing),
       cmocka_unit_test(test_pose_chains_hold_no_vrm_scratch),
       cmocka_unit_test(test_limit_copies_only_once_limited),
+      cmocka_unit_test(test_center_state_only_while_centered),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@ struct tress_chains *tress__chains_create(void) {
 
 static void slot_free(chain_slot *s) {
   free(s->joints);
+  free(s->center);
   free(s->ids);
   free(s->local_parent);
   free(s->depth);
@@ -177,14 +178,6 @@ static bool center_valid(const tress_sim *sim, const tress_chain_settings *s, tr
   if (!s || tress_id_is_null(s->center)) return true;
   if (!tress_instance_is_valid(sim->scene, s->center)) return false;
   return tress_id_is_equal(s->center, root) || tress_instance_is_descendant_of(sim->scene, root, s->center);
-}
-
-/* Where a centered chain's center is now: its motion is measured from here. */
-static void center_start(const tress_sim *sim, chain_slot *s) {
-  tress_xform now = tress_xform_identity();
-  if (!tress_id_is_null(s->settings.center)) now = tress_instance_get_world(sim->scene, s->settings.center);
-  if (!tress_xform_is_finite(now)) now = tress_xform_identity();
-  s->center_prev = s->center_now = s->center_pin = now;
 }
 
 /* The settings' collider ids as this sim's collider indices: TRESS_ERR_STALE_ID for a destroyed
@@ -427,7 +420,10 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
   s->root_bone = root_bone;
   s->last_part = s->prev_part = s->pin = tress_xform_identity();
   s->settings = params_of(sim, sanitize(settings));
-  center_start(sim, s);
+  if (!tress__center_start(sim, s)) {
+    slot_free(s);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
   c->own_sets[si] = set;
   s->fresh = true;
   s->scale = s->scale_bind = 1.0f;
@@ -518,7 +514,10 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   s->scale_bind = pin_scale[0];
   s->last_part = s->prev_part = s->pin = tress_xform_identity();
   s->settings = params_of(sim, sanitize(settings));
-  center_start(sim, s);
+  if (!tress__center_start(sim, s)) {
+    slot_free(s);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
   c->own_sets[si] = set;
   s->node_count = count;
   s->fresh = true;
@@ -672,6 +671,9 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   chain_slot *s = &c->slots[h->slot];
   if (!center_valid(sim, in, s->from_bone ? s->root_bone : s->part)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_chain_settings next = sanitize(in);
+  /* a first center's state, before anything changes (center_start below cannot fail then) */
+  if (!tress_id_is_null(next.center) && !s->center && !(s->center = calloc(1, sizeof *s->center)))
+    return TRESS_ERR_OUT_OF_MEMORY;
   /* a tile holds one kind: moving a chain to another re-lays the batch out */
   chain_params next_params = params_of(sim, next);
   if (chain_tile_kind(&next_params) != chain_tile_kind(&s->settings)) c->dirty = true;
@@ -699,7 +701,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   uint8_t was_model = s->settings.model;
   bool new_center = !tress_id_is_equal(next.center, s->settings.center);
   s->settings = params_of(sim, next);
-  if (new_center) center_start(sim, s);
+  if (new_center) tress__center_start(sim, s);
   /* joints keep their values, re-sanitized when the model (and so their meaning) changed */
   if (s->joints && was_model != s->settings.model)
     for (uint32_t k = 0; k < s->joint_count; k++)

@@ -2,23 +2,40 @@
  * of a named center instead of the world's. Per chain, never per node of a chain without one:
  * the frame loop calls in only for FEAT_CENTERED slots and TILE_CENTERED tiles. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "chains_internal.h"
+
+/* Settings bound or changed: where the named center is now (its motion is measured from here),
+ * or no center state at all when the settings name none. */
+bool tress__center_start(const tress_sim *sim, chain_slot *s) {
+  if (tress_id_is_null(s->settings.center)) {
+    free(s->center);
+    s->center = NULL;
+    return true;
+  }
+  if (!s->center && !(s->center = malloc(sizeof *s->center))) return false;
+  tress_xform now = tress_instance_get_world(sim->scene, s->settings.center);
+  if (!tress_xform_is_finite(now)) now = tress_xform_identity();
+  s->center->prev = s->center->now = s->center->pin = now;
+  return true;
+}
 
 /* Once per frame (prepare): the center's world pose now. A center that is gone or not finite
  * holds its last pose, so its chain falls back to world inertia rather than jumping. */
 void tress__center_read(const tress_sim *sim, chain_slot *s) {
-  s->center_prev = s->center_now;
+  chain_center *k = s->center;
+  k->prev = k->now;
   if (!tress_instance_is_valid(sim->scene, s->settings.center)) return;
   tress_xform now = tress_instance_get_world(sim->scene, s->settings.center);
-  if (tress_xform_is_finite(now)) s->center_now = now;
+  if (tress_xform_is_finite(now)) k->now = now;
 }
 
 /* The center's pose at substep time alpha (position lerp, rotation nlerp the shorter way), the
  * same path anchor_at gives the chain's roots. */
-static tress_xform center_at(const chain_slot *s, float alpha) {
-  if (alpha >= 1.0f) return s->center_now;
-  const tress_xform *a = &s->center_prev, *b = &s->center_now;
+static tress_xform center_at(const chain_center *k, float alpha) {
+  if (alpha >= 1.0f) return k->now;
+  const tress_xform *a = &k->prev, *b = &k->now;
   tress_xform r;
   for (int k = 0; k < 3; k++) r.p[k] = a->p[k] + (b->p[k] - a->p[k]) * alpha;
   float dot = a->q[0] * b->q[0] + a->q[1] * b->q[1] + a->q[2] * b->q[2] + a->q[3] * b->q[3];
@@ -59,7 +76,7 @@ static void motion_apply(const center_motion *m, const float p[3], float out[3])
 /* The root's motion over the frame as the reset checks see it: in the center's frame, what
  * carrying it with the center does not explain. */
 void tress__center_root_motion(const chain_slot *s, const float pa[3], const float aw[3], float out[3]) {
-  center_motion m = motion_between(&s->center_prev, &s->center_now, s->settings.center_inertia);
+  center_motion m = motion_between(&s->center->prev, &s->center->now, s->settings.center_inertia);
   float carried[3];
   motion_apply(&m, pa, carried);
   for (int k = 0; k < 3; k++) out[k] = aw[k] - carried[k];
@@ -72,9 +89,9 @@ void tress__center_substep_tile(struct tress_chains *c, float alpha, uint32_t t)
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used || !(s->features & FEAT_CENTERED) || n->stepping[s->global[0]] == 0.0f) continue;
-    tress_xform now = center_at(s, alpha);
-    center_motion m = motion_between(&s->center_pin, &now, s->settings.center_inertia);
-    s->center_pin = now;
+    tress_xform now = center_at(s->center, alpha);
+    center_motion m = motion_between(&s->center->pin, &now, s->settings.center_inertia);
+    s->center->pin = now;
     for (uint32_t k = 0; k < s->node_count; k++) {
       uint32_t i = s->global[k];
       float p[3] = {n->px[i], n->py[i], n->pz[i]}, o[3] = {n->ox[i], n->oy[i], n->oz[i]};

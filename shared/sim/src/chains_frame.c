@@ -175,7 +175,7 @@ static void snap_slot(struct tress_chains *c, chain_slot *s) {
   chain_nodes *n = &c->nodes;
   /* the chain restarts at its anchor now: nothing to interpolate from, nothing to carry */
   s->prev_part = s->pin = s->last_part;
-  s->center_prev = s->center_pin = s->center_now; /* the same for its center */
+  if (s->center) s->center->prev = s->center->pin = s->center->now; /* the same for its center */
   for (uint32_t k = 0; k < s->node_count; k++) {
     uint32_t i = s->global[k];
     n->px[i] = n->ox[i] = n->pa_px[i] = n->aw_px[i];

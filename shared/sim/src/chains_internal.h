@@ -218,6 +218,13 @@ typedef struct joint_params {
   joint_limit limit;
 } joint_params;
 
+/* Center space (chains_center.c), for a chain whose settings name a center (cold, held apart so
+ * the slots of chains without one stay small): the center's world pose last frame and now (a
+ * center gone since holds still: world inertia), and where the last substep saw it. */
+typedef struct chain_center {
+  tress_xform prev, now, pin;
+} chain_center;
+
 typedef struct chain_slot {
   bool used;
   tress_handle_kind kind;
@@ -247,9 +254,7 @@ typedef struct chain_slot {
   tress_xform prev_part;     /* last frame's anchor: the substeps interpolate from it */
   tress_xform pin;           /* the anchor where the last substep left the chain */
   float carry[7];            /* this frame's carry: rotation q, translation t (R p + t) */
-  /* Center space (chains_center.c), FEAT_CENTERED only: the center's world pose last frame and
-   * now (a center gone since holds still: world inertia), and where the last substep saw it. */
-  tress_xform center_prev, center_now, center_pin;
+  chain_center *center;      /* NULL unless the settings name a center (chains_center.c) */
   tress_handle_id handle;
   tress_id root_bone;
   chain_params settings;     /* sanitized; the collider set lives in c->own_sets */
@@ -473,6 +478,7 @@ void tress__vrm_output_roots(struct tress_chains *c, uint32_t t, bool display);
 /* Center space (chains_center.c): a centered slot's center read once per frame (after which
  * its root's frame motion, as the reset checks see it, is aw - D(pa): `root_motion`), and
  * before each substep of a TILE_CENTERED tile every centered chain carried with its center. */
+bool tress__center_start(const tress_sim *sim, chain_slot *s); /* false: out of memory */
 void tress__center_read(const tress_sim *sim, chain_slot *s);
 void tress__center_root_motion(const chain_slot *s, const float pa[3], const float aw[3], float out[3]);
 void tress__center_substep_tile(struct tress_chains *c, float alpha, uint32_t t);

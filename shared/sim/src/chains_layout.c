@@ -405,7 +405,8 @@ static size_t tile_scratch_bytes(const tile_scratch *w) {
 static size_t slot_bytes(const chain_slot *s) {
   if (!s->used) return 0;
   size_t per_node = sizeof *s->ids + sizeof *s->local_parent + sizeof *s->depth + sizeof *s->global + sizeof *s->rest;
-  return (size_t)s->node_count * per_node + (size_t)s->joint_count * sizeof *s->joints;
+  return (size_t)s->node_count * per_node + (size_t)s->joint_count * sizeof *s->joints +
+         (s->center ? sizeof *s->center : 0);
 }
 
 size_t tress__chains_memory_bytes(const struct tress_chains *c) {
