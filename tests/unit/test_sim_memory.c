@@ -164,6 +164,42 @@ static void test_center_state_only_while_centered(void **state) {
   assert_int_equal(centered_cleared, plain);
 }
 
+/* The collider sets (two per chain slot) are made when a first chain is given colliders, not
+ * before: a sim of collider-free chains holds none. The late set then works at once: chain 0's
+ * tip, with a sphere put where it hangs, ends outside it. */
+static void test_collider_sets_only_once_colliding(void **state) {
+  (void)state;
+  tress_scene *scene = th_scene();
+  tress_sim *sim = fix_sim(scene, 4 * CHAINS, 1e6f);
+  tress_handle_id handles[CHAINS];
+  fix_chain chains[CHAINS];
+  for (int c = 0; c < CHAINS; c++) {
+    chains[c] = fix_chain_make(scene, (float)c, 5, 0, BONES, 0.3f);
+    assert_int_equal(tress_sim_bind(sim, chains[c].part, NULL, &handles[c]), TRESS_OK);
+  }
+  for (int f = 0; f < 120; f++) assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  size_t before = tress_sim_get_memory_bytes(sim);
+  float tip[3];
+  fix_world_pos(scene, chains[0].bones[BONES - 1], tip);
+  tress_collider_def sphere = tress_default_collider_def();
+  memcpy(sphere.offset, tip, sizeof tip);
+  sphere.radius = 0.5f;
+  tress_collider_id id;
+  assert_int_equal(tress_sim_create_collider(sim, &sphere, &id), TRESS_OK);
+  tress_chain_settings settings = tress_default_chain_settings();
+  settings.colliders[0] = id;
+  settings.collider_count = 1;
+  assert_int_equal(tress_handle_set_chain_settings(sim, handles[0], &settings), TRESS_OK);
+  assert_true(tress_sim_get_memory_bytes(sim) >= before + (size_t)CHAINS * 2 * sizeof(tress_collider_set));
+  for (int f = 0; f < 30; f++) assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  float now[3];
+  fix_world_pos(scene, chains[0].bones[BONES - 1], now);
+  float d[3] = {now[0] - tip[0], now[1] - tip[1], now[2] - tip[2]};
+  assert_true(sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) >= 0.5f * 0.999f);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_null_holds_nothing),
@@ -172,6 +208,7 @@ int main(void) {
       cmocka_unit_test(test_pose_chains_hold_no_vrm_scratch),
       cmocka_unit_test(test_limit_copies_only_once_limited),
       cmocka_unit_test(test_center_state_only_while_centered),
+      cmocka_unit_test(test_collider_sets_only_once_colliding),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,6 +197,7 @@ static tress_result settings_set(const tress_sim *sim, const tress_chain_setting
 /* What the lanes gather reads for a slot: its set while awake, nothing while asleep or disabled. */
 static void sync_set(struct tress_chains *c, uint32_t si) {
   const chain_slot *s = &c->slots[si];
+  if (!c->sets) return; /* no chain has had colliders: every set is empty */
   if (s->used && s->act_last != 0.0f && !(s->features & FEAT_DISABLED)) c->sets[si] = c->own_sets[si];
   else memset(&c->sets[si], 0, sizeof c->sets[si]);
 }
@@ -216,7 +217,7 @@ void tress__chain_slot_features(struct tress_chains *c, uint32_t si) {
   s->features = 0;
   if (!s->used) return;
   const chain_params *st = &s->settings;
-  s->features = (uint8_t)((c->own_sets[si].count > 0 ? FEAT_COLLIDES : 0u) |
+  s->features = (uint8_t)((c->own_sets && c->own_sets[si].count > 0 ? FEAT_COLLIDES : 0u) |
                           (!st->enabled || s->scale_refused || st->weight < 1.0f ? FEAT_WEIGHTED : 0u) |
                           (st->wind_gust > 0.0f ? FEAT_GUSTY : 0u) | (!st->enabled || s->scale_refused ? FEAT_DISABLED : 0u) |
                           (!tress_id_is_null(st->center) && st->center_inertia > 0.0f ? FEAT_CENTERED : 0u) |
@@ -228,7 +229,7 @@ void tress__chain_slot_features(struct tress_chains *c, uint32_t si) {
 
 void tress__chains_forget_collider(tress_sim *sim, uint32_t index) {
   struct tress_chains *c = sim->chains;
-  for (uint32_t i = 0; i < c->slot_count; i++) {
+  for (uint32_t i = 0; c->own_sets && i < c->slot_count; i++) {
     chain_slot *s = &c->slots[i];
     if (!s->used) continue;
     tress_collider_set *set = &c->own_sets[i];
@@ -243,6 +244,31 @@ void tress__chains_forget_collider(tress_sim *sim, uint32_t index) {
 
 /* ---- binding ---- */
 
+/* The collider sets (two per slot, parallel to the slots) exist from the first chain given
+ * colliders on: a sim whose chains have none holds none. New entries are empty. */
+static bool sets_reserve(struct tress_chains *c) {
+  if (c->set_cap >= c->slot_cap) return true;
+  tress_collider_set *sets = realloc(c->sets, c->slot_cap * sizeof *sets);
+  if (!sets) return false;
+  c->sets = sets;
+  tress_collider_set *own = realloc(c->own_sets, c->slot_cap * sizeof *own);
+  if (!own) return false;
+  c->own_sets = own;
+  size_t fresh = (size_t)(c->slot_cap - c->set_cap) * sizeof *sets;
+  memset(c->sets + c->set_cap, 0, fresh);
+  memset(c->own_sets + c->set_cap, 0, fresh);
+  c->set_cap = c->slot_cap;
+  return true;
+}
+
+/* A slot's own collider set (the one its settings name); false: out of memory. */
+static bool slot_own_set(struct tress_chains *c, uint32_t si, const tress_collider_set *set) {
+  if (!c->own_sets && set->count == 0) return true;
+  if (!sets_reserve(c)) return false;
+  c->own_sets[si] = *set;
+  return true;
+}
+
 static uint32_t slot_new(struct tress_chains *c) {
   while (c->slot_hint < c->slot_count && c->slots[c->slot_hint].used) c->slot_hint++;
   if (c->slot_hint < c->slot_count) return c->slot_hint;
@@ -251,17 +277,10 @@ static uint32_t slot_new(struct tress_chains *c) {
     chain_slot *b = realloc(c->slots, cap * sizeof *b);
     if (!b) return UINT32_MAX;
     c->slots = b;
-    tress_collider_set *sets = realloc(c->sets, cap * sizeof *sets);
-    if (!sets) return UINT32_MAX;
-    c->sets = sets;
-    tress_collider_set *own = realloc(c->own_sets, cap * sizeof *own);
-    if (!own) return UINT32_MAX;
-    c->own_sets = own;
     c->slot_cap = cap;
+    if (c->sets && !sets_reserve(c)) return UINT32_MAX;
   }
   memset(&c->slots[c->slot_count], 0, sizeof(chain_slot));
-  memset(&c->sets[c->slot_count], 0, sizeof(tress_collider_set));
-  memset(&c->own_sets[c->slot_count], 0, sizeof(tress_collider_set));
   return c->slot_count++;
 }
 
@@ -424,7 +443,10 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
     slot_free(s);
     return TRESS_ERR_OUT_OF_MEMORY;
   }
-  c->own_sets[si] = set;
+  if (!slot_own_set(c, si, &set)) {
+    slot_free(s);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
   s->fresh = true;
   s->scale = s->scale_bind = 1.0f;
   tress_result r = slot_build_bones(sim, s);
@@ -518,7 +540,10 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
     slot_free(s);
     return TRESS_ERR_OUT_OF_MEMORY;
   }
-  c->own_sets[si] = set;
+  if (!slot_own_set(c, si, &set)) {
+    slot_free(s);
+    return TRESS_ERR_OUT_OF_MEMORY;
+  }
   s->node_count = count;
   s->fresh = true;
   for (uint32_t i = 0; i < count; i++) {
@@ -551,8 +576,10 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
   s->used = false;
   tress__chain_slot_features(c, h->slot); /* drops its collider count */
   slot_free(s);
-  memset(&c->sets[h->slot], 0, sizeof c->sets[h->slot]);
-  memset(&c->own_sets[h->slot], 0, sizeof c->own_sets[h->slot]);
+  if (c->sets) {
+    memset(&c->sets[h->slot], 0, sizeof c->sets[h->slot]);
+    memset(&c->own_sets[h->slot], 0, sizeof c->own_sets[h->slot]);
+  }
   if (h->slot < c->slot_hint) c->slot_hint = h->slot;
   c->dirty = true;
 }
@@ -671,9 +698,11 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   chain_slot *s = &c->slots[h->slot];
   if (!center_valid(sim, in, s->from_bone ? s->root_bone : s->part)) return TRESS_ERR_INVALID_ARGUMENT;
   tress_chain_settings next = sanitize(in);
-  /* a first center's state, before anything changes (center_start below cannot fail then) */
+  /* a first center's state and the first collider sets, before anything changes (nothing
+   * below can fail then) */
   if (!tress_id_is_null(next.center) && !s->center && !(s->center = calloc(1, sizeof *s->center)))
     return TRESS_ERR_OUT_OF_MEMORY;
+  if (set.count > 0 && !sets_reserve(c)) return TRESS_ERR_OUT_OF_MEMORY;
   /* a tile holds one kind: moving a chain to another re-lays the batch out */
   chain_params next_params = params_of(sim, next);
   if (chain_tile_kind(&next_params) != chain_tile_kind(&s->settings)) c->dirty = true;
@@ -712,7 +741,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
                                    o->limit.given};
         s->joints[k] = joint_of(sim, &js, s->settings.model);
       }
-  c->own_sets[h->slot] = set;
+  if (c->own_sets) c->own_sets[h->slot] = set; /* made above when this set is the first */
   tress__chain_slot_features(c, h->slot);
   sync_set(c, h->slot);
   refill_settings(c, s);

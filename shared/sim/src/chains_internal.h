@@ -276,6 +276,7 @@ struct tress_chains {
    * set filled once per frame, and how many chains use any (0: no collider work at all). */
   tress_collider_set *sets;
   tress_collider_set *own_sets; /* each slot's set, awake or not (cold, parallel to slots) */
+  uint32_t set_cap;              /* both arrays' capacity: 0 (both NULL) until a chain has colliders */
   tress_collider_lanes lanes;
   /* The running tile's lanes by level-0 position: an aligned level (see `aligned`) reads them
    * straight, node j against position j, with no per-node gather through the slot. */

@@ -410,7 +410,7 @@ static size_t slot_bytes(const chain_slot *s) {
 }
 
 size_t tress__chains_memory_bytes(const struct tress_chains *c) {
-  size_t total = sizeof *c + (size_t)c->slot_cap * (sizeof *c->slots + 2 * sizeof *c->sets);
+  size_t total = sizeof *c + (size_t)c->slot_cap * sizeof *c->slots + (size_t)c->set_cap * 2 * sizeof *c->sets;
   for (uint32_t si = 0; si < c->slot_count; si++) total += slot_bytes(&c->slots[si]);
   total += lanes_bytes(&c->lanes) + lanes_bytes(&c->tile_lanes);
   total += nodes_bytes(&c->nodes) + tile_scratch_bytes(&c->tile);
