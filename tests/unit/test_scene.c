@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -156,6 +157,76 @@ static void test_joint_pool_reuses_places(void **state) {
   assert_true(tress_joint_get_def(s, keep, &def));
   assert_float_equal(def.c0.p[1], 2.0f, 0.0f);
   tress_scene_destroy(s);
+}
+
+/* A part's cold fields (mesh, size, mesh size, asset id) live in a part pool, so a bone's slot is
+ * the instance's hot part alone: 4096 instances (a part and bones filling the slots exactly) hold
+ * under 200 bytes each, where one slot plus its two bone xforms used to take 240. The pool's
+ * entries survive slot growth and the destruction of other parts, a reused entry starts clean,
+ * and churn reuses entries instead of growing the pool. */
+static void test_part_pool_keeps_bones_small(void **state) {
+  (void)state;
+  tress_scene *s = th_scene(); /* 64 slots: doubling reaches 4096 exactly */
+  tress_id root = tress_scene_get_root(s);
+  tress_mesh_def md = tress_default_mesh_def();
+  md.vertex_count = 2;
+  tress_mesh *m = tress_mesh_create(&md);
+  assert_non_null(m);
+  m->positions[3] = 1.0f, m->positions[4] = 2.0f, m->positions[5] = 3.0f;
+  enum { PARTS = 8 };
+  tress_id parts[PARTS];
+  for (int k = 0; k < PARTS; k++) {
+    parts[k] = th_instance(s, TRESS_KIND_PART, "P", root);
+    const float size[3] = {(float)k, 1, 2};
+    tress_part_set_size(s, parts[k], size);
+    tress_part_set_cframe(s, parts[k], pos((float)k, 0, 0));
+    char asset[64];
+    snprintf(asset, sizeof asset, k % 2 ? "rbxassetid://%d" : "a much longer asset id past 23 bytes %d", k);
+    tress_part_set_asset_id(s, parts[k], asset);
+    if (k % 2) tress_part_set_mesh(s, parts[k], m);
+  }
+  for (uint32_t i = tress_scene_get_instance_count(s); i < 4096; i++)
+    assert_false(tress_id_is_null(th_instance(s, TRESS_KIND_BONE, "Hair", parts[0])));
+  assert_int_equal(tress_scene_get_instance_count(s), 4096);
+  size_t bytes = tress_scene_get_memory_bytes(s);
+  assert_true(bytes < 200u * 4096u);
+  assert_true(bytes > 176u * 4096u); /* the slots and bone xforms are counted */
+  /* every other part goes; the rest keep their fields through the growth and the frees */
+  for (int k = 0; k < PARTS; k += 2) tress_instance_destroy(s, parts[k]);
+  for (int round = 0; round < 40; round++) {
+    tress_id fresh = th_instance(s, TRESS_KIND_PART, "Q", root);
+    float size[3], mesh_size[3];
+    char asset[TRESS_ASSET_ID_MAX];
+    tress_part_get_size(s, fresh, size);
+    assert_true(size[0] == 1.0f && size[1] == 1.0f && size[2] == 1.0f); /* the def's, not a reused entry's */
+    tress_part_get_mesh_size(s, fresh, mesh_size);
+    assert_true(mesh_size[0] == 0.0f && mesh_size[1] == 0.0f && mesh_size[2] == 0.0f);
+    assert_null(tress_part_get_mesh(s, fresh));
+    tress_part_get_asset_id(s, fresh, asset);
+    assert_string_equal(asset, "");
+    tress_part_set_mesh(s, fresh, m);
+    tress_part_set_asset_id(s, fresh, "another asset id well past 23 bytes");
+    tress_instance_destroy(s, fresh);
+    if (round == 0) bytes = tress_scene_get_memory_bytes(s);
+    assert_int_equal(tress_scene_get_memory_bytes(s), bytes); /* the pool does not grow on churn */
+  }
+  assert_int_equal(m->refcount, 1 + PARTS / 2); /* the test's and the surviving odd parts' */
+  for (int k = 1; k < PARTS; k += 2) {
+    float size[3], mesh_size[3];
+    char asset[TRESS_ASSET_ID_MAX], want[32];
+    tress_part_get_size(s, parts[k], size);
+    assert_true(size[0] == (float)k && size[1] == 1.0f && size[2] == 2.0f);
+    tress_part_get_mesh_size(s, parts[k], mesh_size);
+    assert_true(mesh_size[0] == 1.0f && mesh_size[1] == 2.0f && mesh_size[2] == 3.0f);
+    assert_ptr_equal(tress_part_get_mesh(s, parts[k]), m);
+    tress_part_get_asset_id(s, parts[k], asset);
+    snprintf(want, sizeof want, "rbxassetid://%d", k);
+    assert_string_equal(asset, want);
+    assert_true(tress_xform_distance(tress_part_get_cframe(s, parts[k]), pos((float)k, 0, 0)) == 0.0f);
+  }
+  tress_scene_destroy(s); /* releases the surviving parts' mesh references */
+  assert_int_equal(m->refcount, 1);
+  tress_mesh_release(m);
 }
 
 /* The def: defaults, what each kind keeps of it, and the results of refused defs. */
@@ -518,6 +589,7 @@ int main(void) {
       cmocka_unit_test(test_instance_def), cmocka_unit_test(test_scene_def_capacities),
       cmocka_unit_test(test_first_joint_solve_allocates_nothing),
       cmocka_unit_test(test_long_and_short_texts), cmocka_unit_test(test_joint_pool_reuses_places),
+      cmocka_unit_test(test_part_pool_keeps_bones_small),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,37 +30,35 @@ typedef struct scene_joint {
   uint32_t next_free;            /* one-based */
 } scene_joint;
 
+/* A part's fields nothing reads per frame, in the scene's part pool (a free one chains through
+ * next_free): a hair rig is mostly bones, so these 64 bytes do not size every slot. */
+typedef struct scene_part {
+  tress_mesh *mesh;
+  scene_text asset_id;
+  float size[3];
+  float mesh_size[3];
+  uint32_t next_free; /* one-based */
+} scene_part;
+
 /* Ordered widest alignment first (tress_xform's 16 bytes in the union), so little pads. */
 typedef struct instance {
   union {
-    struct {
-      tress_xform cframe;
-      tress_mesh *mesh;
-      float size[3];
-      float mesh_size[3];
-      scene_text asset_id;
-    } part;
-    struct {
-      tress_xform cframe; /* animated and transform live in the dense bone slot arrays */
-      bool simulated;
-    } bone;
-    struct {
-      tress_accessory_type type;
-    } accessory;
-    struct {
-      tress_xform cframe;
-    } attachment;
-    uint32_t joint; /* one-based index into the joint pool: few instances are joints, so their
-                       160 bytes do not size every slot */
+    /* a part's world cframe, a bone's rest, an attachment's frame: in the slot, because the
+     * solver reads part frames and world_of walks them every frame (a bone's animated and
+     * transform live in the dense bone slot arrays) */
+    tress_xform cframe;
+    tress_accessory_type accessory_type;
   } u;
   uint64_t seq; /* creation order */
   uint32_t generation;
   uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* one-based slots */
   uint32_t first_listener;                                               /* one-based */
+  uint32_t pool; /* one-based: a part's entry in the part pool, a joint's in the joint pool */
   float scale[3]; /* its own scale: it scales the local offsets of everything below it */
   scene_text name; /* in place up to 23 bytes, else on the heap (scene_text.h) */
   bool alive;
-  uint8_t kind; /* tress_kind */
+  bool simulated; /* a bone's: outside the union, which stays one cframe wide */
+  uint8_t kind;   /* tress_kind */
 } instance;
 
 typedef struct listener {
@@ -97,17 +95,21 @@ struct tress_scene {
   scene_joint *joints;    /* the joint pool */
   uint32_t joint_count, joint_cap;
   uint32_t joint_free;    /* one-based chain through next_free */
+  scene_part *parts;      /* the part pool */
+  uint32_t part_count, part_cap;
+  uint32_t part_free;     /* one-based chain through next_free */
 };
 
 size_t tress_scene_get_memory_bytes(const tress_scene *s) {
   if (!s) return 0;
   return sizeof *s + (size_t)s->slot_cap * (sizeof(instance) + 2 * sizeof(tress_xform)) +
          (size_t)s->listener_cap * sizeof(listener) + (size_t)s->scratch_cap * sizeof(uint32_t) + s->cold_bytes +
-         (size_t)s->joint_cap * sizeof(scene_joint) +
+         (size_t)s->joint_cap * sizeof(scene_joint) + (size_t)s->part_cap * sizeof(scene_part) +
          (size_t)s->joint_order_cap * sizeof *s->joint_order;
 }
 
-#define JOINT_OF(s, in) (&(s)->joints[(in)->u.joint - 1])
+#define JOINT_OF(s, in) (&(s)->joints[(in)->pool - 1])
+#define PART_OF(s, in) (&(s)->parts[(in)->pool - 1])
 
 static instance *slot_get(const tress_scene *s, tress_id id) {
   if (!s || id.index1 == 0 || id.index1 > s->slot_count || id.owner != s->owner) return NULL;
@@ -138,15 +140,30 @@ static void set_text(tress_scene *s, scene_text *t, const char *src, size_t cap)
   s->cold_bytes = (size_t)((long)s->cold_bytes + scene_text_set(t, src, cap));
 }
 
-/* What an instance holds outside the slot array: its texts, a joint's data. */
+/* Returns a joint's or a part's pool entry (one-based) to its free chain. */
+static void joint_free_entry(tress_scene *s, uint32_t j) {
+  s->joints[j - 1].next_free = s->joint_free;
+  s->joint_free = j;
+}
+
+static void part_free_entry(tress_scene *s, uint32_t p) {
+  s->parts[p - 1].next_free = s->part_free;
+  s->part_free = p;
+}
+
+/* What an instance holds outside the slot array: its name, a joint's data, a part's pool entry
+ * (its mesh reference and asset id). */
 static void release_cold(tress_scene *s, instance *in) {
   s->cold_bytes -= scene_text_clear(&in->name);
-  if (in->kind == TRESS_KIND_PART) s->cold_bytes -= scene_text_clear(&in->u.part.asset_id);
-  if (in->kind == TRESS_KIND_JOINT && in->u.joint) {
-    s->joints[in->u.joint - 1].next_free = s->joint_free;
-    s->joint_free = in->u.joint;
-    in->u.joint = 0;
+  if (in->kind == TRESS_KIND_PART && in->pool) {
+    scene_part *p = PART_OF(s, in);
+    if (p->mesh) tress_mesh_release(p->mesh);
+    p->mesh = NULL;
+    s->cold_bytes -= scene_text_clear(&p->asset_id);
+    part_free_entry(s, in->pool);
   }
+  if (in->kind == TRESS_KIND_JOINT && in->pool) joint_free_entry(s, in->pool);
+  in->pool = 0;
 }
 
 /* Slots and the bone slot arrays for cap instances. */
@@ -165,9 +182,11 @@ static bool slots_grow(tress_scene *s, uint32_t cap) {
   return true;
 }
 
-_Static_assert(sizeof(instance) <= 176, "an instance's hot part stays small (cold data lives apart)");
+/* One cframe-wide union: a part's cold fields and a joint's data live in pools. */
+_Static_assert(sizeof(instance) <= 112, "an instance's hot part stays small (cold data lives apart)");
 
 static bool joints_grow(tress_scene *s, uint32_t cap);
+static bool parts_grow(tress_scene *s, uint32_t cap);
 
 /* A subtree walk visits at most every slot: the walk buffer for cap of them. */
 static bool scratch_grow(tress_scene *s, uint32_t cap) {
@@ -219,6 +238,9 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   uint32_t instances = def->instance_capacity ? def->instance_capacity : 1;
   bool sized = slots_grow(s, instances) && scratch_grow(s, instances) &&
                (!def->joint_capacity || joints_grow(s, def->joint_capacity)) &&
+               /* every instance but the root may be a part: a scene within its capacity never
+                  allocates to add one */
+               (instances < 2 || parts_grow(s, instances - 1)) &&
                (!def->listener_capacity || listeners_grow(s, def->listener_capacity));
   uint32_t root = sized ? slot_alloc(s) : 0;
   if (!root) {
@@ -296,26 +318,50 @@ static uint32_t joint_alloc(tress_scene *s) {
   return ++s->joint_count;
 }
 
-static void init_kind(tress_scene *s, uint32_t i, const tress_instance_def *def, uint32_t joint) {
+static bool parts_grow(tress_scene *s, uint32_t cap) {
+  scene_part *b = realloc(s->parts, cap * sizeof *b);
+  if (!b) return false;
+  s->parts = b;
+  s->part_cap = cap;
+  return true;
+}
+
+/* A free part entry in the pool (one-based), 0 when memory runs out. */
+static uint32_t part_alloc(tress_scene *s) {
+  if (s->part_free) {
+    uint32_t p = s->part_free;
+    s->part_free = s->parts[p - 1].next_free;
+    return p;
+  }
+  if (s->part_count == s->part_cap && !parts_grow(s, s->part_cap ? s->part_cap * 2 : 16)) return 0;
+  return ++s->part_count;
+}
+
+/* pool: the part's or joint's pool entry (one-based), 0 for other kinds. */
+static void init_kind(tress_scene *s, uint32_t i, const tress_instance_def *def, uint32_t pool) {
   instance *in = &s->slots[i - 1];
+  in->pool = pool;
   switch (def->kind) {
   case TRESS_KIND_PART:
-    in->u.part.cframe = def->cframe;
-    memcpy(in->u.part.size, def->size, sizeof in->u.part.size);
+  {
+    in->u.cframe = def->cframe;
+    scene_part *p = PART_OF(s, in);
+    memset(p, 0, sizeof *p);
+    memcpy(p->size, def->size, sizeof p->size);
     break;
+  }
   case TRESS_KIND_BONE:
-    in->u.bone.cframe = def->cframe;
+    in->u.cframe = def->cframe;
     s->bone_animated[i - 1] = s->bone_transform[i - 1] = tress_xform_identity();
     break;
-  case TRESS_KIND_ATTACHMENT: in->u.attachment.cframe = def->cframe; break;
+  case TRESS_KIND_ATTACHMENT: in->u.cframe = def->cframe; break;
   case TRESS_KIND_JOINT:
   {
-    scene_joint *j = &s->joints[joint - 1];
+    scene_joint *j = JOINT_OF(s, in);
     memset(j, 0, sizeof *j);
     j->def.c0 = j->def.c1 = tress_xform_identity();
     j->def.enabled = true;
     j->constraint_offset = tress_xform_identity();
-    in->u.joint = joint;
     break;
   }
   default: break;
@@ -328,14 +374,13 @@ tress_result tress_scene_create_instance(tress_scene *s, const tress_instance_de
     return TRESS_ERR_INVALID_ARGUMENT;
   tress_result parent_ok = parent_problem(s, def->parent);
   if (parent_ok != TRESS_OK) return parent_ok;
-  uint32_t joint = def->kind == TRESS_KIND_JOINT ? joint_alloc(s) : 0;
-  if (def->kind == TRESS_KIND_JOINT && !joint) return TRESS_ERR_OUT_OF_MEMORY;
+  bool pooled = def->kind == TRESS_KIND_JOINT || def->kind == TRESS_KIND_PART;
+  uint32_t pool = def->kind == TRESS_KIND_JOINT ? joint_alloc(s) : def->kind == TRESS_KIND_PART ? part_alloc(s) : 0;
+  if (pooled && !pool) return TRESS_ERR_OUT_OF_MEMORY;
   uint32_t i = slot_alloc(s);
   if (!i) {
-    if (joint) {
-      s->joints[joint - 1].next_free = s->joint_free;
-      s->joint_free = joint;
-    }
+    if (def->kind == TRESS_KIND_JOINT) joint_free_entry(s, pool);
+    if (def->kind == TRESS_KIND_PART) part_free_entry(s, pool);
     return TRESS_ERR_OUT_OF_MEMORY;
   }
   instance *in = &s->slots[i - 1];
@@ -347,7 +392,7 @@ tress_result tress_scene_create_instance(tress_scene *s, const tress_instance_de
   in->seq = ++s->next_seq;
   in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
   set_text(s, &in->name, def->name, TRESS_NAME_MAX);
-  init_kind(s, i, def, joint);
+  init_kind(s, i, def, pool);
   s->live_count++;
   if (!tress_id_is_null(def->parent)) link_child(s, def->parent.index1, i);
   if (out) *out = id_of(s, i);
@@ -489,7 +534,6 @@ static void free_slot(tress_scene *s, uint32_t i) {
     s->listener_free = l;
     l = next;
   }
-  if (in->kind == TRESS_KIND_PART && in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
   release_cold(s, in);
   in->alive = false;
   in->generation++;
@@ -592,7 +636,6 @@ void tress_scene_destroy(tress_scene *s) {
   if (!s) return;
   for (uint32_t i = 0; i < s->slot_count; i++) {
     instance *in = &s->slots[i];
-    if (in->alive && in->kind == TRESS_KIND_PART && in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
     if (in->alive) release_cold(s, in);
   }
   free(s->slots);
@@ -602,6 +645,7 @@ void tress_scene_destroy(tress_scene *s) {
   free(s->scratch);
   free(s->joint_order);
   free(s->joints);
+  free(s->parts);
   free(s);
 }
 
@@ -609,57 +653,58 @@ void tress_scene_destroy(tress_scene *s) {
 
 tress_xform tress_part_get_cframe(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
-  return in ? in->u.part.cframe : tress_xform_identity();
+  return in ? in->u.cframe : tress_xform_identity();
 }
 
 void tress_part_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
-  if (in) in->u.part.cframe = cf;
+  if (in) in->u.cframe = cf;
 }
 
 void tress_part_get_size(const tress_scene *s, tress_id id, float out[3]) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
-  for (int k = 0; k < 3; k++) out[k] = in ? in->u.part.size[k] : 0.0f;
+  for (int k = 0; k < 3; k++) out[k] = in ? PART_OF(s, in)->size[k] : 0.0f;
 }
 
 void tress_part_set_size(tress_scene *s, tress_id id, const float size[3]) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
-  if (in) memcpy(in->u.part.size, size, sizeof in->u.part.size);
+  if (in) memcpy(PART_OF(s, in)->size, size, sizeof PART_OF(s, in)->size);
 }
 
 void tress_part_set_mesh(tress_scene *s, tress_id id, tress_mesh *mesh) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
   if (!in) return;
+  scene_part *p = PART_OF(s, in);
   tress_mesh_retain(mesh);
-  if (in->u.part.mesh) tress_mesh_release(in->u.part.mesh);
-  in->u.part.mesh = mesh;
+  if (p->mesh) tress_mesh_release(p->mesh);
+  p->mesh = mesh;
   float mn[3], mx[3];
   if (mesh && tress_mesh_get_bounds(mesh, mn, mx)) {
-    for (int k = 0; k < 3; k++) in->u.part.mesh_size[k] = mx[k] - mn[k];
+    for (int k = 0; k < 3; k++) p->mesh_size[k] = mx[k] - mn[k];
   } else {
-    memset(in->u.part.mesh_size, 0, sizeof in->u.part.mesh_size);
+    memset(p->mesh_size, 0, sizeof p->mesh_size);
   }
 }
 
 tress_mesh *tress_part_get_mesh(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
-  return in ? in->u.part.mesh : NULL;
+  return in ? PART_OF(s, in)->mesh : NULL;
 }
 
 void tress_part_get_mesh_size(const tress_scene *s, tress_id id, float out[3]) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
-  for (int k = 0; k < 3; k++) out[k] = in ? in->u.part.mesh_size[k] : 0.0f;
+  for (int k = 0; k < 3; k++) out[k] = in ? PART_OF(s, in)->mesh_size[k] : 0.0f;
 }
 
 void tress_part_set_asset_id(tress_scene *s, tress_id id, const char *asset_id) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
   if (!in) return;
-  set_text(s, &in->u.part.asset_id, asset_id, ASSET_ID_MAX);
+  set_text(s, &PART_OF(s, in)->asset_id, asset_id, ASSET_ID_MAX);
 }
 
 void tress_part_get_asset_id(const tress_scene *s, tress_id id, char out[TRESS_ASSET_ID_MAX]) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
-  const char *a = in ? scene_text_get(&in->u.part.asset_id) : "";
+  const char *a = in ? scene_text_get(&PART_OF(s, in)->asset_id) : "";
   size_t n = strlen(a);
   memcpy(out, a, n + 1);
 }
@@ -668,12 +713,12 @@ void tress_part_get_asset_id(const tress_scene *s, tress_id id, char out[TRESS_A
 
 tress_xform tress_bone_get_cframe(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
-  return in ? in->u.bone.cframe : tress_xform_identity();
+  return in ? in->u.cframe : tress_xform_identity();
 }
 
 void tress_bone_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
-  if (in) in->u.bone.cframe = cf;
+  if (in) in->u.cframe = cf;
 }
 
 tress_xform tress_bone_get_animated(const tress_scene *s, tress_id id) {
@@ -685,7 +730,7 @@ void tress_bone_set_animated(tress_scene *s, tress_id id, tress_xform a) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
   if (!in) return;
   s->bone_animated[id.index1 - 1] = a;
-  if (!in->u.bone.simulated) s->bone_transform[id.index1 - 1] = a;
+  if (!in->simulated) s->bone_transform[id.index1 - 1] = a;
 }
 
 tress_xform tress_bone_get_transform(const tress_scene *s, tress_id id) {
@@ -700,12 +745,12 @@ void tress_bone_set_transform(tress_scene *s, tress_id id, tress_xform t) {
 
 bool tress_bone_is_simulated(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
-  return in && in->u.bone.simulated;
+  return in && in->simulated;
 }
 
 void tress_bone_set_simulated(tress_scene *s, tress_id id, bool sim) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
-  if (in) in->u.bone.simulated = sim;
+  if (in) in->simulated = sim;
 }
 
 uint64_t tress__scene_layout_epoch(const tress_scene *s) { return s ? s->layout_epoch : 0; }
@@ -754,18 +799,18 @@ static tress_xform world_of(const tress_scene *s, uint32_t i, enum bone_slot whi
   for (uint32_t k = n; k-- > 0;) {
     instance *in = &s->slots[chain[k] - 1];
     switch (in->kind) {
-    case TRESS_KIND_PART: w = in->u.part.cframe; break;
-    case TRESS_KIND_ATTACHMENT: w = mul_scaled(w, in->u.attachment.cframe, scale); break;
+    case TRESS_KIND_PART: w = in->u.cframe; break;
+    case TRESS_KIND_ATTACHMENT: w = mul_scaled(w, in->u.cframe, scale); break;
     case TRESS_KIND_BONE: {
       const tress_xform *anim = which == SLOT_TRANSFORM  ? &s->bone_transform[chain[k] - 1]
                                 : which == SLOT_ANIMATED ? &s->bone_animated[chain[k] - 1]
                                                          : NULL;
       if (scale[0] == 1.0f && scale[1] == 1.0f && scale[2] == 1.0f) {
         /* unscaled: the same two products as always, bit for bit */
-        w = tress_xform_mul(w, in->u.bone.cframe);
+        w = tress_xform_mul(w, in->u.cframe);
         if (anim) w = tress_xform_mul(w, *anim);
       } else {
-        w = mul_scaled(w, anim ? tress_xform_mul(in->u.bone.cframe, *anim) : in->u.bone.cframe, scale);
+        w = mul_scaled(w, anim ? tress_xform_mul(in->u.cframe, *anim) : in->u.cframe, scale);
       }
       break;
     }
@@ -828,12 +873,12 @@ tress_xform tress_instance_get_world(const tress_scene *s, tress_id id) {
 
 tress_accessory_type tress_accessory_get_type(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_ACCESSORY);
-  return in ? in->u.accessory.type : TRESS_ACCESSORY_UNKNOWN;
+  return in ? in->u.accessory_type : TRESS_ACCESSORY_UNKNOWN;
 }
 
 void tress_accessory_set_type(tress_scene *s, tress_id id, tress_accessory_type t) {
   instance *in = slot_kind(s, id, TRESS_KIND_ACCESSORY);
-  if (in && t < TRESS_ACCESSORY_TYPE_COUNT) in->u.accessory.type = t;
+  if (in && t < TRESS_ACCESSORY_TYPE_COUNT) in->u.accessory_type = t;
 }
 
 tress_id tress_accessory_get_handle(const tress_scene *s, tress_id id) {
@@ -844,12 +889,12 @@ tress_id tress_accessory_get_handle(const tress_scene *s, tress_id id) {
 
 tress_xform tress_attachment_get_cframe(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_ATTACHMENT);
-  return in ? in->u.attachment.cframe : tress_xform_identity();
+  return in ? in->u.cframe : tress_xform_identity();
 }
 
 void tress_attachment_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
   instance *in = slot_kind(s, id, TRESS_KIND_ATTACHMENT);
-  if (in) in->u.attachment.cframe = cf;
+  if (in) in->u.cframe = cf;
 }
 
 tress_xform tress_attachment_get_world(const tress_scene *s, tress_id id) {
@@ -939,7 +984,7 @@ bool tress_joint_place(tress_scene *s, tress_id id, tress_id part) {
     if (!mine0 && !tress_id_is_equal(tress_instance_get_parent(s, j->attachment1), part)) return false;
     const instance *mine = mine0 ? a0 : a1;
     at = tress_xform_mul(tress_attachment_get_world(s, mine0 ? j->attachment1 : j->attachment0),
-                         tress_xform_inverse(mine->u.attachment.cframe));
+                         tress_xform_inverse(mine->u.cframe));
     break;
   }
   default: return false;
