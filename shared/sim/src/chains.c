@@ -385,13 +385,14 @@ static tress_result slot_build_bones(tress_sim *sim, chain_slot *s) {
 }
 
 /* The longest rest path from a root (tips included): what "a few chain lengths" measures. */
-void tress__chain_measure(chain_slot *s) {
+void tress__chain_measure(const chain_nodes *n, chain_slot *s) {
   float reach = 0.0f;
   float *path = calloc(s->node_count ? s->node_count : 1, sizeof *path);
   if (path) {
     for (uint32_t k = 0; k < s->node_count; k++) {
       if (s->local_parent[k] < 0) continue;
-      const float *p = s->rest[k].p;
+      float p[3];
+      slot_rest_offset(n, s, k, p);
       path[k] = path[s->local_parent[k]] + sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
       if (path[k] > reach) reach = path[k];
     }
@@ -455,7 +456,7 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
     slot_free(s);
     return r;
   }
-  tress__chain_measure(s);
+  tress__chain_measure(&c->nodes, s);
   s->used = true;
   set_bones_simulated(sim->scene, s, true);
   r = slot_publish(sim, si, handle_root, out);
@@ -554,7 +555,7 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
                         : tress_xform_inv_mul(tress_part_get_cframe(sim->scene, parts[i - 1]),
                                               tress_part_get_cframe(sim->scene, parts[i]));
   }
-  tress__chain_measure(s);
+  tress__chain_measure(&c->nodes, s);
   tress_result r = slot_publish(sim, si, parts[0], out);
   if (r != TRESS_OK) slot_free(s);
   return r;
@@ -601,7 +602,8 @@ void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
                                                                                                      : NULL;
     const float *dir = j ? j->gravity_dir : st->gravity_dir;
     float power = (j ? j->gravity_scale : st->gravity_scale) * k_scale;
-    const float *r = s->rest[k].p;
+    float r[3];
+    slot_rest_offset(n, s, k, r);
     n->rest_len[i] = p < 0 ? 0.0f : sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) * k_scale;
     n->sc[i] = k_scale;
     n->isc[i] = 1.0f / k_scale;
@@ -723,7 +725,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
     }
     slot_free_nodes(s);
     *s = tmp;
-    tress__chain_measure(s);
+    tress__chain_measure(&c->nodes, s);
     s->fresh = true;
     c->dirty = true;
   }
@@ -765,8 +767,9 @@ bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, fl
   memcpy(out, w.p, 3 * sizeof(float));
   if (s->kind == TRESS_HANDLE_BONES) {
     /* the position of anchor * rest[0] (tress_xform_mul's, the same operations), no rotation */
-    float r[3];
-    tress_quat_rotate(w.q, s->rest[0].p, r);
+    float r[3], rest[3];
+    slot_rest_offset(&c->nodes, s, 0, rest);
+    tress_quat_rotate(w.q, rest, r);
     out[0] += r[0]; out[1] += r[1]; out[2] += r[2];
   }
   return isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]);

@@ -245,7 +245,9 @@ typedef struct chain_slot {
   int32_t *local_parent;     /* -1 for a root */
   uint32_t *depth;
   uint32_t *global;          /* index into chain_nodes, valid after a rebuild */
-  tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind */
+  tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind. Only
+                                until the next layout takes it into the node arrays (cf_*), which
+                                then hold it: NULL once laid out (slot_rest_offset reads either) */
   bool fresh;                /* bound since the last frame: start where it is drawn */
   float act_last;            /* the activity mask its nodes carry (-1: unknown, refill) */
   tress_xform anchor;        /* what its roots hang from, as the step's culling read it ... */
@@ -261,6 +263,17 @@ typedef struct chain_slot {
   joint_params *joints;      /* NULL, or one per bone (bind order, tips excluded) */
   uint32_t joint_count;
 } chain_slot;
+
+/* Node k's rest offset from its parent (its cframe's position): the bind-time copy while the
+ * chain waits for its first layout, the node arrays after. */
+static inline void slot_rest_offset(const chain_nodes *n, const chain_slot *s, uint32_t k, float out[3]) {
+  if (s->rest) {
+    out[0] = s->rest[k].p[0]; out[1] = s->rest[k].p[1]; out[2] = s->rest[k].p[2];
+    return;
+  }
+  uint32_t i = s->global[k];
+  out[0] = n->cf_px[i]; out[1] = n->cf_py[i]; out[2] = n->cf_pz[i];
+}
 
 /* The optional node groups a slot's chain reads (NODE_GROUP_*). */
 static inline uint8_t slot_node_groups(const chain_slot *s) {
@@ -491,7 +504,7 @@ void tress__vrm_output_level(struct tress_chains *c, size_t tl, uint32_t lo, uin
 bool tress__chain_scale_read(const tress_sim *sim, const chain_slot *s, float *factor);
 void tress__chains_refresh_scales(tress_sim *sim, struct tress_chains *c);
 void tress__chain_slot_features(struct tress_chains *c, uint32_t si); /* FEAT_* from the settings */
-void tress__chain_measure(chain_slot *s);                              /* jump2 from rest and scale */
+void tress__chain_measure(const chain_nodes *n, chain_slot *s);        /* jump2 from rest and scale */
 /* Rotation limits (chains_limit.c): a joint's limit sanitized; a node's per-node limit copies
  * (from its parent joint's limit, or none); one level's tails kept inside their limits, the
  * parent joints' frames given as rotation lanes (the VRM model's A of the parents); and the

@@ -319,8 +319,9 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       if (!s->used) continue;
       for (uint32_t k = 0; k < s->node_count; k++) {
         uint32_t i = cursor[s->depth[k]]++;
-        /* carry the state over; fresh chains keep the cleared node */
-        if (!s->fresh)
+        /* carry the state over from the last layout; a chain whose nodes are new (bound, or its
+         * tips changed: rest pending) starts from the cleared node */
+        if (!s->rest)
           for (uint32_t f = 0; f < nf; f++)
             if (to[f] && from[f]) to[f][i] = from[f][s->global[k]];
         s->global[k] = i;
@@ -328,23 +329,27 @@ bool tress__chains_rebuild(struct tress_chains *c) {
     }
   }
   free(cursor);
-  /* Static per-node data comes from the cold slots. */
+  /* Static per-node data: the rest pose from the node arrays (carried above), or for new nodes
+   * from the bind-time copy, which the arrays then replace (freed below). */
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     for (uint32_t k = 0; k < s->node_count; k++) {
       uint32_t i = s->global[k];
-      tress_xform r = s->rest[k];
-      fresh.cf_px[i] = r.p[0]; fresh.cf_py[i] = r.p[1]; fresh.cf_pz[i] = r.p[2];
-      fresh.cf_qx[i] = r.q[0]; fresh.cf_qy[i] = r.q[1]; fresh.cf_qz[i] = r.q[2]; fresh.cf_qw[i] = r.q[3];
-      fresh.rest_len[i] = s->local_parent[k] < 0 ? 0.0f : sqrtf(r.p[0] * r.p[0] + r.p[1] * r.p[1] + r.p[2] * r.p[2]);
+      if (s->rest) {
+        const tress_xform *r = &s->rest[k];
+        fresh.cf_px[i] = r->p[0]; fresh.cf_py[i] = r->p[1]; fresh.cf_pz[i] = r->p[2];
+        fresh.cf_qx[i] = r->q[0]; fresh.cf_qy[i] = r->q[1]; fresh.cf_qz[i] = r->q[2]; fresh.cf_qw[i] = r->q[3];
+      }
+      float r[3] = {fresh.cf_px[i], fresh.cf_py[i], fresh.cf_pz[i]};
+      fresh.rest_len[i] = s->local_parent[k] < 0 ? 0.0f : sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
       fresh.parent[i] = s->local_parent[k] < 0 ? -1 : (int32_t)s->global[s->local_parent[k]];
       fresh.first_child[i] = -1;
       fresh.aim_x[i] = fresh.aim_y[i] = fresh.aim_z[i] = 0.0f;
       /* the VRM bone axis: the unit rest offset from the parent (none for a zero offset) */
       float inv = fresh.rest_len[i] > 1e-12f ? 1.0f / fresh.rest_len[i] : 0.0f;
       if (fresh.ax_x) {
-        fresh.ax_x[i] = r.p[0] * inv; fresh.ax_y[i] = r.p[1] * inv; fresh.ax_z[i] = r.p[2] * inv;
+        fresh.ax_x[i] = r[0] * inv; fresh.ax_y[i] = r[1] * inv; fresh.ax_z[i] = r[2] * inv;
       }
       fresh.stepping[i] = 0.0f;
     }
@@ -353,10 +358,11 @@ bool tress__chains_rebuild(struct tress_chains *c) {
     for (uint32_t k = s->node_count; k-- > 0;) {
       if (s->local_parent[k] < 0) continue;
       uint32_t p = s->global[s->local_parent[k]];
-      fresh.first_child[p] = (int32_t)s->global[k];
-      fresh.aim_x[p] = s->rest[k].p[0];
-      fresh.aim_y[p] = s->rest[k].p[1];
-      fresh.aim_z[p] = s->rest[k].p[2];
+      uint32_t i = s->global[k];
+      fresh.first_child[p] = (int32_t)i;
+      fresh.aim_x[p] = fresh.cf_px[i];
+      fresh.aim_y[p] = fresh.cf_py[i];
+      fresh.aim_z[p] = fresh.cf_pz[i];
     }
     for (uint32_t k = 0; k < s->node_count; k++) {
       int32_t p = s->local_parent[k];
@@ -365,6 +371,10 @@ bool tress__chains_rebuild(struct tress_chains *c) {
   }
   tress__chain_nodes_free(old);
   c->nodes = fresh;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    free(c->slots[si].rest); /* the node arrays hold it now */
+    c->slots[si].rest = NULL;
+  }
   if (!index_levels(c, total)) return false;
   c->dirty = false;
   return true;
@@ -404,7 +414,8 @@ static size_t tile_scratch_bytes(const tile_scratch *w) {
 
 static size_t slot_bytes(const chain_slot *s) {
   if (!s->used) return 0;
-  size_t per_node = sizeof *s->ids + sizeof *s->local_parent + sizeof *s->depth + sizeof *s->global + sizeof *s->rest;
+  size_t per_node = sizeof *s->ids + sizeof *s->local_parent + sizeof *s->depth + sizeof *s->global +
+                    (s->rest ? sizeof *s->rest : 0);
   return (size_t)s->node_count * per_node + (size_t)s->joint_count * sizeof *s->joints +
          (s->center ? sizeof *s->center : 0);
 }
