@@ -59,7 +59,8 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
       else if (c->sets) memset(&c->sets[si], 0, sizeof c->sets[si]);
     }
     if (!act && h) h->was_awake = false;
-    c->stepping_chains += n->stepping[s->global[0]] != 0.0f;
+    /* what its nodes' substep mask holds, from the slot (the node arrays stay out of this loop) */
+    c->stepping_chains += act != 0.0f && !(s->features & FEAT_DISABLED);
   }
 }
 

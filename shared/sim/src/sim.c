@@ -420,8 +420,8 @@ static void select_nearest(tress_sim *sim, uint32_t *order, uint32_t n, uint32_t
 }
 
 /* Handles [start, end): each one's squared distance to the camera from its root (0 without a
- * camera or a finite root). Each range writes only its own handles (and their chain slots' anchor
- * caches), so any split gives the same keys. */
+ * camera or a finite root), and whether it is budgeted. Each range writes only its own handles
+ * (and their chain slots' anchor caches), so any split gives the same keys. */
 static void cull_keys_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
   (void)worker;
   tress_sim *sim = context;
@@ -430,6 +430,7 @@ static void cull_keys_range(uint32_t start, uint32_t end, uint32_t worker, void 
     if (!h->alive) continue;
     float p[3];
     bool have = root_position(sim, h, p);
+    h->budgeted = budgeted(sim, h); /* read here, where its chain slot is already in cache */
     h->cull_key = 0.0f;
     if (have && sim->have_camera) {
       float dx = p[0] - sim->camera[0], dy = p[1] - sim->camera[1], dz = p[2] - sim->camera[2];
@@ -456,7 +457,7 @@ static void compute_eligibility(tress_sim *sim) {
     if (!h->alive) continue;
     if (sim->def.should_simulate) h->eligible = sim->def.should_simulate(sim->def.should_simulate_user, sim->scene, h->root);
     else h->eligible = !sim->have_camera || h->cull_key <= max_d2;
-    if (h->eligible && budgeted(sim, h) && sim->cull_order && n < sim->cull_cap) sim->cull_order[n++] = i;
+    if (h->eligible && h->budgeted && sim->cull_order && n < sim->cull_cap) sim->cull_order[n++] = i;
   }
   if (n > (uint32_t)sim->max_chains) select_nearest(sim, sim->cull_order, n, (uint32_t)sim->max_chains);
 }

@@ -32,6 +32,7 @@ typedef struct tress_handle {
   tress_connection on_character;/* the model's ANCESTRY_CHANGED / DESTROYING listener */
   bool eligible;                /* this frame: passed distance/should_simulate and the budget */
   bool was_awake;               /* last frame it stepped, so waking can snap */
+  bool budgeted;                /* this frame: an enabled chain, so it takes a max_chains place */
   float cull_key;               /* squared camera distance, computed once per frame */
 } tress_handle;
 
