@@ -22,7 +22,12 @@
  * reaches) on every joint (tress_joint_limit), and a last table gives their cost over the same
  * VRM rows without limits.
  * Bytes per node: what the scene and the sim hold (tress_scene_get_memory_bytes +
- * tress_sim_get_memory_bytes, allocated capacity) over the node count, after the warm-up.
+ * tress_sim_get_memory_bytes, allocated capacity) over the node count, after the warm-up, each
+ * and their sum. The scene and sim are made with capacities for the rig, as a game that knows
+ * its cast would make them: instances 1 + chains x (1 + bones), parts and listeners (one per
+ * bound chain) = chains, no joints (tress_scene_def), chain_capacity = chains (tress_sim_def);
+ * the colliders are the sim's, not scene instances. Doubling past a default would otherwise
+ * leave up to half of each array unused.
  * Every figure is the median over the frames (robust on a shared machine), divided by the node
  * count; `--best` reports the fastest frame instead (what a quiet core does). Figures are printed, never asserted. `--json` prints one object per configuration.
  * Ratios measured in the same run (bench_env.h): each whole step over the yardstick's frame at the
@@ -64,6 +69,7 @@ typedef struct result {
   double step144_ns;   /* per node, mean whole tress_sim_step(1/144) (mostly frames between steps) */
   double bind_us;      /* per chain: scene set-up, colliders added and tress_sim_bind, then the first step */
   double bytes_per_node; /* scene + sim, as allocated (tress_*_get_memory_bytes), after the warm-up */
+  double scene_bytes_per_node, sim_bytes_per_node; /* its two parts */
 } result;
 
 static int cmp_double(const void *a, const void *b) {
@@ -94,7 +100,13 @@ typedef struct rig {
 } rig;
 
 static void rig_build(rig *r, config cfg, bool profile) {
-  r->scene = th_scene();
+  /* sized for the rig: the root, each chain's part and bones; each bound chain's root listener */
+  tress_scene_def sd = tress_default_scene_def();
+  sd.instance_capacity = 1 + cfg.chains * (1 + cfg.bones);
+  sd.part_capacity = cfg.chains;
+  sd.listener_capacity = cfg.chains;
+  sd.joint_capacity = 0;
+  r->scene = tress_scene_create(&sd);
   r->chains = cfg.chains;
   r->parts = calloc(cfg.chains, sizeof *r->parts);
   r->base = calloc(cfg.chains * 3, sizeof *r->base);
@@ -121,6 +133,7 @@ static void rig_build(rig *r, config cfg, bool profile) {
   def.max_distance = 1e9f;
   def.ambient_wind[2] = 6.0f;
   def.enable_profile = profile;
+  def.chain_capacity = cfg.chains;
   r->pool = cfg.workers > 1 ? job_pool_create(cfg.workers) : NULL;
   def.jobs = job_pool_jobs(r->pool);
   r->sim = tress_sim_create(&def);
@@ -215,7 +228,9 @@ static result run(config cfg, double budget_node_frames, bool best) {
     move_roots(&r, t);
     tress_sim_step(r.sim, dt);
   }
-  res.bytes_per_node = (double)(tress_scene_get_memory_bytes(r.scene) + tress_sim_get_memory_bytes(r.sim)) / nodes;
+  res.scene_bytes_per_node = (double)tress_scene_get_memory_bytes(r.scene) / nodes;
+  res.sim_bytes_per_node = (double)tress_sim_get_memory_bytes(r.sim) / nodes;
+  res.bytes_per_node = res.scene_bytes_per_node + res.sim_bytes_per_node;
   double *tp = calloc(frames, sizeof *tp), *ts = calloc(frames, sizeof *ts), *to = calloc(frames, sizeof *to);
   double *tf = calloc(frames, sizeof *tf), *tall = calloc(frames, sizeof *tall), *tstep = calloc(frames, sizeof *tstep);
   for (uint32_t i = 0; i < frames; i++) {
@@ -411,8 +426,9 @@ static void run_steps(config cfg, uint32_t steps, const char *name) {
     tress_sim_step(r.sim, 1.0 / 60.0);
     if (i >= 31) sum += now_ns() - a;
   }
-  double bytes = (double)(tress_scene_get_memory_bytes(r.scene) + tress_sim_get_memory_bytes(r.sim)) / nodes;
-  printf("%-16s %u steps: mean step %.2f ns/node, %.0f bytes/node\n", name, steps, sum / steps / nodes, bytes);
+  double scene_b = (double)tress_scene_get_memory_bytes(r.scene) / nodes, sim_b = (double)tress_sim_get_memory_bytes(r.sim) / nodes;
+  printf("%-16s %u steps: mean step %.2f ns/node, %.0f bytes/node (scene %.0f, sim %.0f)\n", name, steps, sum / steps / nodes,
+         scene_b + sim_b, scene_b, sim_b);
   rig_free(&r);
 }
 
@@ -427,8 +443,8 @@ static int run_only(const config *cfgs, size_t n, const char *only, double budge
       return 0;
     }
     result r = run(cfgs[i], budget, best);
-    printf("%-16s prepare %.2f substep %.2f output %.2f step %.2f ns/node, %.0f bytes/node\n", name, r.prepare_ns,
-           r.substep_ns, r.output_ns, r.step_ns, r.bytes_per_node);
+    printf("%-16s prepare %.2f substep %.2f output %.2f step %.2f ns/node, %.0f bytes/node (scene %.0f, sim %.0f)\n", name,
+           r.prepare_ns, r.substep_ns, r.output_ns, r.step_ns, r.bytes_per_node, r.scene_bytes_per_node, r.sim_bytes_per_node);
     return 0;
   }
   fprintf(stderr, "--only: no configuration named \"%s\"\n", only);
@@ -493,10 +509,11 @@ int main(int argc, char **argv) {
              "\"ns_per_node_output\": %.3f, \"ns_per_node_prepare\": %.3f, "
              "\"ns_per_node_frame\": %.3f, \"ns_per_node_frame_with_prepare\": %.3f, \"ns_per_node_step\": %.3f, "
              "\"ms_per_frame\": %.4f, \"ns_per_node_step_144hz_mean\": %.3f, \"us_per_chain_bind\": %.3f, "
-             "\"bytes_per_node\": %.1f",
+             "\"bytes_per_node\": %.1f, \"scene_bytes_per_node\": %.1f, \"sim_bytes_per_node\": %.1f",
              tress_spring_model_name(r->cfg.model), r->cfg.limits ? "true" : "false", r->cfg.chains, r->cfg.bones,
              r->cfg.colliders ? 6 : 0, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
-             r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us, r->bytes_per_node);
+             r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us, r->bytes_per_node,
+             r->scene_bytes_per_node, r->sim_bytes_per_node);
       const yard *y = &ys[i % POSE_CONFIGS];
       if (y->have)
         printf(", \"yardstick\": \"%s\", \"yardstick_ns_per_node_frame\": %.3f, \"step_over_yardstick\": %.3f", y->variant,
@@ -514,17 +531,18 @@ int main(int argc, char **argv) {
   printf("prepare (scene reads, animated poses) and culling included; ms/frame = one step for all chains;\n");
   printf("step144 = mean ns per node of tress_sim_step(1/144): most frames take no step and draw carried chains;\n");
   printf("bind = us per chain to build its scene part, add its colliders, bind it and lay out the batch;\n");
-  printf("B/node = bytes per node (scene + sim), as allocated (tress_scene/sim_get_memory_bytes; goal <= 250)\n\n");
+  printf("B/node = bytes per node (scene + sim), as allocated (tress_scene/sim_get_memory_bytes; goal <= 250),\n");
+  printf("scene and sim made with capacities for the rig (tress_scene_def, tress_sim_def.chain_capacity); scene B, sim B: its parts\n\n");
   printf("+6c: every chain tests 4 spheres and 2 capsules (strand radius 0.05)\n\n");
-  printf("%-16s %8s %9s %9s %9s %9s %9s %10s %9s %9s %7s\n", "config", "nodes", "prepare", "substep", "output",
-         "frame", "step", "ms/frame", "step144", "bind", "B/node");
+  printf("%-16s %8s %9s %9s %9s %9s %9s %10s %9s %9s %7s %8s %6s\n", "config", "nodes", "prepare", "substep", "output",
+         "frame", "step", "ms/frame", "step144", "bind", "B/node", "scene B", "sim B");
   for (size_t i = 0; i < ncfg; i++) {
     const result *r = &res[i];
     char name[32];
     config_name(&r->cfg, name, sizeof name);
-    printf("%-16s %8u %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f %9.2f %9.2f %7.0f\n", name, r->cfg.chains * r->cfg.bones,
+    printf("%-16s %8u %9.2f %9.2f %9.2f %9.2f %9.2f %10.3f %9.2f %9.2f %7.0f %8.0f %6.0f\n", name, r->cfg.chains * r->cfg.bones,
            r->prepare_ns, r->substep_ns, r->output_ns, r->frame_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us,
-           r->bytes_per_node);
+           r->bytes_per_node, r->scene_bytes_per_node, r->sim_bytes_per_node);
   }
   printf("\nvrm / pose, same run (goal: <= 1.5)\n%-16s %9s %9s %9s %9s %9s\n", "config", "substep", "output", "frame",
          "step", "step144");

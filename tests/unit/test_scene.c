@@ -45,9 +45,11 @@ static void test_scene_def_capacities(void **state) {
   assert_null(tress_scene_create(NULL));
 
   assert_int_equal(d.joint_capacity, 16);
+  assert_int_equal(d.part_capacity, 16);
   d.instance_capacity = 300; /* the root and 299 more */
   d.listener_capacity = 299;
   d.joint_capacity = 100; /* every third of the 299 */
+  d.part_capacity = 199;  /* the other two thirds */
   tress_scene *sized = tress_scene_create(&d);
   assert_non_null(sized);
   assert_int_equal(allocations_to_build(sized, 299), 0);
@@ -65,6 +67,40 @@ static void test_scene_def_capacities(void **state) {
   assert_true(allocations_to_build(small, 10) > 0);
   assert_int_equal(tress_scene_get_instance_count(small), 11);
   tress_scene_destroy(small);
+}
+
+/* The part pool is made at part_capacity, not for every instance the scene may hold: N parts are
+ * created off the heap, the N + 1st grows the pool, and a scene of many instances but few parts
+ * holds less than one with a part entry for each (a part entry is a mesh pointer, an asset id and
+ * two sizes: well over 32 bytes). */
+static void test_part_capacity(void **state) {
+  (void)state;
+  alloc_count_install();
+  enum { N = 40, INSTANCES = 1001 };
+  tress_scene_def d = tress_default_scene_def();
+  d.instance_capacity = INSTANCES;
+  d.part_capacity = N;
+  tress_scene *s = tress_scene_create(&d);
+  assert_non_null(s);
+  tress_id root = tress_scene_get_root(s);
+  alloc_count_start();
+  for (int i = 0; i < N; i++) assert_false(tress_id_is_null(th_instance(s, TRESS_KIND_PART, "P", root)));
+  assert_int_equal(alloc_count_stop(), 0);
+  alloc_count_start();
+  assert_false(tress_id_is_null(th_instance(s, TRESS_KIND_PART, "P", root)));
+  assert_true(alloc_count_stop() > 0);
+  tress_scene_destroy(s);
+
+  d.part_capacity = tress_default_scene_def().part_capacity;
+  tress_scene *few = tress_scene_create(&d);
+  d.part_capacity = INSTANCES - 1;
+  tress_scene *every = tress_scene_create(&d);
+  assert_non_null(few);
+  assert_non_null(every);
+  assert_true(tress_scene_get_memory_bytes(every) >=
+              tress_scene_get_memory_bytes(few) + (size_t)(INSTANCES - 1 - tress_default_scene_def().part_capacity) * 32);
+  tress_scene_destroy(few);
+  tress_scene_destroy(every);
 }
 
 /* The joint solve order grows with the joint pool, not on the first solve after joints were added:
@@ -587,6 +623,7 @@ int main(void) {
       cmocka_unit_test(test_bone_slots_and_world_poses), cmocka_unit_test(test_joints_place_part1),
       cmocka_unit_test(test_part_owns_its_mesh), cmocka_unit_test(test_scale_places_bones_at_size),
       cmocka_unit_test(test_instance_def), cmocka_unit_test(test_scene_def_capacities),
+      cmocka_unit_test(test_part_capacity),
       cmocka_unit_test(test_first_joint_solve_allocates_nothing),
       cmocka_unit_test(test_long_and_short_texts), cmocka_unit_test(test_joint_pool_reuses_places),
       cmocka_unit_test(test_part_pool_keeps_bones_small),

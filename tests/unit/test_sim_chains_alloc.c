@@ -1,6 +1,7 @@
 /* test_sim_chains_alloc.c - a frame of bone chains allocates nothing once the batch is laid out:
  * not at 60 fps, not in frames between steps (the render carry), not with colliders, weights,
- * gusts, sleeping and waking chains, or a hitch. Binding and the first frame after it may. */
+ * gusts, sleeping and waking chains, or a hitch. Binding and the first frame after it may; within
+ * the def's chain_capacity a bind allocates only its chain's own node storage. */
 #include "support/alloc_count.h"
 #include "support/sim_fixture.h"
 #include "support/scene_build.h"
@@ -61,9 +62,62 @@ static void test_steady_frames_allocate_nothing(void **state) {
   free(c);
 }
 
+enum { CAP_CHAINS = 40, CAP_BONES = 5 };
+
+/* A sim of chain_capacity cap over CAP_CHAINS chains made first (so the scene does not grow
+ * while binding). The heap calls of each bind, bound last-made first (the first bind sizes the
+ * sim's by-root index for every later root), and the sim's bytes right after create. */
+static void bind_calls(uint32_t cap, long calls[CAP_CHAINS], size_t *created) {
+  tress_scene_def sd = tress_default_scene_def();
+  sd.instance_capacity = 1 + CAP_CHAINS * (1 + CAP_BONES);
+  sd.part_capacity = sd.listener_capacity = CAP_CHAINS;
+  tress_scene *scene = tress_scene_create(&sd);
+  assert_non_null(scene);
+  fix_chain c[CAP_CHAINS];
+  for (int k = 0; k < CAP_CHAINS; k++) c[k] = fix_chain_make(scene, (float)k, 5, 0, CAP_BONES, 0.3f);
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = scene;
+  def.max_chains = CAP_CHAINS;
+  def.max_distance = 1e6f;
+  def.chain_capacity = cap;
+  tress_sim *sim = tress_sim_create(&def);
+  assert_non_null(sim);
+  *created = tress_sim_get_memory_bytes(sim);
+  for (int k = CAP_CHAINS - 1; k >= 0; k--) {
+    alloc_count_start();
+    assert_int_equal(tress_sim_bind(sim, c[k].part, NULL, NULL), TRESS_OK);
+    calls[CAP_CHAINS - 1 - k] = alloc_count_stop();
+  }
+  assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  for (int k = 0; k < CAP_CHAINS; k++) fix_assert_finite(scene, &c[k]);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* chain_capacity: the chain slots and the handle registry for that many chains are made at
+ * create (the bytes show it at once: each slot and handle is well over 48 bytes), so every bind
+ * within it makes only its own chain's storage, as many heap calls as any other bind; a sim
+ * without it regrows both arrays as it fills (at 16 and 32 chains), and those binds take more. */
+static void test_chain_capacity_reserves_slots_and_handles(void **state) {
+  (void)state;
+  alloc_count_install();
+  long sized[CAP_CHAINS], grown[CAP_CHAINS];
+  size_t sized_bytes, grown_bytes;
+  bind_calls(CAP_CHAINS, sized, &sized_bytes);
+  bind_calls(0, grown, &grown_bytes);
+  assert_true(sized_bytes >= grown_bytes + (size_t)CAP_CHAINS * 48);
+  /* the first bind of either may size the by-root index; from the second on a sized sim's binds
+   * all cost the same */
+  for (int k = 2; k < CAP_CHAINS; k++) assert_int_equal(sized[k], sized[1]);
+  long extra = 0;
+  for (int k = 1; k < CAP_CHAINS; k++) extra += grown[k] - sized[k];
+  assert_true(extra > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_steady_frames_allocate_nothing),
+      cmocka_unit_test(test_chain_capacity_reserves_slots_and_handles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

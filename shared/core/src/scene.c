@@ -226,7 +226,7 @@ static uint32_t slot_alloc(tress_scene *s) {
 }
 
 tress_scene_def tress_default_scene_def(void) {
-  tress_scene_def d = {.instance_capacity = 64, .listener_capacity = 64, .joint_capacity = 16};
+  tress_scene_def d = {.instance_capacity = 64, .listener_capacity = 64, .joint_capacity = 16, .part_capacity = 16};
   return d;
 }
 
@@ -238,9 +238,7 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   uint32_t instances = def->instance_capacity ? def->instance_capacity : 1;
   bool sized = slots_grow(s, instances) && scratch_grow(s, instances) &&
                (!def->joint_capacity || joints_grow(s, def->joint_capacity)) &&
-               /* every instance but the root may be a part: a scene within its capacity never
-                  allocates to add one */
-               (instances < 2 || parts_grow(s, instances - 1)) &&
+               (!def->part_capacity || parts_grow(s, def->part_capacity)) &&
                (!def->listener_capacity || listeners_grow(s, def->listener_capacity));
   uint32_t root = sized ? slot_alloc(s) : 0;
   if (!root) {

@@ -284,6 +284,17 @@ static uint32_t slot_new(struct tress_chains *c) {
   return c->slot_count++;
 }
 
+/* Slots for n chains made at create (tress_sim_def.chain_capacity), so binding that many moves
+ * no slot array; slot_new doubles from there. */
+bool tress__chains_reserve_slots(struct tress_chains *c, uint32_t n) {
+  if (n <= c->slot_cap) return true;
+  chain_slot *b = realloc(c->slots, n * sizeof *b);
+  if (!b) return false;
+  c->slots = b;
+  c->slot_cap = n;
+  return !c->sets || sets_reserve(c);
+}
+
 static bool slot_reserve(chain_slot *s, uint32_t n) {
   s->ids = calloc(n, sizeof *s->ids);
   s->local_parent = calloc(n, sizeof *s->local_parent);

@@ -88,6 +88,17 @@ float tress_device_get_max_distance(float compute) { return roundf(80.0f * compu
 
 static float finite_or(float v, float fallback) { return isfinite(v) ? v : fallback; }
 
+/* Room in the handle registry for cap handles (tress_sim_def.chain_capacity at create, else
+ * doubling as handles are made). */
+static bool handles_reserve(tress_sim *sim, uint32_t cap) {
+  if (cap <= sim->handle_cap) return true;
+  tress_handle *b = realloc(sim->handles, cap * sizeof *b);
+  if (!b) return false;
+  sim->handles = b;
+  sim->handle_cap = cap;
+  return true;
+}
+
 tress_sim *tress_sim_create(const tress_sim_def *def) {
   if (!def || !def->scene) return NULL;
   tress_sim *sim = calloc(1, sizeof *sim);
@@ -128,7 +139,8 @@ tress_sim *tress_sim_create(const tress_sim_def *def) {
   sim->ropes = tress__ropes_create();
   sim->colliders = calloc(1, sizeof *sim->colliders);
   if (!sim->chains || !sim->pendulums || !sim->ropes || !sim->colliders ||
-      !tress__chains_reserve_workers(sim->chains, d->jobs.worker_count)) {
+      !tress__chains_reserve_workers(sim->chains, d->jobs.worker_count) ||
+      !tress__chains_reserve_slots(sim->chains, d->chain_capacity) || !handles_reserve(sim, d->chain_capacity)) {
     tress_sim_destroy(sim);
     return NULL;
   }
@@ -259,13 +271,8 @@ tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tres
     i = sim->handle_free;
     sim->handle_free = sim->handles[i - 1].slot;
   } else {
-    if (sim->handle_count == sim->handle_cap) {
-      uint32_t cap = sim->handle_cap ? sim->handle_cap * 2 : 16;
-      tress_handle *b = realloc(sim->handles, cap * sizeof *b);
-      if (!b) return (tress_handle_id){0};
-      sim->handles = b;
-      sim->handle_cap = cap;
-    }
+    if (sim->handle_count == sim->handle_cap && !handles_reserve(sim, sim->handle_cap ? sim->handle_cap * 2 : 16))
+      return (tress_handle_id){0};
     i = ++sim->handle_count;
     sim->handles[i - 1].generation = 0;
   }

@@ -186,6 +186,8 @@ void tress__jobs_run(const tress_jobs *jobs, tress_task_fn *fn, uint32_t count, 
 uint32_t tress__jobs_worker_count(const tress_jobs *jobs);
 /* chains_jobs.c: per-worker scratch for the chain tiles (worker 0 is the batch's own). */
 bool tress__chains_reserve_workers(struct tress_chains *c, uint32_t worker_count);
+/* chains.c: chain slots for n chains (tress_sim_def.chain_capacity); false: out of memory. */
+bool tress__chains_reserve_slots(struct tress_chains *c, uint32_t n);
 
 /* Writers count handle-steps here. */
 static inline void tress__count_simulated(tress_sim *sim, uint32_t handle_steps) {

@@ -124,6 +124,8 @@ typedef struct tress_scene_def {
   uint32_t listener_capacity; /* tress_instance_connect listeners (64) */
   uint32_t joint_capacity;    /* TRESS_KIND_JOINT instances among them (16): kept apart, so the
                                  others do not each carry a joint's 160 bytes */
+  uint32_t part_capacity;     /* TRESS_KIND_PART instances among them (16): a part's mesh, asset id
+                                 and sizes are kept apart the same way (64 bytes a part) */
 } tress_scene_def;
 
 tress_scene_def tress_default_scene_def(void);

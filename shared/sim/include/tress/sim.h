@@ -71,6 +71,11 @@ typedef struct tress_sim_def {
    * interleaved rope lanes and grid stencils: the same results, slower. A switch for benchmarks
    * and tests that compare the two (as Box2D's enableWarmStarting); games leave it false. */
   bool reference_particle_paths;
+  /* Bone and part chains (0: none made ahead). A size, not a limit, as the scene's capacities
+   * are: the chain slots and the handle registry for that many are made at create, so binding
+   * within it never regrows them (each chain's nodes still take their own storage); past it
+   * they grow (doubling). A game that knows its cast sets it to skip the doubling's slack. */
+  uint32_t chain_capacity;
 } tress_sim_def;
 
 /* A collider the sim owns (tress_sim_create_collider); the same id grammar as tress_handle_id. */
