@@ -27,15 +27,6 @@ void tress_quat_from_to(const float a[3], const float b[3], float r[4]) {
   tress_quat_normalize(r);
 }
 
-bool tress_vec3_is_finite(const float v[3]) {
-  return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
-}
-
-bool tress_xform_is_finite(tress_xform a) {
-  return tress_vec3_is_finite(a.p) && isfinite(a.q[0]) && isfinite(a.q[1]) && isfinite(a.q[2]) &&
-         isfinite(a.q[3]);
-}
-
 float tress_xform_distance(tress_xform a, tress_xform b) {
   float m = 0.0f;
   for (int i = 0; i < 3; i++) m = fmaxf(m, fabsf(a.p[i] - b.p[i]));

@@ -81,19 +81,36 @@ HOT_LOOP static void local_rotation_level(uint32_t count, const float *restrict 
  * anchor then composed with this frame's cframe and animated local. The substeps turn from it
  * to this frame's (aw_q) as the root positions move from pa_p to aw_p. Also every other
  * level's cframe x animated local (lr). */
+/* The roots' last-frame world rotations, prev (the anchors' then, one lane per root) x cframe x
+ * animated local, as one vector loop. */
+HOT_LOOP static void root_rotation_level(uint32_t count, const float *restrict px, const float *restrict py,
+                                         const float *restrict pz, const float *restrict pw,
+                                         const float *restrict cqx, const float *restrict cqy,
+                                         const float *restrict cqz, const float *restrict cqw,
+                                         const float *restrict aqx, const float *restrict aqy,
+                                         const float *restrict aqz, const float *restrict aqw, float *restrict qx,
+                                         float *restrict qy, float *restrict qz, float *restrict qw) {
+  count &= ~(LEVEL_LANES - 1);
+  for (uint32_t j = 0; j < count; j++) {
+    float pq[4] = {px[j], py[j], pz[j], pw[j]}, cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]};
+    float aq[4] = {aqx[j], aqy[j], aqz[j], aqw[j]}, bq[4], q[4];
+    tress_quat_mul(pq, cq, bq);
+    tress_quat_mul(bq, aq, q);
+    qx[j] = q[0]; qy[j] = q[1]; qz[j] = q[2]; qw[j] = q[3];
+  }
+}
+
 void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
-  for (uint32_t i = TILE_LO(c, t, 0); i < TILE_HI(c, t, 0); i++) {
-    const tress_xform *prev = &c->slots[c->node_slot[i]].prev_part;
-    uint32_t j = i - w->base;
-    float cq[4] = {n->cf_qx[i], n->cf_qy[i], n->cf_qz[i], n->cf_qw[i]};
-    float aq[4] = {w->an_qx[j], w->an_qy[j], w->an_qz[j], w->an_qw[j]};
-    float bq[4], q[4];
-    tress_quat_mul(prev->q, cq, bq);
-    tress_quat_mul(bq, aq, q);
-    w->pq_x[j] = q[0]; w->pq_y[j] = q[1]; w->pq_z[j] = q[2]; w->pq_w[j] = q[3];
+  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0), at = lo - w->base;
+  for (uint32_t i = lo; i < hi; i++) {
+    const float *q = c->slots[c->node_slot[i]].prev_part.q;
+    c->g[0][i - lo] = q[0]; c->g[1][i - lo] = q[1]; c->g[2][i - lo] = q[2]; c->g[3][i - lo] = q[3];
   }
+  root_rotation_level(hi - lo, c->g[0], c->g[1], c->g[2], c->g[3], n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo,
+                      n->cf_qw + lo, w->an_qx + at, w->an_qy + at, w->an_qz + at, w->an_qw + at, w->pq_x + at,
+                      w->pq_y + at, w->pq_z + at, w->pq_w + at);
   for (uint32_t l = 1; l + 1 < c->level_count; l++) { /* the last level's A is never read */
     uint32_t lo = TILE_LO(c, t, l), at = lo - w->base;
     local_rotation_level(TILE_HI(c, t, l) - lo, n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo,

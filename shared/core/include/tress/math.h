@@ -110,8 +110,14 @@ static inline void tress_xform_point(tress_xform a, const float v[3], float r[3]
   r[0] += a.p[0]; r[1] += a.p[1]; r[2] += a.p[2];
 }
 
-bool tress_xform_is_finite(tress_xform a);
-bool tress_vec3_is_finite(const float v[3]);
+/* Inline: the solver asks once per chain per frame. */
+static inline bool tress_vec3_is_finite(const float v[3]) {
+  return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+}
+static inline bool tress_xform_is_finite(tress_xform a) {
+  return tress_vec3_is_finite(a.p) && isfinite(a.q[0]) && isfinite(a.q[1]) && isfinite(a.q[2]) &&
+         isfinite(a.q[3]);
+}
 /* Largest absolute difference of positions and of (sign-aligned) quaternion parts. */
 float tress_xform_distance(tress_xform a, tress_xform b);
 /* Column-major 4x4 for renderers. */
