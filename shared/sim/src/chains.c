@@ -45,6 +45,7 @@ void tress__chains_destroy(struct tress_chains *c) {
   free(c->child_shift);
   free(c->aligned);
   free(c->sibling_self);
+  free(c->still);
   free(c->tile_kind);
   free(c->node_slot);
   free(c->tile_slot);

@@ -92,8 +92,31 @@ static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
   }
 }
 
-/* world = parent_world * cframe * animated over [lo, hi), parents given as a level view. */
-HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par) {
+/* Whether a level's animated locals are all exactly the identity (still[] for the level). */
+HOT_LOOP static bool level_still(uint32_t count, const float *restrict px, const float *restrict py,
+                                 const float *restrict pz, const float *restrict qx, const float *restrict qy,
+                                 const float *restrict qz, const float *restrict qw) {
+  count &= ~(LEVEL_LANES - 1);
+  int moved = 0;
+  for (uint32_t j = 0; j < count; j++)
+    moved |= (px[j] != 0.0f) | (py[j] != 0.0f) | (pz[j] != 0.0f) | (qx[j] != 0.0f) | (qy[j] != 0.0f) |
+             (qz[j] != 0.0f) | (qw[j] != 1.0f);
+  return !moved;
+}
+
+/* A level's scene read (read_nodes), then whether it is still (every animated local the identity). */
+static void read_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
+  tile_scratch *w = &c->tile;
+  uint32_t at = lo - w->base;
+  read_nodes(c, lo, hi);
+  c->still[tl] = level_still(hi - lo, w->an_px + at, w->an_py + at, w->an_pz + at, w->an_qx + at, w->an_qy + at,
+                             w->an_qz + at, w->an_qw + at);
+}
+
+/* world = parent_world * cframe * animated over [lo, hi), parents given as a level view; still:
+ * the animated locals are the identity (world = parent_world * cframe). */
+static inline __attribute__((always_inline)) void compose_world_body(struct tress_chains *c, uint32_t lo, uint32_t hi,
+                                                                     const float *const *par, bool still) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   uint32_t at = lo - w->base;
@@ -122,13 +145,31 @@ HOT_LOOP static void compose_world(struct tress_chains *c, uint32_t lo, uint32_t
     float bq[4], wq[4], r[3], s[3];
     tress_quat_rotate(q, cp, r);
     tress_quat_mul(q, cq, bq);
-    tress_quat_rotate(bq, ap, s);
-    tress_quat_mul(bq, aq, wq);
     /* local offsets in the chain's scale (x 1 is exact: an unscaled chain keeps its bits) */
     float k = sc[j];
+    if (still) {
+      wpx[j] = gpx[j] + r[0] * k; wpy[j] = gpy[j] + r[1] * k; wpz[j] = gpz[j] + r[2] * k;
+      wqx[j] = bq[0]; wqy[j] = bq[1]; wqz[j] = bq[2]; wqw[j] = bq[3];
+      continue;
+    }
+    tress_quat_rotate(bq, ap, s);
+    tress_quat_mul(bq, aq, wq);
     wpx[j] = gpx[j] + r[0] * k + s[0] * k; wpy[j] = gpy[j] + r[1] * k + s[1] * k; wpz[j] = gpz[j] + r[2] * k + s[2] * k;
     wqx[j] = wq[0]; wqy[j] = wq[1]; wqz[j] = wq[2]; wqw[j] = wq[3];
   }
+}
+
+HOT_LOOP static void compose_world_moving(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par) {
+  compose_world_body(c, lo, hi, par, false);
+}
+
+HOT_LOOP static void compose_world_still(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par) {
+  compose_world_body(c, lo, hi, par, true);
+}
+
+static void compose_world(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float *const *par) {
+  if (c->still[tl]) compose_world_still(c, lo, hi, par);
+  else compose_world_moving(c, lo, hi, par);
 }
 
 static void animated_world_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
@@ -139,7 +180,7 @@ static void animated_world_level(struct tress_chains *c, size_t tl, uint32_t lo,
   float *const rot[4] = {w->aw_qx, w->aw_qy, w->aw_qz, w->aw_qw};
   level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, pos, 0, 3, par, 0);
   level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, rot, w->base, 4, par + 3, 3);
-  compose_world(c, lo, hi, par);
+  compose_world(c, tl, lo, hi, par);
 }
 
 /* What a chain's roots hang from: its part, or for a chain bound from a root bone, the drawn
@@ -169,7 +210,7 @@ static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t t) {
     g[3][j] = part.q[0]; g[4][j] = part.q[1]; g[5][j] = part.q[2]; g[6][j] = part.q[3];
   }
   const float *par[7] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6]};
-  compose_world(c, lo, hi, par);
+  compose_world(c, TILE_LEVEL(c, t, 0), lo, hi, par);
 }
 
 static void snap_slot(struct tress_chains *c, chain_slot *s) {
@@ -283,7 +324,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   chain_nodes *n = &c->nodes;
   uint8_t flags = 0;
   c->tile.base = TILE_LO(c, t, 0); /* the tile scratch now belongs to tile t */
-  for (uint32_t l = 0; l < c->level_count; l++) read_nodes(c, TILE_LO(c, t, l), TILE_HI(c, t, l));
+  for (uint32_t l = 0; l < c->level_count; l++) read_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
   roots_world(sim, c, t);
   for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
   /* Snap: new chains start where they are drawn, waking chains and teleports do not whip. */
@@ -415,7 +456,7 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
  * weighted (a compile-time constant in each caller): positions come from the blended bl_*
  * arrays, and a node of weight 0 gets its animated local exactly. */
 static inline __attribute__((always_inline)) void output_level_body(struct tress_chains *c, size_t tl, uint32_t lo,
-                                                                    uint32_t hi, bool weighted) {
+                                                                    uint32_t hi, bool weighted, bool still) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   uint32_t at = lo - w->base;
@@ -465,15 +506,15 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
     tp[0] *= isc[j]; tp[1] *= isc[j]; tp[2] *= isc[j];
     /* aim: animated direction (in base frame) vs simulated direction (in base frame) */
     float aim[3] = {mx[j], my[j], mz[j]};
-    float from[3];
-    tress_quat_rotate(aq, aim, from);
+    float from[3] = {aim[0], aim[1], aim[2]}; /* still: the identity turns nothing */
+    if (!still) tress_quat_rotate(aq, aim, from);
     float sd[3] = {ccx[j] - px[j], ccy[j] - py[j], ccz[j] - pz[j]};
     float to[3];
     tress_quat_rotate_inv(bq, sd, to);
     float arc[4];
     arc_between(from[0], from[1], from[2], to[0], to[1], to[2], arc);
-    float tq[4];
-    tress_quat_mul(arc, aq, tq);
+    float tq[4] = {arc[0], arc[1], arc[2], arc[3]};
+    if (!still) tress_quat_mul(arc, aq, tq);
     if (weighted) {
       /* weight 0: the animation exactly (select, not branch) */
       bool sim_on = wt[j] > 0.0f;
@@ -494,12 +535,21 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
   }
 }
 
-HOT_LOOP static void output_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
-  output_level_body(c, tl, lo, hi, false);
+HOT_LOOP static void output_level_moving(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
+  output_level_body(c, tl, lo, hi, false, false);
+}
+
+HOT_LOOP static void output_level_still(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
+  output_level_body(c, tl, lo, hi, false, true);
+}
+
+static void output_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
+  if (c->still[tl]) output_level_still(c, tl, lo, hi);
+  else output_level_moving(c, tl, lo, hi);
 }
 
 HOT_LOOP static void output_level_weighted(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
-  output_level_body(c, tl, lo, hi, true);
+  output_level_body(c, tl, lo, hi, true, false); /* blended tiles are rare: one general form */
 }
 
 /* Weighted tiles: every node's output position, simulated blended toward animated by weight

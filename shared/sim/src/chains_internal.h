@@ -308,7 +308,8 @@ struct tress_chains {
   float *g[G_SCRATCH];
   uint32_t g_cap;
   /* Per tile-level (t * level_count + l): parent[i] == i - parent_shift for every node of the
-   * level (-1 when not), and the same for first_child; such a level reads in place, no gather. */
+   * level (-1 when not), and the same for first_child (0 for a level of leaves, which read
+   * themselves); such a level reads in place, no gather. */
   int64_t *parent_shift, *child_shift;
   /* Per tile-level: every node is its parent's first child (linear chains), so the VRM rotation
    * pass reads its own position as its parent's aim (1), or gathers through first_sibling (0). */
@@ -316,6 +317,10 @@ struct tress_chains {
   /* Per tile-level: position j of the level holds a node of the same chain as position j of
    * the tile's level 0 (uniform chains): per-chain lanes filled for level 0 serve it too. */
   uint8_t *aligned;
+  /* Per tile-level, this frame (prepare's scene read): every node's animated local is the
+   * identity (hair no animation drives, padding, sleeping nodes), so the output skips the
+   * products with it. Written and read by the tile's own phases. */
+  uint8_t *still;
   /* Per node, global order: the chain slot, and cached pointers to the scene's animated and
    * transform slots (part chains and vanished bones point at `identity` / `sink`). The pointers
    * are valid for scene layout epoch `ptr_epoch`; they are re-fetched when it changes. */

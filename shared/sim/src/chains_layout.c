@@ -152,9 +152,12 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
   if (al) c->aligned = al;
   uint8_t *sib = realloc(c->sibling_self, tls);
   if (sib) c->sibling_self = sib;
+  uint8_t *still = realloc(c->still, tls);
+  if (still) c->still = still;
   tress_xform *sinks = realloc(c->sinks, (c->tile_count + 1) * sizeof *sinks);
   if (sinks) c->sinks = sinks;
-  if (!ps || !cs || !al || !sib || !sinks) return false;
+  if (!ps || !cs || !al || !sib || !still || !sinks) return false;
+  memset(c->still, 0, tls);
   for (uint32_t t = 0; t < c->tile_count; t++) {
     c->sinks[t] = tress_xform_identity();
     /* padding belongs to the tile's first chain: valid for the collider lanes, never read back */
@@ -175,6 +178,11 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
       size_t tl = (size_t)t * c->level_count + l;
       c->parent_shift[tl] = level_shift(c, t, l, false);
       c->child_shift[tl] = level_shift(c, t, l, true);
+      /* a level of leaves (the last of uniform chains) reads each node itself, as the gather
+       * does for a leaf: in place, shift 0 */
+      bool leaves = true;
+      for (uint32_t i = c->tile_lo[tl]; i < c->tile_hi[tl]; i++) leaves = leaves && c->nodes.first_child[i] < 0;
+      if (c->child_shift[tl] < 0 && leaves) c->child_shift[tl] = 0;
       bool self = true;
       for (uint32_t i = c->tile_lo[tl]; i < c->tile_fill[tl]; i++) self = self && c->nodes.first_sibling[i] == (int32_t)i;
       c->sibling_self[tl] = self;
@@ -431,7 +439,7 @@ size_t tress__chains_memory_bytes(const struct tress_chains *c) {
     size_t tiles = c->tile_count, tile_levels = tiles * c->level_count;
     total += (tiles + 1) * (2 * sizeof(uint32_t) + 2);  /* tile_slot, tile_end, tile_flags, tile_kind */
     total += tile_levels * 3 * sizeof(uint32_t);        /* tile_lo, tile_fill, tile_hi */
-    total += (tile_levels + 1) * (2 * sizeof(int64_t) + 2); /* the shifts, sibling_self, aligned */
+    total += (tile_levels + 1) * (2 * sizeof(int64_t) + 3); /* the shifts, sibling_self, aligned, still */
   }
   return total;
 }

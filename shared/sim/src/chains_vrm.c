@@ -325,7 +325,8 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
  * drawn (a leaf has a zero aim: identity arc). display: children from the carried / blended
  * positions, and a node of weight 0 gets its animated rotation exactly. */
 static inline __attribute__((always_inline)) void output_body(struct tress_chains *c, size_t tl, uint32_t lo,
-                                                              uint32_t hi, const float *const *par, bool display) {
+                                                              uint32_t hi, const float *const *par, bool display,
+                                                              bool still) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   uint32_t at = lo - w->base;
@@ -358,16 +359,20 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
     float bq[4], r[3], s[3];
     tress_quat_rotate(pq, cp, r);
     tress_quat_mul(pq, cq, bq);
-    tress_quat_rotate(bq, ap, s);
     float k = sc[j]; /* local offsets in the chain's scale */
-    float x = gpx[j] + r[0] * k + s[0] * k, y = gpy[j] + r[1] * k + s[1] * k, z = gpz[j] + r[2] * k + s[2] * k;
-    float aim[3] = {mx[j], my[j], mz[j]}, from[3], to[3];
-    tress_quat_rotate(aq, aim, from);
+    float x = gpx[j] + r[0] * k, y = gpy[j] + r[1] * k, z = gpz[j] + r[2] * k;
+    if (!still) { /* still: no animated translation to add, no animated turn */
+      tress_quat_rotate(bq, ap, s);
+      x += s[0] * k; y += s[1] * k; z += s[2] * k;
+    }
+    float aim[3] = {mx[j], my[j], mz[j]}, from[3] = {aim[0], aim[1], aim[2]}, to[3];
+    if (!still) tress_quat_rotate(aq, aim, from);
     float sd[3] = {ccx[j] - x, ccy[j] - y, ccz[j] - z};
     tress_quat_rotate_inv(bq, sd, to);
-    float arc[4], tq[4];
+    float arc[4];
     arc_between(from[0], from[1], from[2], to[0], to[1], to[2], arc);
-    tress_quat_mul(arc, aq, tq);
+    float tq[4] = {arc[0], arc[1], arc[2], arc[3]};
+    if (!still) tress_quat_mul(arc, aq, tq);
     if (display) {
       bool sim_on = wt[j] > 0.0f;
       for (int k = 0; k < 4; k++) tq[k] = sim_on ? tq[k] : aq[k];
@@ -382,12 +387,25 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
 }
 
 HOT_LOOP static void output_plain(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float *const *par) {
-  output_body(c, tl, lo, hi, par, false);
+  output_body(c, tl, lo, hi, par, false, false);
+}
+
+HOT_LOOP static void output_plain_still(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi,
+                                        const float *const *par) {
+  output_body(c, tl, lo, hi, par, false, true);
 }
 
 HOT_LOOP static void output_display(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi,
                                     const float *const *par) {
-  output_body(c, tl, lo, hi, par, true);
+  output_body(c, tl, lo, hi, par, true, false); /* carried or blended: one general form */
+}
+
+/* One level's output in the form its frame needs (chains_internal.h's c->still). */
+static void output_any(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float *const *par,
+                       bool display) {
+  if (display) output_display(c, tl, lo, hi, par);
+  else if (c->still[tl]) output_plain_still(c, tl, lo, hi, par);
+  else output_plain(c, tl, lo, hi, par);
 }
 
 void tress__vrm_output_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, bool display) {
@@ -395,8 +413,7 @@ void tress__vrm_output_level(struct tress_chains *c, size_t tl, uint32_t lo, uin
   const float *par[7];
   float *const psrc[7] = {w->wp_x, w->wp_y, w->wp_z, w->wq_x, w->wq_y, w->wq_z, w->wq_w};
   level_view(c, lo, hi, c->parent_shift[tl], false, c->nodes.parent, psrc, w->base, 7, par, 0);
-  if (display) output_display(c, tl, lo, hi, par);
-  else output_plain(c, tl, lo, hi, par);
+  output_any(c, tl, lo, hi, par, display);
 }
 
 /* The first joints turn too: their parent is the chain's anchor (its last finite frame, as the
@@ -410,6 +427,5 @@ void tress__vrm_output_roots(struct tress_chains *c, uint32_t t, bool display) {
     c->g[3][j] = a->q[0]; c->g[4][j] = a->q[1]; c->g[5][j] = a->q[2]; c->g[6][j] = a->q[3];
   }
   const float *par[7] = {c->g[0], c->g[1], c->g[2], c->g[3], c->g[4], c->g[5], c->g[6]};
-  if (display) output_display(c, TILE_LEVEL(c, t, 0), lo, hi, par);
-  else output_plain(c, TILE_LEVEL(c, t, 0), lo, hi, par);
+  output_any(c, TILE_LEVEL(c, t, 0), lo, hi, par, display);
 }
