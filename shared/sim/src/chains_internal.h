@@ -139,7 +139,7 @@
 #define TILE_VRM_FIELDS(X)                                                                         \
   X(va_x) X(va_y) X(va_z) X(va_w)   /* VRM: parent's current rotation x rest-and-animated local */ \
   X(pq_x) X(pq_y) X(pq_z) X(pq_w)   /* VRM, roots: last frame's animated world rotation */ \
-  X(lr_x) X(lr_y) X(lr_z) X(lr_w)   /* VRM: cframe x animated local rotation, once per frame */
+  X(lr_x) X(lr_y) X(lr_z) X(lr_w)   /* VRM: cframe x animated local rotation, once per frame (not on still levels) */
 #define TILE_THREE_VRM_FIELDS(X)                                                                   \
   X(hd_x) X(hd_y) X(hd_z)           /* VRM three-vrm length: joint heads this substep */  \
   X(sl_x) X(sl_y) X(sl_z) X(sl_m)   /* ... where each bone was last drawn (anchor now); 1: measured */ \

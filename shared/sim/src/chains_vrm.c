@@ -113,6 +113,7 @@ void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t) {
                       w->pq_y + at, w->pq_z + at, w->pq_w + at);
   for (uint32_t l = 1; l + 1 < c->level_count; l++) { /* the last level's A is never read */
     uint32_t lo = TILE_LO(c, t, l), at = lo - w->base;
+    if (c->still[TILE_LEVEL(c, t, l)]) continue; /* cframe x identity: the substeps read the cframe */
     local_rotation_level(TILE_HI(c, t, l) - lo, n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo,
                          w->an_qx + at, w->an_qy + at, w->an_qz + at, w->an_qw + at, w->lr_x + at, w->lr_y + at,
                          w->lr_z + at, w->lr_w + at);
@@ -314,8 +315,11 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
       level_view(c, lo, hi, -1, true, n->first_sibling, rest_off, 0, 3, off, 10);
       rest_aim_level(hi - lo, pa[0], pa[1], pa[2], pa[3], off[0], off[1], off[2], c->g[13], c->g[14], c->g[15]);
     }
+    /* cframe x animated local: the cframe itself on a still level */
+    bool still = c->still[tl];
     rotate_level(hi - lo, par[0], par[1], par[2], pa[0], pa[1], pa[2], pa[3], sib[0], sib[1], sib[2], c->g[13],
-                 c->g[14], c->g[15], w->lr_x + at, w->lr_y + at, w->lr_z + at, w->lr_w + at, w->va_x + at,
+                 c->g[14], c->g[15], still ? n->cf_qx + lo : w->lr_x + at, still ? n->cf_qy + lo : w->lr_y + at,
+                 still ? n->cf_qz + lo : w->lr_z + at, still ? n->cf_qw + lo : w->lr_w + at, w->va_x + at,
                  w->va_y + at, w->va_z + at, w->va_w + at);
   }
 }
