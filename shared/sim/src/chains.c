@@ -431,6 +431,15 @@ static tress_result slot_publish(tress_sim *sim, uint32_t si, tress_id handle_ro
   return TRESS_OK;
 }
 
+/* A new slot's anchor poses, settings, center and collider set; false: out of memory. */
+static bool slot_start(tress_sim *sim, uint32_t si, const tress_chain_settings *settings,
+                       const tress_collider_set *set) {
+  chain_slot *s = &sim->chains->slots[si];
+  s->last_part = s->prev_part = s->pin = tress_xform_identity();
+  s->settings = params_of(sim, sanitize(settings));
+  return tress__center_start(sim, s) && slot_own_set(sim->chains, si, set);
+}
+
 static void set_bones_simulated(tress_scene *scene, const chain_slot *s, bool on) {
   for (uint32_t i = 0; i < s->node_count; i++)
     if (!tress_id_is_null(s->ids[i])) tress_bone_set_simulated(scene, s->ids[i], on);
@@ -450,13 +459,7 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
   s->part = anchor;
   s->from_bone = !tress_id_is_null(root_bone);
   s->root_bone = root_bone;
-  s->last_part = s->prev_part = s->pin = tress_xform_identity();
-  s->settings = params_of(sim, sanitize(settings));
-  if (!tress__center_start(sim, s)) {
-    slot_free(s);
-    return TRESS_ERR_OUT_OF_MEMORY;
-  }
-  if (!slot_own_set(c, si, &set)) {
+  if (!slot_start(sim, si, settings, &set)) {
     slot_free(s);
     return TRESS_ERR_OUT_OF_MEMORY;
   }
@@ -547,13 +550,7 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   }
   s->scale = 1.0f; /* the links are measured below at this scale */
   s->scale_bind = pin_scale[0];
-  s->last_part = s->prev_part = s->pin = tress_xform_identity();
-  s->settings = params_of(sim, sanitize(settings));
-  if (!tress__center_start(sim, s)) {
-    slot_free(s);
-    return TRESS_ERR_OUT_OF_MEMORY;
-  }
-  if (!slot_own_set(c, si, &set)) {
+  if (!slot_start(sim, si, settings, &set)) {
     slot_free(s);
     return TRESS_ERR_OUT_OF_MEMORY;
   }
