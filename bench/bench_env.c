@@ -235,7 +235,7 @@ static bool three_vrm_modules(char *out, size_t cap) {
   return false;
 }
 
-bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, double *ns, char *note, size_t note_cap) {
+bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, bool best, double *ns, char *note, size_t note_cap) {
   char modules[1024];
   if (system("command -v node > /dev/null 2>&1") != 0) {
     snprintf(note, note_cap, "three-vrm: node is missing");
@@ -253,14 +253,16 @@ bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, double *ns, char
   char line[512], version[64] = "?";
   double got = -1.0;
   while (fgets(line, sizeof line, p)) {
-    const char *f = strstr(line, "ns_per_joint=");
+    const char *key = best ? "ns_per_joint_best=" : "ns_per_joint=";
+    const char *f = strstr(line, key);
     const char *v = strstr(line, "version=");
     if (strncmp(line, "THREEVRM ", 9) != 0 || !f) continue;
-    got = atof(f + strlen("ns_per_joint="));
+    got = atof(f + strlen(key));
     if (v) sscanf(v + strlen("version="), "%63s", version);
   }
   bool ok = pclose(p) == 0 && got > 0.0;
   if (ok) *ns = got;
-  snprintf(note, note_cap, "three-vrm %s (%s): VRMSpringBoneManager.update, median frame", version, modules);
+  snprintf(note, note_cap, "three-vrm %s (%s): VRMSpringBoneManager.update, %s frame", version, modules,
+           best ? "fastest" : "median");
   return ok;
 }

@@ -40,7 +40,8 @@ bool bench_yardstick_frame_ns(const bench_yardstick *y, uint32_t chains, uint32_
 void bench_env_print_yardstick(FILE *out);
 
 /* three-vrm's VRMSpringBoneManager.update on `chains` chains of `joints` joints, ns per joint per
- * frame (median frame). False (and why, in note) when node or the package is missing. */
-bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, double *ns, char *note, size_t note_cap);
+ * frame: the median frame, or with `best` the fastest (set it against a fastest-frame figure).
+ * False (and why, in note) when node or the package is missing. */
+bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, bool best, double *ns, char *note, size_t note_cap);
 
 #endif

@@ -2,8 +2,9 @@
 // CHAINS chains of JOINTS joints (each chain a head moving on its own path, its bones held out
 // sideways 0.1 apart, three-vrm's default settings with gravity), VRMSpringBoneManager.update
 // at 60 fps after each head moves. Prints one line:
-//   THREEVRM version=V chains=N joints=D frames=F ns_per_joint=X ns_per_joint_mean=Y
-// X is the median frame's time per joint (robust on a shared machine), after a JIT warm-up.
+//   THREEVRM version=V chains=N joints=D frames=F ns_per_joint=X ns_per_joint_mean=Y ns_per_joint_best=Z
+// X is the median frame's time per joint (robust on a shared machine), after a JIT warm-up; Z the
+// fastest frame's (what bench/solver --best sets tress's fastest frame against).
 //
 //   node threevrm.mjs NODE_MODULES CHAINS JOINTS [FRAMES]
 import { readFileSync } from 'node:fs';
@@ -62,4 +63,5 @@ const mean = times.reduce((a, b) => a + b, 0) / times.length;
 times.sort((a, b) => a - b);
 const n = chains * joints;
 console.log(`THREEVRM version=${version} chains=${chains} joints=${joints} frames=${frames} ` +
-  `ns_per_joint=${(times[times.length >> 1] / n).toFixed(2)} ns_per_joint_mean=${(mean / n).toFixed(2)}`);
+  `ns_per_joint=${(times[times.length >> 1] / n).toFixed(2)} ns_per_joint_mean=${(mean / n).toFixed(2)} ` +
+  `ns_per_joint_best=${(times[0] / n).toFixed(2)}`);
