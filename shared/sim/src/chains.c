@@ -398,6 +398,7 @@ static tress_result slot_build_bones(tress_sim *sim, chain_slot *s) {
 
 /* The longest rest path from a root (tips included): what "a few chain lengths" measures. */
 void tress__chain_measure(const chain_nodes *n, chain_slot *s) {
+  if (s->node_count) slot_rest_offset(n, s, 0, s->root_rest);
   float reach = 0.0f;
   float *path = calloc(s->node_count ? s->node_count : 1, sizeof *path);
   if (path) {
@@ -776,9 +777,8 @@ bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, fl
   memcpy(out, w.p, 3 * sizeof(float));
   if (s->kind == TRESS_HANDLE_BONES) {
     /* the position of anchor * rest[0] (tress_xform_mul's, the same operations), no rotation */
-    float r[3], rest[3];
-    slot_rest_offset(&c->nodes, s, 0, rest);
-    tress_quat_rotate(w.q, rest, r);
+    float r[3];
+    tress_quat_rotate(w.q, s->root_rest, r);
     out[0] += r[0]; out[1] += r[1]; out[2] += r[2];
   }
   return isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]);

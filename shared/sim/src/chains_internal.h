@@ -234,6 +234,7 @@ typedef struct chain_slot {
   tress_id part;             /* bones: the part (or, from_bone, the part or bone) the roots hang
                                 from; parts: the pin */
   float jump2;               /* squared root jump that resets: (3 x the chain's length)^2 */
+  float root_rest[3];        /* node 0's rest offset (the culling reads it every frame) */
   /* Uniform scale (chains_scale.c): the factor its rest data is taken at (bones: the composed
    * scale of what the roots hang from; parts: that over the pin's scale at bind, scale_bind),
    * and whether a non-uniform scale holds it at its animated pose. */
@@ -509,7 +510,7 @@ void tress__vrm_output_level(struct tress_chains *c, size_t tl, uint32_t lo, uin
 bool tress__chain_scale_read(const tress_sim *sim, const chain_slot *s, float *factor);
 void tress__chains_refresh_scales(tress_sim *sim, struct tress_chains *c);
 void tress__chain_slot_features(struct tress_chains *c, uint32_t si); /* FEAT_* from the settings */
-void tress__chain_measure(const chain_nodes *n, chain_slot *s);        /* jump2 from rest and scale */
+void tress__chain_measure(const chain_nodes *n, chain_slot *s);        /* jump2, root_rest from rest and scale */
 /* Rotation limits (chains_limit.c): a joint's limit sanitized; a node's per-node limit copies
  * (from its parent joint's limit, or none); one level's tails kept inside their limits, the
  * parent joints' frames given as rotation lanes (the VRM model's A of the parents); and the
