@@ -279,8 +279,9 @@ static uint32_t slot_new(struct tress_chains *c) {
     if (!b) return UINT32_MAX;
     c->slots = b;
     c->slot_cap = cap;
-    if (c->sets && !sets_reserve(c)) return UINT32_MAX;
   }
+  /* the sets follow the slots (again, after a reserve that ran out of memory) */
+  if (c->sets && c->slot_count >= c->set_cap && !sets_reserve(c)) return UINT32_MAX;
   memset(&c->slots[c->slot_count], 0, sizeof(chain_slot));
   return c->slot_count++;
 }
