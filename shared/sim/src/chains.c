@@ -617,7 +617,6 @@ void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
     slot_rest_offset(n, s, k, r);
     n->rest_len[i] = p < 0 ? 0.0f : sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) * k_scale;
     n->sc[i] = k_scale;
-    n->isc[i] = 1.0f / k_scale;
     n->damping[i] = j ? j->damping : st->damping;
     n->stiffness[i] = (j ? j->stiffness : st->stiffness) * (vrm ? k_scale : 1.0f);
     n->gscale[i] = power;

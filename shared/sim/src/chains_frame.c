@@ -479,7 +479,7 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
   const float *restrict px = csrc[0] + (lo - cbase), *restrict py = csrc[1] + (lo - cbase),
                         *restrict pz = csrc[2] + (lo - cbase);
   const float *restrict wt = n->weight + lo;
-  const float *restrict sc = n->sc + lo, *restrict isc = n->isc + lo;
+  const float *restrict sc = n->sc + lo;
   const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
   float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
   float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
@@ -503,7 +503,8 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
     float tp[3];
     tress_quat_rotate_inv(bq, d, tp);
     /* back to the unscaled local offset the scene scales again */
-    tp[0] *= isc[j]; tp[1] *= isc[j]; tp[2] *= isc[j];
+    float isc = sc[j] > 0.0f ? 1.0f / sc[j] : 0.0f; /* padding has scale 0 and stays finite */
+    tp[0] *= isc; tp[1] *= isc; tp[2] *= isc;
     /* aim: animated direction (in base frame) vs simulated direction (in base frame) */
     float aim[3] = {mx[j], my[j], mz[j]};
     float from[3] = {aim[0], aim[1], aim[2]}; /* still: the identity turns nothing */

@@ -119,7 +119,7 @@
   X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */ \
   X(ax_x) X(ax_y) X(ax_z)                 /* VRM: unit rest offset from the parent (bone axis) */ \
   X(vg_x) X(vg_y) X(vg_z)                 /* VRM: gravity, direction x power (units/s) */ \
-  X(sc) X(isc)           /* its chain's scale on local offsets, and its inverse (0 on padding) */ \
+  X(sc)                  /* its chain's scale on local offsets (0 on padding) */ \
   X(lm_kind) X(lm_cos) X(lm_sin) X(lm_sy) /* limit on the link to the parent (chains_limit.c) */ \
   X(lm_qx) X(lm_qy) X(lm_qz) X(lm_qw)     /* limit: its frame in the parent joint's frame */
 
