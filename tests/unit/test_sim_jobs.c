@@ -1,8 +1,9 @@
 /* test_sim_jobs.c - one sim on the game's job system (tress/jobs.h), here a real pthread pool
  * (support/job_pool.h): 1, 2 and 4 workers give bit-identical chains (both spring models,
  * colliders, limits, rotations-only), pendulums, ropes and cloth over 600 frames of mixed
- * lengths, with characters moving in and out of the cull distance and a teleport reset; and a
- * steady frame allocates nothing with workers either. */
+ * lengths, with characters moving in and out of the cull distance and a teleport reset, and
+ * enough colliders that their resolve to world runs on the workers too; and a steady frame
+ * allocates nothing with workers either. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #define ROPES_PER_CHARACTER 2
 #define FRAMES 600
 #define MAX_POINTS 400 /* a 20 x 20 cloth sheet */
+#define FILLER_COLLIDERS 1100 /* unused, made first: 1124 colliders in all */
 
 typedef struct mixed_world {
   tress_scene *scene;
@@ -185,6 +187,15 @@ static mixed_world world_make(uint32_t workers) {
     float capsule_at[3] = {0.5f, -1.0f, 0.0f};
     tress_collider_def capsule = tress_collider_capsule_y(c->head, capsule_at, 1.5f, 0.4f);
     tress_collider_id colliders[2];
+    /* colliders nothing lists, out of reach, before any listed one: over 1024, so the frame's
+     * resolve of the colliders to world splits into job ranges and every listed one is
+     * resolved in a later range than the first */
+    for (int k = 0; ci == 0 && k < FILLER_COLLIDERS; k++) {
+      tress_collider_def far = sphere;
+      far.offset[1] = 100.0f + (float)k;
+      tress_collider_id unused;
+      assert_int_equal(tress_sim_create_collider(w.sim, &far, &unused), TRESS_OK);
+    }
     assert_int_equal(tress_sim_create_collider(w.sim, &sphere, &colliders[0]), TRESS_OK);
     assert_int_equal(tress_sim_create_collider(w.sim, &capsule, &colliders[1]), TRESS_OK);
     bind_chains(&w, c, colliders);

@@ -146,18 +146,24 @@ void tress_collider_destroy(tress_sim *sim, tress_collider_id id) {
   if ((uint32_t)i < sim->colliders->free_hint) sim->colliders->free_hint = (uint32_t)i;
 }
 
-void tress__colliders_resolve(tress_sim *sim) {
+/* One job range of colliders [start, end) to world. Each range writes only its own entries and
+ * walks its first attach frame itself, so any split gives the same bits. */
+typedef struct resolve_job {
+  tress_sim *sim;
+  bool rescale; /* some scale in the scene changed: re-read each attach's (an ancestor walk) */
+} resolve_job;
+
+static void resolve_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  const resolve_job *job = context;
+  tress_sim *sim = job->sim;
   tress_sim_colliders *c = sim->colliders;
   /* colliders of one body part are usually added together: their attach frame is walked once */
   tress_id last = (tress_id){0};
   tress_xform frame = tress_xform_identity();
   float scale = 1.0f;
   bool have = false;
-  /* scales are re-read only after some scale in the scene changed (an ancestor walk each) */
-  uint64_t epoch = tress__scene_scale_epoch(sim->scene);
-  bool rescale = epoch != c->scale_epoch;
-  c->scale_epoch = epoch;
-  for (uint32_t i = 0; i < c->count; i++) {
+  for (uint32_t i = start; i < end; i++) {
     /* a collider whose body is gone stops pushing (it would otherwise sit at the origin) */
     const tress_collider_def *d = &c->defs[i];
     bool world_space = tress_id_is_null(d->attach);
@@ -169,15 +175,25 @@ void tress__colliders_resolve(tress_sim *sim) {
       if (!have || !tress_id_is_equal(last, d->attach)) {
         frame = tress_instance_get_world(sim->scene, d->attach);
         if (!tress_xform_is_finite(frame)) frame = tress_xform_identity();
-        if (rescale) scale = attach_scale(sim->scene, d->attach);
+        if (job->rescale) scale = attach_scale(sim->scene, d->attach);
         last = d->attach;
         have = true;
       }
-      if (rescale) c->attach_scale[i] = scale;
+      if (job->rescale) c->attach_scale[i] = scale;
       c->world[i] = resolve_scaled(frame, c->attach_scale[i], d);
     } else {
       memset(&c->world[i], 0, sizeof c->world[i]);
       c->world[i].radius = TRESS_COLLIDER_UNUSED_RADIUS;
     }
   }
+}
+
+/* Every collider to world, once per frame, on the sim's jobs (scene reads only). */
+void tress__colliders_resolve(tress_sim *sim) {
+  tress_sim_colliders *c = sim->colliders;
+  /* scales are re-read only after some scale in the scene changed */
+  uint64_t epoch = tress__scene_scale_epoch(sim->scene);
+  resolve_job job = {sim, epoch != c->scale_epoch};
+  c->scale_epoch = epoch;
+  tress__jobs_run(&sim->def.jobs, resolve_range, c->count, 1024, &job);
 }
