@@ -1,6 +1,7 @@
 /* chains_frame.c - one frame of the chain batch, tile by tile: scene reads, animated world
  * poses, snaps, substeps, render carry, output and scene writes (chains_internal.h). */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,6 +237,26 @@ static void swap_arrays(float **a, float **b) {
   *b = t;
 }
 
+/* The per-slot lanes gather on the sim's jobs: each range fills its own slots' columns; which
+ * lanes hold shaped colliders or segments is OR-ed together, so any split gives the same lanes. */
+typedef struct lanes_job {
+  struct tress_chains *c;
+  const tress_collider_world *world;
+  uint32_t world_count, widest;
+  atomic_uint shaped, capsules;
+} lanes_job;
+
+static void lanes_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  lanes_job *job = context;
+  struct tress_chains *c = job->c;
+  uint32_t shaped, capsules;
+  tress__collider_lanes_fill(&c->lanes, job->world, job->world_count, c->sets, c->slot_count, NULL, start, end,
+                            job->widest, &shaped, &capsules);
+  atomic_fetch_or(&job->shaped, shaped);
+  atomic_fetch_or(&job->capsules, capsules);
+}
+
 /* Colliders to world, then one lane per chain slot (its set), once per frame and only while
  * some chain has colliders. The lanes grow here when binds made more slots or wider sets (an
  * allocation after a bind, never in a steady frame). */
@@ -263,8 +284,12 @@ static void gather_colliders(tress_sim *sim, struct tress_chains *c) {
     c->tile_lanes = grown;
   }
   tress__colliders_resolve(sim);
-  tress__collider_lanes_gather(&c->lanes, sim->colliders->world, sim->colliders->count, c->sets, c->slot_count, NULL,
-                              c->slot_count);
+  lanes_job job = {c, sim->colliders->world, sim->colliders->count, 0, 0, 0};
+  job.widest = tress__collider_lanes_widest(&c->lanes, c->sets, c->slot_count, NULL, c->slot_count);
+  tress__jobs_run(&sim->def.jobs, lanes_range, c->slot_count, 512, &job);
+  c->lanes.slots = job.widest;
+  c->lanes.shaped_slots = atomic_load(&job.shaped);
+  c->lanes.capsule_slots = atomic_load(&job.capsules);
 }
 
 /* A colliding tile's lanes by level-0 position, once per frame (per chain, not per node). */

@@ -337,23 +337,29 @@ void tress__collider_lanes_free(tress_collider_lanes *lanes) {
   memset(lanes, 0, sizeof *lanes);
 }
 
-void tress__collider_lanes_gather(tress_collider_lanes *lanes, const tress_collider_world *world, uint32_t world_count,
-                                 const tress_collider_set *sets, uint32_t set_count, const uint32_t *set_of_node,
-                                 uint32_t count) {
+uint32_t tress__collider_lanes_widest(const tress_collider_lanes *lanes, const tress_collider_set *sets,
+                                      uint32_t set_count, const uint32_t *set_of_node, uint32_t count) {
   if (count > lanes->stride) count = lanes->stride;
   uint32_t widest = 0;
   for (uint32_t j = 0; j < count; j++) {
     uint32_t si = set_of_node ? set_of_node[j] : j;
     if (si < set_count && sets[si].count > widest) widest = sets[si].count;
   }
-  if (widest > lanes->slot_cap) widest = lanes->slot_cap;
+  return widest > lanes->slot_cap ? lanes->slot_cap : widest;
+}
+
+void tress__collider_lanes_fill(tress_collider_lanes *lanes, const tress_collider_world *world, uint32_t world_count,
+                               const tress_collider_set *sets, uint32_t set_count, const uint32_t *set_of_node,
+                               uint32_t first, uint32_t end, uint32_t widest, uint32_t *shaped_out,
+                               uint32_t *capsules_out) {
+  if (end > lanes->stride) end = lanes->stride;
   uint32_t shaped = 0, capsules = 0;
   for (uint32_t k = 0; k < widest; k++) {
     size_t o = (size_t)k * lanes->stride;
     float *ax = lanes->ax + o, *ay = lanes->ay + o, *az = lanes->az + o;
     float *bx = lanes->bx + o, *by = lanes->by + o, *bz = lanes->bz + o;
     float *r = lanes->radius + o, *sh = lanes->shape + o;
-    for (uint32_t j = 0; j < count; j++) {
+    for (uint32_t j = first; j < end; j++) {
       uint32_t si = set_of_node ? set_of_node[j] : j;
       const tress_collider_set *s = si < set_count ? &sets[si] : NULL;
       if (s && k < s->count && s->index[k] < world_count) {
@@ -370,7 +376,7 @@ void tress__collider_lanes_gather(tress_collider_lanes *lanes, const tress_colli
     }
     /* which kernels the slot needs: its own pass over the contiguous lanes, so it vectorizes */
     int any_shaped = 0, any_segment = 0;
-    for (uint32_t j = 0; j < count; j++) {
+    for (uint32_t j = first; j < end; j++) {
       any_shaped |= sh[j] != SHAPE_OUTSIDE;
       any_segment |= (ax[j] != bx[j]) | (ay[j] != by[j]) | (az[j] != bz[j]); /* ab != 0: not may_hit_sphere's case */
     }
@@ -379,6 +385,17 @@ void tress__collider_lanes_gather(tress_collider_lanes *lanes, const tress_colli
       capsules |= (uint32_t)any_segment << k;
     }
   }
+  *shaped_out = shaped;
+  *capsules_out = capsules;
+}
+
+void tress__collider_lanes_gather(tress_collider_lanes *lanes, const tress_collider_world *world, uint32_t world_count,
+                                 const tress_collider_set *sets, uint32_t set_count, const uint32_t *set_of_node,
+                                 uint32_t count) {
+  uint32_t widest = tress__collider_lanes_widest(lanes, sets, set_count, set_of_node, count);
+  uint32_t shaped, capsules;
+  tress__collider_lanes_fill(lanes, world, world_count, sets, set_count, set_of_node, 0, count, widest, &shaped,
+                            &capsules);
   lanes->slots = widest;
   lanes->shaped_slots = shaped;
   lanes->capsule_slots = capsules;

@@ -71,6 +71,17 @@ void tress__collider_lanes_gather(tress_collider_lanes *lanes, const tress_colli
                                  const tress_collider_set *sets, uint32_t set_count, const uint32_t *set_of_node,
                                  uint32_t count);
 
+/* The gather in parts, for running it on workers: the widest set over nodes [0, count) (capped
+ * at slot_cap), then nodes [first, end) filled for `widest` slots, giving which slots (bit k, k
+ * < 32) hold a shaped collider or a segment among those nodes. OR-ing every part's bits and
+ * setting slots = widest gives what one gather of [0, count) gives. */
+uint32_t tress__collider_lanes_widest(const tress_collider_lanes *lanes, const tress_collider_set *sets,
+                                      uint32_t set_count, const uint32_t *set_of_node, uint32_t count);
+void tress__collider_lanes_fill(tress_collider_lanes *lanes, const tress_collider_world *world, uint32_t world_count,
+                               const tress_collider_set *sets, uint32_t set_count, const uint32_t *set_of_node,
+                               uint32_t first, uint32_t end, uint32_t widest, uint32_t *shaped_out,
+                               uint32_t *capsules_out);
+
 /* Lanes that start at node `first` of a larger block (same stride and slots): gather once per
  * frame over every node of the sim (nodes in level order), then hand each level a view at its
  * first node. A view shares the block; never free it. */
