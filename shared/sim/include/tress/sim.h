@@ -61,8 +61,9 @@ typedef struct tress_sim_def {
   void *should_simulate_user;
   float device_compute;  /* client profile Compute in [0.25, 4]; <= 0 runs the device bench once */
   /* The game's job system (tress/jobs.h; zeros: everything on the calling thread). Culling's
-   * root reads and the chain tiles, pendulums, ropes and cloth of a step run on it (should_simulate
-   * is always called on the stepping thread); results are the same bits with any
+   * root reads, the colliders' resolve to world and their per-chain lanes, and the chain tiles,
+   * pendulums, ropes and cloth of a step run on it (should_simulate is always called on the
+   * stepping thread); results are the same bits with any
    * worker count. worker_count is clamped to [1, TRESS_JOBS_MAX_WORKERS] (1 without enqueue_task)
    * and the per-worker scratch is made at create. */
   tress_jobs jobs;
