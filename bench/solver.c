@@ -104,11 +104,11 @@ typedef struct rig {
   job_pool *pool; /* cfg.workers > 1: the game's job system, as a test pool of pthreads */
 } rig;
 
-/* A sim indexes its colliders in 16 bits (collider sets), so it holds at most this many: a
- * colliding rig of more chains than fit cannot be built as one sim. */
-enum { RIG_COLLIDERS_PER_CHAIN = 6, SIM_COLLIDERS_MAX = 65535 };
+/* A sim holds at most TRESS_SIM_COLLIDERS_MAX colliders: a colliding rig of more chains than fit
+ * cannot be built as one sim. */
+enum { RIG_COLLIDERS_PER_CHAIN = 6 };
 static bool rig_fits(config cfg) {
-  return !cfg.colliders || (uint64_t)cfg.chains * RIG_COLLIDERS_PER_CHAIN <= SIM_COLLIDERS_MAX;
+  return !cfg.colliders || (uint64_t)cfg.chains * RIG_COLLIDERS_PER_CHAIN <= TRESS_SIM_COLLIDERS_MAX;
 }
 
 /* Every call that builds the rig must work: a figure from a half-built rig would be a lie. */
@@ -370,7 +370,7 @@ static void print_speedups(const speedup *sp, size_t n, uint32_t workers) {
     snprintf(name, sizeof name, "%u x %u%s", sp[i].cfg.chains, sp[i].cfg.bones, sp[i].cfg.colliders ? " +6c" : "");
     if (!rig_fits(sp[i].cfg)) {
       printf("%-16s not run: %llu colliders, a sim holds at most %u (its collider sets index them in 16 bits)\n",
-             name, (unsigned long long)sp[i].cfg.chains * RIG_COLLIDERS_PER_CHAIN, (unsigned)SIM_COLLIDERS_MAX);
+             name, (unsigned long long)sp[i].cfg.chains * RIG_COLLIDERS_PER_CHAIN, (unsigned)TRESS_SIM_COLLIDERS_MAX);
       continue;
     }
     printf("%-16s %10.2f %10.2f %8.2fx %12.0f%%\n", name, sp[i].one_ns, sp[i].many_ns, sp[i].one_ns / sp[i].many_ns,

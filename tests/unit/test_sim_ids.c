@@ -106,6 +106,27 @@ static void test_another_sims_collider_is_refused(void **state) {
   world_free(&b);
 }
 
+/* A sim holds TRESS_SIM_COLLIDERS_MAX colliders (its collider sets index them in 16 bits): the
+ * next create is refused as out of memory, and destroying one makes room again. */
+static void test_collider_count_is_bounded(void **state) {
+  (void)state;
+  tress_scene *scene = th_scene();
+  tress_sim *sim = fix_sim(scene, 4, 100.0f);
+  tress_collider_def d = tress_default_collider_def();
+  d.radius = 0.1f;
+  tress_collider_id first = {0}, id;
+  for (uint32_t i = 0; i < TRESS_SIM_COLLIDERS_MAX; i++) {
+    assert_int_equal(tress_sim_create_collider(sim, &d, &id), TRESS_OK);
+    if (i == 0) first = id;
+  }
+  assert_int_equal(tress_sim_create_collider(sim, &d, &id), TRESS_ERR_OUT_OF_MEMORY);
+  assert_true(tress_collider_is_null(id));
+  tress_collider_destroy(sim, first);
+  assert_int_equal(tress_sim_create_collider(sim, &d, &id), TRESS_OK);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
 static void test_another_sims_rope_is_refused(void **state) {
   (void)state;
   world a = world_make(), b = world_make();
@@ -215,6 +236,7 @@ int main(void) {
       cmocka_unit_test(test_ids_are_small_and_differ_only_by_owner),
       cmocka_unit_test(test_another_sims_handle_is_refused),
       cmocka_unit_test(test_another_sims_collider_is_refused),
+      cmocka_unit_test(test_collider_count_is_bounded),
       cmocka_unit_test(test_another_sims_rope_is_refused),
       cmocka_unit_test(test_a_destroyed_sims_ids_are_refused_by_its_successor),
       cmocka_unit_test(test_result_names_round_trip),

@@ -80,6 +80,14 @@ static void test_pose_chains_hold_no_vrm_scratch(void **state) {
   assert_true(vrm >= pose + (size_t)CHAINS * BONES * 12 * sizeof(float));
 }
 
+/* CHAINS chains with default settings, bound; their bones and handles kept. */
+static void bind_kept(tress_scene *scene, tress_sim *sim, fix_chain *chains, tress_handle_id *handles) {
+  for (int c = 0; c < CHAINS; c++) {
+    chains[c] = fix_chain_make(scene, (float)c, 5, 0, BONES, 0.3f);
+    assert_int_equal(tress_sim_bind(sim, chains[c].part, NULL, &handles[c]), TRESS_OK);
+  }
+}
+
 /* Pose chains, 30 frames, then (limit) a cone limit on chain 0's third bone, turned a quarter turn
  * off the chain so that it acts at once, 60 frames more.
  * held: chain 1 has a limit from the start, so the limit copies exist before chain 0 needs them.
@@ -90,10 +98,7 @@ static void run_late_limit(int mode, size_t *before, size_t *after, float tip[3]
   tress_sim *sim = fix_sim(scene, 4 * CHAINS, 1e6f);
   tress_handle_id handles[CHAINS];
   fix_chain chains[CHAINS];
-  for (int c = 0; c < CHAINS; c++) {
-    chains[c] = fix_chain_make(scene, (float)c, 5, 0, BONES, 0.3f);
-    assert_int_equal(tress_sim_bind(sim, chains[c].part, NULL, &handles[c]), TRESS_OK);
-  }
+  bind_kept(scene, sim, chains, handles);
   tress_joint_settings js = {0.1f, 0.92f, 1.0f, {0, 0, 0}, 0.0f, {TRESS_LIMIT_CONE, 0.2f, 0.0f, {0, 0, 0.70710678f, 0.70710678f}}};
   if (mode == LATE_LIMIT_HELD)
     assert_int_equal(tress_handle_set_joint_settings(sim, handles[1], chains[1].bones[2], &js), TRESS_OK);
@@ -173,10 +178,7 @@ static void test_collider_sets_only_once_colliding(void **state) {
   tress_sim *sim = fix_sim(scene, 4 * CHAINS, 1e6f);
   tress_handle_id handles[CHAINS];
   fix_chain chains[CHAINS];
-  for (int c = 0; c < CHAINS; c++) {
-    chains[c] = fix_chain_make(scene, (float)c, 5, 0, BONES, 0.3f);
-    assert_int_equal(tress_sim_bind(sim, chains[c].part, NULL, &handles[c]), TRESS_OK);
-  }
+  bind_kept(scene, sim, chains, handles);
   for (int f = 0; f < 120; f++) assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
   size_t before = tress_sim_get_memory_bytes(sim);
   float tip[3];

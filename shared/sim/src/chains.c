@@ -196,7 +196,7 @@ static tress_result settings_set(const tress_sim *sim, const tress_chain_setting
 }
 
 /* What the lanes gather reads for a slot: its set while awake, nothing while asleep or disabled. */
-static void sync_set(struct tress_chains *c, uint32_t si) {
+void tress__chain_sync_set(struct tress_chains *c, uint32_t si) {
   const chain_slot *s = &c->slots[si];
   if (!c->sets) return; /* no chain has had colliders: every set is empty */
   if (s->used && s->act_last != 0.0f && !(s->features & FEAT_DISABLED)) c->sets[si] = c->own_sets[si];
@@ -238,7 +238,7 @@ void tress__chains_forget_collider(tress_sim *sim, uint32_t index) {
     for (uint32_t k = 0; k < set->count; k++)
       if (set->index[k] != index) set->index[w++] = set->index[k];
     set->count = w;
-    sync_set(c, i);
+    tress__chain_sync_set(c, i);
     tress__chain_slot_features(c, i);
   }
 }
@@ -426,7 +426,7 @@ static tress_result slot_publish(tress_sim *sim, uint32_t si, tress_id handle_ro
   tress_handle_id h = tress__handle_alloc(sim, s->kind, handle_root, si);
   if (tress_handle_is_null(h)) return TRESS_ERR_OUT_OF_MEMORY;
   s->handle = h;
-  sync_set(c, si);
+  tress__chain_sync_set(c, si);
   tress__chain_slot_features(c, si);
   c->dirty = true;
   if (out) *out = h;
@@ -755,7 +755,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
       }
   if (c->own_sets) c->own_sets[h->slot] = set; /* made above when this set is the first */
   tress__chain_slot_features(c, h->slot);
-  sync_set(c, h->slot);
+  tress__chain_sync_set(c, h->slot);
   refill_settings(c, s);
   return TRESS_OK;
 }

@@ -56,8 +56,7 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
       s->act_last = act;
       slot_pointers(sim, c, s, act != 0.0f);
       /* a sleeping or disabled chain tests no collider, so the push leaves its state alone */
-      if (c->sets && step) c->sets[si] = c->own_sets[si];
-      else if (c->sets) memset(&c->sets[si], 0, sizeof c->sets[si]);
+      tress__chain_sync_set(c, si);
     }
     if (!act && h) h->was_awake = false;
     /* what its nodes' substep mask holds, from the slot (the node arrays stay out of this loop) */

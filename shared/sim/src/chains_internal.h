@@ -510,6 +510,8 @@ void tress__vrm_output_level(struct tress_chains *c, size_t tl, uint32_t lo, uin
 bool tress__chain_scale_read(const tress_sim *sim, const chain_slot *s, float *factor);
 void tress__chains_refresh_scales(tress_sim *sim, struct tress_chains *c);
 void tress__chain_slot_features(struct tress_chains *c, uint32_t si); /* FEAT_* from the settings */
+/* What the collider lanes gather reads for slot si: its own set while awake and enabled, else none. */
+void tress__chain_sync_set(struct tress_chains *c, uint32_t si);
 void tress__chain_measure(const chain_nodes *n, chain_slot *s);        /* jump2, root_rest from rest and scale */
 /* Rotation limits (chains_limit.c): a joint's limit sanitized; a node's per-node limit copies
  * (from its parent joint's limit, or none); one level's tails kept inside their limits, the

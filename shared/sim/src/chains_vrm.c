@@ -62,13 +62,13 @@ static void stale_pose_tile(struct tress_chains *c, uint32_t t) {
     }
 }
 
-/* cframe x animated local rotation of one level: constant over the frame's substeps, so the
- * rotation pass reads it instead of multiplying it again every substep. */
-HOT_LOOP static void local_rotation_level(uint32_t count, const float *restrict cqx, const float *restrict cqy,
-                                          const float *restrict cqz, const float *restrict cqw,
-                                          const float *restrict nqx, const float *restrict nqy,
-                                          const float *restrict nqz, const float *restrict nqw, float *restrict lx,
-                                          float *restrict ly, float *restrict lz, float *restrict lw) {
+/* l = c x n, rotation by rotation over one level run (count whole vectors): cframe x animated
+ * local, constant over the frame's substeps so the rotation pass reads it instead of
+ * multiplying it again every substep, and the roots' anchor x cframe x animated local. */
+HOT_LOOP static void quat_mul_level(uint32_t count, const float *restrict cqx, const float *restrict cqy,
+                                    const float *restrict cqz, const float *restrict cqw, const float *restrict nqx,
+                                    const float *restrict nqy, const float *restrict nqz, const float *restrict nqw,
+                                    float *restrict lx, float *restrict ly, float *restrict lz, float *restrict lw) {
   count &= ~(LEVEL_LANES - 1);
   for (uint32_t j = 0; j < count; j++) {
     float cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]}, nq[4] = {nqx[j], nqy[j], nqz[j], nqw[j]}, l[4];
@@ -81,42 +81,25 @@ HOT_LOOP static void local_rotation_level(uint32_t count, const float *restrict 
  * anchor then composed with this frame's cframe and animated local. The substeps turn from it
  * to this frame's (aw_q) as the root positions move from pa_p to aw_p. Also every other
  * level's cframe x animated local (lr). */
-/* The roots' last-frame world rotations, prev (the anchors' then, one lane per root) x cframe x
- * animated local, as one vector loop. */
-HOT_LOOP static void root_rotation_level(uint32_t count, const float *restrict px, const float *restrict py,
-                                         const float *restrict pz, const float *restrict pw,
-                                         const float *restrict cqx, const float *restrict cqy,
-                                         const float *restrict cqz, const float *restrict cqw,
-                                         const float *restrict aqx, const float *restrict aqy,
-                                         const float *restrict aqz, const float *restrict aqw, float *restrict qx,
-                                         float *restrict qy, float *restrict qz, float *restrict qw) {
-  count &= ~(LEVEL_LANES - 1);
-  for (uint32_t j = 0; j < count; j++) {
-    float pq[4] = {px[j], py[j], pz[j], pw[j]}, cq[4] = {cqx[j], cqy[j], cqz[j], cqw[j]};
-    float aq[4] = {aqx[j], aqy[j], aqz[j], aqw[j]}, bq[4], q[4];
-    tress_quat_mul(pq, cq, bq);
-    tress_quat_mul(bq, aq, q);
-    qx[j] = q[0]; qy[j] = q[1]; qz[j] = q[2]; qw[j] = q[3];
-  }
-}
-
 void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0), at = lo - w->base;
+  float **g = c->g;
   for (uint32_t i = lo; i < hi; i++) {
     const float *q = c->slots[c->node_slot[i]].prev_part.q;
-    c->g[0][i - lo] = q[0]; c->g[1][i - lo] = q[1]; c->g[2][i - lo] = q[2]; c->g[3][i - lo] = q[3];
+    g[0][i - lo] = q[0]; g[1][i - lo] = q[1]; g[2][i - lo] = q[2]; g[3][i - lo] = q[3];
   }
-  root_rotation_level(hi - lo, c->g[0], c->g[1], c->g[2], c->g[3], n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo,
-                      n->cf_qw + lo, w->an_qx + at, w->an_qy + at, w->an_qz + at, w->an_qw + at, w->pq_x + at,
-                      w->pq_y + at, w->pq_z + at, w->pq_w + at);
+  /* (last frame's anchor x cframe) x animated local */
+  quat_mul_level(hi - lo, g[0], g[1], g[2], g[3], n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo, g[4],
+                 g[5], g[6], g[7]);
+  quat_mul_level(hi - lo, g[4], g[5], g[6], g[7], w->an_qx + at, w->an_qy + at, w->an_qz + at, w->an_qw + at,
+                 w->pq_x + at, w->pq_y + at, w->pq_z + at, w->pq_w + at);
   for (uint32_t l = 1; l + 1 < c->level_count; l++) { /* the last level's A is never read */
     uint32_t lo = TILE_LO(c, t, l), at = lo - w->base;
     if (c->still[TILE_LEVEL(c, t, l)]) continue; /* cframe x identity: the substeps read the cframe */
-    local_rotation_level(TILE_HI(c, t, l) - lo, n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo,
-                         w->an_qx + at, w->an_qy + at, w->an_qz + at, w->an_qw + at, w->lr_x + at, w->lr_y + at,
-                         w->lr_z + at, w->lr_w + at);
+    quat_mul_level(TILE_HI(c, t, l) - lo, n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo, w->an_qx + at,
+                   w->an_qy + at, w->an_qz + at, w->an_qw + at, w->lr_x + at, w->lr_y + at, w->lr_z + at, w->lr_w + at);
   }
   if (c->tile_kind[t] & TILE_KIND_THREE_VRM_LENGTH) stale_pose_tile(c, t);
 }

@@ -15,7 +15,6 @@
 #include "scene_slots.h"
 #include "sim_internal.h"
 
-#define MAX_COLLIDERS 65535u
 
 void tress__colliders_free(tress_sim_colliders *c) {
   if (!c) return;
@@ -29,7 +28,7 @@ void tress__colliders_free(tress_sim_colliders *c) {
 
 static bool grow(tress_sim_colliders *c) {
   uint32_t cap = c->cap ? c->cap * 2 : 8;
-  if (cap > MAX_COLLIDERS) cap = MAX_COLLIDERS;
+  if (cap > TRESS_SIM_COLLIDERS_MAX) cap = TRESS_SIM_COLLIDERS_MAX;
   if (cap <= c->cap) return false;
   tress_collider_def *d = realloc(c->defs, cap * sizeof *d);
   if (d) c->defs = d;

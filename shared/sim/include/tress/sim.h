@@ -318,7 +318,10 @@ tress_result tress_sim_bind_bone_chain(tress_sim *sim, tress_id root_bone, const
 /* Colliders, owned by the sim: def is copied (tress_collider_def_is_valid must accept it); it
  * follows def.attach. Chains list the ids they test in their settings. Destroying a collider
  * drops it from every chain's set. A stale id is TRESS_ERR_STALE_ID, another sim's
- * TRESS_ERR_WRONG_OWNER; destroy ignores both. */
+ * TRESS_ERR_WRONG_OWNER; destroy ignores both. A sim holds at most TRESS_SIM_COLLIDERS_MAX
+ * live colliders (collider sets index them in 16 bits); past it create is
+ * TRESS_ERR_OUT_OF_MEMORY. */
+#define TRESS_SIM_COLLIDERS_MAX 65535u
 tress_result tress_sim_create_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out);
 void tress_collider_destroy(tress_sim *sim, tress_collider_id id);
 bool tress_collider_is_valid(const tress_sim *sim, tress_collider_id id);
