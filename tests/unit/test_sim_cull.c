@@ -332,12 +332,36 @@ static void test_disabled_chain_takes_no_budget(void **state) {
   tress_scene_destroy(scene);
 }
 
+/* A chain held at its animated pose by a non-uniform scale steps no more than a disabled one, so
+ * it takes no max_chains slot either: the enabled chain further off stays awake and swings. */
+static void test_refused_scale_takes_no_budget(void **state) {
+  (void)state;
+  tress_scene *scene = th_scene();
+  fix_chain near = fix_chain_make(scene, 1, 5, 0, 4, 0.5f);
+  fix_chain far = fix_chain_make(scene, 30, 5, 0, 4, 0.5f);
+  tress_sim *sim = fix_sim(scene, 1, 100.0f);
+  float cam[3] = {0, 5.5f, 0};
+  tress_sim_set_camera(sim, cam);
+  tress_handle_id hn, hf;
+  assert_int_equal(tress_sim_bind(sim, near.part, NULL, &hn), TRESS_OK);
+  assert_int_equal(tress_sim_bind(sim, far.part, NULL, &hf), TRESS_OK);
+  const float squashed[3] = {1.0f, 2.0f, 1.0f};
+  assert_true(tress_instance_set_scale(scene, near.part, squashed));
+  fix_run(sim, 1.0 / 60.0, 30);
+  assert_int_equal(tress_handle_get_status(sim, hn), TRESS_ERR_NON_UNIFORM_SCALE);
+  assert_true(tress_handle_is_awake(sim, hf));
+  assert_true(fix_swung(scene, far.bones[1]));
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_distance_cull),
       cmocka_unit_test(test_should_simulate_replaces_the_distance_check),
       cmocka_unit_test(test_budget_keeps_the_nearest),
       cmocka_unit_test(test_disabled_chain_takes_no_budget),
+      cmocka_unit_test(test_refused_scale_takes_no_budget),
       cmocka_unit_test(test_sleeping_chain_writes_nothing),
       cmocka_unit_test(test_wake_snaps_to_the_animated_pose),
       cmocka_unit_test(test_teleport_snaps_past_50_units),

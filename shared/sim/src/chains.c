@@ -763,7 +763,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
 bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h) {
   struct tress_chains *c = sim->chains;
   if (h->slot >= c->slot_count || !c->slots[h->slot].used) return false;
-  return c->slots[h->slot].settings.enabled;
+  return !(c->slots[h->slot].features & FEAT_DISABLED); /* disabled or refused: never stepped */
 }
 
 bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]) {

@@ -196,9 +196,11 @@ static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
-    tress_xform part = s->anchor_frame == c->frame_index ? s->anchor : tress__chain_anchor(sim, s);
+    /* copied memory to memory: a struct built in registers and reloaded whole would stall on
+     * store forwarding once per chain */
+    if (s->anchor_frame != c->frame_index) s->anchor = tress__chain_anchor(sim, s);
     s->prev_part = s->last_part;
-    if (tress_xform_is_finite(part)) s->last_part = part;
+    if (tress_xform_is_finite(s->anchor)) s->last_part = s->anchor;
   }
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
   float *g[7];

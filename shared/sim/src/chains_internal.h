@@ -98,6 +98,8 @@
 #ifndef TRESS_CHAINS_INTERNAL_H
 #define TRESS_CHAINS_INTERNAL_H
 
+#include <stddef.h>
+
 #include "collider_lanes.h"
 #include "sim_internal.h"
 #include "simd.h"
@@ -226,44 +228,49 @@ typedef struct chain_center {
 } chain_center;
 
 typedef struct chain_slot {
+  /* Read every frame by the per-chain loops (culling, activity, prepare, output): kept together
+   * at the start, so a chain costs those loops two or three cache lines, not the whole slot. */
   bool used;
-  tress_handle_kind kind;
   uint8_t features;          /* FEAT_* from the settings */
   bool reset;                /* tress_sim_reset: snap on the next frame */
+  bool fresh;                /* bound since the last frame: start where it is drawn */
   bool from_bone;            /* bound by tress_sim_bind_bone_chain: ids[0] is the root bone */
+  bool scale_refused;        /* a non-uniform scale holds it at its animated pose (chains_scale.c) */
+  tress_handle_kind kind;
+  float act_last;            /* the activity mask its nodes carry (-1: unknown, refill) */
   tress_id part;             /* bones: the part (or, from_bone, the part or bone) the roots hang
                                 from; parts: the pin */
+  tress_handle_id handle;
   float jump2;               /* squared root jump that resets: (3 x the chain's length)^2 */
-  float root_rest[3];        /* node 0's rest offset (the culling reads it every frame) */
   /* Uniform scale (chains_scale.c): the factor its rest data is taken at (bones: the composed
-   * scale of what the roots hang from; parts: that over the pin's scale at bind, scale_bind),
-   * and whether a non-uniform scale holds it at its animated pose. */
-  float scale, scale_bind;
-  bool scale_refused;
+   * scale of what the roots hang from; parts: that over the pin's scale at bind, scale_bind). */
+  float scale;
+  float root_rest[3];        /* node 0's rest offset (the culling reads it every frame) */
   float root_velocity[3];    /* its root's animated velocity over the last frame (units/s) */
   uint32_t node_count;
-  tress_id *ids;             /* bone or part per node, parents first */
-  int32_t *local_parent;     /* -1 for a root */
-  uint32_t *depth;
   uint32_t *global;          /* index into chain_nodes, valid after a rebuild */
-  tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind. Only
-                                until the next layout takes it into the node arrays (cf_*), which
-                                then hold it: NULL once laid out (slot_rest_offset reads either) */
-  bool fresh;                /* bound since the last frame: start where it is drawn */
-  float act_last;            /* the activity mask its nodes carry (-1: unknown, refill) */
+  chain_center *center;      /* NULL unless the settings name a center (chains_center.c) */
   tress_xform anchor;        /* what its roots hang from, as the step's culling read it ... */
   uint64_t anchor_frame;     /* ... for this frame_index: prepare reads it there, not again */
   tress_xform last_part;     /* the part's last finite frame: stands in for a NaN one */
   tress_xform prev_part;     /* last frame's anchor: the substeps interpolate from it */
+  /* Read by frames between steps (the carry), binds, layouts and settings. */
   tress_xform pin;           /* the anchor where the last substep left the chain */
   float carry[7];            /* this frame's carry: rotation q, translation t (R p + t) */
-  chain_center *center;      /* NULL unless the settings name a center (chains_center.c) */
-  tress_handle_id handle;
+  float scale_bind;
+  tress_id *ids;             /* bone or part per node, parents first */
+  int32_t *local_parent;     /* -1 for a root */
+  uint32_t *depth;
+  tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind. Only
+                                until the next layout takes it into the node arrays (cf_*), which
+                                then hold it: NULL once laid out (slot_rest_offset reads either) */
   tress_id root_bone;
   chain_params settings;     /* sanitized; the collider set lives in c->own_sets */
   joint_params *joints;      /* NULL, or one per bone (bind order, tips excluded) */
   uint32_t joint_count;
 } chain_slot;
+/* The per-frame fields end within four cache lines of the slot's start (see the first group). */
+_Static_assert(offsetof(chain_slot, prev_part) + sizeof(tress_xform) <= 256, "the slot's per-frame fields stay together");
 
 /* Node k's rest offset from its parent (its cframe's position): the bind-time copy while the
  * chain waits for its first layout, the node arrays after. */

@@ -147,7 +147,8 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h); /* restore poses, fr
 void tress__chains_frame(tress_sim *sim, const tress_frame *frame);
 /* Monotonic clock in milliseconds, for the profile. */
 double tress__clock_ms(void);
-/* false for a chain whose settings have enabled off: it takes no max_chains budget slot. */
+/* false for a chain that never steps (settings.enabled off, or a refused scale): it takes no
+ * max_chains budget slot. */
 bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h);
 /* World position of the chain's pin, for culling. */
 bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
