@@ -436,13 +436,14 @@ static void test_gust_reaches_lower_bones_later(void **state) {
  * 0.5 links (2 units long) hanging with stiffness 0 (far from its straight-out pose). */
 typedef enum { EV_NONE, EV_JUMP, EV_STALL, EV_RESET_PART, EV_RESET_MODEL } reset_event;
 
-static float after_event(reset_event ev, float amount) {
+static float after_event_model(reset_event ev, float amount, tress_spring_model spring) {
   tress_scene *scene = th_scene();
   tress_id model = th_instance(scene, TRESS_KIND_MODEL, "Character", tress_scene_get_root(scene));
   fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
   tress_instance_set_parent(scene, c.part, model);
   tress_sim *sim = make_sim(scene);
   tress_chain_settings s = tress_default_chain_settings();
+  s.model = spring;
   s.stiffness = 0.0f;
   assert_int_equal(tress_sim_bind(sim, c.part, &s, NULL), TRESS_OK);
   fix_run(sim, 1.0 / 60.0, 240);
@@ -460,6 +461,18 @@ static float after_event(reset_event ev, float amount) {
   tress_sim_destroy(sim);
   tress_scene_destroy(scene);
   return d;
+}
+
+static float after_event(reset_event ev, float amount) { return after_event_model(ev, amount, TRESS_SPRING_POSE); }
+
+/* The VRM model snaps every node to its animated pose too (its tiles compose that pose past the
+ * roots only for such a frame). */
+static void test_vrm_resets_snap_every_node(void **state) {
+  (void)state;
+  assert_true(after_event_model(EV_JUMP, 7.0f, TRESS_SPRING_VRM) < 0.1f);
+  assert_true(after_event_model(EV_JUMP, 5.0f, TRESS_SPRING_VRM) > 0.5f);
+  assert_true(after_event_model(EV_RESET_PART, 0.0f, TRESS_SPRING_VRM) < 0.05f);
+  assert_true(after_event_model(EV_STALL, 0.6f, TRESS_SPRING_VRM) < 0.1f);
 }
 
 static void test_long_jump_resets(void **state) {
@@ -752,6 +765,7 @@ int main(void) {
       cmocka_unit_test(test_fast_steady_motion_is_not_a_jump),
       cmocka_unit_test(test_stall_resets),
       cmocka_unit_test(test_sim_reset_marks_a_teleport),
+      cmocka_unit_test(test_vrm_resets_snap_every_node),
       cmocka_unit_test(test_vrm_import_binds_chains_and_colliders),
       cmocka_unit_test(test_vrm_import_turns_the_first_joint),
   };

@@ -188,6 +188,38 @@ static void test_zero_step_starts_the_chain(void **state) {
   }
 }
 
+/* Where a weight-0.5 VRM chain is drawn after `walk` frames of its head walking +x and 300
+ * frames holding still at x = 10: its tip's world position. */
+static void weighted_tip(int walk, float tip[3]) {
+  tress_scene *scene = th_scene();
+  fix_chain c = fix_chain_make(scene, walk ? 0.0f : 10.0f, 5, 0, 4, 0.2f);
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  tress_chain_settings s = vrm_settings(1.0f, 0.4f, 1.0f);
+  s.weight = 0.5f;
+  assert_int_equal(tress_sim_bind_bone_chain(sim, c.bones[0], &s, NULL), TRESS_OK);
+  for (int i = 1; i <= walk; i++) {
+    tress_part_set_cframe(scene, c.part, tress_xform_from_pos(10.0f * (float)i / (float)walk, 5, 0));
+    assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
+  }
+  for (int i = 0; i < 300; i++) assert_int_equal(tress_sim_step(sim, DT), TRESS_OK);
+  fix_world_pos(scene, c.bones[3], tip);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* A weighted VRM chain blends toward this frame's animated pose, wherever the head has gone:
+ * settled at x = 10 it is drawn as one bound there (its tiles compose the animated pose past
+ * the roots for the blend). */
+static void test_weighted_blends_toward_this_frames_pose(void **state) {
+  (void)state;
+  float walked[3], placed[3];
+  weighted_tip(200, walked);
+  weighted_tip(0, placed);
+  print_message("weighted tip after the walk (%.4f %.4f %.4f), bound there (%.4f %.4f %.4f)\n", (double)walked[0],
+                (double)walked[1], (double)walked[2], (double)placed[0], (double)placed[1], (double)placed[2]);
+  assert_true(fix_dist(walked, placed) < 1e-3f);
+}
+
 static void test_frame_rate_independent(void **state) {
   (void)state;
   const int rates[3] = {30, 60, 144};
@@ -625,6 +657,7 @@ int main(void) {
       cmocka_unit_test(test_sideways_chain_curls),
       cmocka_unit_test(test_joint_settings_per_node),
       cmocka_unit_test(test_zero_step_starts_the_chain),
+      cmocka_unit_test(test_weighted_blends_toward_this_frames_pose),
       cmocka_unit_test(test_frame_rate_independent),
       cmocka_unit_test(test_matches_scalar_reference),
       cmocka_unit_test(test_three_vrm_length),

@@ -344,6 +344,15 @@ static void gust_slot(struct tress_chains *c, const chain_slot *s, double time) 
   }
 }
 
+/* The animated world pose of every level below the roots, once per frame: the pose model pins
+ * and pulls toward it every substep; a VRM tile reads it only to snap, blend or recover a chain
+ * (its substeps pin the roots alone), so it comes here on the first such need (TILE_WORLD). */
+static void tile_world(struct tress_chains *c, uint32_t t, uint8_t *flags) {
+  if (*flags & TILE_WORLD) return;
+  for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
+  *flags |= TILE_WORLD;
+}
+
 /* One tile: scene reads, animated world poses level by level, snaps, this frame's tile flags
  * and gusts. */
 static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t) {
@@ -352,7 +361,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   c->tile.base = TILE_LO(c, t, 0); /* the tile scratch now belongs to tile t */
   for (uint32_t l = 0; l < c->level_count; l++) read_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
   roots_world(sim, c, t);
-  for (uint32_t l = 1; l < c->level_count; l++) animated_world_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
+  if (!(c->tile_kind[t] & TILE_KIND_VRM)) tile_world(c, t, &flags);
   /* Snap: new chains start where they are drawn, waking chains and teleports do not whip. */
   float tele2 = f->teleport_distance * f->teleport_distance;
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
@@ -386,7 +395,10 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
      * a stalled step, a game-marked reset; a disabled chain rests at its animated pose */
     bool reset = d2 > tele2 * s->scale * s->scale || jump > s->jump2 || f->stalled || s->reset || (feat & FEAT_DISABLED);
     bool resume = s->fresh || (h && !h->was_awake);
-    if (resume || reset) snap_slot(c, s);
+    if (resume || reset) {
+      tile_world(c, t, &flags); /* a snap starts every node at its animated pose */
+      snap_slot(c, s);
+    }
     /* a chain that just started or woke has no last frame to measure a velocity from; after a
      * jump the velocity is wrong for one frame, which at worst snaps it a second time */
     bool track = !resume && span > 0.0f;
@@ -397,6 +409,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
     s->reset = false;
     if (h) h->was_awake = true;
   }
+  if (flags & TILE_WEIGHTED) tile_world(c, t, &flags); /* blended toward the animated pose */
   c->tile_flags[t] = flags;
   if ((flags & TILE_COLLIDES) && c->lanes.slots > 0) gather_tile_colliders(sim, c, t);
   if (c->tile_kind[t] & TILE_KIND_VRM) tress__vrm_prepare_roots(c, t);
@@ -771,6 +784,7 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
     if (!s->used || s->act_last == 0.0f) continue;
     if (bad && s->act_last == -2.0f) {
       s->act_last = 1.0f;
+      tile_world(c, t, &c->tile_flags[t]);
       recover_slot(c, s);
     }
     /* Part chains write world cframes; the pin (node 0) belongs to the body. */

@@ -409,6 +409,7 @@ static inline uint8_t chain_tile_kind(const chain_params *p) {
 #define TILE_CENTERED 8u /* some chain moves with its center before each substep */
 #define TILE_LIMITED 16u /* some chain has a rotation limit: the limit pass runs */
 #define TILE_PARTS 32u   /* some awake chain is a part chain: output writes its cframes */
+#define TILE_WORLD 64u   /* every level's animated world pose is this frame's (VRM tiles: only when read) */
 
 /* Level views and the shortest arc, shared by the pose model's frame and the VRM model's. */
 #include <math.h>
@@ -485,7 +486,8 @@ static inline void arc_between(float ax, float ay, float az, float bx, float by,
 void tress__chains_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t, double *ms);
 void tress__chains_run_tiles(tress_sim *sim, struct tress_chains *c, const tress_frame *f, tress_sim_profile *profile);
 void tress__chains_free_workers(struct tress_chains *c);
-/* The sink of the tile that holds slot si (binary search over tile_slot). */
+/* The tile that holds slot si (binary search over tile_slot), and that tile's sink. */
+uint32_t tress__chain_tile(const struct tress_chains *c, uint32_t si);
 tress_xform *tress__chain_sink(struct tress_chains *c, uint32_t si);
 /* Scratch growth (chains_layout.c): a tile-sized scratch to n nodes, a level scratch to n. */
 bool tress__chain_tile_scratch_grow(tile_scratch *w, uint32_t n, uint8_t kinds); /* kinds: TILE_KIND_* */

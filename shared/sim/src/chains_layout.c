@@ -98,15 +98,17 @@ void tress__chain_tile_scratch_free(tile_scratch *w) {
   memset(w, 0, sizeof *w);
 }
 
-tress_xform *tress__chain_sink(struct tress_chains *c, uint32_t si) {
+uint32_t tress__chain_tile(const struct tress_chains *c, uint32_t si) {
   uint32_t lo = 0, hi = c->tile_count; /* the last tile whose first slot is <= si */
   while (hi - lo > 1) {
     uint32_t mid = lo + (hi - lo) / 2;
     if (c->tile_slot[mid] <= si) lo = mid;
     else hi = mid;
   }
-  return &c->sinks[lo];
+  return lo;
 }
+
+tress_xform *tress__chain_sink(struct tress_chains *c, uint32_t si) { return &c->sinks[tress__chain_tile(c, si)]; }
 
 /* The constant distance from every node of tile-level tl to its parent (toward_children: to its
  * first child), or -1 when the nodes disagree. Real nodes must all agree; the padding must land

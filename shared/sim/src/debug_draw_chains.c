@@ -7,45 +7,82 @@
 #include "chains_internal.h"
 #include "debug_draw_internal.h"
 
-static void node_position(const chain_nodes *n, uint32_t g, bool animated, float out[3]) {
+/* Node i's animated world pose composed from its chain's anchor as the last frame did it
+ * (compose_world's operations): for a VRM tile, which composes past the roots only when
+ * something reads them (TILE_WORLD). Parents first, so the walk up ends at a root. */
+static tress_xform animated_pose(const struct tress_chains *c, const chain_slot *s, uint32_t i) {
+  const chain_nodes *n = &c->nodes;
+  uint32_t g = s->global[i];
+  int32_t parent = s->local_parent[i];
+  tress_xform up = parent < 0 ? s->last_part : animated_pose(c, s, (uint32_t)parent);
+  tress_xform an = *c->in_ptr[g];
+  if (!tress_xform_is_finite(an)) an = tress_xform_identity(); /* as the scene read replaces it */
+  float cp[3] = {n->cf_px[g], n->cf_py[g], n->cf_pz[g]}, cq[4] = {n->cf_qx[g], n->cf_qy[g], n->cf_qz[g], n->cf_qw[g]};
+  float bq[4], r[3], t[3], k = n->sc[g];
+  tress_xform w;
+  tress_quat_rotate(up.q, cp, r);
+  tress_quat_mul(up.q, cq, bq);
+  tress_quat_rotate(bq, an.p, t);
+  tress_quat_mul(bq, an.q, w.q);
+  for (int a = 0; a < 3; a++) w.p[a] = up.p[a] + r[a] * k + t[a] * k;
+  return w;
+}
+
+/* One chain as the solver holds it: composed is false where its tile skipped the animated
+ * world past the roots this frame. */
+typedef struct solved_chain {
+  const struct tress_chains *c;
+  const chain_slot *s;
+  bool composed;
+} solved_chain;
+
+static void node_position(const solved_chain *v, uint32_t i, bool animated, float out[3]) {
+  const chain_nodes *n = &v->c->nodes;
+  uint32_t g = v->s->global[i];
+  if (animated && !v->composed) {
+    tress_xform w = animated_pose(v->c, v->s, i);
+    memcpy(out, w.p, 3 * sizeof(float));
+    return;
+  }
   out[0] = animated ? n->aw_px[g] : n->px[g];
   out[1] = animated ? n->aw_py[g] : n->py[g];
   out[2] = animated ? n->aw_pz[g] : n->pz[g];
 }
 
-static void emit_link(tress_debug_out *out, const chain_nodes *n, uint32_t parent_g, uint32_t g, bool animated,
+static void emit_link(tress_debug_out *out, const solved_chain *v, uint32_t parent, uint32_t i, bool animated,
                       tress_debug_shape *shape) {
   shape->kind = TRESS_DEBUG_LINE;
   shape->role = animated ? TRESS_DEBUG_BONE_ANIMATED : TRESS_DEBUG_BONE_SIMULATED;
   shape->radius = 0.0f;
-  node_position(n, parent_g, animated, shape->a);
-  node_position(n, g, animated, shape->b);
+  node_position(v, parent, animated, shape->a);
+  node_position(v, i, animated, shape->b);
   tress__debug_emit(out, shape);
 }
 
-static void emit_node(tress_debug_out *out, const chain_nodes *n, const chain_slot *s, uint32_t i,
-                      tress_debug_shape *shape) {
+static void emit_node(tress_debug_out *out, const solved_chain *v, uint32_t i, tress_debug_shape *shape) {
   const tress_debug_draw_opts *o = out->opts;
+  const chain_nodes *n = &v->c->nodes;
+  const chain_slot *s = v->s;
   uint32_t g = s->global[i];
   int32_t parent = s->local_parent[i];
   shape->instance = s->ids[i];
   shape->index = i;
-  if (parent >= 0 && o->bones_animated) emit_link(out, n, s->global[parent], g, true, shape);
-  if (parent >= 0 && o->bones_simulated) emit_link(out, n, s->global[parent], g, false, shape);
+  if (parent >= 0 && o->bones_animated) emit_link(out, v, (uint32_t)parent, i, true, shape);
+  if (parent >= 0 && o->bones_simulated) emit_link(out, v, (uint32_t)parent, i, false, shape);
   if (o->strand_radii && n->radius[g] > 0.0f) {
     shape->kind = TRESS_DEBUG_SPHERE;
     shape->role = TRESS_DEBUG_STRAND_RADIUS;
     shape->radius = n->radius[g];
-    node_position(n, g, false, shape->a);
-    node_position(n, g, false, shape->b);
+    node_position(v, i, false, shape->a);
+    node_position(v, i, false, shape->b);
     tress__debug_emit(out, shape);
   }
   if (o->end_tips && tress_id_is_null(s->ids[i])) {
     shape->kind = TRESS_DEBUG_POINT;
     shape->role = TRESS_DEBUG_END_TIP;
     shape->radius = 0.0f;
-    node_position(n, g, false, shape->a);
-    node_position(n, g, false, shape->b);
+    node_position(v, i, false, shape->a);
+    node_position(v, i, false, shape->b);
     tress__debug_emit(out, shape);
   }
 }
@@ -95,8 +132,9 @@ void tress__chains_debug_draw(const tress_sim *sim, const tress_handle *h, tress
   tress_debug_shape shape = {.handle = id, .asleep = asleep};
   /* a bind since the last step leaves the global indices stale until the next layout */
   bool solved = !c->dirty && !s->fresh && s->global;
+  solved_chain v = {c, s, solved && (c->tile_flags[tress__chain_tile(c, h->slot)] & TILE_WORLD)};
   for (uint32_t i = 0; i < s->node_count; i++) {
-    if (solved) emit_node(out, &c->nodes, s, i, &shape);
+    if (solved) emit_node(out, &v, i, &shape);
     else emit_node_from_scene(out, sim->scene, s, i, &shape);
   }
 }
