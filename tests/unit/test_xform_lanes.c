@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <float.h>
 #include <math.h>
 
 #include <cmocka.h>
@@ -130,12 +131,31 @@ static void test_write_never_stores_values_that_are_not_finite(void **state) {
       }
 }
 
+/* tress_xform_is_finite and tress_vec3_is_finite (math.h, branch-free): false for an infinity
+ * or a NaN in any one component, true for every finite value, the largest included. */
+static void test_finite_checks_every_component(void **state) {
+  (void)state;
+  const float bad[3] = {INFINITY, -INFINITY, NAN};
+  tress_xform big = {{FLT_MAX, -FLT_MAX, FLT_MIN}, {-0.0f, FLT_MAX, 1e-45f, -FLT_MAX}};
+  assert_true(tress_xform_is_finite(big));
+  assert_true(tress_vec3_is_finite(big.p));
+  for (int k = 0; k < 7; k++)
+    for (int b = 0; b < 3; b++) {
+      tress_xform x = big;
+      float *v = k < 3 ? &x.p[k] : &x.q[k - 3];
+      *v = bad[b];
+      assert_false(tress_xform_is_finite(x));
+      if (k < 3) assert_false(tress_vec3_is_finite(x.p));
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_read_matches_scalar_for_every_count),
       cmocka_unit_test(test_write_matches_scalar_and_touches_only_its_slots),
       cmocka_unit_test(test_read_reports_values_that_are_not_finite),
       cmocka_unit_test(test_write_never_stores_values_that_are_not_finite),
+      cmocka_unit_test(test_finite_checks_every_component),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

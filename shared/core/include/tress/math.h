@@ -110,13 +110,15 @@ static inline void tress_xform_point(tress_xform a, const float v[3], float r[3]
   r[0] += a.p[0]; r[1] += a.p[1]; r[2] += a.p[2];
 }
 
-/* Inline: the solver asks once per chain per frame. */
+/* Inline and branch-free: the solver asks once per chain per frame. (v - v) is +0 for a finite
+ * v and NaN for an infinite or NaN one, and a sum with a NaN in it is NaN. */
 static inline bool tress_vec3_is_finite(const float v[3]) {
-  return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+  return (v[0] - v[0]) + (v[1] - v[1]) + (v[2] - v[2]) == 0.0f;
 }
 static inline bool tress_xform_is_finite(tress_xform a) {
-  return tress_vec3_is_finite(a.p) && isfinite(a.q[0]) && isfinite(a.q[1]) && isfinite(a.q[2]) &&
-         isfinite(a.q[3]);
+  return (a.p[0] - a.p[0]) + (a.p[1] - a.p[1]) + (a.p[2] - a.p[2]) + (a.q[0] - a.q[0]) + (a.q[1] - a.q[1]) +
+             (a.q[2] - a.q[2]) + (a.q[3] - a.q[3]) ==
+         0.0f;
 }
 /* Largest absolute difference of positions and of (sign-aligned) quaternion parts. */
 float tress_xform_distance(tress_xform a, tress_xform b);
