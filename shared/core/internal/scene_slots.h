@@ -20,5 +20,8 @@ uint64_t tress__scene_scale_epoch(const tress_scene *scene);
  * NULL for a stale id, another scene's id or a non-bone, and returns the epoch they stay valid for. */
 uint64_t tress__bone_slot_pointers(tress_scene *scene, const tress_id *bones, size_t n, const tress_xform **animated,
                                    tress_xform **transform);
+/* A part's cframe where the scene keeps it (NULL for a stale id, another scene's id or a
+ * non-part), so the solver copies it memory to memory: valid until the layout epoch changes. */
+const tress_xform *tress__part_cframe_slot(const tress_scene *scene, tress_id part);
 
 #endif

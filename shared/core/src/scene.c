@@ -654,6 +654,11 @@ tress_xform tress_part_get_cframe(const tress_scene *s, tress_id id) {
   return in ? in->u.cframe : tress_xform_identity();
 }
 
+const tress_xform *tress__part_cframe_slot(const tress_scene *s, tress_id id) {
+  instance *in = slot_kind(s, id, TRESS_KIND_PART);
+  return in ? &in->u.cframe : NULL;
+}
+
 void tress_part_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
   instance *in = slot_kind(s, id, TRESS_KIND_PART);
   if (in) in->u.cframe = cf;

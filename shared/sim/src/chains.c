@@ -770,18 +770,18 @@ bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, fl
   struct tress_chains *c = sim->chains;
   if (h->slot >= c->slot_count || !c->slots[h->slot].used) return false;
   chain_slot *s = &c->slots[h->slot];
-  tress_xform w = tress__chain_anchor(sim, s);
   /* the frame about to run (choose_carry counts it) takes this read instead of a second one */
-  s->anchor = w;
+  tress__chain_read_anchor(sim, s);
   s->anchor_frame = c->frame_index + 1;
-  memcpy(out, w.p, 3 * sizeof(float));
+  const tress_xform *w = &s->anchor;
+  memcpy(out, w->p, 3 * sizeof(float));
   if (s->kind == TRESS_HANDLE_BONES) {
     /* the position of anchor * rest[0] (tress_xform_mul's, the same operations), no rotation */
     float r[3];
-    tress_quat_rotate(w.q, s->root_rest, r);
+    tress_quat_rotate(w->q, s->root_rest, r);
     out[0] += r[0]; out[1] += r[1]; out[2] += r[2];
   }
-  return isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]);
+  return tress_vec3_is_finite(out);
 }
 
 tress_result tress_sim_reset(tress_sim *sim, tress_id root) {

@@ -189,6 +189,14 @@ tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s) {
   return s->from_bone ? tress_instance_get_world(sim->scene, s->part) : tress_part_get_cframe(sim->scene, s->part);
 }
 
+/* The same into s->anchor, a part's frame copied memory to memory (a struct returned through
+ * two calls and reloaded whole stalls on store forwarding once per chain per frame). */
+void tress__chain_read_anchor(const tress_sim *sim, chain_slot *s) {
+  const tress_xform *cf = s->from_bone ? NULL : tress__part_cframe_slot(sim->scene, s->part);
+  if (cf) s->anchor = *cf;
+  else s->anchor = tress__chain_anchor(sim, s);
+}
+
 /* Roots: part * cframe * animated, the same composition with the part as parent (a part
  * chain's pin has identity cframe and animated, so it lands on the part). One scene read per
  * chain; a non-finite part frame is replaced by its last finite one, so the chain holds. */
@@ -198,7 +206,7 @@ static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t t) {
     if (!s->used) continue;
     /* copied memory to memory: a struct built in registers and reloaded whole would stall on
      * store forwarding once per chain */
-    if (s->anchor_frame != c->frame_index) s->anchor = tress__chain_anchor(sim, s);
+    if (s->anchor_frame != c->frame_index) tress__chain_read_anchor(sim, s);
     s->prev_part = s->last_part;
     if (tress_xform_is_finite(s->anchor)) s->last_part = s->anchor;
   }

@@ -498,6 +498,7 @@ void tress__chain_nodes_free(chain_nodes *n);
 bool tress__chains_rebuild(struct tress_chains *c);                       /* false: out of memory */
 void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s);     /* per-node settings copies */
 tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s); /* what its roots hang from */
+void tress__chain_read_anchor(const tress_sim *sim, chain_slot *s); /* the same, into s->anchor */
 /* The VRM model (chains_vrm.c): roots' last-frame rotations after prepare, one substep of a
  * tile, and rotation-only output levels (display: positions from the carried / blended arrays),
  * which pose-model chains with rotations_only use as well. */
