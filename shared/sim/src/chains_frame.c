@@ -375,7 +375,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
-    uint32_t r = s->global[0];
+    uint32_t r = s->root;
     if (s->act_last == 0.0f) continue;
     uint8_t feat = s->features;
     if (s->kind == TRESS_HANDLE_PARTS) flags |= TILE_PARTS;
@@ -669,7 +669,7 @@ static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t)
     /* the last frame's anchor was every pin (a snap since then set this one explicitly, to
      * the same value prev_part now holds) */
     if (c->carry_mode == CARRY_FROM_PREVIOUS) s->pin = s->prev_part;
-    if (n->stepping[s->global[0]] == 0.0f) continue;
+    if (n->stepping[s->root] == 0.0f) continue;
     if (c->carry_mode == CARRY_STEPPED) s->pin = anchor_at(s, alpha);
     any = any || !xform_same(&s->pin, &s->last_part);
   }
@@ -679,7 +679,7 @@ static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t)
     if (!s->used) continue;
     /* display = now * pin^-1 * p: rotation q, then translation now.p - q * pin.p */
     float q[4] = {0.0f, 0.0f, 0.0f, 1.0f}, tr[3] = {0.0f, 0.0f, 0.0f};
-    if (n->stepping[s->global[0]] != 0.0f && !xform_same(&s->pin, &s->last_part)) {
+    if (n->stepping[s->root] != 0.0f && !xform_same(&s->pin, &s->last_part)) {
       float inv[4] = {-s->pin.q[0], -s->pin.q[1], -s->pin.q[2], s->pin.q[3]}, r[3];
       tress_quat_mul(s->last_part.q, inv, q);
       tress_quat_rotate(q, s->pin.p, r);

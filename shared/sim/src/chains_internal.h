@@ -248,6 +248,7 @@ typedef struct chain_slot {
   float root_rest[3];        /* node 0's rest offset (the culling reads it every frame) */
   float root_velocity[3];    /* its root's animated velocity over the last frame (units/s) */
   uint32_t node_count;
+  uint32_t root;             /* global[0], kept here: the per-chain loops read it every frame */
   uint32_t *global;          /* index into chain_nodes, valid after a rebuild */
   chain_center *center;      /* NULL unless the settings name a center (chains_center.c) */
   tress_xform anchor;        /* what its roots hang from, as the step's culling read it ... */

@@ -336,6 +336,7 @@ bool tress__chains_rebuild(struct tress_chains *c) {
             if (to[f] && from[f]) to[f][i] = from[f][s->global[k]];
         s->global[k] = i;
       }
+      s->root = s->node_count ? s->global[0] : 0;
     }
   }
   free(cursor);
