@@ -760,16 +760,12 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   return TRESS_OK;
 }
 
-bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h) {
+bool tress__chains_cull_read(const tress_sim *sim, const tress_handle *h, float out[3], bool *budgeted) {
   struct tress_chains *c = sim->chains;
-  if (h->slot >= c->slot_count || !c->slots[h->slot].used) return false;
-  return !(c->slots[h->slot].features & FEAT_DISABLED); /* disabled or refused: never stepped */
-}
-
-bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]) {
-  struct tress_chains *c = sim->chains;
+  *budgeted = false;
   if (h->slot >= c->slot_count || !c->slots[h->slot].used) return false;
   chain_slot *s = &c->slots[h->slot];
+  *budgeted = !(s->features & FEAT_DISABLED); /* disabled or refused: never stepped */
   /* the frame about to run (choose_carry counts it) takes this read instead of a second one */
   tress__chain_read_anchor(sim, s);
   s->anchor_frame = c->frame_index + 1;

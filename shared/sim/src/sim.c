@@ -382,21 +382,19 @@ tress_sim_profile tress_sim_get_profile(const tress_sim *sim) {
 
 /* ---- culling ---- */
 
-static bool root_position(const tress_sim *sim, const tress_handle *h, float out[3]) {
+/* A handle's root position for the culling, and whether it takes a max_chains place: only
+ * enabled chains do (a disabled one shows its animated pose and does no substep work, so it must
+ * not put a nearer-ranked enabled chain to sleep). */
+static bool cull_read(const tress_sim *sim, const tress_handle *h, float out[3], bool *budgeted) {
+  *budgeted = false;
   switch (h->kind) {
   case TRESS_HANDLE_BONES:
-  case TRESS_HANDLE_PARTS: return tress__chains_root_position(sim, h, out);
+  case TRESS_HANDLE_PARTS: return tress__chains_cull_read(sim, h, out, budgeted);
   case TRESS_HANDLE_ACCESSORY: return tress__pendulums_root_position(sim, h, out);
   case TRESS_HANDLE_ROPE:
   case TRESS_HANDLE_CLOTH: return tress__ropes_root_position(sim, h, out);
   }
   return false;
-}
-
-/* Only enabled chains take a max_chains slot: a disabled one shows its animated pose and does no
- * substep work, so it must not put a nearer-ranked enabled chain to sleep. */
-static bool budgeted(const tress_sim *sim, const tress_handle *h) {
-  return (h->kind == TRESS_HANDLE_BONES || h->kind == TRESS_HANDLE_PARTS) && tress__chains_enabled(sim, h);
 }
 
 /* Nearest-first selection of the budgeted chains: only the max_chains smallest keys stay. */
@@ -436,8 +434,7 @@ static void cull_keys_range(uint32_t start, uint32_t end, uint32_t worker, void 
     tress_handle *h = &sim->handles[i];
     if (!h->alive) continue;
     float p[3];
-    bool have = root_position(sim, h, p);
-    h->budgeted = budgeted(sim, h); /* read here, where its chain slot is already in cache */
+    bool have = cull_read(sim, h, p, &h->budgeted);
     h->cull_key = 0.0f;
     if (have && sim->have_camera) {
       float dx = p[0] - sim->camera[0], dy = p[1] - sim->camera[1], dz = p[2] - sim->camera[2];

@@ -147,11 +147,10 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h); /* restore poses, fr
 void tress__chains_frame(tress_sim *sim, const tress_frame *frame);
 /* Monotonic clock in milliseconds, for the profile. */
 double tress__clock_ms(void);
-/* false for a chain that never steps (settings.enabled off, or a refused scale): it takes no
- * max_chains budget slot. */
-bool tress__chains_enabled(const tress_sim *sim, const tress_handle *h);
-/* World position of the chain's pin, for culling. */
-bool tress__chains_root_position(const tress_sim *sim, const tress_handle *h, float out[3]);
+/* A chain's culling read, one slot visit: the world position of its root (false when there is
+ * none, or it is not finite), and whether it takes a max_chains budget slot (budgeted: false for
+ * a chain that never steps, settings.enabled off or a refused scale). */
+bool tress__chains_cull_read(const tress_sim *sim, const tress_handle *h, float out[3], bool *budgeted);
 
 /* Allocated bytes of each writer's storage (tress_sim_get_memory_bytes). */
 size_t tress__chains_memory_bytes(const struct tress_chains *c);
