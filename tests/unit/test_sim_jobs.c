@@ -22,7 +22,7 @@
 #include "support/scene_build.h"
 
 #define CHARACTERS 12
-#define CHAINS_PER_CHARACTER 60 /* 720 chains, about 5000 nodes: several tiles of each kind */
+#define CHAINS_PER_CHARACTER 120 /* 1440 chains, about 10000 nodes: several tiles of each kind */
 #define ROPES_PER_CHARACTER 2
 #define FRAMES 600
 #define MAX_POINTS 400 /* a 20 x 20 cloth sheet */
