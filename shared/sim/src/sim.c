@@ -13,6 +13,7 @@
  * - nothing in step() allocates once the cull buffer has grown to the handle count.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -425,11 +426,22 @@ static void select_nearest(tress_sim *sim, uint32_t *order, uint32_t n, uint32_t
 }
 
 /* Handles [start, end): each one's squared distance to the camera from its root (0 without a
- * camera or a finite root), and whether it is budgeted. Each range writes only its own handles
- * (and their chain slots' anchor caches), so any split gives the same keys. */
+ * camera or a finite root), whether it is budgeted, and, without a should_simulate hook, whether
+ * it passes the distance test; the count of those that then want a max_chains place is added up
+ * (order-free). Each range writes only its own handles (and their chain slots' anchor caches), so
+ * any split gives the same keys. */
+typedef struct cull_job {
+  tress_sim *sim;
+  atomic_uint wanting; /* eligible and budgeted */
+} cull_job;
+
 static void cull_keys_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
   (void)worker;
-  tress_sim *sim = context;
+  cull_job *job = context;
+  tress_sim *sim = job->sim;
+  float max_d2 = sim->max_distance * sim->max_distance;
+  bool hooked = sim->def.should_simulate != NULL;
+  uint32_t wanting = 0;
   for (uint32_t i = start; i < end; i++) {
     tress_handle *h = &sim->handles[i];
     if (!h->alive) continue;
@@ -440,7 +452,11 @@ static void cull_keys_range(uint32_t start, uint32_t end, uint32_t worker, void 
       float dx = p[0] - sim->camera[0], dy = p[1] - sim->camera[1], dz = p[2] - sim->camera[2];
       h->cull_key = dx * dx + dy * dy + dz * dz;
     }
+    if (hooked) continue;
+    h->eligible = !sim->have_camera || h->cull_key <= max_d2;
+    wanting += h->eligible && h->budgeted;
   }
+  atomic_fetch_add(&job->wanting, wanting);
 }
 
 static void compute_eligibility(tress_sim *sim) {
@@ -451,16 +467,18 @@ static void compute_eligibility(tress_sim *sim) {
       sim->cull_cap = sim->handle_count;
     }
   }
-  float max_d2 = sim->max_distance * sim->max_distance;
   /* the scene reads (one per handle, a cache miss each at thousands of chains) on the workers;
-   * what follows calls the host's should_simulate, so it stays on this thread */
-  tress__jobs_run(&sim->def.jobs, cull_keys_range, sim->handle_count, 256, sim);
+   * the host's should_simulate is called on this thread */
+  cull_job job = {sim, 0};
+  tress__jobs_run(&sim->def.jobs, cull_keys_range, sim->handle_count, 256, &job);
+  bool hooked = sim->def.should_simulate != NULL;
+  /* the nearest-first selection needs the wanting handles in order only when they are too many */
+  if (!hooked && atomic_load(&job.wanting) <= (uint32_t)sim->max_chains) return;
   uint32_t n = 0;
   for (uint32_t i = 0; i < sim->handle_count; i++) {
     tress_handle *h = &sim->handles[i];
     if (!h->alive) continue;
-    if (sim->def.should_simulate) h->eligible = sim->def.should_simulate(sim->def.should_simulate_user, sim->scene, h->root);
-    else h->eligible = !sim->have_camera || h->cull_key <= max_d2;
+    if (hooked) h->eligible = sim->def.should_simulate(sim->def.should_simulate_user, sim->scene, h->root);
     if (h->eligible && h->budgeted && sim->cull_order && n < sim->cull_cap) sim->cull_order[n++] = i;
   }
   if (n > (uint32_t)sim->max_chains) select_nearest(sim, sim->cull_order, n, (uint32_t)sim->max_chains);
