@@ -313,7 +313,7 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
  * positions, and a node of weight 0 gets its animated rotation exactly. */
 static inline __attribute__((always_inline)) void output_body(struct tress_chains *c, size_t tl, uint32_t lo,
                                                               uint32_t hi, const float *const *par, bool display,
-                                                              bool still) {
+                                                              bool still, bool leaves) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   uint32_t at = lo - w->base;
@@ -352,12 +352,16 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
       tress_quat_rotate(bq, ap, s);
       x += s[0] * k; y += s[1] * k; z += s[2] * k;
     }
-    float aim[3] = {mx[j], my[j], mz[j]}, from[3] = {aim[0], aim[1], aim[2]}, to[3];
-    if (!still) tress_quat_rotate(aq, aim, from);
-    float sd[3] = {ccx[j] - x, ccy[j] - y, ccz[j] - z};
-    tress_quat_rotate_inv(bq, sd, to);
-    float arc[4];
-    arc_between(from[0], from[1], from[2], to[0], to[1], to[2], arc);
+    /* a level of leaves aims nowhere (zero aims): the arc is the identity, the bits
+     * arc_between gives a zero aim */
+    float arc[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    if (!leaves) {
+      float aim[3] = {mx[j], my[j], mz[j]}, from[3] = {aim[0], aim[1], aim[2]}, to[3];
+      if (!still) tress_quat_rotate(aq, aim, from);
+      float sd[3] = {ccx[j] - x, ccy[j] - y, ccz[j] - z};
+      tress_quat_rotate_inv(bq, sd, to);
+      arc_between(from[0], from[1], from[2], to[0], to[1], to[2], arc);
+    }
     float tq[4] = {arc[0], arc[1], arc[2], arc[3]};
     if (!still) tress_quat_mul(arc, aq, tq);
     if (display) {
@@ -374,23 +378,30 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
 }
 
 HOT_LOOP static void output_plain(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float *const *par) {
-  output_body(c, tl, lo, hi, par, false, false);
+  output_body(c, tl, lo, hi, par, false, false, false);
 }
 
 HOT_LOOP static void output_plain_still(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi,
                                         const float *const *par) {
-  output_body(c, tl, lo, hi, par, false, true);
+  output_body(c, tl, lo, hi, par, false, true, false);
+}
+
+HOT_LOOP static void output_leaves_still(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi,
+                                         const float *const *par) {
+  output_body(c, tl, lo, hi, par, false, true, true);
 }
 
 HOT_LOOP static void output_display(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi,
                                     const float *const *par) {
-  output_body(c, tl, lo, hi, par, true, false); /* carried or blended: one general form */
+  output_body(c, tl, lo, hi, par, true, false, false); /* carried or blended: one general form */
 }
 
-/* One level's output in the form its frame needs (chains_internal.h's c->still). */
+/* One level's output in the form its frame needs (chains_internal.h's c->still; a level of
+ * leaves, child_shift 0, skips the arc its zero aims would make the identity). */
 static void output_any(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float *const *par,
                        bool display) {
   if (display) output_display(c, tl, lo, hi, par);
+  else if (c->still[tl] && c->child_shift[tl] == 0) output_leaves_still(c, tl, lo, hi, par);
   else if (c->still[tl]) output_plain_still(c, tl, lo, hi, par);
   else output_plain(c, tl, lo, hi, par);
 }
