@@ -378,11 +378,10 @@ struct tress_chains {
 #define TILE_FILL(c, t, l) ((c)->tile_fill[(size_t)(t) * (c)->level_count + (l)])
 #define TILE_LEVEL(c, t, l) ((size_t)(t) * (c)->level_count + (l))
 
-/* Nodes per tile: large enough that the per-level set-up (calls, views, loop entries) is spread
- * over a few hundred chains, small enough that a tile's arrays (~200 bytes a node) stay in L2 of
- * 1 MB. 4096 against 2048 (bench/solver, Zen 5): 1.06x at VRM 300 x 7 (one tile, not a full one
- * and a sliver), even (0.97-1.06x) at 1000 x 10 and 10000 x 10. */
-#define TILE_NODES 4096
+/* Nodes per tile: small enough that a tile's arrays (~200 bytes a node) sit in L2, and its
+ * scratch (sized for the largest tile) stays a small share of a node's bytes. A tile may grow
+ * to one and a half times this rather than leave a sliver (chains_layout.c, tile_starts). */
+#define TILE_NODES 2048
 /* Every level run of a tile is padded with inert nodes to a whole number of AVX-512 vectors,
  * so the level loops have no scalar remainder (and level starts stay 64-byte aligned). */
 #define LEVEL_LANES 16u
