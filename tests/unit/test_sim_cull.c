@@ -6,17 +6,41 @@
 #include "sim_internal.h"
 #include "support/scene_build.h"
 
+/* Two 4-bone chains on the x axis (near at x = near_x, far at x = far_x), a sim keeping `keep`
+ * chains within `distance`, the camera at the origin, both chains bound with defaults. */
+typedef struct pair {
+  tress_scene *scene;
+  tress_sim *sim;
+  fix_chain near, far;
+  tress_handle_id hn, hf;
+} pair;
+
+static pair pair_make(float near_x, float far_x, int keep, float distance) {
+  pair p;
+  p.scene = th_scene();
+  p.near = fix_chain_make(p.scene, near_x, 5, 0, 4, 0.5f);
+  p.far = fix_chain_make(p.scene, far_x, 5, 0, 4, 0.5f);
+  p.sim = fix_sim(p.scene, keep, distance);
+  float cam[3] = {0, 5.5f, 0};
+  tress_sim_set_camera(p.sim, cam);
+  assert_int_equal(tress_sim_bind(p.sim, p.near.part, NULL, &p.hn), TRESS_OK);
+  assert_int_equal(tress_sim_bind(p.sim, p.far.part, NULL, &p.hf), TRESS_OK);
+  return p;
+}
+
+static void pair_free(pair *p) {
+  tress_sim_destroy(p->sim);
+  tress_scene_destroy(p->scene);
+}
+
 static void test_distance_cull(void **state) {
   (void)state;
-  tress_scene *scene = th_scene();
-  fix_chain near = fix_chain_make(scene, 10, 5, 0, 4, 0.5f);
-  fix_chain far = fix_chain_make(scene, 60, 5, 0, 4, 0.5f);
-  tress_sim *sim = fix_sim(scene, 10, 40.0f);
+  pair p = pair_make(10, 60, 10, 40.0f);
+  tress_scene *scene = p.scene;
+  tress_sim *sim = p.sim;
+  fix_chain near = p.near, far = p.far;
+  tress_handle_id hn = p.hn, hf = p.hf;
   float cam[3] = {0, 5.5f, 0};
-  tress_sim_set_camera(sim, cam);
-  tress_handle_id hn, hf;
-  assert_int_equal(tress_sim_bind(sim, near.part, NULL, &hn), TRESS_OK);
-  assert_int_equal(tress_sim_bind(sim, far.part, NULL, &hf), TRESS_OK);
   fix_run(sim, 1.0 / 60.0, 30);
   assert_true(tress_handle_is_awake(sim, hn));
   assert_false(tress_handle_is_awake(sim, hf));
@@ -36,8 +60,7 @@ static void test_distance_cull(void **state) {
   tress_sim_set_camera(sim, cam);
   fix_run(sim, 1.0 / 60.0, 1);
   assert_true(tress_handle_is_awake(sim, hn));
-  tress_sim_destroy(sim);
-  tress_scene_destroy(scene);
+  pair_free(&p);
 }
 
 typedef struct gate {
@@ -294,15 +317,11 @@ static void test_role_defaults(void **state) {
  * substeps (stats count only the enabled one), and shows its animated pose exactly. */
 static void test_disabled_chain_takes_no_budget(void **state) {
   (void)state;
-  tress_scene *scene = th_scene();
-  fix_chain near = fix_chain_make(scene, 1, 5, 0, 4, 0.5f);
-  fix_chain far = fix_chain_make(scene, 30, 5, 0, 4, 0.5f);
-  tress_sim *sim = fix_sim(scene, 1, 100.0f);
-  float cam[3] = {0, 5.5f, 0};
-  tress_sim_set_camera(sim, cam);
-  tress_handle_id hn, hf;
-  assert_int_equal(tress_sim_bind(sim, near.part, NULL, &hn), TRESS_OK);
-  assert_int_equal(tress_sim_bind(sim, far.part, NULL, &hf), TRESS_OK);
+  pair p = pair_make(1, 30, 1, 100.0f);
+  tress_scene *scene = p.scene;
+  tress_sim *sim = p.sim;
+  fix_chain near = p.near, far = p.far;
+  tress_handle_id hn = p.hn, hf = p.hf;
   tress_chain_settings off = tress_default_chain_settings();
   off.enabled = false;
   assert_int_equal(tress_handle_set_chain_settings(sim, hn, &off), TRESS_OK);
@@ -328,31 +347,25 @@ static void test_disabled_chain_takes_no_budget(void **state) {
   fix_run(sim, 1.0 / 60.0, 2);
   assert_true(tress_handle_is_awake(sim, hn));
   assert_false(tress_handle_is_awake(sim, hf));
-  tress_sim_destroy(sim);
-  tress_scene_destroy(scene);
+  pair_free(&p);
 }
 
 /* A chain held at its animated pose by a non-uniform scale steps no more than a disabled one, so
  * it takes no max_chains slot either: the enabled chain further off stays awake and swings. */
 static void test_refused_scale_takes_no_budget(void **state) {
   (void)state;
-  tress_scene *scene = th_scene();
-  fix_chain near = fix_chain_make(scene, 1, 5, 0, 4, 0.5f);
-  fix_chain far = fix_chain_make(scene, 30, 5, 0, 4, 0.5f);
-  tress_sim *sim = fix_sim(scene, 1, 100.0f);
-  float cam[3] = {0, 5.5f, 0};
-  tress_sim_set_camera(sim, cam);
-  tress_handle_id hn, hf;
-  assert_int_equal(tress_sim_bind(sim, near.part, NULL, &hn), TRESS_OK);
-  assert_int_equal(tress_sim_bind(sim, far.part, NULL, &hf), TRESS_OK);
+  pair p = pair_make(1, 30, 1, 100.0f);
+  tress_scene *scene = p.scene;
+  tress_sim *sim = p.sim;
+  fix_chain near = p.near, far = p.far;
+  tress_handle_id hn = p.hn, hf = p.hf;
   const float squashed[3] = {1.0f, 2.0f, 1.0f};
   assert_true(tress_instance_set_scale(scene, near.part, squashed));
   fix_run(sim, 1.0 / 60.0, 30);
   assert_int_equal(tress_handle_get_status(sim, hn), TRESS_ERR_NON_UNIFORM_SCALE);
   assert_true(tress_handle_is_awake(sim, hf));
   assert_true(fix_swung(scene, far.bones[1]));
-  tress_sim_destroy(sim);
-  tress_scene_destroy(scene);
+  pair_free(&p);
 }
 
 int main(void) {
