@@ -1,5 +1,5 @@
-/* xform_lanes.c - tress_xform slots to and from component arrays, four at a time in portable
- * vector code (simd.h: SSE on x86-64, NEON on AArch64), with the finite check on the values in
+/* xform_lanes.c - tress_xform slots to and from component arrays, eight at a time in portable
+ * vector code (simd.h: AVX on x86-64 with it, SSE or NEON register pairs elsewhere), with the finite check on the values in
  * registers (no second pass over the arrays). */
 #include "xform_lanes.h"
 
@@ -40,65 +40,74 @@ static bool write_scalar(tress_xform *const *slots, uint32_t lo, uint32_t count,
 #define AHEAD 16 /* slots fetched ahead of the copy */
 
 /* Every target with vector registers (SSE2 is x86-64's baseline, NEON AArch64's) runs the
- * four-wide copies; elsewhere the compiler lowers them to scalar code, which is still right. */
+ * eight-wide copies; elsewhere the compiler lowers them to scalar code, which is still right. */
 bool tress__xform_lanes_wide(void) { return true; }
 
-/* Four slots at a time: each slot is two 4-float halves (p0 p1 p2 pad, q0 q1 q2 q3), and one
- * 4x4 transpose per half turns four slots into four lanes of each component. Built as simd.h's
- * clones: the AVX2 and AVX-512 ones use three-operand shuffles (no register copies). */
+/* Eight slots: each is one 8-float row, and one 8x8 transpose turns eight rows into eight lanes
+ * of each component; the lanes' non-finite bits are OR-ed into bad. */
+static inline __attribute__((always_inline)) void read_eight(const tress_xform *const *slots, float *c0, float *c1,
+                                                            float *c2, float *c3, float *c4, float *c5, float *c6,
+                                                            tress_i32x8 *bad) {
+  tress_f32x8 r[8];
+  for (int k = 0; k < 8; k++) r[k] = TRESS_F32X8_LOAD((const float *)slots[k]);
+  tress_f32x8_transpose(r);
+  TRESS_F32X8_STORE(c0, r[0]); TRESS_F32X8_STORE(c1, r[1]); TRESS_F32X8_STORE(c2, r[2]); /* r[3]: the padding */
+  TRESS_F32X8_STORE(c3, r[4]); TRESS_F32X8_STORE(c4, r[5]); TRESS_F32X8_STORE(c5, r[6]); TRESS_F32X8_STORE(c6, r[7]);
+  *bad |= TRESS_F32X8_NONFINITE_BITS(r[0]) | TRESS_F32X8_NONFINITE_BITS(r[1]) | TRESS_F32X8_NONFINITE_BITS(r[2]) |
+         TRESS_F32X8_NONFINITE_BITS(r[4]) | TRESS_F32X8_NONFINITE_BITS(r[5]) | TRESS_F32X8_NONFINITE_BITS(r[6]) |
+         TRESS_F32X8_NONFINITE_BITS(r[7]);
+}
+
+/* Eight lanes of each component back into eight slots; false, writing nothing, when one of the
+ * values is not finite. */
+static inline __attribute__((always_inline)) bool write_eight(tress_xform *const *slots, const float *c0,
+                                                             const float *c1, const float *c2, const float *c3,
+                                                             const float *c4, const float *c5, const float *c6) {
+  tress_f32x8 r[8] = {TRESS_F32X8_LOAD(c0), TRESS_F32X8_LOAD(c1), TRESS_F32X8_LOAD(c2), {0.0f},
+                      TRESS_F32X8_LOAD(c3), TRESS_F32X8_LOAD(c4), TRESS_F32X8_LOAD(c5), TRESS_F32X8_LOAD(c6)};
+  tress_i32x8 bad = TRESS_F32X8_NONFINITE_BITS(r[0]) | TRESS_F32X8_NONFINITE_BITS(r[1]) |
+                    TRESS_F32X8_NONFINITE_BITS(r[2]) | TRESS_F32X8_NONFINITE_BITS(r[4]) |
+                    TRESS_F32X8_NONFINITE_BITS(r[5]) | TRESS_F32X8_NONFINITE_BITS(r[6]) | TRESS_F32X8_NONFINITE_BITS(r[7]);
+  if (tress_i32x8_any(&bad)) return false;
+  tress_f32x8_transpose(r);
+  for (int k = 0; k < 8; k++) TRESS_F32X8_STORE((float *)slots[k], r[k]);
+  return true;
+}
+
+/* The whole-group copies, built as simd.h's clones: the AVX2 and AVX-512 ones use three-operand
+ * shuffles (no register copies). */
 TRESS_VECTOR_CLONES static bool read_wide(const tress_xform *const *slots, uint32_t count, float *const comp[7]) {
-  uint32_t whole = count & ~3u;
+  uint32_t whole = count & ~7u;
   /* the seven destinations in registers: the stores cannot alias the pointer array */
   float *restrict c0 = comp[0], *restrict c1 = comp[1], *restrict c2 = comp[2], *restrict c3 = comp[3];
   float *restrict c4 = comp[4], *restrict c5 = comp[5], *restrict c6 = comp[6];
-  tress_i32x4 bad = {0, 0, 0, 0};
-  for (uint32_t j = 0; j < whole; j += 4) {
-    tress_f32x4 p[4], q[4];
-    for (int k = 0; k < 4; k++) {
-      /* a level visits one bone per chain, so slots stride through the scene: fetch ahead */
-      __builtin_prefetch(slots[j + k + AHEAD < count ? j + k + AHEAD : j + k], 0, 0);
-      const float *row = (const float *)slots[j + k];
-      p[k] = tress_f32x4_load(row);
-      q[k] = tress_f32x4_load(row + 4);
-    }
-    tress_f32x4_transpose(p);
-    tress_f32x4_transpose(q);
-    /* p[3] is the padding */
-    bad |= tress_f32x4_nonfinite_bits(p[0]) | tress_f32x4_nonfinite_bits(p[1]) | tress_f32x4_nonfinite_bits(p[2]);
-    bad |= tress_f32x4_nonfinite_bits(q[0]) | tress_f32x4_nonfinite_bits(q[1]) | tress_f32x4_nonfinite_bits(q[2]) |
-           tress_f32x4_nonfinite_bits(q[3]);
-    tress_f32x4_store(c0 + j, p[0]); tress_f32x4_store(c1 + j, p[1]); tress_f32x4_store(c2 + j, p[2]);
-    tress_f32x4_store(c3 + j, q[0]); tress_f32x4_store(c4 + j, q[1]); tress_f32x4_store(c5 + j, q[2]);
-    tress_f32x4_store(c6 + j, q[3]);
+  tress_i32x8 bad = {0};
+  /* a level visits one bone per chain, so slots stride through the scene: fetch ahead, in a
+   * first loop whose every look-ahead is inside the array (no per-slot bounds select) */
+  uint32_t fetching = whole > AHEAD ? (whole - AHEAD) & ~7u : 0;
+  uint32_t j = 0;
+  for (; j < fetching; j += 8) {
+    for (int k = 0; k < 8; k++) __builtin_prefetch(slots[j + k + AHEAD], 0, 0);
+    read_eight(slots + j, c0 + j, c1 + j, c2 + j, c3 + j, c4 + j, c5 + j, c6 + j, &bad);
   }
+  for (; j < whole; j += 8) read_eight(slots + j, c0 + j, c1 + j, c2 + j, c3 + j, c4 + j, c5 + j, c6 + j, &bad);
   bool tail = read_scalar(slots, whole, count, comp);
-  return tail && !tress_i32x4_any(bad);
+  return tail && !tress_i32x8_any(&bad);
 }
 
 TRESS_VECTOR_CLONES static bool write_wide(tress_xform *const *slots, uint32_t count, const float *const comp[7]) {
-  uint32_t whole = count & ~3u;
+  uint32_t whole = count & ~7u;
   /* the seven sources in registers: the slot stores could otherwise alias the pointer array */
   const float *c0 = comp[0], *c1 = comp[1], *c2 = comp[2], *c3 = comp[3], *c4 = comp[4], *c5 = comp[5], *c6 = comp[6];
-  for (uint32_t j = 0; j < whole; j += 4) {
-    tress_f32x4 p[4] = {tress_f32x4_load(c0 + j), tress_f32x4_load(c1 + j), tress_f32x4_load(c2 + j),
-                        {0.0f, 0.0f, 0.0f, 0.0f}};
-    tress_f32x4 q[4] = {tress_f32x4_load(c3 + j), tress_f32x4_load(c4 + j), tress_f32x4_load(c5 + j),
-                        tress_f32x4_load(c6 + j)};
-    tress_i32x4 bad = tress_f32x4_nonfinite_bits(p[0]) | tress_f32x4_nonfinite_bits(p[1]) |
-                      tress_f32x4_nonfinite_bits(p[2]) | tress_f32x4_nonfinite_bits(q[0]) |
-                      tress_f32x4_nonfinite_bits(q[1]) | tress_f32x4_nonfinite_bits(q[2]) |
-                      tress_f32x4_nonfinite_bits(q[3]);
-    /* a group with a value that is not finite is never written: the caller goes node by node */
-    if (tress_i32x4_any(bad)) return false;
-    tress_f32x4_transpose(p);
-    tress_f32x4_transpose(q);
-    for (int k = 0; k < 4; k++) {
-      __builtin_prefetch(slots[j + k + AHEAD < count ? j + k + AHEAD : j + k], 1, 0);
-      float *row = (float *)slots[j + k];
-      tress_f32x4_store(row, p[k]);
-      tress_f32x4_store(row + 4, q[k]);
-    }
+  /* a group with a value that is not finite is never written: the caller goes node by node */
+  uint32_t fetching = whole > AHEAD ? (whole - AHEAD) & ~7u : 0;
+  uint32_t j = 0;
+  for (; j < fetching; j += 8) {
+    for (int k = 0; k < 8; k++) __builtin_prefetch(slots[j + k + AHEAD], 1, 0);
+    if (!write_eight(slots + j, c0 + j, c1 + j, c2 + j, c3 + j, c4 + j, c5 + j, c6 + j)) return false;
   }
+  for (; j < whole; j += 8)
+    if (!write_eight(slots + j, c0 + j, c1 + j, c2 + j, c3 + j, c4 + j, c5 + j, c6 + j)) return false;
   return write_scalar(slots, whole, count, comp);
 }
 
