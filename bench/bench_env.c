@@ -235,7 +235,8 @@ static bool three_vrm_modules(char *out, size_t cap) {
   return false;
 }
 
-bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, bool best, double *ns, char *note, size_t note_cap) {
+bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, uint32_t frames, uint32_t warmup, bool best, double *ns,
+                              char *note, size_t note_cap) {
   char modules[1024];
   if (system("command -v node > /dev/null 2>&1") != 0) {
     snprintf(note, note_cap, "three-vrm: node is missing");
@@ -247,7 +248,8 @@ bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, bool best, doubl
     return false;
   }
   char cmd[2400];
-  snprintf(cmd, sizeof cmd, "node '%s/bench/threevrm.mjs' '%s' %u %u", TRESS_SOURCE_DIR, modules, chains, joints);
+  snprintf(cmd, sizeof cmd, "node '%s/bench/threevrm.mjs' '%s' %u %u %u %u", TRESS_SOURCE_DIR, modules, chains, joints,
+           frames, warmup);
   FILE *p = popen(cmd, "r");
   if (!p) return false;
   char line[512], version[64] = "?";
@@ -262,7 +264,10 @@ bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, bool best, doubl
   }
   bool ok = pclose(p) == 0 && got > 0.0;
   if (ok) *ns = got;
-  snprintf(note, note_cap, "three-vrm %s (%s): VRMSpringBoneManager.update, %s frame", version, modules,
-           best ? "fastest" : "median");
+  if (ok)
+    snprintf(note, note_cap, "three-vrm %s (%s): VRMSpringBoneManager.update, %s of %u frames after %u", version,
+             modules, best ? "fastest" : "median", frames, warmup);
+  else
+    snprintf(note, note_cap, "three-vrm: %s failed or printed no figure", cmd);
   return ok;
 }

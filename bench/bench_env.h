@@ -40,8 +40,10 @@ bool bench_yardstick_frame_ns(const bench_yardstick *y, uint32_t chains, uint32_
 void bench_env_print_yardstick(FILE *out);
 
 /* three-vrm's VRMSpringBoneManager.update on `chains` chains of `joints` joints, ns per joint per
- * frame: the median frame, or with `best` the fastest (set it against a fastest-frame figure).
- * False (and why, in note) when node or the package is missing. */
-bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, bool best, double *ns, char *note, size_t note_cap);
+ * frame over `frames` frames after `warmup` (bench/threevrm.mjs): the median frame, or with `best`
+ * the fastest (set it against a fastest-frame figure). False (and why, in note) when node or the
+ * package is missing or the run failed. */
+bool bench_three_vrm_joint_ns(uint32_t chains, uint32_t joints, uint32_t frames, uint32_t warmup, bool best, double *ns,
+                              char *note, size_t note_cap);
 
 #endif

@@ -32,10 +32,13 @@
  * count; `--best` reports the fastest frame instead (what a quiet core does). Figures are printed, never asserted. `--json` prints one object per configuration.
  * Ratios measured in the same run (bench_env.h): each whole step over the yardstick's frame at the
  * same size (limit.c's fastest variant on this CPU, median frame; for +6c it tests 4 spheres and
- * no capsules), and three-vrm's update per joint over tress's whole step per node at 300 x 7
- * (three-vrm's median frame, or with --best its fastest, as tress's). The yardstick reports
- * median frames only, so its ratios are like for like without --best and flatter tress with it.
- * `--no-yardstick` skips both.
+ * no capsules), and three-vrm's update per joint (bench/threevrm.mjs: the same sizes, chains held
+ * out sideways under gravity, each head on its own path) over tress's whole step per node at
+ * 300 x 7, 1000 x 10 and 10000 x 10 (three-vrm's median frame, or with --best its fastest, as
+ * tress's; 600 frames up to 10000 joints, fewer above so each size costs it about as much).
+ * `--three-vrm-large` adds 100000 x 10 (a million joints, about 90 s of three-vrm) against the
+ * speed-up table's one-worker pose step. The yardstick reports median frames only, so its ratios
+ * are like for like without --best and flatter tress with it. `--no-yardstick` skips both.
  * Speed-up on 2 workers (10000 x 10 and 100000 x 10, with and without colliders): the pose rig
  * built twice, one sim stepping on the calling thread, the other on tests/support/job_pool.h's
  * pthreads behind tress_sim_def.jobs, stepped in alternating blocks; whole-step medians and their
@@ -378,7 +381,7 @@ static void print_speedups(const speedup *sp, size_t n, uint32_t workers) {
   }
 }
 
-/* The yardstick at one configuration's size, and three-vrm at 300 x 7 (bench_env.h). */
+/* The yardstick at one configuration's size, and three-vrm at each collider-free one (bench_env.h). */
 typedef struct yard {
   bool have;
   double ns; /* its ns per node per frame */
@@ -391,11 +394,25 @@ typedef struct three_vrm {
   char note[1200];
 } three_vrm;
 
+/* three-vrm's frames at a size: 600 after 300 up to 10000 joints, then fewer so a size costs it
+ * about as many joint updates as 10000 joints do (at least 20 frames after 10). */
+static void three_vrm_frames(uint32_t joints, uint32_t *frames, uint32_t *warmup) {
+  uint64_t f = joints <= 10000 ? 600 : 6000000ull / joints;
+  *frames = (uint32_t)(f < 20 ? 20 : f);
+  *warmup = *frames / 2 < 300 ? *frames / 2 : 300;
+}
+
+static void three_vrm_at(uint32_t chains, uint32_t bones, bool best, three_vrm *tv) {
+  uint32_t frames, warmup;
+  three_vrm_frames(chains * bones, &frames, &warmup);
+  tv->have = bench_three_vrm_joint_ns(chains, bones, frames, warmup, best, &tv->ns, tv->note, sizeof tv->note);
+}
+
 static void measure_yardsticks(const result *res, size_t sizes, bool enabled, bool best, yard *ys, three_vrm *tv) {
   memset(ys, 0, sizes * sizeof *ys);
-  memset(tv, 0, sizeof *tv);
+  memset(tv, 0, sizes * sizeof *tv);
   if (!enabled) {
-    snprintf(tv->note, sizeof tv->note, "--no-yardstick");
+    for (size_t i = 0; i < sizes; i++) snprintf(tv[i].note, sizeof tv[i].note, "--no-yardstick");
     return;
   }
   bench_yardstick y;
@@ -405,9 +422,22 @@ static void measure_yardsticks(const result *res, size_t sizes, bool enabled, bo
     const config *c = &res[i].cfg;
     ys[i].have = bench_yardstick_frame_ns(&y, c->chains, c->bones, c->colliders ? 4 : 0, &ys[i].ns, ys[i].variant,
                                           sizeof ys[i].variant);
+    /* the same statistic as tress's figures: median frames, or with --best the fastest; its
+     * scene has no colliders, so only the collider-free sizes */
+    if (!c->colliders) three_vrm_at(c->chains, c->bones, best, &tv[i]);
+    else snprintf(tv[i].note, sizeof tv[i].note, "colliders: not measured");
   }
-  /* the same statistic as tress's figures: median frames, or with --best the fastest */
-  tv->have = bench_three_vrm_joint_ns(300, 7, best, &tv->ns, tv->note, sizeof tv->note);
+}
+
+/* One three-vrm row: its ns per joint over each model's whole step per node. */
+static void print_three_vrm_row(const char *name, const three_vrm *tv, const result *pose, const result *vrm) {
+  if (!tv->have) {
+    printf("%-16s not measured: %s\n", name, tv->note);
+    return;
+  }
+  printf("%-16s %12.1f %10.2f %8.0fx", name, tv->ns, pose->step_ns, tv->ns / pose->step_ns);
+  if (vrm) printf(" %10.2f %8.0fx", vrm->step_ns, tv->ns / vrm->step_ns);
+  printf("\n");
 }
 
 static void print_yardsticks(const result *res, size_t n, size_t sizes, const yard *ys, const three_vrm *tv) {
@@ -425,15 +455,19 @@ static void print_yardsticks(const result *res, size_t n, size_t sizes, const ya
     printf("%-16s %10.2f %10s %8.2fx %8.2fx\n", name, ys[i].ns, ys[i].variant, p->step_ns / ys[i].ns,
            v ? v->step_ns / ys[i].ns : 0.0);
   }
-  const result *pose = &res[0], *vrm = sizes < n ? &res[sizes] : NULL;
-  printf("\nthree-vrm per joint over tress's whole step per node, 300 x 7, same run (goal >= 100x)\n");
-  if (!tv->have) {
-    printf("  not measured: %s\n", tv->note);
-    return;
+  printf("\nthree-vrm per joint over tress's whole step per node, same scene sizes, same run (goal >= 100x)\n");
+  for (size_t i = 0; i < sizes; i++)
+    if (tv[i].have) {
+      printf("  %s\n", tv[i].note);
+      break;
+    }
+  printf("%-16s %12s %10s %9s %10s %9s\n", "config", "three-vrm ns", "pose ns", "ratio", "vrm ns", "ratio");
+  for (size_t i = 0; i < sizes; i++) {
+    if (res[i].cfg.colliders) continue;
+    char name[32];
+    snprintf(name, sizeof name, "%u x %u", res[i].cfg.chains, res[i].cfg.bones);
+    print_three_vrm_row(name, &tv[i], &res[i], i + sizes < n ? &res[i + sizes] : NULL);
   }
-  printf("  %s\n  three-vrm %.1f ns/joint; pose %.2f ns/node: %.0fx", tv->note, tv->ns, pose->step_ns, tv->ns / pose->step_ns);
-  if (vrm) printf("; vrm %.2f ns/node: %.0fx", vrm->step_ns, tv->ns / vrm->step_ns);
-  printf("\n");
 }
 
 static void config_name(const config *c, char *name, size_t cap) {
@@ -481,7 +515,7 @@ static int run_only(const config *cfgs, size_t n, const char *only, double budge
 }
 
 int main(int argc, char **argv) {
-  bool json = false, report_best = false, yardsticks = true, speedup_only = false;
+  bool json = false, report_best = false, yardsticks = true, speedup_only = false, three_vrm_large = false;
   const char *only = NULL; /* --only NAME: run just the configuration printed as NAME (profiling) */
   uint32_t steps = 0;      /* --steps N (with --only): just N whole steps after the warm-up */
   double budget = 3e7; /* node-frames per configuration: a second or two each */
@@ -492,9 +526,10 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--no-yardstick") == 0) yardsticks = false;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else if (strcmp(argv[i], "--speedup") == 0) speedup_only = true;
+    else if (strcmp(argv[i], "--three-vrm-large") == 0) three_vrm_large = true;
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = (uint32_t)strtoul(argv[++i], NULL, 10);
     else {
-      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick] [--speedup] [--only \"vrm 300 x 7 +6c\" [--steps N]]\n",
+      fprintf(stderr, "usage: %s [--json] [--quick] [--best] [--no-yardstick] [--speedup] [--three-vrm-large] [--only \"vrm 300 x 7 +6c\" [--steps N]]\n",
               argv[0]);
       return 2;
     }
@@ -527,8 +562,8 @@ int main(int argc, char **argv) {
   if (only) return run_only(cfgs, ncfg, only, budget, report_best, steps);
   for (size_t i = 0; i < ncfg; i++) res[i] = run(cfgs[i], budget, report_best);
   yard ys[POSE_CONFIGS];
-  three_vrm tv;
-  measure_yardsticks(res, POSE_CONFIGS, yardsticks, report_best, ys, &tv);
+  three_vrm tv[POSE_CONFIGS];
+  measure_yardsticks(res, POSE_CONFIGS, yardsticks, report_best, ys, tv);
   if (json) {
     printf("[\n");
     for (size_t i = 0; i < ncfg; i++) {
@@ -547,8 +582,9 @@ int main(int argc, char **argv) {
       if (y->have)
         printf(", \"yardstick\": \"%s\", \"yardstick_ns_per_node_frame\": %.3f, \"step_over_yardstick\": %.3f", y->variant,
                y->ns, r->step_ns / y->ns);
-      if (tv.have && i % POSE_CONFIGS == 0)
-        printf(", \"three_vrm_ns_per_joint\": %.3f, \"three_vrm_over_step\": %.2f", tv.ns, tv.ns / r->step_ns);
+      const three_vrm *tv_i = &tv[i % POSE_CONFIGS];
+      if (tv_i->have)
+        printf(", \"three_vrm_ns_per_joint\": %.3f, \"three_vrm_over_step\": %.2f", tv_i->ns, tv_i->ns / r->step_ns);
       printf("}%s\n", i + 1 < ncfg ? "," : "");
     }
     printf("]\n");
@@ -591,7 +627,16 @@ int main(int argc, char **argv) {
     printf("%-16s %9.2f %9.2f %9.2f %9.2f %9.2f\n", name, l->substep_ns / v->substep_ns, l->output_ns / v->output_ns,
            l->frame_ns / v->frame_ns, l->step_ns / v->step_ns, l->step144_ns / v->step144_ns);
   }
-  print_yardsticks(res, ncfg, POSE_CONFIGS, ys, &tv);
+  print_yardsticks(res, ncfg, POSE_CONFIGS, ys, tv);
+  if (three_vrm_large && yardsticks) {
+    /* a million joints: about a minute and a half of three-vrm, so only when asked; set against
+     * the speed-up table's one-worker pose step at that size (no VRM row runs there) */
+    three_vrm big;
+    memset(&big, 0, sizeof big);
+    three_vrm_at(sps[2].cfg.chains, sps[2].cfg.bones, report_best, &big);
+    result one = {.cfg = sps[2].cfg, .step_ns = sps[2].one_ns};
+    print_three_vrm_row("100000 x 10", &big, &one, NULL);
+  }
   print_speedups(sps, SPEEDUP_CONFIGS, speedup_workers);
   return 0;
 }

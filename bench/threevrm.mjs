@@ -4,19 +4,21 @@
 // at 60 fps after each head moves. Prints one line:
 //   THREEVRM version=V chains=N joints=D frames=F ns_per_joint=X ns_per_joint_mean=Y ns_per_joint_best=Z
 // X is the median frame's time per joint (robust on a shared machine), after a JIT warm-up; Z the
-// fastest frame's (what bench/solver --best sets tress's fastest frame against).
+// fastest frame's (what bench/solver --best sets tress's fastest frame against). FRAMES defaults
+// to 600 and the warm-up to 300 frames (fewer keep a 100000-joint scene to seconds).
 //
-//   node threevrm.mjs NODE_MODULES CHAINS JOINTS [FRAMES]
+//   node threevrm.mjs NODE_MODULES CHAINS JOINTS [FRAMES [WARMUP]]
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [modules, chainsArg, jointsArg, framesArg] = process.argv.slice(2);
-if (!modules || !chainsArg || !jointsArg) {
-  console.error('usage: node threevrm.mjs NODE_MODULES CHAINS JOINTS [FRAMES]');
+const [modules, chainsArg, jointsArg, framesArg, warmupArg] = process.argv.slice(2);
+const chains = Number(chainsArg), joints = Number(jointsArg), frames = Number(framesArg ?? 600);
+const warmup = Number(warmupArg ?? 300);
+if (!modules || !(chains >= 1) || !(joints >= 1) || !(frames >= 1) || !(warmup >= 0)) {
+  console.error('usage: node threevrm.mjs NODE_MODULES CHAINS JOINTS [FRAMES [WARMUP]] (counts >= 1, WARMUP >= 0)');
   process.exit(2);
 }
-const chains = Number(chainsArg), joints = Number(jointsArg), frames = Number(framesArg ?? 600);
 const pkg = join(modules, '@pixiv', 'three-vrm-springbone');
 const version = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).version;
 // the same `three` instance the package resolves from its own folder
@@ -56,12 +58,12 @@ function frame() {
   manager.update(dt);
   return Number(process.hrtime.bigint() - t0);
 }
-for (let f = 0; f < 300; f++) frame(); // JIT warm-up
+for (let f = 0; f < warmup; f++) frame(); // JIT warm-up
 const times = [];
 for (let f = 0; f < frames; f++) times.push(frame());
 const mean = times.reduce((a, b) => a + b, 0) / times.length;
 times.sort((a, b) => a - b);
 const n = chains * joints;
-console.log(`THREEVRM version=${version} chains=${chains} joints=${joints} frames=${frames} ` +
+console.log(`THREEVRM version=${version} chains=${chains} joints=${joints} frames=${frames} warmup=${warmup} ` +
   `ns_per_joint=${(times[times.length >> 1] / n).toFixed(2)} ns_per_joint_mean=${(mean / n).toFixed(2)} ` +
   `ns_per_joint_best=${(times[0] / n).toFixed(2)}`);
