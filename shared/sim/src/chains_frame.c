@@ -522,7 +522,9 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
                         *restrict cqw = n->cf_qw + lo;
   const float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
                         *restrict aqw = w->an_qw + at;
-  const float *restrict mx = n->aim_x + lo, *restrict my = n->aim_y + lo, *restrict mz = n->aim_z + lo;
+  const float *aim_of[3];
+  aim_view(c, tl, lo, hi, aim_of);
+  const float *restrict mx = aim_of[0], *restrict my = aim_of[1], *restrict mz = aim_of[2];
   const float *restrict px = csrc[0] + (lo - cbase), *restrict py = csrc[1] + (lo - cbase),
                         *restrict pz = csrc[2] + (lo - cbase);
   const float *restrict wt = n->weight + lo;

@@ -115,7 +115,6 @@
   X(aw_px) X(aw_py) X(aw_pz)                                      /* animated world, this frame */ \
   X(pa_px) X(pa_py) X(pa_pz)                                      /* animated world, last frame */ \
   X(px) X(py) X(pz) X(ox) X(oy) X(oz)                             /* verlet state */              \
-  X(aim_x) X(aim_y) X(aim_z)                                      /* first child's rest offset */ \
   X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale)                                         \
   X(stepping)                 /* awake and enabled: the substep mask (a disabled chain takes none) */ \
   X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */ \
@@ -148,7 +147,8 @@
   X(sq_x) X(sq_y) X(sq_z) X(sq_w)   /* ... its world rotation then (built parents first) */ \
   X(ln)                             /* ... each tail's length this substep */
 
-#define G_SCRATCH 17 /* 7 parent + 3 child gathers, 7 output components */
+#define G_SCRATCH 20 /* 7 parent + 3 child gathers, 7 output components, 3 aims */
+#define G_AIM 17
 #define G_OUT 10
 
 typedef struct chain_nodes {
@@ -435,6 +435,29 @@ static inline void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, 
     for (uint32_t i = lo; i < hi; i++) {
       int32_t j = index[i] < 0 ? (int32_t)i : index[i];
       g[i - lo] = from[(uint32_t)j - base];
+    }
+    dst[k] = g;
+  }
+}
+
+/* The rest aim of every node in [lo, hi): its first child's rest offset (that child's cframe
+ * position), zero for a leaf, which aims nowhere. A level whose children sit at a constant
+ * distance reads the cframe arrays in place; a level of leaves (child shift 0) and a gathered
+ * one fill the level scratch G_AIM.. (padding reads zero, or the padding below it). */
+static inline void aim_view(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float **dst) {
+  const chain_nodes *n = &c->nodes;
+  float *const src[3] = {n->cf_px, n->cf_py, n->cf_pz};
+  int64_t shift = c->child_shift[tl];
+  if (shift > 0) {
+    level_view(c, lo, hi, shift, true, n->first_child, src, 0, 3, dst, G_AIM);
+    return;
+  }
+  for (int k = 0; k < 3; k++) {
+    float *restrict g = c->g[G_AIM + k];
+    const float *restrict from = src[k];
+    for (uint32_t i = lo; i < hi; i++) {
+      int32_t j = shift == 0 ? -1 : n->first_child[i];
+      g[i - lo] = j < 0 ? 0.0f : from[j];
     }
     dst[k] = g;
   }

@@ -379,7 +379,6 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       fresh.rest_len[i] = s->local_parent[k] < 0 ? 0.0f : sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
       fresh.parent[i] = s->local_parent[k] < 0 ? -1 : (int32_t)s->global[s->local_parent[k]];
       fresh.first_child[i] = -1;
-      fresh.aim_x[i] = fresh.aim_y[i] = fresh.aim_z[i] = 0.0f;
       /* the VRM bone axis: the unit rest offset from the parent (none for a zero offset) */
       float inv = fresh.rest_len[i] > 1e-12f ? 1.0f / fresh.rest_len[i] : 0.0f;
       if (fresh.ax_x) {
@@ -393,10 +392,7 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       if (s->local_parent[k] < 0) continue;
       uint32_t p = s->global[s->local_parent[k]];
       uint32_t i = s->global[k];
-      fresh.first_child[p] = (int32_t)i;
-      fresh.aim_x[p] = fresh.cf_px[i];
-      fresh.aim_y[p] = fresh.cf_py[i];
-      fresh.aim_z[p] = fresh.cf_pz[i];
+      fresh.first_child[p] = (int32_t)i; /* its rest aim: the child's cframe position (aim_view) */
     }
     for (uint32_t k = 0; k < s->node_count; k++) {
       int32_t p = s->local_parent[k];

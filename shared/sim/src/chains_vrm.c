@@ -329,7 +329,9 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
   const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
   const float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
                         *restrict aqw = w->an_qw + at;
-  const float *restrict mx = n->aim_x + lo, *restrict my = n->aim_y + lo, *restrict mz = n->aim_z + lo;
+  const float *aim_of[3] = {NULL, NULL, NULL};
+  if (!leaves) aim_view(c, tl, lo, hi, aim_of); /* a level of leaves reads no aim */
+  const float *restrict mx = aim_of[0], *restrict my = aim_of[1], *restrict mz = aim_of[2];
   const float *restrict wt = n->weight + lo, *restrict sc = n->sc + lo;
   float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
   float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
