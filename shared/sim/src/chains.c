@@ -760,24 +760,66 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   return TRESS_OK;
 }
 
-bool tress__chains_cull_read(const tress_sim *sim, const tress_handle *h, float out[3], bool *budgeted) {
-  struct tress_chains *c = sim->chains;
-  *budgeted = false;
-  if (h->slot >= c->slot_count || !c->slots[h->slot].used) return false;
-  chain_slot *s = &c->slots[h->slot];
-  *budgeted = !(s->features & FEAT_DISABLED); /* disabled or refused: never stepped */
-  /* the frame about to run (choose_carry counts it) takes this read instead of a second one */
-  tress__chain_read_anchor(sim, s);
-  s->anchor_frame = c->frame_index + 1;
-  const tress_xform *w = &s->anchor;
-  memcpy(out, w->p, 3 * sizeof(float));
-  if (s->kind == TRESS_HANDLE_BONES) {
-    /* the position of anchor * rest[0] (tress_xform_mul's, the same operations), no rotation */
-    float r[3];
-    tress_quat_rotate(w->q, s->root_rest, r);
-    out[0] += r[0]; out[1] += r[1]; out[2] += r[2];
+uint32_t tress__chains_slot_count(const struct tress_chains *c) { return c->slot_count; }
+
+/* Root positions of a block: anchor position plus, for bone chains (mask 1), the anchor's
+ * rotation of rest[0]'s position (tress_quat_rotate's operations), and each one's squared
+ * distance to the camera; key NaN where a position is not finite. */
+#define CULL_BLOCK 64
+HOT_LOOP static void cull_block_keys(uint32_t count, const float *restrict px, const float *restrict py,
+                                     const float *restrict pz, const float *restrict qx, const float *restrict qy,
+                                     const float *restrict qz, const float *restrict qw, const float *restrict rx,
+                                     const float *restrict ry, const float *restrict rz, const float *restrict bone,
+                                     const float camera[3], float *restrict key) {
+  const float cx = camera[0], cy = camera[1], cz = camera[2];
+  for (uint32_t j = 0; j < count; j++) {
+    float q[4] = {qx[j], qy[j], qz[j], qw[j]}, v[3] = {rx[j], ry[j], rz[j]}, r[3];
+    tress_quat_rotate(q, v, r);
+    bool b = bone[j] != 0.0f;
+    float x = px[j] + (b ? r[0] : 0.0f), y = py[j] + (b ? r[1] : 0.0f), z = pz[j] + (b ? r[2] : 0.0f);
+    float dx = x - cx, dy = y - cy, dz = z - cz;
+    float d2 = dx * dx + dy * dy + dz * dz;
+    bool finite = (x - x) + (y - y) + (z - z) == 0.0f;
+    key[j] = finite ? d2 : NAN;
   }
-  return tress_vec3_is_finite(out);
+}
+
+uint32_t tress__chains_cull_slots(tress_sim *sim, uint32_t start, uint32_t end) {
+  struct tress_chains *c = sim->chains;
+  float a[10][CULL_BLOCK], bone[CULL_BLOCK], key[CULL_BLOCK];
+  uint32_t wanting = 0;
+  const float no_camera[3] = {0.0f, 0.0f, 0.0f};
+  for (uint32_t b0 = start; b0 < end; b0 += CULL_BLOCK) {
+    uint32_t n = end - b0 < CULL_BLOCK ? end - b0 : CULL_BLOCK;
+    for (uint32_t j = 0; j < n; j++) {
+      chain_slot *s = &c->slots[b0 + j];
+      /* an unused slot reads as a finite origin: its key is never used */
+      static const tress_xform origin = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 1.0f}};
+      const tress_xform *w = &origin;
+      if (s->used) {
+        /* the frame about to run (choose_carry counts it) takes this read instead of a second one */
+        tress__chain_read_anchor(sim, s);
+        s->anchor_frame = c->frame_index + 1;
+        w = &s->anchor;
+      }
+      a[0][j] = w->p[0]; a[1][j] = w->p[1]; a[2][j] = w->p[2];
+      a[3][j] = w->q[0]; a[4][j] = w->q[1]; a[5][j] = w->q[2]; a[6][j] = w->q[3];
+      a[7][j] = s->root_rest[0]; a[8][j] = s->root_rest[1]; a[9][j] = s->root_rest[2];
+      bone[j] = s->used && s->kind == TRESS_HANDLE_BONES ? 1.0f : 0.0f;
+    }
+    cull_block_keys(n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], bone,
+                    sim->have_camera ? sim->camera : no_camera, key);
+    for (uint32_t j = 0; j < n; j++) {
+      chain_slot *s = &c->slots[b0 + j];
+      if (!s->used) continue;
+      tress_handle *h = tress__handle_own(sim, s->handle);
+      if (!h) continue;
+      h->budgeted = !(s->features & FEAT_DISABLED); /* disabled or refused: never stepped */
+      bool have = key[j] == key[j];
+      wanting += tress__cull_finish(sim, h, have, have ? key[j] : 0.0f);
+    }
+  }
+  return wanting;
 }
 
 tress_result tress_sim_reset(tress_sim *sim, tress_id root) {

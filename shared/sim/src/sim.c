@@ -385,12 +385,12 @@ tress_sim_profile tress_sim_get_profile(const tress_sim *sim) {
 
 /* A handle's root position for the culling, and whether it takes a max_chains place: only
  * enabled chains do (a disabled one shows its animated pose and does no substep work, so it must
- * not put a nearer-ranked enabled chain to sleep). */
+ * not put a nearer-ranked enabled chain to sleep); the chains read theirs slot by slot. */
 static bool cull_read(const tress_sim *sim, const tress_handle *h, float out[3], bool *budgeted) {
   *budgeted = false;
   switch (h->kind) {
   case TRESS_HANDLE_BONES:
-  case TRESS_HANDLE_PARTS: return tress__chains_cull_read(sim, h, out, budgeted);
+  case TRESS_HANDLE_PARTS: return false; /* the chains key their own (tress__chains_cull_slots) */
   case TRESS_HANDLE_ACCESSORY: return tress__pendulums_root_position(sim, h, out);
   case TRESS_HANDLE_ROPE:
   case TRESS_HANDLE_CLOTH: return tress__ropes_root_position(sim, h, out);
@@ -428,8 +428,9 @@ static void select_nearest(tress_sim *sim, uint32_t *order, uint32_t n, uint32_t
 /* Handles [start, end): each one's squared distance to the camera from its root (0 without a
  * camera or a finite root), whether it is budgeted, and, without a should_simulate hook, whether
  * it passes the distance test; the count of those that then want a max_chains place is added up
- * (order-free). Each range writes only its own handles (and their chain slots' anchor caches), so
- * any split gives the same keys. */
+ * (order-free). This pass keys every handle but the chains', which the chains then key slot by
+ * slot (tress__chains_cull_slots). Each range writes only its own handles or slots (and those slots' anchor
+ * caches), so any split gives the same keys. */
 typedef struct cull_job {
   tress_sim *sim;
   atomic_uint wanting; /* eligible and budgeted */
@@ -439,24 +440,29 @@ static void cull_keys_range(uint32_t start, uint32_t end, uint32_t worker, void 
   (void)worker;
   cull_job *job = context;
   tress_sim *sim = job->sim;
-  float max_d2 = sim->max_distance * sim->max_distance;
-  bool hooked = sim->def.should_simulate != NULL;
   uint32_t wanting = 0;
   for (uint32_t i = start; i < end; i++) {
     tress_handle *h = &sim->handles[i];
     if (!h->alive) continue;
-    float p[3];
-    bool have = cull_read(sim, h, p, &h->budgeted);
-    h->cull_key = 0.0f;
-    if (have && sim->have_camera) {
-      float dx = p[0] - sim->camera[0], dy = p[1] - sim->camera[1], dz = p[2] - sim->camera[2];
-      h->cull_key = dx * dx + dy * dy + dz * dz;
+    if (h->kind == TRESS_HANDLE_BONES || h->kind == TRESS_HANDLE_PARTS) {
+      /* no root until the chains' slot pass, after this one, keys it (a handle without a slot
+       * keeps this: no key, no budget place) */
+      h->budgeted = false;
+      wanting += tress__cull_finish(sim, h, false, 0.0f);
+      continue;
     }
-    if (hooked) continue;
-    h->eligible = !sim->have_camera || h->cull_key <= max_d2;
-    wanting += h->eligible && h->budgeted;
+    float p[3] = {0.0f, 0.0f, 0.0f};
+    bool have = cull_read(sim, h, p, &h->budgeted);
+    float dx = p[0] - sim->camera[0], dy = p[1] - sim->camera[1], dz = p[2] - sim->camera[2];
+    wanting += tress__cull_finish(sim, h, have, dx * dx + dy * dy + dz * dz);
   }
   atomic_fetch_add(&job->wanting, wanting);
+}
+
+static void cull_chains_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  cull_job *job = context;
+  atomic_fetch_add(&job->wanting, tress__chains_cull_slots(job->sim, start, end));
 }
 
 static void compute_eligibility(tress_sim *sim) {
@@ -471,6 +477,7 @@ static void compute_eligibility(tress_sim *sim) {
    * the host's should_simulate is called on this thread */
   cull_job job = {sim, 0};
   tress__jobs_run(&sim->def.jobs, cull_keys_range, sim->handle_count, 256, &job);
+  tress__jobs_run(&sim->def.jobs, cull_chains_range, tress__chains_slot_count(sim->chains), 256, &job);
   bool hooked = sim->def.should_simulate != NULL;
   /* the nearest-first selection needs the wanting handles in order only when they are too many */
   if (!hooked && atomic_load(&job.wanting) <= (uint32_t)sim->max_chains) return;

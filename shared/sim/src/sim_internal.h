@@ -147,10 +147,22 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h); /* restore poses, fr
 void tress__chains_frame(tress_sim *sim, const tress_frame *frame);
 /* Monotonic clock in milliseconds, for the profile. */
 double tress__clock_ms(void);
-/* A chain's culling read, one slot visit: the world position of its root (false when there is
- * none, or it is not finite), and whether it takes a max_chains budget slot (budgeted: false for
- * a chain that never steps, settings.enabled off or a refused scale). */
-bool tress__chains_cull_read(const tress_sim *sim, const tress_handle *h, float out[3], bool *budgeted);
+/* The culling's chain part, slots [start, end): each used slot's anchor read once for the frame
+ * (the frame's prepare takes it instead of a second read), its root's world position (false when
+ * it is not finite), whether it takes a max_chains place (not for a chain that never steps:
+ * settings.enabled off or a refused scale) and tress__cull_finish on its handle; a block of
+ * slots at a time, so the root positions and keys are one vector loop. Returns how many of those
+ * handles want a max_chains place. */
+uint32_t tress__chains_cull_slots(tress_sim *sim, uint32_t start, uint32_t end);
+uint32_t tress__chains_slot_count(const struct tress_chains *c);
+/* A handle's key from its root position p (have: p exists and is finite) and, without a
+ * should_simulate hook, its distance test; 1 when it then wants a max_chains place. */
+static inline uint32_t tress__cull_finish(const tress_sim *sim, tress_handle *h, bool have, float key) {
+  h->cull_key = have && sim->have_camera ? key : 0.0f;
+  if (sim->def.should_simulate) return 0;
+  h->eligible = !sim->have_camera || h->cull_key <= sim->max_distance * sim->max_distance;
+  return h->eligible && h->budgeted;
+}
 
 /* Allocated bytes of each writer's storage (tress_sim_get_memory_bytes). */
 size_t tress__chains_memory_bytes(const struct tress_chains *c);
