@@ -153,6 +153,46 @@ static void test_budget_keeps_the_nearest(void **state) {
   tress_scene_destroy(scene);
 }
 
+/* Enough chains for several of the culling's 64-slot blocks, every seventh unbound so blocks
+ * hold unused slots: each bound chain is awake exactly when its root is within max_distance, and
+ * under a budget exactly the nearest ones are. */
+static void test_cull_across_slot_blocks(void **state) {
+  (void)state;
+  enum { N = 150 };
+  tress_scene *scene = th_scene();
+  fix_chain c[N];
+  for (int i = 0; i < N; i++) c[i] = fix_chain_make(scene, (float)i * 1.5f, 5, (float)(i % 3), 3, 0.5f);
+  const float cam[3] = {0, 5.5f, 0};
+  for (int keep = 1000; keep >= 40; keep -= 960) {
+    float distance = keep == 1000 ? 120.0f : 1e6f;
+    tress_sim *sim = fix_sim(scene, keep, distance);
+    tress_sim_set_camera(sim, cam);
+    tress_handle_id h[N];
+    for (int i = 0; i < N; i++) assert_int_equal(tress_sim_bind(sim, c[i].part, NULL, &h[i]), TRESS_OK);
+    for (int i = 0; i < N; i += 7) tress_handle_destroy(sim, h[i]);
+    fix_run(sim, 1.0 / 60.0, 2);
+    float dist[N];
+    int awake = 0, within = 0;
+    for (int i = 0; i < N; i++) {
+      float p[3];
+      fix_world_pos(scene, c[i].bones[0], p);
+      dist[i] = fix_dist(p, cam);
+      if (i % 7 == 0) continue;
+      awake += tress_handle_is_awake(sim, h[i]);
+      within += dist[i] <= distance;
+      if (keep == 1000) assert_int_equal(tress_handle_is_awake(sim, h[i]), dist[i] <= distance);
+    }
+    if (keep == 1000) assert_true(within > 64 && within < 120); /* the distance splits the blocks' chains */
+    assert_int_equal(awake, keep == 1000 ? within : keep);
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++)
+        if (i % 7 && j % 7 && tress_handle_is_awake(sim, h[i]) && !tress_handle_is_awake(sim, h[j]))
+          assert_true(dist[i] <= dist[j]);
+    tress_sim_destroy(sim);
+  }
+  tress_scene_destroy(scene);
+}
+
 static void test_sleeping_chain_writes_nothing(void **state) {
   (void)state;
   tress_scene *scene = th_scene();
@@ -378,6 +418,7 @@ int main(void) {
       cmocka_unit_test(test_sleeping_chain_writes_nothing),
       cmocka_unit_test(test_wake_snaps_to_the_animated_pose),
       cmocka_unit_test(test_teleport_snaps_past_50_units),
+      cmocka_unit_test(test_cull_across_slot_blocks),
       cmocka_unit_test(test_device_budget_formulas),
       cmocka_unit_test(test_role_defaults),
   };
