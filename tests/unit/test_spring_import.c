@@ -857,6 +857,32 @@ static void test_mutated_models_hold_together(void **state) {
   }
 }
 
+/* Lists given as objects (the members the arrays would have held, under keys): cJSON walks an
+ * object's members like an array's items, and the import sized its tables by the array count
+ * (0), so each of these wrote past its table (a fuzzer found the VRM 1.0 colliders). Now each
+ * is ignored with a warning. */
+static void test_lists_given_as_objects(void **state) {
+  (void)state;
+  static const char *const docs[] = {
+      "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"Head\"}],\"extensions\":{\"VRMC_springBone\":"
+      "{\"specVersion\":\"1.0\",\"colliders\":{\"a\":{\"node\":0,\"shape\":{\"sphere\":{\"radius\":0.1}}},"
+      "\"b\":{\"node\":0,\"shape\":{\"sphere\":{\"radius\":0.2}}}},"
+      "\"colliderGroups\":{\"a\":{\"colliders\":[0]},\"b\":{\"colliders\":[1]}}}}}",
+      "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"Head\"}],\"extensions\":{\"VRM\":"
+      "{\"secondaryAnimation\":{\"colliderGroups\":{\"a\":{\"node\":0,\"colliders\":[{\"radius\":0.1}]},"
+      "\"b\":{\"node\":0,\"colliders\":[{\"radius\":0.2}]}}}}}}",
+  };
+  for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+    tress_spring_import *imp = NULL;
+    tress_error err = {0};
+    assert_int_equal(tress_spring_import_read_memory((const uint8_t *)docs[d], strlen(docs[d]), NULL, &imp, &err), 0);
+    assert_int_equal(imp->collider_count, 0);
+    assert_true(import_has_warning(imp, "colliderGroups\" is not an array: ignored", NULL));
+    if (d == 0) assert_true(import_has_warning(imp, "\"colliders\" is not an array: ignored", NULL));
+    tress_spring_import_free(imp);
+  }
+}
+
 /* A deep file: one strand 50000 nodes long (a name-made chain and a VRM spring naming every
  * joint) plus a long cycle. Every pass is linear, so this imports in milliseconds; passes that
  * walk up the tree from every node (as the first version did) make about 1e10 steps here. */
@@ -983,6 +1009,7 @@ int main(void) {
       cmocka_unit_test(test_tress_rig_springs_command),
       cmocka_unit_test(test_our_glb_writer_output),
       cmocka_unit_test(test_mutated_models_hold_together),
+      cmocka_unit_test(test_lists_given_as_objects),
       cmocka_unit_test(test_deep_node_tree),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

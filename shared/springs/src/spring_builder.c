@@ -105,6 +105,13 @@ bool tress__spring_json_index(const cJSON *v, int32_t *out) {
   return true;
 }
 
+const cJSON *tress__spring_json_list(tress__spring_builder *b, const cJSON *parent, const char *key, const char *what) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(parent, key);
+  if (cJSON_IsArray(v)) return v;
+  if (v) tress__spring_warn(b, "%s \"%s\" is not an array: ignored", what, key);
+  return NULL;
+}
+
 /* A float array of exactly n finite numbers. */
 bool tress__spring_json_vec(const cJSON *v, float *out, int n) {
   if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) return false;

@@ -53,6 +53,10 @@ bool tress__spring_node_ok(const tress__spring_builder *b, int32_t i);
 uint32_t tress__spring_subtree(tress__spring_builder *b, int32_t root, int32_t **out);
 bool tress__spring_json_float(const cJSON *obj, const char *key, float *out);
 bool tress__spring_json_index(const cJSON *v, int32_t *out);
+/* parent's member key when it is an array, else NULL, with a warning naming `what` when the
+ * member is there but not an array. cJSON_ArrayForEach also walks an object's members, so a loop
+ * over storage sized by cJSON_GetArraySize (0 for an object) walks only what this returns. */
+const cJSON *tress__spring_json_list(tress__spring_builder *b, const cJSON *parent, const char *key, const char *what);
 bool tress__spring_json_vec(const cJSON *v, float *out, int n);
 bool tress__spring_json_xyz(const cJSON *v, float out[3]);
 

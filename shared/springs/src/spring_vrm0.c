@@ -10,8 +10,8 @@
 
 void tress__spring_read_vrm0(tress__spring_builder *b, const cJSON *sec) {
   tress_spring_import *imp = b->imp;
-  const cJSON *groups = cJSON_GetObjectItemCaseSensitive(sec, "colliderGroups");
-  int ngroups = cJSON_IsArray(groups) ? cJSON_GetArraySize(groups) : 0;
+  const cJSON *groups = tress__spring_json_list(b, sec, "colliderGroups", "VRM0 secondaryAnimation");
+  int ngroups = cJSON_GetArraySize(groups);
   /* group -> [first, end) of our colliders */
   uint32_t(*range)[2] = calloc((size_t)(ngroups > 0 ? ngroups : 1), sizeof *range);
   if (!range) {

@@ -116,8 +116,8 @@ void tress__spring_read_vrm1(tress__spring_builder *b, const cJSON *ext) {
   if (strcmp(v, "1.0") != 0 && strcmp(v, "1.0-beta") != 0)
     tress__spring_warn(b, "VRMC_springBone specVersion \"%s\" is not 1.0: read as 1.0", v);
   /* colliders: file index -> ours (-1 when skipped) */
-  const cJSON *colliders = cJSON_GetObjectItemCaseSensitive(ext, "colliders");
-  int ncol = cJSON_IsArray(colliders) ? cJSON_GetArraySize(colliders) : 0;
+  const cJSON *colliders = tress__spring_json_list(b, ext, "colliders", "VRMC_springBone");
+  int ncol = cJSON_GetArraySize(colliders);
   int32_t *map = calloc((size_t)(ncol > 0 ? ncol : 1), sizeof *map);
   if (!map) {
     b->oom = true;
@@ -178,8 +178,8 @@ void tress__spring_read_vrm1(tress__spring_builder *b, const cJSON *ext) {
     }
     ci++;
   }
-  const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ext, "colliderGroups");
-  int ngroups = cJSON_IsArray(groups) ? cJSON_GetArraySize(groups) : 0;
+  const cJSON *groups = tress__spring_json_list(b, ext, "colliderGroups", "VRMC_springBone");
+  int ngroups = cJSON_GetArraySize(groups);
 
   const cJSON *springs = cJSON_GetObjectItemCaseSensitive(ext, "springs");
   int si = 0;
@@ -190,8 +190,8 @@ void tress__spring_read_vrm1(tress__spring_builder *b, const cJSON *ext) {
     snprintf(what, sizeof what, "VRMC_springBone spring %d \"%s\"", si,
              cJSON_IsString(sname) && sname->valuestring ? sname->valuestring : "");
     si++;
-    const cJSON *joints = cJSON_GetObjectItemCaseSensitive(spring, "joints");
-    int n = cJSON_IsArray(joints) ? cJSON_GetArraySize(joints) : 0;
+    const cJSON *joints = tress__spring_json_list(b, spring, "joints", what);
+    int n = cJSON_GetArraySize(joints);
     if (n < 2) {
       tress__spring_warn(b, "%s: names %d joint%s, a spring needs at least two: skipped", what, n, n == 1 ? "" : "s");
       continue;
