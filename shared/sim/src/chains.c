@@ -31,6 +31,8 @@ void tress__chains_destroy(struct tress_chains *c) {
   for (uint32_t i = 0; i < c->slot_count; i++)
     if (c->slots[i].used) slot_free(&c->slots[i]);
   free(c->slots);
+  for (int k = 0; k < ANCHOR_FIELDS; k++) free(c->anchors[k]);
+  free(c->roots_dense);
   free(c->sets);
   free(c->own_sets);
   tress__collider_lanes_free(&c->lanes);
@@ -280,6 +282,7 @@ static uint32_t slot_new(struct tress_chains *c) {
     c->slots = b;
     c->slot_cap = cap;
   }
+  if (!tress__chain_anchors_reserve(c, c->slot_cap)) return UINT32_MAX;
   /* the sets follow the slots (again, after a reserve that ran out of memory) */
   if (c->sets && c->slot_count >= c->set_cap && !sets_reserve(c)) return UINT32_MAX;
   memset(&c->slots[c->slot_count], 0, sizeof(chain_slot));
@@ -294,7 +297,7 @@ bool tress__chains_reserve_slots(struct tress_chains *c, uint32_t n) {
   if (!b) return false;
   c->slots = b;
   c->slot_cap = n;
-  return !c->sets || sets_reserve(c);
+  return tress__chain_anchors_reserve(c, n) && (!c->sets || sets_reserve(c));
 }
 
 static bool slot_reserve(chain_slot *s, uint32_t n) {
@@ -437,7 +440,8 @@ static tress_result slot_publish(tress_sim *sim, uint32_t si, tress_id handle_ro
 static bool slot_start(tress_sim *sim, uint32_t si, const tress_chain_settings *settings,
                        const tress_collider_set *set) {
   chain_slot *s = &sim->chains->slots[si];
-  s->last_part = s->prev_part = s->pin = tress_xform_identity();
+  s->pin = tress_xform_identity();
+  for (int which = ANCHOR_NOW; which < ANCHOR_FIELDS; which += 7) anchor_put(sim->chains, which, si, s->pin);
   s->settings = params_of(sim, sanitize(settings));
   return tress__center_start(sim, s) && slot_own_set(sim->chains, si, set);
 }
@@ -786,29 +790,22 @@ HOT_LOOP static void cull_block_keys(uint32_t count, const float *restrict px, c
 
 uint32_t tress__chains_cull_slots(tress_sim *sim, uint32_t start, uint32_t end) {
   struct tress_chains *c = sim->chains;
-  float a[10][CULL_BLOCK], bone[CULL_BLOCK], key[CULL_BLOCK];
+  float a[3][CULL_BLOCK], bone[CULL_BLOCK], key[CULL_BLOCK];
+  float *const *now = c->anchors + ANCHOR_NOW;
   uint32_t wanting = 0;
   const float no_camera[3] = {0.0f, 0.0f, 0.0f};
   for (uint32_t b0 = start; b0 < end; b0 += CULL_BLOCK) {
     uint32_t n = end - b0 < CULL_BLOCK ? end - b0 : CULL_BLOCK;
     for (uint32_t j = 0; j < n; j++) {
       chain_slot *s = &c->slots[b0 + j];
-      /* an unused slot reads as a finite origin: its key is never used */
-      static const tress_xform origin = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 1.0f}};
-      const tress_xform *w = &origin;
-      if (s->used) {
-        /* the frame about to run (choose_carry counts it) takes this read instead of a second one */
-        tress__chain_read_anchor(sim, s);
-        s->anchor_frame = c->frame_index + 1;
-        w = &s->anchor;
-      }
-      a[0][j] = w->p[0]; a[1][j] = w->p[1]; a[2][j] = w->p[2];
-      a[3][j] = w->q[0]; a[4][j] = w->q[1]; a[5][j] = w->q[2]; a[6][j] = w->q[3];
-      a[7][j] = s->root_rest[0]; a[8][j] = s->root_rest[1]; a[9][j] = s->root_rest[2];
+      /* the frame about to run takes this read instead of a second one (an unused slot's
+       * lanes hold finite leftovers: its key is never used) */
+      if (s->used) tress__chain_read_anchor(sim, c, b0 + j);
+      a[0][j] = s->root_rest[0]; a[1][j] = s->root_rest[1]; a[2][j] = s->root_rest[2];
       bone[j] = s->used && s->kind == TRESS_HANDLE_BONES ? 1.0f : 0.0f;
     }
-    cull_block_keys(n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], bone,
-                    sim->have_camera ? sim->camera : no_camera, key);
+    cull_block_keys(n, now[0] + b0, now[1] + b0, now[2] + b0, now[3] + b0, now[4] + b0, now[5] + b0, now[6] + b0,
+                    a[0], a[1], a[2], bone, sim->have_camera ? sim->camera : no_camera, key);
     for (uint32_t j = 0; j < n; j++) {
       chain_slot *s = &c->slots[b0 + j];
       if (!s->used) continue;

@@ -189,44 +189,70 @@ tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s) {
   return s->from_bone ? tress_instance_get_world(sim->scene, s->part) : tress_part_get_cframe(sim->scene, s->part);
 }
 
-/* The same into s->anchor, a part's frame copied memory to memory (a struct returned through
- * two calls and reloaded whole stalls on store forwarding once per chain per frame). */
-void tress__chain_read_anchor(const tress_sim *sim, chain_slot *s) {
+/* The same into the slot's ANCHOR_NOW lanes, a part's frame copied memory to memory (a struct
+ * returned through two calls and reloaded whole stalls on store forwarding once per chain). */
+void tress__chain_read_anchor(const tress_sim *sim, struct tress_chains *c, uint32_t si) {
+  const chain_slot *s = &c->slots[si];
   const tress_xform *cf = s->from_bone ? NULL : tress__part_cframe_slot(sim->scene, s->part);
-  if (cf) s->anchor = *cf;
-  else s->anchor = tress__chain_anchor(sim, s);
+  anchor_put(c, ANCHOR_NOW, si, cf ? *cf : tress__chain_anchor(sim, s));
+}
+
+/* advance_anchors' loops, one component array each (parameters, so restrict holds and they
+ * vectorize): bad[j] sums (v - v) over the seven components, 0 only when all are finite; then
+ * prev takes last, and last takes now where it is finite. */
+HOT_LOOP static void sum_not_finite(uint32_t count, const float *restrict v, float *restrict bad) {
+  for (uint32_t j = 0; j < count; j++) bad[j] += v[j] - v[j];
+}
+
+HOT_LOOP static void advance_lane(uint32_t count, const float *restrict now, float *restrict last,
+                                  float *restrict prev, const float *restrict bad) {
+  for (uint32_t j = 0; j < count; j++) {
+    prev[j] = last[j];
+    last[j] = bad[j] == 0.0f ? now[j] : last[j];
+  }
+}
+
+/* Every chain of slots [lo, hi): last frame's anchor becomes prev, this frame's (as the culling
+ * read it) becomes last where it is finite (a non-finite one keeps the last finite frame, so the
+ * chain holds). Vector loops over the run of slots, a block at a time; an unused slot's lanes
+ * are finite leftovers nothing reads. */
+static void advance_anchors(float *const *a, uint32_t lo, uint32_t hi) {
+  float bad[64];
+  for (uint32_t b0 = lo; b0 < hi; b0 += 64) {
+    uint32_t count = hi - b0 < 64 ? hi - b0 : 64;
+    memset(bad, 0, sizeof bad);
+    for (int k = 0; k < 7; k++) sum_not_finite(count, a[ANCHOR_NOW + k] + b0, bad);
+    for (int k = 0; k < 7; k++) advance_lane(count, a[ANCHOR_NOW + k] + b0, a[ANCHOR_LAST + k] + b0, a[ANCHOR_PREV + k] + b0, bad);
+  }
+}
+
+void tress__chain_root_anchors(struct tress_chains *c, uint32_t t, int which, float *const *g) {
+  uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0), count = hi - lo;
+  float *const *a = c->anchors + which;
+  uint32_t dense = c->roots_dense[t] ? c->tile_slot[t + 1] - c->tile_slot[t] : 0;
+  for (int k = 0; k < 7; k++) {
+    float pad = k == 6 ? 1.0f : 0.0f;
+    if (dense) memcpy(g[k], a[k] + c->tile_slot[t], dense * sizeof(float));
+    for (uint32_t j = dense; j < count; j++) g[k][j] = lo + j < TILE_FILL(c, t, 0) ? a[k][c->node_slot[lo + j]] : pad;
+  }
 }
 
 /* Roots: part * cframe * animated, the same composition with the part as parent (a part
- * chain's pin has identity cframe and animated, so it lands on the part). One scene read per
- * chain; a non-finite part frame is replaced by its last finite one, so the chain holds. */
-static void roots_world(tress_sim *sim, struct tress_chains *c, uint32_t t) {
-  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
-    chain_slot *s = &c->slots[si];
-    if (!s->used) continue;
-    /* copied memory to memory: a struct built in registers and reloaded whole would stall on
-     * store forwarding once per chain */
-    if (s->anchor_frame != c->frame_index) tress__chain_read_anchor(sim, s);
-    s->prev_part = s->last_part;
-    if (tress_xform_is_finite(s->anchor)) s->last_part = s->anchor;
-  }
+ * chain's pin has identity cframe and animated, so it lands on the part). */
+static void roots_world(struct tress_chains *c, uint32_t t) {
+  advance_anchors(c->anchors, c->tile_slot[t], c->tile_slot[t + 1]);
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
-  float *g[7];
-  for (int k = 0; k < 7; k++) g[k] = c->g[k];
-  for (uint32_t i = lo; i < hi; i++) {
-    tress_xform part = c->slots[c->node_slot[i]].last_part;
-    uint32_t j = i - lo;
-    g[0][j] = part.p[0]; g[1][j] = part.p[1]; g[2][j] = part.p[2];
-    g[3][j] = part.q[0]; g[4][j] = part.q[1]; g[5][j] = part.q[2]; g[6][j] = part.q[3];
-  }
-  const float *par[7] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6]};
+  tress__chain_root_anchors(c, t, ANCHOR_LAST, c->g);
+  const float *par[7] = {c->g[0], c->g[1], c->g[2], c->g[3], c->g[4], c->g[5], c->g[6]};
   compose_world(c, TILE_LEVEL(c, t, 0), lo, hi, par);
 }
 
 static void snap_slot(struct tress_chains *c, chain_slot *s) {
   chain_nodes *n = &c->nodes;
   /* the chain restarts at its anchor now: nothing to interpolate from, nothing to carry */
-  s->prev_part = s->pin = s->last_part;
+  uint32_t si = (uint32_t)(s - c->slots);
+  s->pin = anchor_get(c, ANCHOR_LAST, si);
+  anchor_put(c, ANCHOR_PREV, si, s->pin);
   if (s->center) s->center->prev = s->center->pin = s->center->now; /* the same for its center */
   for (uint32_t k = 0; k < s->node_count; k++) {
     uint32_t i = s->global[k];
@@ -368,7 +394,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   uint8_t flags = 0;
   c->tile.base = TILE_LO(c, t, 0); /* the tile scratch now belongs to tile t */
   for (uint32_t l = 0; l < c->level_count; l++) read_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
-  roots_world(sim, c, t);
+  roots_world(c, t);
   if (!(c->tile_kind[t] & TILE_KIND_VRM)) tile_world(c, t, &flags);
   /* Snap: new chains start where they are drawn, waking chains and teleports do not whip. */
   float tele2 = f->teleport_distance * f->teleport_distance;
@@ -637,14 +663,14 @@ HOT_LOOP static void carry_level(const chain_nodes *n, tile_scratch *w, uint32_t
 
 /* Where the anchor was at substep time alpha: the path the substeps pinned the roots along
  * (position lerp, rotation nlerp); alpha 1 is exactly this frame's anchor. */
-static tress_xform anchor_at(const chain_slot *s, float alpha) {
-  if (alpha >= 1.0f) return s->last_part;
-  const tress_xform *a = &s->prev_part, *b = &s->last_part;
+static tress_xform anchor_at(const struct tress_chains *c, uint32_t si, float alpha) {
+  tress_xform a = anchor_get(c, ANCHOR_PREV, si), b = anchor_get(c, ANCHOR_LAST, si);
+  if (alpha >= 1.0f) return b;
   tress_xform r;
-  for (int k = 0; k < 3; k++) r.p[k] = a->p[k] + (b->p[k] - a->p[k]) * alpha;
-  float dot = a->q[0] * b->q[0] + a->q[1] * b->q[1] + a->q[2] * b->q[2] + a->q[3] * b->q[3];
+  for (int k = 0; k < 3; k++) r.p[k] = a.p[k] + (b.p[k] - a.p[k]) * alpha;
+  float dot = a.q[0] * b.q[0] + a.q[1] * b.q[1] + a.q[2] * b.q[2] + a.q[3] * b.q[3];
   float sign = dot < 0.0f ? -1.0f : 1.0f;
-  for (int k = 0; k < 4; k++) r.q[k] = a->q[k] + (sign * b->q[k] - a->q[k]) * alpha;
+  for (int k = 0; k < 4; k++) r.q[k] = a.q[k] + (sign * b.q[k] - a.q[k]) * alpha;
   tress_quat_normalize(r.q);
   return r;
 }
@@ -669,11 +695,12 @@ static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t)
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     /* the last frame's anchor was every pin (a snap since then set this one explicitly, to
-     * the same value prev_part now holds) */
-    if (c->carry_mode == CARRY_FROM_PREVIOUS) s->pin = s->prev_part;
+     * the same value ANCHOR_PREV now holds) */
+    if (c->carry_mode == CARRY_FROM_PREVIOUS) s->pin = anchor_get(c, ANCHOR_PREV, si);
     if (n->stepping[s->root] == 0.0f) continue;
-    if (c->carry_mode == CARRY_STEPPED) s->pin = anchor_at(s, alpha);
-    any = any || !xform_same(&s->pin, &s->last_part);
+    if (c->carry_mode == CARRY_STEPPED) s->pin = anchor_at(c, si, alpha);
+    tress_xform last = anchor_get(c, ANCHOR_LAST, si);
+    any = any || !xform_same(&s->pin, &last);
   }
   if (!any) return false;
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
@@ -681,11 +708,12 @@ static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t)
     if (!s->used) continue;
     /* display = now * pin^-1 * p: rotation q, then translation now.p - q * pin.p */
     float q[4] = {0.0f, 0.0f, 0.0f, 1.0f}, tr[3] = {0.0f, 0.0f, 0.0f};
-    if (n->stepping[s->root] != 0.0f && !xform_same(&s->pin, &s->last_part)) {
+    tress_xform last = anchor_get(c, ANCHOR_LAST, si);
+    if (n->stepping[s->root] != 0.0f && !xform_same(&s->pin, &last)) {
       float inv[4] = {-s->pin.q[0], -s->pin.q[1], -s->pin.q[2], s->pin.q[3]}, r[3];
-      tress_quat_mul(s->last_part.q, inv, q);
+      tress_quat_mul(last.q, inv, q);
       tress_quat_rotate(q, s->pin.p, r);
-      for (int k = 0; k < 3; k++) tr[k] = s->last_part.p[k] - r[k];
+      for (int k = 0; k < 3; k++) tr[k] = last.p[k] - r[k];
     }
     memcpy(s->carry, q, sizeof q);
     memcpy(s->carry + 4, tr, sizeof tr);

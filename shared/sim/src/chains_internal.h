@@ -251,10 +251,7 @@ typedef struct chain_slot {
   uint32_t root;             /* global[0], kept here: the per-chain loops read it every frame */
   uint32_t *global;          /* index into chain_nodes, valid after a rebuild */
   chain_center *center;      /* NULL unless the settings name a center (chains_center.c) */
-  tress_xform anchor;        /* what its roots hang from, as the step's culling read it ... */
-  uint64_t anchor_frame;     /* ... for this frame_index: prepare reads it there, not again */
-  tress_xform last_part;     /* the part's last finite frame: stands in for a NaN one */
-  tress_xform prev_part;     /* last frame's anchor: the substeps interpolate from it */
+  /* Its anchor (now, last finite, last frame's) lives in the batch's dense arrays: c->anchors. */
   /* Read by frames between steps (the carry), binds, layouts and settings. */
   tress_xform pin;           /* the anchor where the last substep left the chain */
   float carry[7];            /* this frame's carry: rotation q, translation t (R p + t) */
@@ -270,8 +267,8 @@ typedef struct chain_slot {
   joint_params *joints;      /* NULL, or one per bone (bind order, tips excluded) */
   uint32_t joint_count;
 } chain_slot;
-/* The per-frame fields end within four cache lines of the slot's start (see the first group). */
-_Static_assert(offsetof(chain_slot, prev_part) + sizeof(tress_xform) <= 256, "the slot's per-frame fields stay together");
+/* The per-frame fields end within two cache lines of the slot's start (see the first group). */
+_Static_assert(offsetof(chain_slot, center) + sizeof(chain_center *) <= 128, "the slot's per-frame fields stay together");
 
 /* Node k's rest offset from its parent (its cframe's position): the bind-time copy while the
  * chain waits for its first layout, the node arrays after. */
@@ -290,9 +287,28 @@ static inline uint8_t slot_node_groups(const chain_slot *s) {
                    ((s->features & FEAT_LIMITED) ? NODE_GROUP_LIMIT : 0u));
 }
 
+/* Each chain's anchor, per slot in dense arrays (tiles are runs of consecutive slots, so a tile's
+ * chains are one contiguous run): ANCHOR_NOW as this frame's culling read it (prepare takes that
+ * read, not a second one), ANCHOR_LAST its last finite frame (what the roots hang from: it
+ * stands in for a NaN one), ANCHOR_PREV last frame's (the substeps interpolate from it). Seven
+ * component arrays each (position xyz, rotation xyzw) at c->anchors[which + k], so prepare's
+ * per-chain pass and the root levels' lanes are vector loops and copies, not walks over slots. */
+#define ANCHOR_NOW 0
+#define ANCHOR_LAST 7
+#define ANCHOR_PREV 14
+#define ANCHOR_FIELDS 21
+
+static inline tress_xform anchor_get(const struct tress_chains *c, int which, uint32_t si);
+static inline void anchor_put(struct tress_chains *c, int which, uint32_t si, tress_xform x);
+
 struct tress_chains {
   chain_slot *slots;
   uint32_t slot_count, slot_cap;
+  float *anchors[ANCHOR_FIELDS]; /* slot_cap entries each (ANCHOR_*), identity in unused slots */
+  uint32_t anchor_cap;
+  /* Per tile: its level 0 holds exactly one root per slot, in slot order (every slot of the tile
+   * used, one root each), so root lane j is slot tile_slot[t] + j: the anchors copy straight in. */
+  uint8_t *roots_dense;
   uint32_t slot_hint; /* no free slot below it: binding scans from here, not from 0 */
   /* Colliders: one set per slot (parallel to slots, what the lanes gather reads), one lane per
    * set filled once per frame, and how many chains use any (0: no collider work at all). */
@@ -371,6 +387,17 @@ struct tress_chains {
   uint32_t stepping_chains; /* this frame: awake, enabled chains (each counts once per substep) */
 };
 
+
+static inline tress_xform anchor_get(const struct tress_chains *c, int which, uint32_t si) {
+  float *const *a = c->anchors + which;
+  return (tress_xform){{a[0][si], a[1][si], a[2][si]}, {a[3][si], a[4][si], a[5][si], a[6][si]}};
+}
+
+static inline void anchor_put(struct tress_chains *c, int which, uint32_t si, tress_xform x) {
+  float *const *a = c->anchors + which;
+  a[0][si] = x.p[0]; a[1][si] = x.p[1]; a[2][si] = x.p[2];
+  a[3][si] = x.q[0]; a[4][si] = x.q[1]; a[5][si] = x.q[2]; a[6][si] = x.q[3];
+}
 
 /* A tile-level's node range, and its index into the per tile-level tables. */
 #define TILE_LO(c, t, l) ((c)->tile_lo[(size_t)(t) * (c)->level_count + (l)])
@@ -524,7 +551,11 @@ void tress__chain_nodes_free(chain_nodes *n);
 bool tress__chains_rebuild(struct tress_chains *c);                       /* false: out of memory */
 void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s);     /* per-node settings copies */
 tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s); /* what its roots hang from */
-void tress__chain_read_anchor(const tress_sim *sim, chain_slot *s); /* the same, into s->anchor */
+void tress__chain_read_anchor(const tress_sim *sim, struct tress_chains *c, uint32_t si); /* into ANCHOR_NOW */
+bool tress__chain_anchors_reserve(struct tress_chains *c, uint32_t cap); /* false: out of memory */
+/* Seven lanes (g[0..7)) of a tile's level 0 from the anchors `which` (ANCHOR_*): a copy where
+ * the tile's roots are dense, a gather through node_slot otherwise; padding reads identity. */
+void tress__chain_root_anchors(struct tress_chains *c, uint32_t t, int which, float *const *g);
 /* The VRM model (chains_vrm.c): roots' last-frame rotations after prepare, one substep of a
  * tile, and rotation-only output levels (display: positions from the carried / blended arrays),
  * which pose-model chains with rotations_only use as well. */

@@ -29,6 +29,26 @@ static float *aligned_realloc_floats(float *old, uint32_t count) {
   return floats_alloc(count);
 }
 
+bool tress__chain_anchors_reserve(struct tress_chains *c, uint32_t cap) {
+  if (cap <= c->anchor_cap) return true;
+  float *grown[ANCHOR_FIELDS];
+  for (int k = 0; k < ANCHOR_FIELDS; k++) {
+    grown[k] = floats_alloc(cap);
+    if (!grown[k]) {
+      while (k-- > 0) free(grown[k]);
+      return false;
+    }
+    /* identity past the slots in use: a root lane never reads a non-finite value */
+    float fill = k % 7 == 6 ? 1.0f : 0.0f;
+    if (c->anchor_cap) memcpy(grown[k], c->anchors[k], c->anchor_cap * sizeof(float));
+    for (uint32_t i = c->anchor_cap; i < cap; i++) grown[k][i] = fill;
+    free(c->anchors[k]);
+    c->anchors[k] = grown[k];
+  }
+  c->anchor_cap = cap;
+  return true;
+}
+
 /* Whether the field at offset `at` in chain_nodes is allocated for these groups (NODE_GROUP_*):
  * the optional ones are runs of the field list (ax_*, vg_*, lm_*). */
 static bool field_wanted(size_t at, uint8_t groups) {
@@ -158,7 +178,9 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
   if (still) c->still = still;
   tress_xform *sinks = realloc(c->sinks, (c->tile_count + 1) * sizeof *sinks);
   if (sinks) c->sinks = sinks;
-  if (!ps || !cs || !al || !sib || !still || !sinks) return false;
+  uint8_t *dense = realloc(c->roots_dense, c->tile_count + 1);
+  if (dense) c->roots_dense = dense;
+  if (!ps || !cs || !al || !sib || !still || !sinks || !dense) return false;
   memset(c->still, 0, tls);
   for (uint32_t t = 0; t < c->tile_count; t++) {
     c->sinks[t] = tress_xform_identity();
@@ -174,6 +196,12 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
     if (!s->used) continue;
     s->act_last = -1.0f;
     for (uint32_t k = 0; k < s->node_count; k++) c->node_slot[s->global[k]] = si;
+  }
+  for (uint32_t t = 0; t < c->tile_count; t++) {
+    uint32_t lo = TILE_LO(c, t, 0), fill = TILE_FILL(c, t, 0), first = c->tile_slot[t];
+    bool dense = fill - lo == c->tile_slot[t + 1] - first;
+    for (uint32_t i = lo; dense && i < fill; i++) dense = c->node_slot[i] == first + (i - lo);
+    c->roots_dense[t] = dense;
   }
   for (uint32_t t = 0; t < c->tile_count; t++)
     for (uint32_t l = 0; l < c->level_count; l++) {
@@ -452,6 +480,7 @@ static size_t slot_bytes(const chain_slot *s) {
 
 size_t tress__chains_memory_bytes(const struct tress_chains *c) {
   size_t total = sizeof *c + (size_t)c->slot_cap * sizeof *c->slots + (size_t)c->set_cap * 2 * sizeof *c->sets;
+  total += (size_t)ANCHOR_FIELDS * ((((size_t)c->anchor_cap * sizeof(float)) + 63) & ~(size_t)63);
   for (uint32_t si = 0; si < c->slot_count; si++) total += slot_bytes(&c->slots[si]);
   total += lanes_bytes(&c->lanes) + lanes_bytes(&c->tile_lanes);
   total += nodes_bytes(&c->nodes) + tile_scratch_bytes(&c->tile);
@@ -459,7 +488,7 @@ size_t tress__chains_memory_bytes(const struct tress_chains *c) {
   total += (size_t)c->ptr_cap * (sizeof *c->node_slot + sizeof *c->in_ptr + sizeof *c->out_ptr);
   if (c->tile_slot) {
     size_t tiles = c->tile_count, tile_levels = tiles * c->level_count;
-    total += (tiles + 1) * (2 * sizeof(uint32_t) + 2);  /* tile_slot, tile_end, tile_flags, tile_kind */
+    total += (tiles + 1) * (2 * sizeof(uint32_t) + 3);  /* tile_slot, tile_end, tile_flags, tile_kind, roots_dense */
     total += tile_levels * 3 * sizeof(uint32_t);        /* tile_lo, tile_fill, tile_hi */
     total += (tile_levels + 1) * (2 * sizeof(int64_t) + 3); /* the shifts, sibling_self, aligned, still */
   }

@@ -45,7 +45,7 @@ static void stale_pose_tile(struct tress_chains *c, uint32_t t) {
       uint32_t j = i - w->base;
       bool measured = c->out_ptr[i] != &c->sinks[t];
       const tress_xform *drawn = measured ? c->out_ptr[i] : &rest;
-      tress_xform up = c->slots[c->node_slot[i]].last_part;
+      tress_xform up = anchor_get(c, ANCHOR_LAST, c->node_slot[i]);
       if (l > 0 && n->parent[i] >= 0) {
         uint32_t p = (uint32_t)n->parent[i] - w->base;
         up = (tress_xform){{w->sl_x[p], w->sl_y[p], w->sl_z[p]}, {w->sq_x[p], w->sq_y[p], w->sq_z[p], w->sq_w[p]}};
@@ -86,14 +86,11 @@ void tress__vrm_prepare_roots(struct tress_chains *c, uint32_t t) {
   tile_scratch *w = &c->tile;
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0), at = lo - w->base;
   float **g = c->g;
-  for (uint32_t i = lo; i < hi; i++) {
-    const float *q = c->slots[c->node_slot[i]].prev_part.q;
-    g[0][i - lo] = q[0]; g[1][i - lo] = q[1]; g[2][i - lo] = q[2]; g[3][i - lo] = q[3];
-  }
+  tress__chain_root_anchors(c, t, ANCHOR_PREV, g); /* rotation in g[3..7) */
   /* (last frame's anchor x cframe) x animated local */
-  quat_mul_level(hi - lo, g[0], g[1], g[2], g[3], n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo, g[4],
-                 g[5], g[6], g[7]);
-  quat_mul_level(hi - lo, g[4], g[5], g[6], g[7], w->an_qx + at, w->an_qy + at, w->an_qz + at, w->an_qw + at,
+  quat_mul_level(hi - lo, g[3], g[4], g[5], g[6], n->cf_qx + lo, n->cf_qy + lo, n->cf_qz + lo, n->cf_qw + lo, g[7],
+                 g[8], g[9], g[10]);
+  quat_mul_level(hi - lo, g[7], g[8], g[9], g[10], w->an_qx + at, w->an_qy + at, w->an_qz + at, w->an_qw + at,
                  w->pq_x + at, w->pq_y + at, w->pq_z + at, w->pq_w + at);
   for (uint32_t l = 1; l + 1 < c->level_count; l++) { /* the last level's A is never read */
     uint32_t lo = TILE_LO(c, t, l), at = lo - w->base;
@@ -420,12 +417,7 @@ void tress__vrm_output_level(struct tress_chains *c, size_t tl, uint32_t lo, uin
  * animated poses used). */
 void tress__vrm_output_roots(struct tress_chains *c, uint32_t t, bool display) {
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
-  for (uint32_t i = lo; i < hi; i++) {
-    const tress_xform *a = &c->slots[c->node_slot[i]].last_part;
-    uint32_t j = i - lo;
-    c->g[0][j] = a->p[0]; c->g[1][j] = a->p[1]; c->g[2][j] = a->p[2];
-    c->g[3][j] = a->q[0]; c->g[4][j] = a->q[1]; c->g[5][j] = a->q[2]; c->g[6][j] = a->q[3];
-  }
+  tress__chain_root_anchors(c, t, ANCHOR_LAST, c->g);
   const float *par[7] = {c->g[0], c->g[1], c->g[2], c->g[3], c->g[4], c->g[5], c->g[6]};
   output_any(c, TILE_LEVEL(c, t, 0), lo, hi, par, display);
 }

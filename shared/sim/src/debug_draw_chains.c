@@ -14,7 +14,7 @@ static tress_xform animated_pose(const struct tress_chains *c, const chain_slot 
   const chain_nodes *n = &c->nodes;
   uint32_t g = s->global[i];
   int32_t parent = s->local_parent[i];
-  tress_xform up = parent < 0 ? s->last_part : animated_pose(c, s, (uint32_t)parent);
+  tress_xform up = parent < 0 ? anchor_get(c, ANCHOR_LAST, (uint32_t)(s - c->slots)) : animated_pose(c, s, (uint32_t)parent);
   tress_xform an = *c->in_ptr[g];
   if (!tress_xform_is_finite(an)) an = tress_xform_identity(); /* as the scene read replaces it */
   float cp[3] = {n->cf_px[g], n->cf_py[g], n->cf_pz[g]}, cq[4] = {n->cf_qx[g], n->cf_qy[g], n->cf_qz[g], n->cf_qw[g]};
