@@ -31,7 +31,9 @@ void tress__chains_destroy(struct tress_chains *c) {
   for (uint32_t i = 0; i < c->slot_count; i++)
     if (c->slots[i].used) slot_free(&c->slots[i]);
   free(c->slots);
-  for (int k = 0; k < ANCHOR_FIELDS; k++) free(c->anchors[k]);
+  for (int k = 0; k < SLOT_FIELDS; k++) free(c->per_slot[k]);
+  free(c->slot_frame);
+  free(c->slot_root);
   free(c->roots_dense);
   free(c->sets);
   free(c->own_sets);
@@ -282,7 +284,7 @@ static uint32_t slot_new(struct tress_chains *c) {
     c->slots = b;
     c->slot_cap = cap;
   }
-  if (!tress__chain_anchors_reserve(c, c->slot_cap)) return UINT32_MAX;
+  if (!tress__chain_per_slot_reserve(c, c->slot_cap)) return UINT32_MAX;
   /* the sets follow the slots (again, after a reserve that ran out of memory) */
   if (c->sets && c->slot_count >= c->set_cap && !sets_reserve(c)) return UINT32_MAX;
   memset(&c->slots[c->slot_count], 0, sizeof(chain_slot));
@@ -297,7 +299,7 @@ bool tress__chains_reserve_slots(struct tress_chains *c, uint32_t n) {
   if (!b) return false;
   c->slots = b;
   c->slot_cap = n;
-  return tress__chain_anchors_reserve(c, n) && (!c->sets || sets_reserve(c));
+  return tress__chain_per_slot_reserve(c, n) && (!c->sets || sets_reserve(c));
 }
 
 static bool slot_reserve(chain_slot *s, uint32_t n) {
@@ -401,7 +403,8 @@ static tress_result slot_build_bones(tress_sim *sim, chain_slot *s) {
 }
 
 /* The longest rest path from a root (tips included): what "a few chain lengths" measures. */
-void tress__chain_measure(const chain_nodes *n, chain_slot *s) {
+void tress__chain_measure(struct tress_chains *c, chain_slot *s) {
+  const chain_nodes *n = &c->nodes;
   if (s->node_count) slot_rest_offset(n, s, 0, s->root_rest);
   float reach = 0.0f;
   float *path = calloc(s->node_count ? s->node_count : 1, sizeof *path);
@@ -418,7 +421,9 @@ void tress__chain_measure(const chain_nodes *n, chain_slot *s) {
   float jump = TRESS_JUMP_RESET_CHAINS * reach * s->scale;
   /* a chain with no length has nothing to whip; keep the check from firing on rounding */
   if (jump < 1e-3f) jump = 1e-3f;
-  s->jump2 = jump * jump;
+  uint32_t si = (uint32_t)(s - c->slots);
+  c->per_slot[LANE_JUMP2][si] = jump * jump;
+  c->per_slot[LANE_SCALE][si] = s->scale;
 }
 
 /* A filled, measured slot gets its handle and joins the solver's sets. The caller frees the
@@ -441,7 +446,8 @@ static bool slot_start(tress_sim *sim, uint32_t si, const tress_chain_settings *
                        const tress_collider_set *set) {
   chain_slot *s = &sim->chains->slots[si];
   s->pin = tress_xform_identity();
-  for (int which = ANCHOR_NOW; which < ANCHOR_FIELDS; which += 7) anchor_put(sim->chains, which, si, s->pin);
+  for (int which = ANCHOR_NOW; which <= ANCHOR_PREV; which += 7) anchor_put(sim->chains, which, si, s->pin);
+  for (int k = 0; k < 3; k++) sim->chains->per_slot[LANE_VX + k][si] = 0.0f;
   s->settings = params_of(sim, sanitize(settings));
   return tress__center_start(sim, s) && slot_own_set(sim->chains, si, set);
 }
@@ -477,7 +483,7 @@ static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bo
     slot_free(s);
     return r;
   }
-  tress__chain_measure(&c->nodes, s);
+  tress__chain_measure(c, s);
   s->used = true;
   set_bones_simulated(sim->scene, s, true);
   r = slot_publish(sim, si, handle_root, out);
@@ -570,7 +576,7 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
                         : tress_xform_inv_mul(tress_part_get_cframe(sim->scene, parts[i - 1]),
                                               tress_part_get_cframe(sim->scene, parts[i]));
   }
-  tress__chain_measure(&c->nodes, s);
+  tress__chain_measure(c, s);
   tress_result r = slot_publish(sim, si, parts[0], out);
   if (r != TRESS_OK) slot_free(s);
   return r;
@@ -739,7 +745,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
     }
     slot_free_nodes(s);
     *s = tmp;
-    tress__chain_measure(&c->nodes, s);
+    tress__chain_measure(c, s);
     s->fresh = true;
     c->dirty = true;
   }
@@ -791,7 +797,7 @@ HOT_LOOP static void cull_block_keys(uint32_t count, const float *restrict px, c
 uint32_t tress__chains_cull_slots(tress_sim *sim, uint32_t start, uint32_t end) {
   struct tress_chains *c = sim->chains;
   float a[3][CULL_BLOCK], bone[CULL_BLOCK], key[CULL_BLOCK];
-  float *const *now = c->anchors + ANCHOR_NOW;
+  float *const *now = c->per_slot + ANCHOR_NOW;
   uint32_t wanting = 0;
   const float no_camera[3] = {0.0f, 0.0f, 0.0f};
   for (uint32_t b0 = start; b0 < end; b0 += CULL_BLOCK) {

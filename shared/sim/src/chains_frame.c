@@ -43,6 +43,7 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
   c->stepping_chains = 0;
   for (uint32_t si = 0; si < c->slot_count; si++) {
     chain_slot *s = &c->slots[si];
+    c->slot_frame[si] = 0;
     if (!s->used) continue;
     float act = 0.0f;
     tress_handle *h = tress__handle_own(sim, s->handle);
@@ -59,6 +60,15 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
       tress__chain_sync_set(c, si);
     }
     if (!act && h) h->was_awake = false;
+    if (act) {
+      /* what prepare's root checks need (the handle is read here, once per frame): a chain
+       * that just started or woke resumes; it is awake from this frame on */
+      c->slot_frame[si] = (uint16_t)(FRAME_AWAKE | s->features | (s->kind == TRESS_HANDLE_PARTS ? FRAME_PARTS : 0u) |
+                                     (s->fresh || !h->was_awake ? FRAME_RESUME : 0u) | (s->reset ? FRAME_RESET : 0u));
+      s->fresh = false;
+      s->reset = false;
+      h->was_awake = true;
+    }
     /* what its nodes' substep mask holds, from the slot (the node arrays stay out of this loop) */
     c->stepping_chains += act != 0.0f && !(s->features & FEAT_DISABLED);
   }
@@ -228,7 +238,7 @@ static void advance_anchors(float *const *a, uint32_t lo, uint32_t hi) {
 
 void tress__chain_root_anchors(struct tress_chains *c, uint32_t t, int which, float *const *g) {
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0), count = hi - lo;
-  float *const *a = c->anchors + which;
+  float *const *a = c->per_slot + which;
   uint32_t dense = c->roots_dense[t] ? c->tile_slot[t + 1] - c->tile_slot[t] : 0;
   for (int k = 0; k < 7; k++) {
     float pad = k == 6 ? 1.0f : 0.0f;
@@ -240,7 +250,7 @@ void tress__chain_root_anchors(struct tress_chains *c, uint32_t t, int which, fl
 /* Roots: part * cframe * animated, the same composition with the part as parent (a part
  * chain's pin has identity cframe and animated, so it lands on the part). */
 static void roots_world(struct tress_chains *c, uint32_t t) {
-  advance_anchors(c->anchors, c->tile_slot[t], c->tile_slot[t + 1]);
+  advance_anchors(c->per_slot, c->tile_slot[t], c->tile_slot[t + 1]);
   uint32_t lo = TILE_LO(c, t, 0), hi = TILE_HI(c, t, 0);
   tress__chain_root_anchors(c, t, ANCHOR_LAST, c->g);
   const float *par[7] = {c->g[0], c->g[1], c->g[2], c->g[3], c->g[4], c->g[5], c->g[6]};
@@ -260,10 +270,6 @@ static void snap_slot(struct tress_chains *c, chain_slot *s) {
     n->py[i] = n->oy[i] = n->pa_py[i] = n->aw_py[i];
     n->pz[i] = n->oz[i] = n->pa_pz[i] = n->aw_pz[i];
   }
-}
-
-static tress_handle *slot_handle(tress_sim *sim, uint32_t si) {
-  return tress__handle_own(sim, sim->chains->slots[si].handle);
 }
 
 static void swap_arrays(float **a, float **b) {
@@ -387,6 +393,80 @@ static void tile_world(struct tress_chains *c, uint32_t t, uint8_t *flags) {
   *flags |= TILE_WORLD;
 }
 
+/* The reset checks of a chain's root (sim.h), each independent: the teleport guard, a jump of a
+ * few chain lengths off the path its velocity predicted, a stalled step, a game-marked reset; a
+ * disabled chain rests at its animated pose. d is the root's motion over the frame, v its
+ * velocity before this frame. */
+typedef struct root_check_consts {
+  float tele2, span; /* squared teleport distance at scale 1; the frame's real time */
+  bool stalled;
+} root_check_consts;
+
+static inline bool root_resets(uint32_t fr, float dx, float dy, float dz, const float v[3], float jump2, float scale,
+                               const root_check_consts *k) {
+  float d2 = dx * dx + dy * dy + dz * dz;
+  /* a jump is a departure from the path the root was on: a head in a fast car moves far every
+   * frame without jumping (measured raw, a short chain would snap every frame there) */
+  float ex = dx - v[0] * k->span, ey = dy - v[1] * k->span, ez = dz - v[2] * k->span;
+  float jump = ex * ex + ey * ey + ez * ez;
+  /* bitwise, not short-circuit: the block loop stays free of branches */
+  return (d2 > k->tele2 * scale * scale) | (jump > jump2) | k->stalled | ((fr & (FRAME_RESET | FEAT_DISABLED)) != 0);
+}
+
+/* A chain that just started or woke has no last frame to measure a velocity from; after a jump
+ * the velocity is wrong for one frame, which at worst snaps it a second time. */
+static inline float root_velocity(uint32_t fr, float d, float span) {
+  bool track = !(fr & FRAME_RESUME) && span > 0.0f;
+  return track ? d / span : 0.0f;
+}
+
+/* Every awake chain of a block of slots without a center (a centered one is centered_root_check's):
+ * its root's reset checks into snap[j] (resuming snaps too) and its new velocity. Returns the OR
+ * of the block's frame bits, with ROOT_SNAPS when some chain snaps. */
+#define ROOT_BLOCK 64
+#define ROOT_SNAPS 0x8000u
+HOT_LOOP static uint32_t root_checks(uint32_t count, const uint16_t *restrict frame, const uint32_t *restrict root,
+                                     const float *restrict awx, const float *restrict awy, const float *restrict awz,
+                                     const float *restrict pax, const float *restrict pay, const float *restrict paz,
+                                     float *restrict vx, float *restrict vy, float *restrict vz,
+                                     const float *restrict jump2, const float *restrict scale,
+                                     const root_check_consts *kc, uint8_t *restrict snap) {
+  const root_check_consts k = *kc;
+  uint32_t seen = 0, snaps = 0;
+  for (uint32_t j = 0; j < count; j++) {
+    uint32_t fr = frame[j], r = root[j];
+    float dx = awx[r] - pax[r], dy = awy[r] - pay[r], dz = awz[r] - paz[r];
+    float v[3] = {vx[j], vy[j], vz[j]};
+    bool own = (fr & (FRAME_AWAKE | FEAT_CENTERED)) == FRAME_AWAKE;
+    bool s = own & (((fr & FRAME_RESUME) != 0) | root_resets(fr, dx, dy, dz, v, jump2[j], scale[j], &k));
+    snap[j] = s;
+    snaps |= s;
+    seen |= fr;
+    vx[j] = own ? root_velocity(fr, dx, k.span) : v[0];
+    vy[j] = own ? root_velocity(fr, dy, k.span) : v[1];
+    vz[j] = own ? root_velocity(fr, dz, k.span) : v[2];
+  }
+  return seen | (snaps ? ROOT_SNAPS : 0u);
+}
+
+/* The same for an awake chain with a center, whose root motion is measured in its center's
+ * frame (riding along with the center is no jump); reads its center for the frame. */
+static bool centered_root_check(tress_sim *sim, struct tress_chains *c, uint32_t si, uint32_t fr,
+                                const root_check_consts *k) {
+  chain_nodes *n = &c->nodes;
+  chain_slot *s = &c->slots[si];
+  uint32_t r = s->root;
+  tress__center_read(sim, s);
+  float pa[3] = {n->pa_px[r], n->pa_py[r], n->pa_pz[r]}, aw[3] = {n->aw_px[r], n->aw_py[r], n->aw_pz[r]}, d[3];
+  tress__center_root_motion(s, pa, aw, d);
+  float *const *lane = c->per_slot;
+  float v[3] = {lane[LANE_VX][si], lane[LANE_VX + 1][si], lane[LANE_VX + 2][si]};
+  bool snap = (fr & FRAME_RESUME) ||
+              root_resets(fr, d[0], d[1], d[2], v, lane[LANE_JUMP2][si], lane[LANE_SCALE][si], k);
+  for (int a = 0; a < 3; a++) lane[LANE_VX + a][si] = root_velocity(fr, d[a], k->span);
+  return snap;
+}
+
 /* One tile: scene reads, animated world poses level by level, snaps, this frame's tile flags
  * and gusts. */
 static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t) {
@@ -397,52 +477,35 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   roots_world(c, t);
   if (!(c->tile_kind[t] & TILE_KIND_VRM)) tile_world(c, t, &flags);
   /* Snap: new chains start where they are drawn, waking chains and teleports do not whip. */
-  float tele2 = f->teleport_distance * f->teleport_distance;
-  for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
-    chain_slot *s = &c->slots[si];
-    if (!s->used) continue;
-    uint32_t r = s->root;
-    if (s->act_last == 0.0f) continue;
-    uint8_t feat = s->features;
-    if (s->kind == TRESS_HANDLE_PARTS) flags |= TILE_PARTS;
-    if (feat & FEAT_COLLIDES) flags |= TILE_COLLIDES;
-    if (feat & FEAT_WEIGHTED) flags |= TILE_WEIGHTED;
-    if (feat & FEAT_LIMITED) flags |= TILE_LIMITED;
-    if (feat & FEAT_GUSTY) gust_slot(c, s, f->time);
-    tress_handle *h = slot_handle(sim, si);
-    float dx = n->aw_px[r] - n->pa_px[r], dy = n->aw_py[r] - n->pa_py[r], dz = n->aw_pz[r] - n->pa_pz[r];
-    if (feat & FEAT_CENTERED) {
-      /* the root's motion in its center's frame: riding along with the center is no jump */
-      flags |= TILE_CENTERED;
-      tress__center_read(sim, s);
-      float pa[3] = {n->pa_px[r], n->pa_py[r], n->pa_pz[r]}, aw[3] = {n->aw_px[r], n->aw_py[r], n->aw_pz[r]}, d[3];
-      tress__center_root_motion(s, pa, aw, d);
-      dx = d[0]; dy = d[1]; dz = d[2];
+  uint32_t s0 = c->tile_slot[t], s1 = c->tile_slot[t + 1];
+  root_check_consts k = {f->teleport_distance * f->teleport_distance, (float)f->span, f->stalled};
+  float *const *lane = c->per_slot;
+  uint8_t snap[ROOT_BLOCK];
+  uint32_t seen = 0;
+  for (uint32_t b0 = s0; b0 < s1; b0 += ROOT_BLOCK) {
+    uint32_t count = s1 - b0 < ROOT_BLOCK ? s1 - b0 : ROOT_BLOCK;
+    uint32_t any = root_checks(count, c->slot_frame + b0, c->slot_root + b0, n->aw_px, n->aw_py, n->aw_pz, n->pa_px,
+                               n->pa_py, n->pa_pz, lane[LANE_VX] + b0, lane[LANE_VX + 1] + b0, lane[LANE_VX + 2] + b0,
+                               lane[LANE_JUMP2] + b0, lane[LANE_SCALE] + b0, &k, snap);
+    seen |= any;
+    /* the per-chain work: gusts, centers and snaps, only in a block that has any */
+    if (!(any & (ROOT_SNAPS | FEAT_GUSTY | FEAT_CENTERED))) continue;
+    for (uint32_t j = 0; j < count; j++) {
+      uint32_t si = b0 + j, fr = c->slot_frame[si];
+      chain_slot *s = &c->slots[si];
+      if (fr & FEAT_GUSTY) gust_slot(c, s, f->time);
+      if (fr & FEAT_CENTERED) snap[j] = centered_root_check(sim, c, si, fr, &k);
+      if (snap[j]) {
+        tile_world(c, t, &flags); /* a snap starts every node at its animated pose */
+        snap_slot(c, s);
+      }
     }
-    float d2 = dx * dx + dy * dy + dz * dz;
-    /* a jump is a departure from the path the root was on: a head in a fast car moves far every
-     * frame without jumping (measured raw, a short chain would snap every frame there) */
-    float span = (float)f->span, *v = s->root_velocity;
-    float ex = dx - v[0] * span, ey = dy - v[1] * span, ez = dz - v[2] * span;
-    float jump = ex * ex + ey * ey + ez * ez;
-    /* every reset check is independent (sim.h): teleport guard, jump of a few chain lengths,
-     * a stalled step, a game-marked reset; a disabled chain rests at its animated pose */
-    bool reset = d2 > tele2 * s->scale * s->scale || jump > s->jump2 || f->stalled || s->reset || (feat & FEAT_DISABLED);
-    bool resume = s->fresh || (h && !h->was_awake);
-    if (resume || reset) {
-      tile_world(c, t, &flags); /* a snap starts every node at its animated pose */
-      snap_slot(c, s);
-    }
-    /* a chain that just started or woke has no last frame to measure a velocity from; after a
-     * jump the velocity is wrong for one frame, which at worst snaps it a second time */
-    bool track = !resume && span > 0.0f;
-    v[0] = track ? dx / span : 0.0f;
-    v[1] = track ? dy / span : 0.0f;
-    v[2] = track ? dz / span : 0.0f;
-    s->fresh = false;
-    s->reset = false;
-    if (h) h->was_awake = true;
   }
+  if (seen & FRAME_PARTS) flags |= TILE_PARTS;
+  if (seen & FEAT_COLLIDES) flags |= TILE_COLLIDES;
+  if (seen & FEAT_WEIGHTED) flags |= TILE_WEIGHTED;
+  if (seen & FEAT_LIMITED) flags |= TILE_LIMITED;
+  if (seen & FEAT_CENTERED) flags |= TILE_CENTERED;
   if (flags & TILE_WEIGHTED) tile_world(c, t, &flags); /* blended toward the animated pose */
   c->tile_flags[t] = flags;
   if ((flags & TILE_COLLIDES) && c->lanes.slots > 0) gather_tile_colliders(sim, c, t);

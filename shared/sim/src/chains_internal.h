@@ -241,17 +241,15 @@ typedef struct chain_slot {
   tress_id part;             /* bones: the part (or, from_bone, the part or bone) the roots hang
                                 from; parts: the pin */
   tress_handle_id handle;
-  float jump2;               /* squared root jump that resets: (3 x the chain's length)^2 */
   /* Uniform scale (chains_scale.c): the factor its rest data is taken at (bones: the composed
    * scale of what the roots hang from; parts: that over the pin's scale at bind, scale_bind). */
   float scale;
   float root_rest[3];        /* node 0's rest offset (the culling reads it every frame) */
-  float root_velocity[3];    /* its root's animated velocity over the last frame (units/s) */
   uint32_t node_count;
   uint32_t root;             /* global[0], kept here: the per-chain loops read it every frame */
   uint32_t *global;          /* index into chain_nodes, valid after a rebuild */
   chain_center *center;      /* NULL unless the settings name a center (chains_center.c) */
-  /* Its anchor (now, last finite, last frame's) lives in the batch's dense arrays: c->anchors. */
+  /* Its anchor, root velocity, jump threshold and scale live in the batch's dense per_slot lanes. */
   /* Read by frames between steps (the carry), binds, layouts and settings. */
   tress_xform pin;           /* the anchor where the last substep left the chain */
   float carry[7];            /* this frame's carry: rotation q, translation t (R p + t) */
@@ -287,16 +285,31 @@ static inline uint8_t slot_node_groups(const chain_slot *s) {
                    ((s->features & FEAT_LIMITED) ? NODE_GROUP_LIMIT : 0u));
 }
 
-/* Each chain's anchor, per slot in dense arrays (tiles are runs of consecutive slots, so a tile's
- * chains are one contiguous run): ANCHOR_NOW as this frame's culling read it (prepare takes that
- * read, not a second one), ANCHOR_LAST its last finite frame (what the roots hang from: it
- * stands in for a NaN one), ANCHOR_PREV last frame's (the substeps interpolate from it). Seven
- * component arrays each (position xyz, rotation xyzw) at c->anchors[which + k], so prepare's
- * per-chain pass and the root levels' lanes are vector loops and copies, not walks over slots. */
+/* What the frame's per-chain passes read and write, per slot in dense arrays (tiles are runs of
+ * consecutive slots, so a tile's chains are one contiguous run), so those passes are vector
+ * loops and copies, not walks over slots. Float lanes at c->per_slot[...]:
+ * - each chain's anchor, seven component arrays each (position xyz, rotation xyzw):
+ *   ANCHOR_NOW as this frame's culling read it (prepare takes that read, not a second one),
+ *   ANCHOR_LAST its last finite frame (what the roots hang from: it stands in for a NaN one),
+ *   ANCHOR_PREV last frame's (the substeps interpolate from it);
+ * - LANE_VX..VZ its root's animated velocity over the last frame (units/s), LANE_JUMP2 the
+ *   squared root jump that resets ((3 x the chain's length)^2), LANE_SCALE its uniform scale
+ *   (the teleport guard's). */
 #define ANCHOR_NOW 0
 #define ANCHOR_LAST 7
 #define ANCHOR_PREV 14
-#define ANCHOR_FIELDS 21
+#define LANE_VX 21
+#define LANE_JUMP2 24
+#define LANE_SCALE 25
+#define SLOT_FIELDS 26
+
+/* Per slot, this frame (slot_frame, written by the activity pass): an awake chain's FEAT_* bits,
+ * FRAME_PARTS for a part chain, and whether it resumes (new, or woken: no velocity to measure)
+ * or was reset by the game; 0 for a sleeping or unused slot. */
+#define FRAME_PARTS 0x40u
+#define FRAME_AWAKE 0x100u
+#define FRAME_RESUME 0x200u
+#define FRAME_RESET 0x400u
 
 static inline tress_xform anchor_get(const struct tress_chains *c, int which, uint32_t si);
 static inline void anchor_put(struct tress_chains *c, int which, uint32_t si, tress_xform x);
@@ -304,8 +317,10 @@ static inline void anchor_put(struct tress_chains *c, int which, uint32_t si, tr
 struct tress_chains {
   chain_slot *slots;
   uint32_t slot_count, slot_cap;
-  float *anchors[ANCHOR_FIELDS]; /* slot_cap entries each (ANCHOR_*), identity in unused slots */
-  uint32_t anchor_cap;
+  float *per_slot[SLOT_FIELDS]; /* per_cap entries each (ANCHOR_*, LANE_*); identity anchors in unused slots */
+  uint16_t *slot_frame;         /* FRAME_* and FEAT_*, this frame */
+  uint32_t *slot_root;          /* its first root's node (0 for an unused slot), valid after a layout */
+  uint32_t per_cap;
   /* Per tile: its level 0 holds exactly one root per slot, in slot order (every slot of the tile
    * used, one root each), so root lane j is slot tile_slot[t] + j: the anchors copy straight in. */
   uint8_t *roots_dense;
@@ -389,12 +404,12 @@ struct tress_chains {
 
 
 static inline tress_xform anchor_get(const struct tress_chains *c, int which, uint32_t si) {
-  float *const *a = c->anchors + which;
+  float *const *a = c->per_slot + which;
   return (tress_xform){{a[0][si], a[1][si], a[2][si]}, {a[3][si], a[4][si], a[5][si], a[6][si]}};
 }
 
 static inline void anchor_put(struct tress_chains *c, int which, uint32_t si, tress_xform x) {
-  float *const *a = c->anchors + which;
+  float *const *a = c->per_slot + which;
   a[0][si] = x.p[0]; a[1][si] = x.p[1]; a[2][si] = x.p[2];
   a[3][si] = x.q[0]; a[4][si] = x.q[1]; a[5][si] = x.q[2]; a[6][si] = x.q[3];
 }
@@ -552,7 +567,7 @@ bool tress__chains_rebuild(struct tress_chains *c);                       /* fal
 void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s);     /* per-node settings copies */
 tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s); /* what its roots hang from */
 void tress__chain_read_anchor(const tress_sim *sim, struct tress_chains *c, uint32_t si); /* into ANCHOR_NOW */
-bool tress__chain_anchors_reserve(struct tress_chains *c, uint32_t cap); /* false: out of memory */
+bool tress__chain_per_slot_reserve(struct tress_chains *c, uint32_t cap); /* false: out of memory */
 /* Seven lanes (g[0..7)) of a tile's level 0 from the anchors `which` (ANCHOR_*): a copy where
  * the tile's roots are dense, a gather through node_slot otherwise; padding reads identity. */
 void tress__chain_root_anchors(struct tress_chains *c, uint32_t t, int which, float *const *g);
@@ -579,7 +594,7 @@ void tress__chains_refresh_scales(tress_sim *sim, struct tress_chains *c);
 void tress__chain_slot_features(struct tress_chains *c, uint32_t si); /* FEAT_* from the settings */
 /* What the collider lanes gather reads for slot si: its own set while awake and enabled, else none. */
 void tress__chain_sync_set(struct tress_chains *c, uint32_t si);
-void tress__chain_measure(const chain_nodes *n, chain_slot *s);        /* jump2, root_rest from rest and scale */
+void tress__chain_measure(struct tress_chains *c, chain_slot *s); /* its jump threshold, root_rest from rest and scale */
 /* Rotation limits (chains_limit.c): a joint's limit sanitized; a node's per-node limit copies
  * (from its parent joint's limit, or none); one level's tails kept inside their limits, the
  * parent joints' frames given as rotation lanes (the VRM model's A of the parents); and the

@@ -29,23 +29,34 @@ static float *aligned_realloc_floats(float *old, uint32_t count) {
   return floats_alloc(count);
 }
 
-bool tress__chain_anchors_reserve(struct tress_chains *c, uint32_t cap) {
-  if (cap <= c->anchor_cap) return true;
-  float *grown[ANCHOR_FIELDS];
-  for (int k = 0; k < ANCHOR_FIELDS; k++) {
-    grown[k] = floats_alloc(cap);
-    if (!grown[k]) {
-      while (k-- > 0) free(grown[k]);
-      return false;
-    }
-    /* identity past the slots in use: a root lane never reads a non-finite value */
-    float fill = k % 7 == 6 ? 1.0f : 0.0f;
-    if (c->anchor_cap) memcpy(grown[k], c->anchors[k], c->anchor_cap * sizeof(float));
-    for (uint32_t i = c->anchor_cap; i < cap; i++) grown[k][i] = fill;
-    free(c->anchors[k]);
-    c->anchors[k] = grown[k];
+bool tress__chain_per_slot_reserve(struct tress_chains *c, uint32_t cap) {
+  if (cap <= c->per_cap) return true;
+  uint16_t *frame = calloc(cap, sizeof *frame);
+  uint32_t *root = calloc(cap, sizeof *root);
+  float *grown[SLOT_FIELDS] = {0};
+  bool ok = frame && root;
+  for (int k = 0; k < SLOT_FIELDS && ok; k++) ok = (grown[k] = floats_alloc(cap)) != NULL;
+  if (!ok) {
+    free(frame);
+    free(root);
+    for (int k = 0; k < SLOT_FIELDS; k++) free(grown[k]);
+    return false;
   }
-  c->anchor_cap = cap;
+  for (int k = 0; k < SLOT_FIELDS; k++) {
+    /* identity anchors past the slots in use: a root lane never reads a non-finite value */
+    float fill = k < LANE_VX && k % 7 == 6 ? 1.0f : 0.0f;
+    if (c->per_cap) memcpy(grown[k], c->per_slot[k], c->per_cap * sizeof(float));
+    for (uint32_t i = c->per_cap; i < cap; i++) grown[k][i] = fill;
+    free(c->per_slot[k]);
+    c->per_slot[k] = grown[k];
+  }
+  if (c->per_cap) memcpy(frame, c->slot_frame, c->per_cap * sizeof *frame);
+  if (c->per_cap) memcpy(root, c->slot_root, c->per_cap * sizeof *root);
+  free(c->slot_frame);
+  free(c->slot_root);
+  c->slot_frame = frame;
+  c->slot_root = root;
+  c->per_cap = cap;
   return true;
 }
 
@@ -391,6 +402,7 @@ bool tress__chains_rebuild(struct tress_chains *c) {
     }
   }
   free(cursor);
+  for (uint32_t si = 0; si < c->slot_count; si++) c->slot_root[si] = c->slots[si].used ? c->slots[si].root : 0;
   /* Static per-node data: the rest pose from the node arrays (carried above), or for new nodes
    * from the bind-time copy, which the arrays then replace (freed below). */
   for (uint32_t si = 0; si < c->slot_count; si++) {
@@ -480,7 +492,8 @@ static size_t slot_bytes(const chain_slot *s) {
 
 size_t tress__chains_memory_bytes(const struct tress_chains *c) {
   size_t total = sizeof *c + (size_t)c->slot_cap * sizeof *c->slots + (size_t)c->set_cap * 2 * sizeof *c->sets;
-  total += (size_t)ANCHOR_FIELDS * ((((size_t)c->anchor_cap * sizeof(float)) + 63) & ~(size_t)63);
+  total += (size_t)SLOT_FIELDS * ((((size_t)c->per_cap * sizeof(float)) + 63) & ~(size_t)63);
+  total += (size_t)c->per_cap * (sizeof *c->slot_frame + sizeof *c->slot_root);
   for (uint32_t si = 0; si < c->slot_count; si++) total += slot_bytes(&c->slots[si]);
   total += lanes_bytes(&c->lanes) + lanes_bytes(&c->tile_lanes);
   total += nodes_bytes(&c->nodes) + tile_scratch_bytes(&c->tile);

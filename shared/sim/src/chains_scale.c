@@ -56,7 +56,7 @@ void tress__chains_refresh_scales(tress_sim *sim, struct tress_chains *c) {
     if (ok && factor != s->scale) {
       if (!c->dirty) rescale_state(&c->nodes, s, factor / s->scale);
       s->scale = factor;
-      tress__chain_measure(&c->nodes, s);
+      tress__chain_measure(c, s);
       changed = true;
     }
     if (changed && !c->dirty) tress__chain_fill_settings(&c->nodes, s);
