@@ -36,7 +36,9 @@ static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
 
 /* Decides which chains run this frame: a substep mask per node, refilled only when a chain's
  * activity changes (whether it is awake at all is its slot's act_last), and counts the chains
- * that step. Also re-fetches the scene slot pointers when the scene's layout moved. */
+ * that step. Leaves each slot's frame bits (slot_frame) for prepare's root checks, so the handle
+ * is read once per chain per frame. Also re-fetches the scene slot pointers when the scene's
+ * layout moved. */
 static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
   chain_nodes *n = &c->nodes;
   if (!c->ptr_valid || c->ptr_epoch != tress__scene_layout_epoch(sim->scene)) refresh_pointers(sim, c);
@@ -207,6 +209,9 @@ void tress__chain_read_anchor(const tress_sim *sim, struct tress_chains *c, uint
   anchor_put(c, ANCHOR_NOW, si, cf ? *cf : tress__chain_anchor(sim, s));
 }
 
+/* Per-chain passes go over a tile's run of slots this many at a time (a stack block of lanes). */
+#define ROOT_BLOCK 64
+
 /* advance_anchors' loops, one component array each (parameters, so restrict holds and they
  * vectorize): bad[j] sums (v - v) over the seven components, 0 only when all are finite; then
  * prev takes last, and last takes now where it is finite. */
@@ -227,9 +232,9 @@ HOT_LOOP static void advance_lane(uint32_t count, const float *restrict now, flo
  * chain holds). Vector loops over the run of slots, a block at a time; an unused slot's lanes
  * are finite leftovers nothing reads. */
 static void advance_anchors(float *const *a, uint32_t lo, uint32_t hi) {
-  float bad[64];
-  for (uint32_t b0 = lo; b0 < hi; b0 += 64) {
-    uint32_t count = hi - b0 < 64 ? hi - b0 : 64;
+  float bad[ROOT_BLOCK];
+  for (uint32_t b0 = lo; b0 < hi; b0 += ROOT_BLOCK) {
+    uint32_t count = hi - b0 < ROOT_BLOCK ? hi - b0 : ROOT_BLOCK;
     memset(bad, 0, sizeof bad);
     for (int k = 0; k < 7; k++) sum_not_finite(count, a[ANCHOR_NOW + k] + b0, bad);
     for (int k = 0; k < 7; k++) advance_lane(count, a[ANCHOR_NOW + k] + b0, a[ANCHOR_LAST + k] + b0, a[ANCHOR_PREV + k] + b0, bad);
@@ -423,7 +428,6 @@ static inline float root_velocity(uint32_t fr, float d, float span) {
 /* Every awake chain of a block of slots without a center (a centered one is centered_root_check's):
  * its root's reset checks into snap[j] (resuming snaps too) and its new velocity. Returns the OR
  * of the block's frame bits, with ROOT_SNAPS when some chain snaps. */
-#define ROOT_BLOCK 64
 #define ROOT_SNAPS 0x8000u
 HOT_LOOP static uint32_t root_checks(uint32_t count, const uint16_t *restrict frame, const uint32_t *restrict root,
                                      const float *restrict awx, const float *restrict awy, const float *restrict awz,

@@ -55,7 +55,7 @@
  *   before output (weight 1 passes the simulated bits through) and write the animated local
  *   exactly where weight is 0; a disabled chain also snaps to its animated pose every frame.
  * - gusts: a gusty chain rewrites its nodes' wind scale once per frame, phase delayed by depth.
- * - resets (checked per chain in prepare, any of them snaps): the 50-stud teleport guard, a root
+ * - resets (checked in prepare, 64 chains per vector loop; any of them snaps): the 50-stud teleport guard, a root
  *   landing TRESS_JUMP_RESET_CHAINS chain lengths off the path its velocity predicted, a stalled
  *   step, tress_sim_reset.
  *
@@ -317,7 +317,7 @@ static inline void anchor_put(struct tress_chains *c, int which, uint32_t si, tr
 struct tress_chains {
   chain_slot *slots;
   uint32_t slot_count, slot_cap;
-  float *per_slot[SLOT_FIELDS]; /* per_cap entries each (ANCHOR_*, LANE_*); identity anchors in unused slots */
+  float *per_slot[SLOT_FIELDS]; /* per_cap entries each (ANCHOR_*, LANE_*); identity anchors in never-used slots, finite leftovers in freed ones */
   uint16_t *slot_frame;         /* FRAME_* and FEAT_*, this frame */
   uint32_t *slot_root;          /* its first root's node (0 for an unused slot), valid after a layout */
   uint32_t per_cap;
