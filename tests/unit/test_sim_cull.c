@@ -193,6 +193,36 @@ static void test_cull_across_slot_blocks(void **state) {
   tress_scene_destroy(scene);
 }
 
+/* The culling reads each chain's anchor straight from where the scene keeps the part; that
+ * place moves when the scene's storage grows, and a slot bound again hangs from another part. */
+static void test_cull_reads_the_part_where_it_is_now(void **state) {
+  (void)state;
+  tress_scene *scene = th_scene();
+  fix_chain a = fix_chain_make(scene, 10, 5, 0, 3, 0.5f), b = fix_chain_make(scene, 80, 5, 0, 3, 0.5f);
+  tress_sim *sim = fix_sim(scene, 10, 40.0f);
+  const float cam[3] = {0, 5.5f, 0};
+  tress_sim_set_camera(sim, cam);
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind(sim, a.part, NULL, &h), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 3);
+  assert_true(tress_handle_is_awake(sim, h));
+  /* the scene's instance storage grows (moves), then the part walks out of range */
+  for (int i = 0; i < 3000; i++) th_instance(scene, TRESS_KIND_PART, "Filler", tress_scene_get_root(scene));
+  tress_part_set_cframe(scene, a.part, tress_xform_from_pos(90, 5, 0));
+  fix_run(sim, 1.0 / 60.0, 3);
+  assert_false(tress_handle_is_awake(sim, h));
+  tress_part_set_cframe(scene, a.part, tress_xform_from_pos(10, 5, 0));
+  fix_run(sim, 1.0 / 60.0, 3);
+  assert_true(tress_handle_is_awake(sim, h));
+  /* the slot is freed and bound again to a chain out of range: it reads its own part */
+  tress_handle_destroy(sim, h);
+  assert_int_equal(tress_sim_bind(sim, b.part, NULL, &h), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 3);
+  assert_false(tress_handle_is_awake(sim, h));
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
 static void test_sleeping_chain_writes_nothing(void **state) {
   (void)state;
   tress_scene *scene = th_scene();
@@ -419,6 +449,7 @@ int main(void) {
       cmocka_unit_test(test_wake_snaps_to_the_animated_pose),
       cmocka_unit_test(test_teleport_snaps_past_50_units),
       cmocka_unit_test(test_cull_across_slot_blocks),
+      cmocka_unit_test(test_cull_reads_the_part_where_it_is_now),
       cmocka_unit_test(test_device_budget_formulas),
       cmocka_unit_test(test_role_defaults),
   };

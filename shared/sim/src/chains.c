@@ -6,6 +6,7 @@
 
 #include "chains_internal.h"
 #include "xform_lanes.h"
+#include "scene_slots.h"
 
 struct tress_chains *tress__chains_create(void) {
   struct tress_chains *c = calloc(1, sizeof *c);
@@ -34,6 +35,7 @@ void tress__chains_destroy(struct tress_chains *c) {
   for (int k = 0; k < SLOT_FIELDS; k++) free(c->per_slot[k]);
   free(c->slot_frame);
   free(c->slot_root);
+  free(c->anchor_src);
   free(c->roots_dense);
   free(c->sets);
   free(c->own_sets);
@@ -405,7 +407,11 @@ static tress_result slot_build_bones(tress_sim *sim, chain_slot *s) {
 /* The longest rest path from a root (tips included): what "a few chain lengths" measures. */
 void tress__chain_measure(struct tress_chains *c, chain_slot *s) {
   const chain_nodes *n = &c->nodes;
-  if (s->node_count) slot_rest_offset(n, s, 0, s->root_rest);
+  uint32_t si = (uint32_t)(s - c->slots);
+  float root_rest[3] = {0.0f, 0.0f, 0.0f};
+  if (s->node_count) slot_rest_offset(n, s, 0, root_rest);
+  for (int k = 0; k < 3; k++) c->per_slot[LANE_RX + k][si] = root_rest[k];
+  c->per_slot[LANE_BONE][si] = s->kind == TRESS_HANDLE_BONES ? 1.0f : 0.0f;
   float reach = 0.0f;
   float *path = calloc(s->node_count ? s->node_count : 1, sizeof *path);
   if (path) {
@@ -421,7 +427,6 @@ void tress__chain_measure(struct tress_chains *c, chain_slot *s) {
   float jump = TRESS_JUMP_RESET_CHAINS * reach * s->scale;
   /* a chain with no length has nothing to whip; keep the check from firing on rounding */
   if (jump < 1e-3f) jump = 1e-3f;
-  uint32_t si = (uint32_t)(s - c->slots);
   c->per_slot[LANE_JUMP2][si] = jump * jump;
   c->per_slot[LANE_SCALE][si] = s->scale;
 }
@@ -437,6 +442,7 @@ static tress_result slot_publish(tress_sim *sim, uint32_t si, tress_id handle_ro
   tress__chain_sync_set(c, si);
   tress__chain_slot_features(c, si);
   c->dirty = true;
+  c->anchor_stale = true; /* the culling fetches its anchor's source */
   if (out) *out = h;
   return TRESS_OK;
 }
@@ -596,6 +602,7 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
     }
   }
   s->used = false;
+  c->anchor_stale = true; /* its anchor's source goes with it */
   tress__chain_slot_features(c, h->slot); /* drops its collider count */
   slot_free(s);
   if (c->sets) {
@@ -794,24 +801,36 @@ HOT_LOOP static void cull_block_keys(uint32_t count, const float *restrict px, c
   }
 }
 
+void tress__chains_cull_begin(tress_sim *sim) {
+  struct tress_chains *c = sim->chains;
+  uint64_t epoch = tress__scene_layout_epoch(sim->scene);
+  if (!c->anchor_stale && c->anchor_epoch == epoch) return;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    const chain_slot *s = &c->slots[si];
+    c->anchor_src[si] = s->used && !s->from_bone ? tress__part_cframe_slot(sim->scene, s->part) : NULL;
+  }
+  c->anchor_epoch = epoch;
+  c->anchor_stale = false;
+}
+
 uint32_t tress__chains_cull_slots(tress_sim *sim, uint32_t start, uint32_t end) {
   struct tress_chains *c = sim->chains;
-  float a[3][CULL_BLOCK], bone[CULL_BLOCK], key[CULL_BLOCK];
-  float *const *now = c->per_slot + ANCHOR_NOW;
+  float key[CULL_BLOCK];
+  float *const *now = c->per_slot + ANCHOR_NOW, *const *rest = c->per_slot + LANE_RX;
   uint32_t wanting = 0;
   const float no_camera[3] = {0.0f, 0.0f, 0.0f};
   for (uint32_t b0 = start; b0 < end; b0 += CULL_BLOCK) {
     uint32_t n = end - b0 < CULL_BLOCK ? end - b0 : CULL_BLOCK;
+    /* the frame about to run takes this read instead of a second one (an unused slot's lanes
+     * hold finite leftovers: its key is never used) */
     for (uint32_t j = 0; j < n; j++) {
-      chain_slot *s = &c->slots[b0 + j];
-      /* the frame about to run takes this read instead of a second one (an unused slot's
-       * lanes hold finite leftovers: its key is never used) */
-      if (s->used) tress__chain_read_anchor(sim, c, b0 + j);
-      a[0][j] = s->root_rest[0]; a[1][j] = s->root_rest[1]; a[2][j] = s->root_rest[2];
-      bone[j] = s->used && s->kind == TRESS_HANDLE_BONES ? 1.0f : 0.0f;
+      const tress_xform *src = c->anchor_src[b0 + j];
+      if (src) anchor_put(c, ANCHOR_NOW, b0 + j, *src);
+      else if (c->slots[b0 + j].used) anchor_put(c, ANCHOR_NOW, b0 + j, tress__chain_anchor(sim, &c->slots[b0 + j]));
     }
     cull_block_keys(n, now[0] + b0, now[1] + b0, now[2] + b0, now[3] + b0, now[4] + b0, now[5] + b0, now[6] + b0,
-                    a[0], a[1], a[2], bone, sim->have_camera ? sim->camera : no_camera, key);
+                    rest[0] + b0, rest[1] + b0, rest[2] + b0, c->per_slot[LANE_BONE] + b0,
+                    sim->have_camera ? sim->camera : no_camera, key);
     for (uint32_t j = 0; j < n; j++) {
       chain_slot *s = &c->slots[b0 + j];
       if (!s->used) continue;

@@ -201,14 +201,6 @@ tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s) {
   return s->from_bone ? tress_instance_get_world(sim->scene, s->part) : tress_part_get_cframe(sim->scene, s->part);
 }
 
-/* The same into the slot's ANCHOR_NOW lanes, a part's frame copied memory to memory (a struct
- * returned through two calls and reloaded whole stalls on store forwarding once per chain). */
-void tress__chain_read_anchor(const tress_sim *sim, struct tress_chains *c, uint32_t si) {
-  const chain_slot *s = &c->slots[si];
-  const tress_xform *cf = s->from_bone ? NULL : tress__part_cframe_slot(sim->scene, s->part);
-  anchor_put(c, ANCHOR_NOW, si, cf ? *cf : tress__chain_anchor(sim, s));
-}
-
 /* Per-chain passes go over a tile's run of slots this many at a time (a stack block of lanes). */
 #define ROOT_BLOCK 64
 

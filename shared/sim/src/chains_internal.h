@@ -244,12 +244,12 @@ typedef struct chain_slot {
   /* Uniform scale (chains_scale.c): the factor its rest data is taken at (bones: the composed
    * scale of what the roots hang from; parts: that over the pin's scale at bind, scale_bind). */
   float scale;
-  float root_rest[3];        /* node 0's rest offset (the culling reads it every frame) */
   uint32_t node_count;
   uint32_t root;             /* global[0], kept here: the per-chain loops read it every frame */
   uint32_t *global;          /* index into chain_nodes, valid after a rebuild */
   chain_center *center;      /* NULL unless the settings name a center (chains_center.c) */
-  /* Its anchor, root velocity, jump threshold and scale live in the batch's dense per_slot lanes. */
+  /* Its anchor, root velocity, jump threshold, scale and root rest offset live in the batch's dense
+   * per_slot lanes. */
   /* Read by frames between steps (the carry), binds, layouts and settings. */
   tress_xform pin;           /* the anchor where the last substep left the chain */
   float carry[7];            /* this frame's carry: rotation q, translation t (R p + t) */
@@ -294,14 +294,18 @@ static inline uint8_t slot_node_groups(const chain_slot *s) {
  *   ANCHOR_PREV last frame's (the substeps interpolate from it);
  * - LANE_VX..VZ its root's animated velocity over the last frame (units/s), LANE_JUMP2 the
  *   squared root jump that resets ((3 x the chain's length)^2), LANE_SCALE its uniform scale
- *   (the teleport guard's). */
+ *   (the teleport guard's);
+ * - LANE_RX..RZ its first node's rest offset from the anchor and LANE_BONE 1 for a bone chain
+ *   (whose root hangs at that offset) or 0 (a part chain's root is its pin): the culling's. */
 #define ANCHOR_NOW 0
 #define ANCHOR_LAST 7
 #define ANCHOR_PREV 14
 #define LANE_VX 21
 #define LANE_JUMP2 24
 #define LANE_SCALE 25
-#define SLOT_FIELDS 26
+#define LANE_RX 26
+#define LANE_BONE 29
+#define SLOT_FIELDS 30
 
 /* Per slot, this frame (slot_frame, written by the activity pass): an awake chain's FEAT_* bits,
  * FRAME_PARTS for a part chain, and whether it resumes (new, or woken: no velocity to measure)
@@ -320,6 +324,12 @@ struct tress_chains {
   float *per_slot[SLOT_FIELDS]; /* per_cap entries each (ANCHOR_*, LANE_*); identity anchors in never-used slots, finite leftovers in freed ones */
   uint16_t *slot_frame;         /* FRAME_* and FEAT_*, this frame */
   uint32_t *slot_root;          /* its first root's node (0 for an unused slot), valid after a layout */
+  /* Per slot: the scene's frame of the part its anchor is (NULL: unused, anchored to a bone or
+   * to a part that is gone, so the culling reads it the slow way), valid for the scene's layout
+   * epoch anchor_epoch; all re-fetched when that moves or anchor_stale is set. */
+  const tress_xform **anchor_src;
+  uint64_t anchor_epoch;
+  bool anchor_stale;
   uint32_t per_cap;
   /* Per tile: its level 0 holds exactly one root per slot, in slot order (every slot of the tile
    * used, one root each), so root lane j is slot tile_slot[t] + j: the anchors copy straight in. */
@@ -566,7 +576,6 @@ void tress__chain_nodes_free(chain_nodes *n);
 bool tress__chains_rebuild(struct tress_chains *c);                       /* false: out of memory */
 void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s);     /* per-node settings copies */
 tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s); /* what its roots hang from */
-void tress__chain_read_anchor(const tress_sim *sim, struct tress_chains *c, uint32_t si); /* into ANCHOR_NOW */
 bool tress__chain_per_slot_reserve(struct tress_chains *c, uint32_t cap); /* false: out of memory */
 /* Seven lanes (g[0..7)) of a tile's level 0 from the anchors `which` (ANCHOR_*): a copy where
  * the tile's roots are dense, a gather through node_slot otherwise; padding reads identity. */

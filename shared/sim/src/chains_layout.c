@@ -33,12 +33,14 @@ bool tress__chain_per_slot_reserve(struct tress_chains *c, uint32_t cap) {
   if (cap <= c->per_cap) return true;
   uint16_t *frame = calloc(cap, sizeof *frame);
   uint32_t *root = calloc(cap, sizeof *root);
+  const tress_xform **src = calloc(cap, sizeof *src);
   float *grown[SLOT_FIELDS] = {0};
-  bool ok = frame && root;
+  bool ok = frame && root && src;
   for (int k = 0; k < SLOT_FIELDS && ok; k++) ok = (grown[k] = floats_alloc(cap)) != NULL;
   if (!ok) {
     free(frame);
     free(root);
+    free(src);
     for (int k = 0; k < SLOT_FIELDS; k++) free(grown[k]);
     return false;
   }
@@ -52,10 +54,13 @@ bool tress__chain_per_slot_reserve(struct tress_chains *c, uint32_t cap) {
   }
   if (c->per_cap) memcpy(frame, c->slot_frame, c->per_cap * sizeof *frame);
   if (c->per_cap) memcpy(root, c->slot_root, c->per_cap * sizeof *root);
+  if (c->per_cap) memcpy(src, c->anchor_src, c->per_cap * sizeof *src);
   free(c->slot_frame);
   free(c->slot_root);
+  free(c->anchor_src);
   c->slot_frame = frame;
   c->slot_root = root;
+  c->anchor_src = src;
   c->per_cap = cap;
   return true;
 }
@@ -493,7 +498,7 @@ static size_t slot_bytes(const chain_slot *s) {
 size_t tress__chains_memory_bytes(const struct tress_chains *c) {
   size_t total = sizeof *c + (size_t)c->slot_cap * sizeof *c->slots + (size_t)c->set_cap * 2 * sizeof *c->sets;
   total += (size_t)SLOT_FIELDS * ((((size_t)c->per_cap * sizeof(float)) + 63) & ~(size_t)63);
-  total += (size_t)c->per_cap * (sizeof *c->slot_frame + sizeof *c->slot_root);
+  total += (size_t)c->per_cap * (sizeof *c->slot_frame + sizeof *c->slot_root + sizeof *c->anchor_src);
   for (uint32_t si = 0; si < c->slot_count; si++) total += slot_bytes(&c->slots[si]);
   total += lanes_bytes(&c->lanes) + lanes_bytes(&c->tile_lanes);
   total += nodes_bytes(&c->nodes) + tile_scratch_bytes(&c->tile);

@@ -476,6 +476,7 @@ static void compute_eligibility(tress_sim *sim) {
   /* the scene reads (one per handle, a cache miss each at thousands of chains) on the workers;
    * the host's should_simulate is called on this thread */
   cull_job job = {sim, 0};
+  tress__chains_cull_begin(sim);
   tress__jobs_run(&sim->def.jobs, cull_keys_range, sim->handle_count, 256, &job);
   tress__jobs_run(&sim->def.jobs, cull_chains_range, tress__chains_slot_count(sim->chains), 256, &job);
   bool hooked = sim->def.should_simulate != NULL;

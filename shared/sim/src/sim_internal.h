@@ -154,6 +154,9 @@ double tress__clock_ms(void);
  * slots at a time, so the root positions and keys are one vector loop. Returns how many of those
  * handles want a max_chains place. */
 uint32_t tress__chains_cull_slots(tress_sim *sim, uint32_t start, uint32_t end);
+/* Before the culling's jobs, on the stepping thread: re-fetches where each chain's anchor is
+ * read from when the scene's layout moved or chains were bound since. */
+void tress__chains_cull_begin(tress_sim *sim);
 uint32_t tress__chains_slot_count(const struct tress_chains *c);
 /* A handle's key from its root position p (have: p exists and is finite) and, without a
  * should_simulate hook, its distance test; 1 when it then wants a max_chains place. */
