@@ -444,13 +444,9 @@ static void cull_keys_range(uint32_t start, uint32_t end, uint32_t worker, void 
   for (uint32_t i = start; i < end; i++) {
     tress_handle *h = &sim->handles[i];
     if (!h->alive) continue;
-    if (h->kind == TRESS_HANDLE_BONES || h->kind == TRESS_HANDLE_PARTS) {
-      /* no root until the chains' slot pass, after this one, keys it (a handle without a slot
-       * keeps this: no key, no budget place) */
-      h->budgeted = false;
-      wanting += tress__cull_finish(sim, h, false, 0.0f);
-      continue;
-    }
+    /* a chain's handle is keyed by the chains' slot pass, after this one (every live chain
+     * handle has its slot from bind to unbind) */
+    if (h->kind == TRESS_HANDLE_BONES || h->kind == TRESS_HANDLE_PARTS) continue;
     float p[3] = {0.0f, 0.0f, 0.0f};
     bool have = cull_read(sim, h, p, &h->budgeted);
     float dx = p[0] - sim->camera[0], dy = p[1] - sim->camera[1], dz = p[2] - sim->camera[2];
