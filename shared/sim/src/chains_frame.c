@@ -34,16 +34,15 @@ static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
   c->ptr_valid = true;
 }
 
-/* Decides which chains run this frame: a substep mask per node, refilled only when a chain's
- * activity changes (whether it is awake at all is its slot's act_last), and counts the chains
- * that step. Leaves each slot's frame bits (slot_frame) for prepare's root checks, so the handle
- * is read once per chain per frame. Also re-fetches the scene slot pointers when the scene's
- * layout moved. */
-static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
+/* Decides which chains of slots [lo, hi) run this frame: a substep mask per node, refilled only
+ * when a chain's activity changes (whether it is awake at all is its slot's act_last). Leaves
+ * each slot's frame bits (slot_frame) for prepare's root checks, so the handle is read once per
+ * chain per frame, and returns how many of them step. Each slot writes only its own entries and
+ * nodes (and its handle), so ranges of slots run on any workers. */
+static uint32_t activity_slots(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t lo, uint32_t hi) {
   chain_nodes *n = &c->nodes;
-  if (!c->ptr_valid || c->ptr_epoch != tress__scene_layout_epoch(sim->scene)) refresh_pointers(sim, c);
-  c->stepping_chains = 0;
-  for (uint32_t si = 0; si < c->slot_count; si++) {
+  uint32_t stepping = 0;
+  for (uint32_t si = lo; si < hi; si++) {
     chain_slot *s = &c->slots[si];
     c->slot_frame[si] = 0;
     if (!s->used) continue;
@@ -63,8 +62,8 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
     }
     if (!act && h) h->was_awake = false;
     if (act) {
-      /* what prepare's root checks need (the handle is read here, once per frame): a chain
-       * that just started or woke resumes; it is awake from this frame on */
+      /* what prepare's root checks need: a chain that just started or woke resumes; it is
+       * awake from this frame on */
       c->slot_frame[si] = (uint16_t)(FRAME_AWAKE | s->features | (s->kind == TRESS_HANDLE_PARTS ? FRAME_PARTS : 0u) |
                                      (s->fresh || !h->was_awake ? FRAME_RESUME : 0u) | (s->reset ? FRAME_RESET : 0u));
       s->fresh = false;
@@ -72,8 +71,31 @@ static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_
       h->was_awake = true;
     }
     /* what its nodes' substep mask holds, from the slot (the node arrays stay out of this loop) */
-    c->stepping_chains += act != 0.0f && !(s->features & FEAT_DISABLED);
+    stepping += act != 0.0f && !(s->features & FEAT_DISABLED);
   }
+  return stepping;
+}
+
+typedef struct activity_job {
+  tress_sim *sim;
+  struct tress_chains *c;
+  const tress_frame *f;
+  atomic_uint stepping;
+} activity_job;
+
+static void activity_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  activity_job *job = context;
+  atomic_fetch_add(&job->stepping, activity_slots(job->sim, job->c, job->f, start, end));
+}
+
+/* Every chain's activity this frame, on the sim's workers, and the count of chains that step
+ * (stepping_chains); first re-fetches the scene slot pointers when the scene's layout moved. */
+static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
+  if (!c->ptr_valid || c->ptr_epoch != tress__scene_layout_epoch(sim->scene)) refresh_pointers(sim, c);
+  activity_job job = {sim, c, f, 0};
+  tress__jobs_run(&sim->def.jobs, activity_range, c->slot_count, 1024, &job);
+  c->stepping_chains = atomic_load(&job.stepping);
 }
 
 /* Node j of seven component arrays is finite in every component (the slow path after a level's

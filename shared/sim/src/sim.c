@@ -290,6 +290,7 @@ tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tres
   /* The listener finds the handles on its root through by_root. */
   h->on_root = tress_instance_connect(sim->scene, root, on_root_event, sim);
   sim->live_handles++;
+  sim->live_chain_handles += kind == TRESS_HANDLE_BONES || kind == TRESS_HANDLE_PARTS;
   if (sim->live_handles == 1 && sim->loop_fn && !sim->loop_running) {
     sim->loop_running = true;
     sim->loop_fn(sim->loop_user, sim, true);
@@ -334,6 +335,7 @@ void tress_handle_destroy(tress_sim *sim, tress_handle_id id) {
   h->slot = sim->handle_free;
   sim->handle_free = id.index1;
   sim->live_handles--;
+  sim->live_chain_handles -= h->kind == TRESS_HANDLE_BONES || h->kind == TRESS_HANDLE_PARTS;
   if (sim->live_handles == 0) {
     sim->accumulator = 0.0;
     if (sim->loop_running && sim->loop_fn) {
@@ -473,7 +475,9 @@ static void compute_eligibility(tress_sim *sim) {
    * the host's should_simulate is called on this thread */
   cull_job job = {sim, 0};
   tress__chains_cull_begin(sim);
-  tress__jobs_run(&sim->def.jobs, cull_keys_range, sim->handle_count, 256, &job);
+  /* the handles' pass has work only for pendulums, ropes and cloth */
+  if (sim->live_handles > sim->live_chain_handles)
+    tress__jobs_run(&sim->def.jobs, cull_keys_range, sim->handle_count, 256, &job);
   tress__jobs_run(&sim->def.jobs, cull_chains_range, tress__chains_slot_count(sim->chains), 256, &job);
   bool hooked = sim->def.should_simulate != NULL;
   /* the nearest-first selection needs the wanting handles in order only when they are too many */

@@ -98,6 +98,7 @@ struct tress_sim {
   tress_handle *handles;
   uint32_t handle_count, handle_cap, handle_free; /* free chain through slot, one-based */
   uint32_t live_handles;
+  uint32_t live_chain_handles; /* of those, bone and part chains (the chains' slot pass keys them) */
   /* Per scene slot (root.index1): one-based index of the first live handle bound to it, so
    * bind's dedupe and a root's destruction cost the handles on that root, not all of them. */
   uint32_t *by_root;
