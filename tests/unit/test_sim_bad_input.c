@@ -230,6 +230,30 @@ static void test_overflow_never_reaches_a_bone(void **state) {
   tress_scene_destroy(scene);
 }
 
+/* A gravity direction (the VRM model's) is only a direction: one too long to square (|v| >
+ * 1.8e19) still gives it, and the chain hangs as it does with the same direction at length 1. */
+static void test_huge_gravity_direction_keeps_its_direction(void **state) {
+  (void)state;
+  const float dirs[2][3] = {{0.6f, -0.8f, 0.0f}, {0.6e20f, -0.8e20f, 0.0f}};
+  float tip[2][3];
+  for (int i = 0; i < 2; i++) {
+    tress_scene *scene = th_scene();
+    fix_chain c = fix_chain_make(scene, 0, 5, 0, 5, 0.5f);
+    tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+    tress_chain_settings s = tress_default_chain_settings();
+    s.model = TRESS_SPRING_VRM;
+    memcpy(s.gravity_dir, dirs[i], sizeof s.gravity_dir);
+    assert_int_equal(tress_sim_bind(sim, c.part, &s, NULL), TRESS_OK);
+    fix_run(sim, 1.0 / 60.0, 90);
+    fix_assert_finite(scene, &c);
+    fix_world_pos(scene, c.bones[c.count - 1], tip[i]);
+    tress_sim_destroy(sim);
+    tress_scene_destroy(scene);
+  }
+  assert_true(tip[0][0] > 0.1f); /* it swung toward +x, so the direction reached the solver */
+  assert_true(fix_dist(tip[0], tip[1]) < 1e-4f);
+}
+
 static void test_non_finite_settings_are_rejected(void **state) {
   (void)state;
   tress_scene *scene = th_scene();
@@ -316,6 +340,7 @@ int main(void) {
       cmocka_unit_test(test_destroyed_root_destroys_the_handle),
       cmocka_unit_test(test_out_of_range_settings_are_clamped),
       cmocka_unit_test(test_overflow_never_reaches_a_bone),
+      cmocka_unit_test(test_huge_gravity_direction_keeps_its_direction),
       cmocka_unit_test(test_non_finite_settings_are_rejected),
       cmocka_unit_test(test_non_finite_bone_rest_is_rejected),
       cmocka_unit_test(test_out_of_range_sim_def_is_clamped),

@@ -1,5 +1,6 @@
 /* chains.c - bone chains and part chains: binding, settings, unbinding and resets. The batch
  * they share and how a frame runs it: chains_internal.h. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,11 +128,22 @@ tress_joint_settings tress_default_joint_settings(void) {
 }
 
 /* A unit gravity direction: the given one, or (when it is zero) the sim's, or none at all. */
+/* v's squared length, and when that overflows (|v| above about 1.8e19) the unit direction
+ * through v over its largest component instead (finite v only: settings reject the rest). */
+static float direction_length2(const float v[3], float scaled[3]) {
+  float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  for (int k = 0; k < 3; k++) scaled[k] = v[k];
+  if (l2 <= FLT_MAX) return l2;
+  float m = fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2])));
+  for (int k = 0; k < 3; k++) scaled[k] = v[k] / m;
+  return scaled[0] * scaled[0] + scaled[1] * scaled[1] + scaled[2] * scaled[2];
+}
+
+/* The chain's unit gravity direction: its own when it gives one, else the sim's gravity's. */
 static void resolve_gravity_dir(const tress_sim *sim, const float dir[3], float out[3]) {
-  const float *g = sim->def.gravity;
-  float l2 = dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2];
-  const float *from = l2 > 1e-20f ? dir : g;
-  l2 = from[0] * from[0] + from[1] * from[1] + from[2] * from[2];
+  float from[3];
+  float l2 = direction_length2(dir, from);
+  if (!(l2 > 1e-20f)) l2 = direction_length2(sim->def.gravity, from);
   float inv = l2 > 1e-20f ? 1.0f / sqrtf(l2) : 0.0f;
   for (int k = 0; k < 3; k++) out[k] = from[k] * inv;
 }
