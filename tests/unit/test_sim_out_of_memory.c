@@ -1,0 +1,133 @@
+/* test_sim_out_of_memory.c - the sim survives running out of memory anywhere. The library's
+ * malloc, calloc and realloc go through this file's wrappers (linked with -Wl,--wrap, so it works
+ * under ASan too, whose allocator sits behind __real_*), and the test runs one scene over and over,
+ * the Nth allocation failing on run N, until a run makes no more allocations than N. In every run
+ * each call either works or says TRESS_ERR_OUT_OF_MEMORY (sim create: NULL), nothing crashes, and
+ * once memory is back the same sim binds what it refused and moves every chain, finite. The
+ * sanitizer build adds: no leak and no bad access on any of those failure paths. */
+#include "support/sim_fixture.h"
+#include "support/scene_build.h"
+
+/* The injection is test state, one per executable. */
+static long alloc_calls;   /* allocations seen while armed */
+static long alloc_fail_at; /* the one that fails (-1: none) */
+static bool alloc_fail_after; /* every one from alloc_fail_at on fails too: memory stays out */
+static bool alloc_armed;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+
+static bool alloc_fails(void) {
+  if (!alloc_armed) return false;
+  long call = alloc_calls++;
+  return alloc_fail_at >= 0 && (call == alloc_fail_at || (alloc_fail_after && call > alloc_fail_at));
+}
+void *__wrap_malloc(size_t n) { return alloc_fails() ? NULL : __real_malloc(n); }
+void *__wrap_calloc(size_t n, size_t size) { return alloc_fails() ? NULL : __real_calloc(n, size); }
+void *__wrap_realloc(void *p, size_t n) { return alloc_fails() ? NULL : __real_realloc(p, n); }
+
+static void ok_or_oom(tress_result r) {
+  if (r != TRESS_OK && r != TRESS_ERR_OUT_OF_MEMORY) fail_msg("unexpected result %d", (int)r);
+}
+
+enum { CHAINS = 4 };
+
+typedef struct scene_under_test {
+  tress_scene *scene;
+  fix_chain chain[CHAINS];
+  tress_handle_id handle[CHAINS];
+  tress_chain_settings settings[CHAINS];
+} scene_under_test;
+
+/* Four chains: the pose model with a sphere, the VRM model, the VRM model with a plane and gusts,
+ * and a weighted one bound after the second is unbound. */
+static void bind_chain(tress_sim *sim, scene_under_test *t, int k) {
+  ok_or_oom(tress_sim_bind(sim, t->chain[k].part, &t->settings[k], &t->handle[k]));
+}
+
+/* One run with allocation fail_at failing (-1: none), and with after every later one as well;
+ * returns the allocations it made. */
+static long run_once(long fail_at, bool after) {
+  scene_under_test t;
+  memset(&t, 0, sizeof t);
+  t.scene = th_scene();
+  for (int k = 0; k < CHAINS; k++) {
+    t.chain[k] = fix_chain_make(t.scene, (float)k * 2.0f, 5, 0, 3 + k, 0.4f);
+    t.settings[k] = tress_default_chain_settings();
+  }
+  t.settings[1].model = t.settings[2].model = TRESS_SPRING_VRM;
+  t.settings[2].wind_gust = 0.5f;
+  t.settings[3].weight = 0.5f;
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = t.scene;
+  def.max_chains = 10;
+  def.max_distance = 1000.0f;
+
+  alloc_calls = 0;
+  alloc_fail_at = fail_at;
+  alloc_fail_after = after;
+  alloc_armed = true;
+  tress_sim *sim = tress_sim_create(&def);
+  if (!sim) {
+    alloc_armed = false;
+    assert_true(fail_at >= 0); /* only an injected failure refuses a sim */
+    tress_scene_destroy(t.scene);
+    return alloc_calls;
+  }
+  tress_collider_def sphere = tress_default_collider_def();
+  sphere.attach = t.chain[0].part;
+  sphere.offset[1] = -0.5f;
+  sphere.radius = 0.3f;
+  const float plane_at[3] = {-0.5f, 0.0f, 0.0f}, plane_faces[3] = {1.0f, 0.0f, 0.0f};
+  tress_collider_def plane = tress_collider_plane(t.chain[2].part, plane_at, plane_faces);
+  tress_collider_id ids[2] = {{0}, {0}};
+  ok_or_oom(tress_sim_create_collider(sim, &sphere, &ids[0]));
+  ok_or_oom(tress_sim_create_collider(sim, &plane, &ids[1]));
+  if (!tress_collider_is_null(ids[0])) t.settings[0].colliders[t.settings[0].collider_count++] = ids[0];
+  if (!tress_collider_is_null(ids[1])) t.settings[2].colliders[t.settings[2].collider_count++] = ids[1];
+  for (int k = 0; k < 3; k++) bind_chain(sim, &t, k);
+  for (int i = 0; i < 5; i++) ok_or_oom(tress_sim_step(sim, 1.0 / 60.0));
+  if (!tress_handle_is_null(t.handle[1])) tress_handle_destroy(sim, t.handle[1]);
+  t.handle[1] = (tress_handle_id){0};
+  bind_chain(sim, &t, 3);
+  for (int i = 0; i < 5; i++) ok_or_oom(tress_sim_step(sim, 1.0 / 60.0));
+  alloc_armed = false;
+  long made = alloc_calls;
+
+  /* memory is back: what was refused binds now, and every chain moves */
+  for (int k = 0; k < CHAINS; k++)
+    if (tress_handle_is_null(t.handle[k])) assert_int_equal(tress_sim_bind(sim, t.chain[k].part, &t.settings[k], &t.handle[k]), TRESS_OK);
+  for (int k = 0; k < CHAINS; k++) tress_part_set_cframe(t.scene, t.chain[k].part, tress_xform_from_pos((float)k * 2.0f + 1.0f, 5, 0));
+  fix_run(sim, 1.0 / 60.0, 20);
+  for (int k = 0; k < CHAINS; k++) {
+    fix_assert_finite(t.scene, &t.chain[k]);
+    assert_true(fix_swung(t.scene, t.chain[k].bones[1]));
+  }
+  tress_sim_destroy(sim);
+  tress_scene_destroy(t.scene);
+  return made;
+}
+
+static void test_every_allocation_can_fail(void **state) {
+  (void)state;
+  long total = run_once(-1, false);
+  assert_true(total > 20); /* the scene does allocate: the loop below covers every one */
+  for (long n = 0; n < total; n++) run_once(n, false);
+  print_message("%ld allocations, each failed once\n", total);
+}
+
+/* Memory runs out at allocation n and stays out until the scene's calls are over. */
+static void test_memory_that_stays_out(void **state) {
+  (void)state;
+  long total = run_once(-1, false);
+  for (long n = 0; n < total; n++) run_once(n, true);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_allocation_can_fail),
+      cmocka_unit_test(test_memory_that_stays_out),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
