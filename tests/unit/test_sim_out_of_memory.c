@@ -3,13 +3,21 @@
  * under ASan too, whose allocator sits behind __real_*), and the test runs one scene over and over,
  * the Nth allocation failing on run N, until a run makes no more allocations than N. In every run
  * each call either works or says TRESS_ERR_OUT_OF_MEMORY (sim create: NULL), nothing crashes, and
- * once memory is back the same sim binds what it refused and moves every chain, finite. The
+ * once memory is back the same sim binds what it refused, moves every chain, finite, and drops
+ * each handle whose root is destroyed. The
  * sanitizer build adds: no leak and no bad access on any of those failure paths. */
+#include <math.h>
+#include <stdatomic.h>
+
+#include "tress/rope.h"
+
+#include "support/accessory_fixture.h"
+#include "support/job_pool.h"
 #include "support/sim_fixture.h"
 #include "support/scene_build.h"
 
 /* The injection is test state, one per executable. */
-static long alloc_calls;   /* allocations seen while armed */
+static atomic_long alloc_calls; /* allocations seen while armed (workers' too) */
 static long alloc_fail_at; /* the one that fails (-1: none) */
 static bool alloc_fail_after; /* every one from alloc_fail_at on fails too: memory stays out */
 static bool alloc_armed;
@@ -20,16 +28,18 @@ void *__real_realloc(void *p, size_t n);
 
 static bool alloc_fails(void) {
   if (!alloc_armed) return false;
-  long call = alloc_calls++;
+  long call = atomic_fetch_add(&alloc_calls, 1);
   return alloc_fail_at >= 0 && (call == alloc_fail_at || (alloc_fail_after && call > alloc_fail_at));
 }
 void *__wrap_malloc(size_t n) { return alloc_fails() ? NULL : __real_malloc(n); }
 void *__wrap_calloc(size_t n, size_t size) { return alloc_fails() ? NULL : __real_calloc(n, size); }
 void *__wrap_realloc(void *p, size_t n) { return alloc_fails() ? NULL : __real_realloc(p, n); }
 
-static void ok_or_oom(tress_result r) {
-  if (r != TRESS_OK && r != TRESS_ERR_OUT_OF_MEMORY) fail_msg("unexpected result %d", (int)r);
+static void ok_or_oom_at(tress_result r, const char *call) {
+  if (r != TRESS_OK && r != TRESS_ERR_OUT_OF_MEMORY)
+    fail_msg("%s: %s (allocation %ld failed%s)", call, tress_result_name(r), alloc_fail_at, alloc_fail_after ? ", and every one after" : "");
 }
+#define ok_or_oom(call) ok_or_oom_at((call), #call)
 
 enum { CHAINS = 4 };
 
@@ -51,7 +61,10 @@ static void bind_chain(tress_sim *sim, scene_under_test *t, int k) {
 static long run_once(long fail_at, bool after) {
   scene_under_test t;
   memset(&t, 0, sizeof t);
-  t.scene = th_scene();
+  tress_scene_def scene_def = tress_default_scene_def();
+  scene_def.listener_capacity = 1; /* the sim's handles grow the listeners: that can fail too */
+  t.scene = tress_scene_create(&scene_def);
+  assert_non_null(t.scene);
   for (int k = 0; k < CHAINS; k++) {
     t.chain[k] = fix_chain_make(t.scene, (float)k * 2.0f, 5, 0, 3 + k, 0.4f);
     t.settings[k] = tress_default_chain_settings();
@@ -64,7 +77,7 @@ static long run_once(long fail_at, bool after) {
   def.max_chains = 10;
   def.max_distance = 1000.0f;
 
-  alloc_calls = 0;
+  atomic_store(&alloc_calls, 0);
   alloc_fail_at = fail_at;
   alloc_fail_after = after;
   alloc_armed = true;
@@ -73,7 +86,7 @@ static long run_once(long fail_at, bool after) {
     alloc_armed = false;
     assert_true(fail_at >= 0); /* only an injected failure refuses a sim */
     tress_scene_destroy(t.scene);
-    return alloc_calls;
+    return atomic_load(&alloc_calls);
   }
   tress_collider_def sphere = tress_default_collider_def();
   sphere.attach = t.chain[0].part;
@@ -93,7 +106,7 @@ static long run_once(long fail_at, bool after) {
   bind_chain(sim, &t, 3);
   for (int i = 0; i < 5; i++) ok_or_oom(tress_sim_step(sim, 1.0 / 60.0));
   alloc_armed = false;
-  long made = alloc_calls;
+  long made = atomic_load(&alloc_calls);
 
   /* memory is back: what was refused binds now, and every chain moves */
   for (int k = 0; k < CHAINS; k++)
@@ -104,9 +117,89 @@ static long run_once(long fail_at, bool after) {
     fix_assert_finite(t.scene, &t.chain[k]);
     assert_true(fix_swung(t.scene, t.chain[k].bones[1]));
   }
+  /* every handle hears its root go, however its bind went */
+  for (int k = 0; k < CHAINS; k++) {
+    tress_instance_destroy(t.scene, t.chain[k].part);
+    assert_false(tress_handle_is_valid(sim, t.handle[k]));
+  }
   tress_sim_destroy(sim);
   tress_scene_destroy(t.scene);
   return made;
+}
+
+/* The other writers on two workers: an accessory pendulum, a rope, a cloth and a chain, the
+ * rope unbound halfway. Same rules as run_once. */
+static long run_writers_once(long fail_at, bool after) {
+  acc_character ch = acc_character_make();
+  acc_worn worn = acc_wear(&ch, "Hair", TRESS_ACCESSORY_HAIR, TRESS_JOINT_WELD, false, false);
+  fix_chain chain = fix_chain_make(ch.scene, 4, 5, 0, 4, 0.4f);
+  tress_rope_def rope = tress_default_rope_def();
+  rope.start = (tress_rope_pin){.pinned = true, .position = {0, 0, 0}};
+  rope.end = (tress_rope_pin){.pinned = false, .position = {10, 0, 0}};
+  rope.segments = 8;
+  const tress_cloth_pin pins[2] = {{0, {0, 0}}, {5, {0, 0}}};
+  tress_cloth_def cloth = tress_default_cloth_def();
+  cloth.width = cloth.height = 6;
+  cloth.pins = pins;
+  cloth.pin_count = 2;
+  job_pool *pool = job_pool_create(2);
+  assert_non_null(pool);
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = ch.scene;
+  def.max_chains = 10;
+  def.max_distance = 1000.0f;
+  def.jobs = job_pool_jobs(pool);
+
+  atomic_store(&alloc_calls, 0);
+  alloc_fail_at = fail_at;
+  alloc_fail_after = after;
+  alloc_armed = true;
+  tress_sim *sim = tress_sim_create(&def);
+  tress_handle_id acc = {0}, rh = {0}, ch_h = {0}, cl = {0};
+  if (sim) {
+    ok_or_oom(tress_sim_bind_accessory(sim, worn.accessory, NULL, &acc));
+    ok_or_oom(tress_sim_bind_rope(sim, &rope, &rh, NULL));
+    ok_or_oom(tress_sim_bind_cloth(sim, &cloth, &cl, NULL));
+    ok_or_oom(tress_sim_bind(sim, chain.part, NULL, &ch_h));
+    for (int i = 0; i < 5; i++) ok_or_oom(tress_sim_step(sim, 1.0 / 60.0));
+    if (!tress_handle_is_null(rh)) tress_handle_destroy(sim, rh);
+    for (int i = 0; i < 5; i++) ok_or_oom(tress_sim_step(sim, 1.0 / 60.0));
+  }
+  alloc_armed = false;
+  long made = atomic_load(&alloc_calls);
+  if (!sim) {
+    assert_true(fail_at >= 0);
+  } else {
+    if (tress_handle_is_null(acc)) assert_int_equal(tress_sim_bind_accessory(sim, worn.accessory, NULL, &acc), TRESS_OK);
+    if (tress_handle_is_null(cl)) assert_int_equal(tress_sim_bind_cloth(sim, &cloth, &cl, NULL), TRESS_OK);
+    if (tress_handle_is_null(ch_h)) assert_int_equal(tress_sim_bind(sim, chain.part, NULL, &ch_h), TRESS_OK);
+    assert_int_equal(tress_sim_bind_rope(sim, &rope, &rh, NULL), TRESS_OK);
+    tress_part_set_cframe(ch.scene, chain.part, tress_xform_from_pos(5, 5, 0));
+    fix_run(sim, 1.0 / 60.0, 20);
+    fix_assert_finite(ch.scene, &chain);
+    assert_true(fix_swung(ch.scene, chain.bones[1]));
+    float points[3 * 9];
+    uint32_t n = 0;
+    assert_int_equal(tress_rope_get_points(sim, rh, points, 9, &n), TRESS_OK);
+    assert_int_equal(n, 9);
+    for (uint32_t k = 0; k < 3 * n; k++) assert_true(isfinite(points[k]));
+    assert_true(points[3 * 8 + 1] < -0.5f); /* the free end fell */
+    tress_sim_destroy(sim);
+  }
+  job_pool_destroy(pool);
+  tress_scene_destroy(ch.scene);
+  return made;
+}
+
+static void test_writers_on_workers(void **state) {
+  (void)state;
+  long total = run_writers_once(-1, false);
+  assert_true(total > 20);
+  for (long n = 0; n < total; n++) {
+    run_writers_once(n, false);
+    run_writers_once(n, true);
+  }
+  print_message("%ld allocations, each failed once and for good\n", total);
 }
 
 static void test_every_allocation_can_fail(void **state) {
@@ -128,6 +221,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_allocation_can_fail),
       cmocka_unit_test(test_memory_that_stays_out),
+      cmocka_unit_test(test_writers_on_workers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

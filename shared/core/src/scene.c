@@ -177,6 +177,11 @@ static bool slots_grow(tress_scene *s, uint32_t cap) {
   tress_xform *t = realloc(s->bone_transform, cap * sizeof *t);
   if (!t) return false;
   s->bone_transform = t;
+  /* a subtree walk lists at most every slot: it never needs to grow its scratch (or fail) */
+  uint32_t *w = realloc(s->scratch, cap * sizeof *w);
+  if (!w) return false;
+  s->scratch = w;
+  s->scratch_cap = cap;
   s->slot_cap = cap;
   s->layout_epoch++; /* slot pointers handed out by tress__bone_slot_pointers moved */
   return true;
@@ -189,14 +194,6 @@ static bool joints_grow(tress_scene *s, uint32_t cap);
 static bool parts_grow(tress_scene *s, uint32_t cap);
 
 /* A subtree walk visits at most every slot: the walk buffer for cap of them. */
-static bool scratch_grow(tress_scene *s, uint32_t cap) {
-  uint32_t *b = realloc(s->scratch, cap * sizeof *b);
-  if (!b) return false;
-  s->scratch = b;
-  s->scratch_cap = cap;
-  return true;
-}
-
 /* tress_scene_solve_joints orders at most every slot. */
 static bool joint_order_grow(tress_scene *s, uint32_t cap) {
   uint64_t(*b)[2] = realloc(s->joint_order, cap * sizeof *b);
@@ -236,7 +233,7 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   if (!s) return NULL;
   s->owner = tress__owner_tag(s);
   uint32_t instances = def->instance_capacity ? def->instance_capacity : 1;
-  bool sized = slots_grow(s, instances) && scratch_grow(s, instances) &&
+  bool sized = slots_grow(s, instances) &&
                (!def->joint_capacity || joints_grow(s, def->joint_capacity)) &&
                (!def->part_capacity || parts_grow(s, def->part_capacity)) &&
                (!def->listener_capacity || listeners_grow(s, def->listener_capacity));
@@ -466,8 +463,7 @@ static uint32_t collect_subtree(tress_scene *s, uint32_t top, uint32_t **out) {
   uint32_t n = 0;
   uint32_t cur = top;
   for (;;) {
-    if (n == s->scratch_cap && !scratch_grow(s, s->scratch_cap ? s->scratch_cap * 2 : 64)) break;
-    s->scratch[n++] = cur;
+    s->scratch[n++] = cur; /* n <= live slots <= scratch_cap (slots_grow) */
     instance *in = &s->slots[cur - 1];
     if (in->first_child) {
       cur = in->first_child;
@@ -570,26 +566,27 @@ bool tress_instance_set_parent(tress_scene *s, tress_id id, tress_id parent) {
     if (tress_id_is_equal(parent, id) || tress_instance_is_descendant_of(s, parent, id)) return false;
   }
   if (in->parent == parent.index1) return true;
+  /* who hears of it, listed before the move: out of memory refuses the move, never the event */
+  uint32_t n;
+  tress_id *ids = subtree_ids(s, id.index1, &n);
+  if (!ids) return false;
   unlink_child(s, id.index1);
   if (!tress_id_is_null(parent)) link_child(s, parent.index1, id.index1);
   s->scale_epoch++; /* its subtree now composes another chain of scales */
-  uint32_t n;
-  tress_id *ids = subtree_ids(s, id.index1, &n);
-  if (ids) {
-    for (uint32_t i = 0; i < n; i++) fire(s, ids[i], TRESS_EVENT_ANCESTRY_CHANGED);
-    free(ids);
-  }
+  for (uint32_t i = 0; i < n; i++) fire(s, ids[i], TRESS_EVENT_ANCESTRY_CHANGED);
+  free(ids);
   return true;
 }
 
-void tress_instance_visit_descendants(tress_scene *s, tress_id id, tress_visit_fn fn, void *user) {
+tress_result tress_instance_visit_descendants(tress_scene *s, tress_id id, tress_visit_fn fn, void *user) {
   uint32_t n;
-  if (!slot_get(s, id)) return;
+  if (!slot_get(s, id)) return TRESS_ERR_STALE_ID;
   tress_id *ids = subtree_ids(s, id.index1, &n);
-  if (!ids) return;
+  if (!ids) return TRESS_ERR_OUT_OF_MEMORY;
   for (uint32_t i = 1; i < n; i++)
     if (slot_get(s, ids[i]) && !fn(s, ids[i], user)) break;
   free(ids);
+  return TRESS_OK;
 }
 
 tress_connection tress_instance_connect(tress_scene *s, tress_id id, tress_listener_fn fn, void *user) {

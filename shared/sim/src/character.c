@@ -135,8 +135,9 @@ tress_result tress_sim_bind_character(tress_sim *sim, const tress_character_def 
   scan.match_user = def->match ? def->match_user : NULL;
   scan.out = out;
   scan.max_out = max_out;
-  tress_instance_visit_descendants(sim->scene, model, visit_boned_part, &scan);
-  tress_instance_visit_descendants(sim->scene, model, visit_accessory, &scan);
+  tress_result walked = tress_instance_visit_descendants(sim->scene, model, visit_boned_part, &scan);
+  if (walked == TRESS_OK) walked = tress_instance_visit_descendants(sim->scene, model, visit_accessory, &scan);
+  if (walked != TRESS_OK && scan.error == TRESS_OK) scan.error = walked; /* out of memory: what bound stays */
   if (count) *count = scan.count;
   return scan.error;
 }

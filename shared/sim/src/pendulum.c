@@ -210,6 +210,7 @@ typedef struct joint_search {
   tress_id handle;
   joint_pick pick;
   bool found, saw_stale;
+  bool out_of_memory; /* a walk could not list its subtree */
 } joint_search;
 
 static bool visit_joint(tress_scene *scene, tress_id id, void *user) {
@@ -234,10 +235,11 @@ static tress_id enclosing_model(const tress_scene *scene, tress_id id) {
 static void find_joint(tress_scene *scene, tress_id accessory, tress_id handle, joint_search *s) {
   memset(s, 0, sizeof *s);
   s->handle = handle;
-  tress_instance_visit_descendants(scene, handle, visit_joint, s);
-  if (!s->found) tress_instance_visit_descendants(scene, accessory, visit_joint, s);
   tress_id model = enclosing_model(scene, accessory);
-  if (!s->found && !tress_id_is_null(model)) tress_instance_visit_descendants(scene, model, visit_joint, s);
+  const tress_id where[3] = {handle, accessory, model};
+  /* nearest first: a walk that cannot run stops the search (a farther joint is not the one) */
+  for (int k = 0; k < 3 && !s->found && !s->out_of_memory && !tress_id_is_null(where[k]); k++)
+    s->out_of_memory = tress_instance_visit_descendants(scene, where[k], visit_joint, s) == TRESS_ERR_OUT_OF_MEMORY;
 }
 
 /* ---- per-record scene access ---- */
@@ -407,6 +409,7 @@ tress_result tress_sim_bind_accessory(tress_sim *sim, tress_id accessory, const 
   if (tress_id_is_null(handle)) return TRESS_ERR_NOTHING_TO_BIND;
   joint_search search;
   find_joint(scene, accessory, handle, &search);
+  if (search.out_of_memory) return TRESS_ERR_OUT_OF_MEMORY;
   if (!search.found) return search.saw_stale ? TRESS_ERR_STALE_ID : TRESS_ERR_NOTHING_TO_BIND;
   joint_pick pick = search.pick;
   if (!pick_finite(scene, &pick, handle)) return TRESS_ERR_INVALID_ARGUMENT;

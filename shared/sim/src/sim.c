@@ -289,6 +289,13 @@ tress_handle_id tress__handle_alloc(tress_sim *sim, tress_handle_kind kind, tres
   h->eligible = true;
   /* The listener finds the handles on its root through by_root. */
   h->on_root = tress_instance_connect(sim->scene, root, on_root_event, sim);
+  if (!tress_id_is_null(root) && h->on_root.index1 == 0) { /* out of memory: it would not hear its root go */
+    unlink_root(sim, i);
+    h->alive = false;
+    h->slot = sim->handle_free;
+    sim->handle_free = i;
+    return (tress_handle_id){0};
+  }
   sim->live_handles++;
   sim->live_chain_handles += kind == TRESS_HANDLE_BONES || kind == TRESS_HANDLE_PARTS;
   if (sim->live_handles == 1 && sim->loop_fn && !sim->loop_running) {

@@ -62,7 +62,11 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
   }
   /* a part with no bones yet (the usual case) needs no name lookups */
   find_bone any = {NULL, (tress_id){0}};
-  tress_instance_visit_descendants(scene, part, any_bone_visit, &any);
+  if (tress_instance_visit_descendants(scene, part, any_bone_visit, &any) != TRESS_OK) {
+    free(need);
+    tress_spring_scene_free(out);
+    return tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "out of memory");
+  }
   bool has_bones = !tress_id_is_null(any.found);
   /* parents before children: from each needed node walk up to the nearest ancestor that has
    * its bone already (or the part), then build down that path; each node is built once */
@@ -84,8 +88,14 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
     while (depth > 0) {
       int32_t k = path[--depth];
       find_bone f = {imp->nodes[k].name, (tress_id){0}};
-      if (has_bones) tress_instance_visit_descendants(scene, part, find_bone_visit, &f);
+      tress_result looked = has_bones ? tress_instance_visit_descendants(scene, part, find_bone_visit, &f) : TRESS_OK;
       tress_id bone = f.found;
+      if (looked != TRESS_OK) { /* out of memory: never a second bone of that name */
+        free(path);
+        free(need);
+        tress_spring_scene_free(out);
+        return tress_error_set(err, looked, "out of memory");
+      }
       if (tress_id_is_null(bone)) {
         tress_instance_def bone_def = tress_default_instance_def();
         bone_def.kind = TRESS_KIND_BONE;
