@@ -366,7 +366,7 @@ static void print_speedups(const speedup *sp, size_t n, uint32_t workers) {
          "ns per node, alternating blocks of frames (target >= 1.7x at 10000 x 10)\n",
          workers);
   printf("pool threads = share of the tile ranges the pool's own threads ran (the rest ran on the\n"
-         "stepping thread: on a loaded machine a woken thread often starts after the work is gone)\n");
+         "stepping thread, which takes ranges until none is left instead of waiting for a late thread)\n");
   printf("%-16s %10s %10s %9s %13s\n", "config", "1 worker", "workers", "speed-up", "pool threads");
   for (size_t i = 0; i < n; i++) {
     char name[48];
