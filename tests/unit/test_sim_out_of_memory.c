@@ -202,6 +202,39 @@ static void test_writers_on_workers(void **state) {
   print_message("%ld allocations, each failed once and for good\n", total);
 }
 
+static void count_event(tress_scene *scene, tress_id id, tress_event event, void *user) {
+  (void)scene;
+  (void)id;
+  if (event == TRESS_EVENT_DESTROYING) (*(int *)user)++;
+}
+
+/* The scene's events: an instance with more listeners than fit the event's stack snapshot
+ * tells every one of them it is going, whichever allocation fails. */
+static void test_every_listener_hears_a_destroy(void **state) {
+  (void)state;
+  enum { LISTENERS = 40 };
+  for (long n = 0; n < 8; n++) {
+    tress_scene *scene = th_scene();
+    tress_id part = th_instance(scene, TRESS_KIND_PART, "Head", tress_scene_get_root(scene));
+    int heard = 0;
+    for (int k = 0; k < LISTENERS; k++)
+      assert_int_not_equal(tress_instance_connect(scene, part, count_event, &heard).index1, 0);
+    atomic_store(&alloc_calls, 0);
+    alloc_fail_at = n;
+    alloc_fail_after = true;
+    alloc_armed = true;
+    tress_instance_destroy(scene, part);
+    alloc_armed = false;
+    /* the subtree list failing destroys nothing; anything else tells all of them */
+    if (tress_instance_is_valid(scene, part)) {
+      assert_int_equal(heard, 0);
+      tress_instance_destroy(scene, part);
+    }
+    assert_int_equal(heard, LISTENERS);
+    tress_scene_destroy(scene);
+  }
+}
+
 static void test_every_allocation_can_fail(void **state) {
   (void)state;
   long total = run_once(-1, false);
@@ -219,6 +252,7 @@ static void test_memory_that_stays_out(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_listener_hears_a_destroy),
       cmocka_unit_test(test_every_allocation_can_fail),
       cmocka_unit_test(test_memory_that_stays_out),
       cmocka_unit_test(test_writers_on_workers),

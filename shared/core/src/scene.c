@@ -497,10 +497,14 @@ static void fire(tress_scene *s, tress_id id, tress_event ev) {
   uint32_t n = 0, cap = 16;
   instance *in = slot_get(s, id);
   if (!in) return;
+  tress_connection rest = {0}; /* out of memory: the first listener past the snapshot */
   for (uint32_t l = in->first_listener; l; l = s->listeners[l - 1].next) {
     if (n == cap) {
       tress_connection *bigger = malloc(2 * cap * sizeof *bigger);
-      if (!bigger) break;
+      if (!bigger) {
+        rest = (tress_connection){l, s->listeners[l - 1].generation, s->owner};
+        break;
+      }
       memcpy(bigger, list, n * sizeof *bigger);
       if (list != local) free(list);
       list = bigger;
@@ -515,6 +519,16 @@ static void fire(tress_scene *s, tress_id id, tress_event ev) {
     l->fn(s, id, ev, l->user);
   }
   if (list != local) free(list);
+  /* The chain past a snapshot memory could not hold, walked as it stands: each listener's
+   * successor is read before its callback, and one gone or reused by then ends the walk. */
+  for (tress_connection at = rest; at.index1 && slot_get(s, id);) {
+    const listener *l = &s->listeners[at.index1 - 1];
+    if (!l->alive || l->generation != at.generation) break;
+    uint32_t next = l->next;
+    tress_connection after = {next, next ? s->listeners[next - 1].generation : 0, s->owner};
+    l->fn(s, id, ev, l->user);
+    at = after;
+  }
 }
 
 static void free_slot(tress_scene *s, uint32_t i) {
