@@ -193,7 +193,6 @@ _Static_assert(sizeof(instance) <= 112, "an instance's hot part stays small (col
 static bool joints_grow(tress_scene *s, uint32_t cap);
 static bool parts_grow(tress_scene *s, uint32_t cap);
 
-/* A subtree walk visits at most every slot: the walk buffer for cap of them. */
 /* tress_scene_solve_joints orders at most every slot. */
 static bool joint_order_grow(tress_scene *s, uint32_t cap) {
   uint64_t(*b)[2] = realloc(s->joint_order, cap * sizeof *b);

@@ -127,9 +127,9 @@ tress_joint_settings tress_default_joint_settings(void) {
   return tress_chain_settings_get_joint(&d);
 }
 
-/* A unit gravity direction: the given one, or (when it is zero) the sim's, or none at all. */
-/* v's squared length, and when that overflows (|v| above about 1.8e19) the unit direction
- * through v over its largest component instead (finite v only: settings reject the rest). */
+/* v's squared length, with v copied to scaled; when that overflows (|v| above about 1.8e19),
+ * scaled is v over its largest component and the length is its (finite v only: settings reject
+ * the rest). */
 static float direction_length2(const float v[3], float scaled[3]) {
   float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
   for (int k = 0; k < 3; k++) scaled[k] = v[k];
@@ -139,7 +139,8 @@ static float direction_length2(const float v[3], float scaled[3]) {
   return scaled[0] * scaled[0] + scaled[1] * scaled[1] + scaled[2] * scaled[2];
 }
 
-/* The chain's unit gravity direction: its own when it gives one, else the sim's gravity's. */
+/* The chain's unit gravity direction: its own when it gives one, else the sim's gravity's, else
+ * none (zero). */
 static void resolve_gravity_dir(const tress_sim *sim, const float dir[3], float out[3]) {
   float from[3];
   float l2 = direction_length2(dir, from);

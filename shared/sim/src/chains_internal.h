@@ -603,7 +603,7 @@ void tress__chains_refresh_scales(tress_sim *sim, struct tress_chains *c);
 void tress__chain_slot_features(struct tress_chains *c, uint32_t si); /* FEAT_* from the settings */
 /* What the collider lanes gather reads for slot si: its own set while awake and enabled, else none. */
 void tress__chain_sync_set(struct tress_chains *c, uint32_t si);
-void tress__chain_measure(struct tress_chains *c, chain_slot *s); /* its jump threshold, root_rest from rest and scale */
+void tress__chain_measure(struct tress_chains *c, chain_slot *s); /* its per-slot lanes: jump threshold, scale, root rest offset, bone mask */
 /* Rotation limits (chains_limit.c): a joint's limit sanitized; a node's per-node limit copies
  * (from its parent joint's limit, or none); one level's tails kept inside their limits, the
  * parent joints' frames given as rotation lanes (the VRM model's A of the parents); and the
