@@ -117,7 +117,7 @@ static void test_first_joint_solve_allocates_nothing(void **state) {
   tress_scene_destroy(s);
 }
 
-/* Names and asset ids are kept in the instance up to 23 bytes and on the heap past that: either
+/* Names and asset ids are kept in the instance up to 15 bytes and on the heap past that: either
  * way they read back whole (cut to the buffer the API gives), rename in both directions, are
  * found by find_child, and the heap copies count in the memory figure until they go. */
 static void test_long_and_short_texts(void **state) {
@@ -127,7 +127,7 @@ static void test_long_and_short_texts(void **state) {
   char longest[200];
   memset(longest, 'n', sizeof longest - 1);
   longest[sizeof longest - 1] = '\0';
-  const char *names[] = {"", "Hair", "RightShoulderAttachment", "RightShoulderAttachment2", longest};
+  const char *names[] = {"", "Hair", "Hair_S123_B1234", "HumanoidRootPart", longest}; /* 15 and 16 bytes */
   size_t before = tress_scene_get_memory_bytes(s);
   tress_id ids[5];
   for (int k = 0; k < 5; k++) {
@@ -140,7 +140,7 @@ static void test_long_and_short_texts(void **state) {
     if (k > 0 && k < 4) assert_true(tress_id_is_equal(tress_instance_find_child(s, root, names[k]), ids[k]));
   }
   size_t with_long = tress_scene_get_memory_bytes(s);
-  assert_true(with_long > before); /* two names past 23 bytes are on the heap */
+  assert_true(with_long > before); /* two names past 15 bytes are on the heap */
   /* long -> short -> long, the text passed being the one it holds */
   char out[TRESS_NAME_MAX];
   tress_instance_set_name(s, ids[3], "Short");
@@ -197,7 +197,7 @@ static void test_joint_pool_reuses_places(void **state) {
 
 /* A part's cold fields (mesh, size, mesh size, asset id) live in a part pool, so a bone's slot is
  * the instance's hot part alone: 4096 instances (a part and bones filling the slots exactly) hold
- * under 200 bytes each, where one slot plus its two bone xforms used to take 240. The pool's
+ * under 180 bytes each, where one slot plus its two bone xforms used to take 240. The pool's
  * entries survive slot growth and the destruction of other parts, a reused entry starts clean,
  * and churn reuses entries instead of growing the pool. */
 static void test_part_pool_keeps_bones_small(void **state) {
@@ -217,7 +217,7 @@ static void test_part_pool_keeps_bones_small(void **state) {
     tress_part_set_size(s, parts[k], size);
     tress_part_set_cframe(s, parts[k], pos((float)k, 0, 0));
     char asset[64];
-    snprintf(asset, sizeof asset, k % 2 ? "rbxassetid://%d" : "a much longer asset id past 23 bytes %d", k);
+    snprintf(asset, sizeof asset, k % 2 ? "rbxassetid://%d" : "a much longer asset id past 15 bytes %d", k);
     tress_part_set_asset_id(s, parts[k], asset);
     if (k % 2) tress_part_set_mesh(s, parts[k], m);
   }
@@ -225,8 +225,8 @@ static void test_part_pool_keeps_bones_small(void **state) {
     assert_false(tress_id_is_null(th_instance(s, TRESS_KIND_BONE, "Hair", parts[0])));
   assert_int_equal(tress_scene_get_instance_count(s), 4096);
   size_t bytes = tress_scene_get_memory_bytes(s);
-  assert_true(bytes < 200u * 4096u);
-  assert_true(bytes > 176u * 4096u); /* the slots and bone xforms are counted */
+  assert_true(bytes < 180u * 4096u); /* a slot: 96 bytes, the bone xforms 64, the walk's scratch 4 */
+  assert_true(bytes > 164u * 4096u); /* the slots and bone xforms are counted */
   /* every other part goes; the rest keep their fields through the growth and the frees */
   for (int k = 0; k < PARTS; k += 2) tress_instance_destroy(s, parts[k]);
   for (int round = 0; round < 40; round++) {
@@ -557,6 +557,38 @@ static void test_joints_place_part1(void **state) {
   tress_scene_destroy(s);
 }
 
+/* tress_scene_solve_joints runs joints in creation order, which their pool order is not: a joint
+ * made after another takes the pool entry (and slot) that an earlier, destroyed one left. Here
+ * P2 hangs from P1 by a weld made first and P1 from P0 by one made second, so one solve leaves P2
+ * a frame behind P1; remade, the P1-P2 weld is the newer one and P2 follows in the same solve. */
+static void test_joints_solve_in_creation_order(void **state) {
+  (void)state;
+  tress_scene *s = th_scene();
+  tress_id root = tress_scene_get_root(s);
+  tress_id p0 = th_instance(s, TRESS_KIND_PART, "P0", root), p1 = th_instance(s, TRESS_KIND_PART, "P1", root),
+           p2 = th_instance(s, TRESS_KIND_PART, "P2", root);
+  tress_joint to_p2 = {.kind = TRESS_JOINT_WELD, .part0 = p1, .part1 = p2, .c0 = pos(0, -1, 0), .c1 = pos(0, 0, 0), .enabled = true};
+  tress_joint to_p1 = {.kind = TRESS_JOINT_WELD, .part0 = p0, .part1 = p1, .c0 = pos(0, -1, 0), .c1 = pos(0, 0, 0), .enabled = true};
+  tress_id first = th_instance(s, TRESS_KIND_JOINT, "W12", root);
+  tress_joint_set_def(s, first, &to_p2);
+  tress_id second = th_instance(s, TRESS_KIND_JOINT, "W01", root);
+  tress_joint_set_def(s, second, &to_p1);
+  tress_scene_solve_joints(s); /* P1 at -1, P2 at -2 */
+  tress_part_set_cframe(s, p0, pos(0, 10, 0));
+  tress_scene_solve_joints(s); /* P2 from P1's old place, then P1 */
+  assert_true(tress_xform_distance(tress_part_get_cframe(s, p1), pos(0, 9, 0)) < 1e-6f);
+  assert_true(tress_xform_distance(tress_part_get_cframe(s, p2), pos(0, -2, 0)) < 1e-6f);
+  tress_instance_destroy(s, first);
+  tress_id remade = th_instance(s, TRESS_KIND_JOINT, "W12", root); /* first's pool entry and slot */
+  assert_int_equal(remade.index1, first.index1);
+  tress_joint_set_def(s, remade, &to_p2);
+  tress_part_set_cframe(s, p0, pos(0, 20, 0));
+  tress_scene_solve_joints(s); /* P1, then P2 from P1's new place */
+  assert_true(tress_xform_distance(tress_part_get_cframe(s, p1), pos(0, 19, 0)) < 1e-6f);
+  assert_true(tress_xform_distance(tress_part_get_cframe(s, p2), pos(0, 18, 0)) < 1e-6f);
+  tress_scene_destroy(s);
+}
+
 static void test_part_owns_its_mesh(void **state) {
   (void)state;
   tress_scene *s = th_scene();
@@ -621,7 +653,7 @@ int main(void) {
       cmocka_unit_test(test_ids_kept_from_a_destroyed_scene_are_refused),   cmocka_unit_test(test_destroy_fires_on_the_whole_subtree),
       cmocka_unit_test(test_disconnected_listener_is_silent), cmocka_unit_test(test_left_the_scene),
       cmocka_unit_test(test_bone_slots_and_world_poses), cmocka_unit_test(test_joints_place_part1),
-      cmocka_unit_test(test_part_owns_its_mesh), cmocka_unit_test(test_scale_places_bones_at_size),
+      cmocka_unit_test(test_joints_solve_in_creation_order), cmocka_unit_test(test_part_owns_its_mesh), cmocka_unit_test(test_scale_places_bones_at_size),
       cmocka_unit_test(test_instance_def), cmocka_unit_test(test_scene_def_capacities),
       cmocka_unit_test(test_part_capacity),
       cmocka_unit_test(test_first_joint_solve_allocates_nothing),

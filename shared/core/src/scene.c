@@ -27,11 +27,13 @@
 typedef struct scene_joint {
   tress_joint def;
   tress_xform constraint_offset; /* WeldConstraint: part0^-1 * part1 when enabled */
+  uint64_t seq;                  /* the joint's creation order: tress_scene_solve_joints' order */
+  uint32_t slot;                 /* its instance (one-based), 0 while the entry is free */
   uint32_t next_free;            /* one-based */
 } scene_joint;
 
 /* A part's fields nothing reads per frame, in the scene's part pool (a free one chains through
- * next_free): a hair rig is mostly bones, so these 64 bytes do not size every slot. */
+ * next_free): a hair rig is mostly bones, so these 56 bytes do not size every slot. */
 typedef struct scene_part {
   tress_mesh *mesh;
   scene_text asset_id;
@@ -49,13 +51,12 @@ typedef struct instance {
     tress_xform cframe;
     tress_accessory_type accessory_type;
   } u;
-  uint64_t seq; /* creation order */
   uint32_t generation;
   uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* one-based slots */
   uint32_t first_listener;                                               /* one-based */
   uint32_t pool; /* one-based: a part's entry in the part pool, a joint's in the joint pool */
   float scale[3]; /* its own scale: it scales the local offsets of everything below it */
-  scene_text name; /* in place up to 23 bytes, else on the heap (scene_text.h) */
+  scene_text name; /* in place up to 15 bytes, else on the heap (scene_text.h) */
   bool alive;
   bool simulated; /* a bone's: outside the union, which stays one cframe wide */
   uint8_t kind;   /* tress_kind */
@@ -79,7 +80,7 @@ struct tress_scene {
   tress_xform *bone_transform;
   uint32_t free_head; /* one-based chain through next_sibling of free slots */
   uint32_t live_count;
-  uint64_t next_seq;
+  uint64_t next_seq; /* the last joint's creation order */
   listener *listeners;
   uint32_t listener_count, listener_cap;
   uint32_t listener_free; /* one-based chain through next */
@@ -142,6 +143,7 @@ static void set_text(tress_scene *s, scene_text *t, const char *src, size_t cap)
 
 /* Returns a joint's or a part's pool entry (one-based) to its free chain. */
 static void joint_free_entry(tress_scene *s, uint32_t j) {
+  s->joints[j - 1].slot = 0;
   s->joints[j - 1].next_free = s->joint_free;
   s->joint_free = j;
 }
@@ -188,7 +190,7 @@ static bool slots_grow(tress_scene *s, uint32_t cap) {
 }
 
 /* One cframe-wide union: a part's cold fields and a joint's data live in pools. */
-_Static_assert(sizeof(instance) <= 112, "an instance's hot part stays small (cold data lives apart)");
+_Static_assert(sizeof(instance) <= 96, "an instance's hot part stays small (cold data lives apart)");
 
 static bool joints_grow(tress_scene *s, uint32_t cap);
 static bool parts_grow(tress_scene *s, uint32_t cap);
@@ -356,6 +358,8 @@ static void init_kind(tress_scene *s, uint32_t i, const tress_instance_def *def,
     j->def.c0 = j->def.c1 = tress_xform_identity();
     j->def.enabled = true;
     j->constraint_offset = tress_xform_identity();
+    j->seq = ++s->next_seq;
+    j->slot = i;
     break;
   }
   default: break;
@@ -383,7 +387,6 @@ tress_result tress_scene_create_instance(tress_scene *s, const tress_instance_de
   in->generation = gen ? gen : 1;
   in->alive = true;
   in->kind = def->kind;
-  in->seq = ++s->next_seq;
   in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
   set_text(s, &in->name, def->name, TRESS_NAME_MAX);
   init_kind(s, i, def, pool);
@@ -1040,21 +1043,18 @@ static void sort_by_seq(uint64_t (*a)[2], uint32_t n) {
 
 void tress_scene_solve_joints(tress_scene *s) {
   if (!s) return;
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < s->slot_count; i++)
-    if (s->slots[i].alive && s->slots[i].kind == TRESS_KIND_JOINT) n++;
-  if (!n) return;
-  /* n <= joint_cap == joint_order_cap: every live joint holds a pool entry */
-  if (n > s->joint_order_cap && !joint_order_grow(s, n)) return;
+  /* the joint pool, not the slots: a scene of thousands of bones and a few welds walks the few */
+  /* joints_grow grows the order with the pool; only its failure leaves the order short */
+  if (s->joint_count > s->joint_order_cap && !joint_order_grow(s, s->joint_count)) return;
   uint64_t(*order)[2] = s->joint_order;
-  n = 0;
-  for (uint32_t i = 0; i < s->slot_count; i++) {
-    if (s->slots[i].alive && s->slots[i].kind == TRESS_KIND_JOINT) {
-      order[n][0] = s->slots[i].seq;
-      order[n][1] = i + 1;
-      n++;
-    }
+  uint32_t n = 0;
+  for (uint32_t j = 0; j < s->joint_count; j++) {
+    if (!s->joints[j].slot) continue;
+    order[n][0] = s->joints[j].seq;
+    order[n][1] = s->joints[j].slot;
+    n++;
   }
+  if (!n) return;
   sort_by_seq(order, n);
   for (uint32_t i = 0; i < n; i++) tress_joint_solve(s, id_of(s, (uint32_t)order[i][1]));
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #define SCENE_TEXT_HEAP 1
-#define IN_PLACE (sizeof(((scene_text *)0)->bytes) - 1) /* 23 bytes and the terminator */
+#define IN_PLACE (sizeof(((scene_text *)0)->bytes) - 1) /* 15 bytes and the terminator */
 
 /* What a heap copy of n bytes and its terminator costs as allocated: malloc's 16-byte granules
  * and its header (glibc's on 64-bit), so the memory figures count what the heap really holds. */

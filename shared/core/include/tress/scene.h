@@ -118,7 +118,7 @@ typedef struct tress_connection {
  * matter. The capacities are sizes, not limits: storage for that many is made at create, so a
  * scene that stays within them never allocates to add an instance or a listener, or in
  * tress_scene_solve_joints (a per-frame call); past them storage grows (doubling). A name or
- * asset id is kept in the instance up to 23 bytes; a longer one takes one heap copy. */
+ * asset id is kept in the instance up to 15 bytes; a longer one takes one heap copy. */
 typedef struct tress_scene_def {
   uint32_t instance_capacity; /* instances, the root included (64); at least 1 is made */
   uint32_t listener_capacity; /* tress_instance_connect listeners (64) */
