@@ -85,7 +85,8 @@ static bool nodes_alloc(chain_nodes *n, uint32_t cap, uint8_t groups) {
 #undef ALLOC_FIELD
   ok = ok && (n->parent = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
   ok = ok && (n->first_child = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
-  ok = ok && (n->first_sibling = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL;
+  /* only the VRM rotation pass reads siblings */
+  ok = ok && (!(groups & NODE_GROUP_VRM) || (n->first_sibling = malloc((cap ? cap : 1) * sizeof(int32_t))) != NULL);
   n->cap = cap;
   n->groups = groups;
   if (!ok) tress__chain_nodes_free(n);
@@ -229,8 +230,8 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
       bool leaves = true;
       for (uint32_t i = c->tile_lo[tl]; i < c->tile_hi[tl]; i++) leaves = leaves && c->nodes.first_child[i] < 0;
       if (c->child_shift[tl] < 0 && leaves) c->child_shift[tl] = 0;
-      bool self = true;
-      for (uint32_t i = c->tile_lo[tl]; i < c->tile_fill[tl]; i++) self = self && c->nodes.first_sibling[i] == (int32_t)i;
+      bool self = c->nodes.first_sibling != NULL;
+      for (uint32_t i = c->tile_lo[tl]; self && i < c->tile_fill[tl]; i++) self = c->nodes.first_sibling[i] == (int32_t)i;
       c->sibling_self[tl] = self;
       c->aligned[tl] = l == 0 || (c->aligned[tl - 1] && c->parent_shift[tl] >= 0 &&
                                   (int64_t)c->tile_lo[tl] - c->parent_shift[tl] == (int64_t)c->tile_lo[tl - 1]);
@@ -247,7 +248,8 @@ static void node_clear(chain_nodes *n, uint32_t i) {
   for (uint32_t k = 0; k < nf; k++)
     if (f[k]) f[k][i] = 0.0f;
   n->cf_qw[i] = 1.0f;
-  n->parent[i] = n->first_child[i] = n->first_sibling[i] = -1;
+  n->parent[i] = n->first_child[i] = -1;
+  if (n->first_sibling) n->first_sibling[i] = -1;
 }
 
 /* Whether used slot si starts a new tile: si is of another tile kind (a tile runs one kind's
@@ -439,7 +441,7 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       uint32_t i = s->global[k];
       fresh.first_child[p] = (int32_t)i; /* its rest aim: the child's cframe position (aim_view) */
     }
-    for (uint32_t k = 0; k < s->node_count; k++) {
+    for (uint32_t k = 0; fresh.first_sibling && k < s->node_count; k++) {
       int32_t p = s->local_parent[k];
       fresh.first_sibling[s->global[k]] = p < 0 ? -1 : fresh.first_child[s->global[p]];
     }
@@ -474,7 +476,8 @@ static size_t nodes_bytes(const chain_nodes *n) {
   float *const *f = tress__chain_fields(n, &nf);
   size_t line = ((size_t)(n->cap ? n->cap : 1) * sizeof(float) + 63) & ~(size_t)63, total = 0;
   for (uint32_t k = 0; k < nf; k++) total += f[k] ? line : 0;
-  return total + (n->parent ? (size_t)3 * n->cap * sizeof(int32_t) : 0);
+  size_t links = (n->parent ? 2 : 0) + (n->first_sibling ? 1 : 0);
+  return total + links * n->cap * sizeof(int32_t);
 }
 
 static size_t tile_scratch_bytes(const tile_scratch *w) {
