@@ -162,7 +162,7 @@ static inline __attribute__((always_inline)) void compose_world_body(struct tres
   const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
   const float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
                         *restrict aqw = w->an_qw + at;
-  float *restrict wpx = n->aw_px + lo, *restrict wpy = n->aw_py + lo, *restrict wpz = n->aw_pz + lo;
+  float *restrict wpx = w->aw_px + at, *restrict wpy = w->aw_py + at, *restrict wpz = w->aw_pz + at;
   float *restrict wqx = w->aw_qx + at, *restrict wqy = w->aw_qy + at, *restrict wqz = w->aw_qz + at,
                   *restrict wqw = w->aw_qw + at;
   const float *restrict sc = n->sc + lo;
@@ -210,10 +210,8 @@ static void animated_world_level(struct tress_chains *c, size_t tl, uint32_t lo,
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   const float *par[7];
-  float *const pos[3] = {n->aw_px, n->aw_py, n->aw_pz};
-  float *const rot[4] = {w->aw_qx, w->aw_qy, w->aw_qz, w->aw_qw};
-  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, pos, 0, 3, par, 0);
-  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, rot, w->base, 4, par + 3, 3);
+  float *const world[7] = {w->aw_px, w->aw_py, w->aw_pz, w->aw_qx, w->aw_qy, w->aw_qz, w->aw_qw};
+  level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, world, w->base, 7, par, 0);
   compose_world(c, tl, lo, hi, par);
 }
 
@@ -278,23 +276,18 @@ static void roots_world(struct tress_chains *c, uint32_t t) {
 
 static void snap_slot(struct tress_chains *c, chain_slot *s) {
   chain_nodes *n = &c->nodes;
+  const tile_scratch *w = &c->tile; /* its tile's: snaps happen inside the tile's frame */
   /* the chain restarts at its anchor now: nothing to interpolate from, nothing to carry */
   uint32_t si = (uint32_t)(s - c->slots);
   s->pin = anchor_get(c, ANCHOR_LAST, si);
   anchor_put(c, ANCHOR_PREV, si, s->pin);
   if (s->center) s->center->prev = s->center->pin = s->center->now; /* the same for its center */
   for (uint32_t k = 0; k < s->node_count; k++) {
-    uint32_t i = s->global[k];
-    n->px[i] = n->ox[i] = n->pa_px[i] = n->aw_px[i];
-    n->py[i] = n->oy[i] = n->pa_py[i] = n->aw_py[i];
-    n->pz[i] = n->oz[i] = n->pa_pz[i] = n->aw_pz[i];
+    uint32_t i = s->global[k], j = i - w->base;
+    n->px[i] = n->ox[i] = n->pa_px[i] = w->aw_px[j];
+    n->py[i] = n->oy[i] = n->pa_py[i] = w->aw_py[j];
+    n->pz[i] = n->oz[i] = n->pa_pz[i] = w->aw_pz[j];
   }
-}
-
-static void swap_arrays(float **a, float **b) {
-  float *t = *a;
-  *a = *b;
-  *b = t;
 }
 
 /* The per-slot lanes gather on the sim's jobs: each range fills its own slots' columns; which
@@ -383,9 +376,6 @@ static bool frame_begin(tress_sim *sim, struct tress_chains *c, const tress_fram
   chain_nodes *n = &c->nodes;
   if (n->count == 0 || c->level_count == 0) return false;
   choose_carry(c, f);
-  swap_arrays(&n->pa_px, &n->aw_px);
-  swap_arrays(&n->pa_py, &n->aw_py);
-  swap_arrays(&n->pa_pz, &n->aw_pz);
   if (c->scale_epoch != tress__scene_scale_epoch(sim->scene)) tress__chains_refresh_scales(sim, c);
   update_activity(sim, c, f);
   if (c->collider_chains > 0) gather_colliders(sim, c);
@@ -444,7 +434,7 @@ static inline float root_velocity(uint32_t fr, float d, float span) {
  * of the block's frame bits, with ROOT_SNAPS when some chain snaps. */
 #define ROOT_SNAPS 0x8000u
 HOT_LOOP static uint32_t root_checks(uint32_t count, const uint16_t *restrict frame, const uint32_t *restrict root,
-                                     const float *restrict awx, const float *restrict awy, const float *restrict awz,
+                                     uint32_t base, const float *restrict awx, const float *restrict awy, const float *restrict awz,
                                      const float *restrict pax, const float *restrict pay, const float *restrict paz,
                                      float *restrict vx, float *restrict vy, float *restrict vz,
                                      const float *restrict jump2, const float *restrict scale,
@@ -452,7 +442,8 @@ HOT_LOOP static uint32_t root_checks(uint32_t count, const uint16_t *restrict fr
   const root_check_consts k = *kc;
   uint32_t seen = 0, snaps = 0;
   for (uint32_t j = 0; j < count; j++) {
-    uint32_t fr = frame[j], r = root[j];
+    /* both arrays start at the tile's first node; an unused slot's root (0) reads the first */
+    uint32_t fr = frame[j], r = root[j] < base ? 0 : root[j] - base;
     float dx = awx[r] - pax[r], dy = awy[r] - pay[r], dz = awz[r] - paz[r];
     float v[3] = {vx[j], vy[j], vz[j]};
     bool own = (fr & (FRAME_AWAKE | FEAT_CENTERED)) == FRAME_AWAKE;
@@ -475,7 +466,8 @@ static bool centered_root_check(tress_sim *sim, struct tress_chains *c, uint32_t
   chain_slot *s = &c->slots[si];
   uint32_t r = s->root;
   tress__center_read(sim, s);
-  float pa[3] = {n->pa_px[r], n->pa_py[r], n->pa_pz[r]}, aw[3] = {n->aw_px[r], n->aw_py[r], n->aw_pz[r]}, d[3];
+  uint32_t j = r - c->tile.base;
+  float pa[3] = {n->pa_px[r], n->pa_py[r], n->pa_pz[r]}, aw[3] = {c->tile.aw_px[j], c->tile.aw_py[j], c->tile.aw_pz[j]}, d[3];
   tress__center_root_motion(s, pa, aw, d);
   float *const *lane = c->per_slot;
   float v[3] = {lane[LANE_VX][si], lane[LANE_VX + 1][si], lane[LANE_VX + 2][si]};
@@ -502,8 +494,9 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   uint32_t seen = 0;
   for (uint32_t b0 = s0; b0 < s1; b0 += ROOT_BLOCK) {
     uint32_t count = s1 - b0 < ROOT_BLOCK ? s1 - b0 : ROOT_BLOCK;
-    uint32_t any = root_checks(count, c->slot_frame + b0, c->slot_root + b0, n->aw_px, n->aw_py, n->aw_pz, n->pa_px,
-                               n->pa_py, n->pa_pz, lane[LANE_VX] + b0, lane[LANE_VX + 1] + b0, lane[LANE_VX + 2] + b0,
+    uint32_t base = c->tile.base;
+    uint32_t any = root_checks(count, c->slot_frame + b0, c->slot_root + b0, base, c->tile.aw_px, c->tile.aw_py,
+                               c->tile.aw_pz, n->pa_px + base, n->pa_py + base, n->pa_pz + base, lane[LANE_VX] + b0, lane[LANE_VX + 1] + b0, lane[LANE_VX + 2] + b0,
                                lane[LANE_JUMP2] + b0, lane[LANE_SCALE] + b0, &k, snap);
     seen |= any;
     /* the per-chain work: gusts, centers and snaps, only in a block that has any */
@@ -564,12 +557,14 @@ HOT_LOOP static void substep_level(uint32_t count, float *restrict px, float *re
 
 static void substep_tile(struct tress_chains *c, const tress_frame *f, float alpha, uint32_t t) {
   chain_nodes *n = &c->nodes;
+  const tile_scratch *w = &c->tile;
   /* Pinned roots follow the animated pose, interpolated to this substep's time. */
   for (uint32_t i = TILE_LO(c, t, 0); i < TILE_HI(c, t, 0); i++) {
     float m = n->stepping[i];
-    float x = n->pa_px[i] + (n->aw_px[i] - n->pa_px[i]) * alpha;
-    float y = n->pa_py[i] + (n->aw_py[i] - n->pa_py[i]) * alpha;
-    float z = n->pa_pz[i] + (n->aw_pz[i] - n->pa_pz[i]) * alpha;
+    uint32_t j = i - w->base;
+    float x = n->pa_px[i] + (w->aw_px[j] - n->pa_px[i]) * alpha;
+    float y = n->pa_py[i] + (w->aw_py[j] - n->pa_py[i]) * alpha;
+    float z = n->pa_pz[i] + (w->aw_pz[j] - n->pa_pz[i]) * alpha;
     n->ox[i] += (n->px[i] - n->ox[i]) * m;
     n->oy[i] += (n->py[i] - n->oy[i]) * m;
     n->oz[i] += (n->pz[i] - n->oz[i]) * m;
@@ -587,8 +582,9 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
     const float *par[3];
     float *const src[3] = {n->px, n->py, n->pz};
     level_view(c, lo, hi, c->parent_shift[TILE_LEVEL(c, t, l)], false, n->parent, src, 0, 3, par, 0);
-    substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, n->aw_px + lo,
-                  n->aw_py + lo, n->aw_pz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->damping + lo,
+    uint32_t at = lo - w->base;
+    substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, w->aw_px + at,
+                  w->aw_py + at, w->aw_pz + at, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->damping + lo,
                   n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->stepping + lo, par[0], par[1],
                   par[2], &k);
     /* the limits after the inertia and link, and again after the colliders (the draft's order) */
@@ -718,9 +714,9 @@ static void blend_level(const chain_nodes *n, tile_scratch *t, uint32_t lo, uint
     bool full = w >= 1.0f;
     uint32_t j = i - t->base;
     float x = carried ? t->bl_x[j] : n->px[i], y = carried ? t->bl_y[j] : n->py[i], z = carried ? t->bl_z[j] : n->pz[i];
-    t->bl_x[j] = full ? x : n->aw_px[i] + (x - n->aw_px[i]) * w;
-    t->bl_y[j] = full ? y : n->aw_py[i] + (y - n->aw_py[i]) * w;
-    t->bl_z[j] = full ? z : n->aw_pz[i] + (z - n->aw_pz[i]) * w;
+    t->bl_x[j] = full ? x : t->aw_px[j] + (x - t->aw_px[j]) * w;
+    t->bl_y[j] = full ? y : t->aw_py[j] + (y - t->aw_py[j]) * w;
+    t->bl_z[j] = full ? z : t->aw_pz[j] + (z - t->aw_pz[j]) * w;
   }
 }
 
@@ -842,12 +838,11 @@ static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t fill, ui
 /* A chain whose output went non-finite (absurd settings overflowed) snaps back to its animated
  * pose and shows its animated values: a NaN never reaches the scene. */
 static void recover_slot(struct tress_chains *c, chain_slot *s) {
-  chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   snap_slot(c, s);
   for (uint32_t k = 0; k < s->node_count; k++) {
     uint32_t i = s->global[k], j = i - w->base;
-    w->wp_x[j] = n->aw_px[i]; w->wp_y[j] = n->aw_py[i]; w->wp_z[j] = n->aw_pz[i];
+    w->wp_x[j] = w->aw_px[j]; w->wp_y[j] = w->aw_py[j]; w->wp_z[j] = w->aw_pz[j];
     w->wq_x[j] = w->aw_qx[j]; w->wq_y[j] = w->aw_qy[j]; w->wq_z[j] = w->aw_qz[j]; w->wq_w[j] = w->aw_qw[j];
     tress_xform t = {{w->an_px[j], w->an_py[j], w->an_pz[j]}, {w->an_qx[j], w->an_qy[j], w->an_qz[j], w->an_qw[j]}};
     *c->out_ptr[i] = t;
@@ -881,7 +876,7 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   } else {
     for (uint32_t i = lo; i < hi; i++) {
       uint32_t j = i - w->base;
-      w->wp_x[j] = n->aw_px[i]; w->wp_y[j] = n->aw_py[i]; w->wp_z[j] = n->aw_pz[i];
+      w->wp_x[j] = w->aw_px[j]; w->wp_y[j] = w->aw_py[j]; w->wp_z[j] = w->aw_pz[j];
       w->wq_x[j] = w->aw_qx[j]; w->wq_y[j] = w->aw_qy[j]; w->wq_z[j] = w->aw_qz[j]; w->wq_w[j] = w->aw_qw[j];
     }
     const float *roots[7] = {w->an_px + at, w->an_py + at, w->an_pz + at, w->an_qx + at,
@@ -919,6 +914,20 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
 
 /* One tile, every phase while its data is in cache (and the tile scratch of c, the batch or a
  * worker's view of it, holds that tile). With ms, each phase's time is added to ms[0..2]. */
+/* This frame's animated positions, made in the tile scratch, become the next frame's last ones:
+ * copied while they are in cache, so the node arrays hold one animated pose, not two. A VRM
+ * tile that composed only its roots this frame (no TILE_WORLD) keeps only theirs: the scratch
+ * past them holds another tile's values. */
+static void keep_animated(struct tress_chains *c, uint32_t t) {
+  chain_nodes *n = &c->nodes;
+  const tile_scratch *w = &c->tile;
+  uint32_t lo = TILE_LO(c, t, 0), end = (c->tile_flags[t] & TILE_WORLD) ? c->tile_end[t] : TILE_HI(c, t, 0);
+  size_t bytes = (size_t)(end - lo) * sizeof(float);
+  memcpy(n->pa_px + lo, w->aw_px, bytes);
+  memcpy(n->pa_py + lo, w->aw_py, bytes);
+  memcpy(n->pa_pz + lo, w->aw_pz, bytes);
+}
+
 void tress__chains_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t, double *ms) {
   double t0 = ms ? tress__clock_ms() : 0.0;
   prepare_tile(sim, c, f, t);
@@ -933,6 +942,7 @@ void tress__chains_tile(tress_sim *sim, struct tress_chains *c, const tress_fram
   double t2 = ms ? tress__clock_ms() : 0.0;
   if (carry_tile(c, f, t)) c->tile_flags[t] |= TILE_CARRIED;
   output_tile(sim, c, t);
+  keep_animated(c, t);
   if (ms) {
     double t3 = tress__clock_ms();
     ms[0] += t1 - t0;

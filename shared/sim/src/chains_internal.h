@@ -112,8 +112,7 @@
 /* Every per-node float array, in one list so rebuild, permute and free stay generic. */
 #define CHAIN_FIELDS(X)                                                                            \
   X(cf_px) X(cf_py) X(cf_pz) X(cf_qx) X(cf_qy) X(cf_qz) X(cf_qw)  /* rest local (bone cframe) */  \
-  X(aw_px) X(aw_py) X(aw_pz)                                      /* animated world, this frame */ \
-  X(pa_px) X(pa_py) X(pa_pz)                                      /* animated world, last frame */ \
+  X(pa_px) X(pa_py) X(pa_pz)      /* animated world, last frame (this frame's once its tile ran) */ \
   X(px) X(py) X(pz) X(ox) X(oy) X(oz)                             /* verlet state */              \
   X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale)                                         \
   X(stepping)                 /* awake and enabled: the substep mask (a disabled chain takes none) */ \
@@ -129,7 +128,7 @@
  * travel to and from memory. */
 #define TILE_FIELDS(X)                                                                             \
   X(an_px) X(an_py) X(an_pz) X(an_qx) X(an_qy) X(an_qz) X(an_qw)  /* animated local */            \
-  X(aw_qx) X(aw_qy) X(aw_qz) X(aw_qw)                             /* animated world rotation */   \
+  X(aw_px) X(aw_py) X(aw_pz) X(aw_qx) X(aw_qy) X(aw_qz) X(aw_qw)  /* animated world, this frame */ \
   X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
   X(bl_x) X(bl_y) X(bl_z)                 /* display positions: carried and/or blended */      \
   X(cr_qx) X(cr_qy) X(cr_qz) X(cr_qw)     /* carry: rotation since the last substep */          \

@@ -150,7 +150,8 @@ void tress__limit_pose_level(struct tress_chains *c, uint32_t lo, uint32_t hi, c
       int32_t g = n->parent[p];
       if (g >= 0) {
         float arc[4];
-        arc_between(n->aw_px[p] - n->aw_px[g], n->aw_py[p] - n->aw_py[g], n->aw_pz[p] - n->aw_pz[g],
+        uint32_t ag = (uint32_t)g - w->base; /* its chain's: the same tile */
+        arc_between(w->aw_px[at] - w->aw_px[ag], w->aw_py[at] - w->aw_py[ag], w->aw_pz[at] - w->aw_pz[ag],
                     n->px[p] - n->px[g], n->py[p] - n->py[g], n->pz[p] - n->pz[g], arc);
         tress_quat_mul(arc, a, q);
       } else {

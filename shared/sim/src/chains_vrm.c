@@ -138,8 +138,8 @@ static void pin_roots(struct tress_chains *c, uint32_t t, float alpha) {
   tile_scratch *w = &c->tile;
   uint32_t lo = TILE_LO(c, t, 0), at = lo - w->base;
   pin_roots_level(TILE_HI(c, t, 0) - lo, alpha, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo,
-                  n->oz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->aw_px + lo, n->aw_py + lo,
-                  n->aw_pz + lo, n->stepping + lo, w->pq_x + at, w->pq_y + at, w->pq_z + at, w->pq_w + at,
+                  n->oz + lo, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, w->aw_px + at, w->aw_py + at,
+                  w->aw_pz + at, n->stepping + lo, w->pq_x + at, w->pq_y + at, w->pq_z + at, w->pq_w + at,
                   w->aw_qx + at, w->aw_qy + at, w->aw_qz + at, w->aw_qw + at, w->va_x + at, w->va_y + at,
                   w->va_z + at, w->va_w + at);
 }

@@ -44,9 +44,10 @@ static void node_position(const solved_chain *v, uint32_t i, bool animated, floa
     memcpy(out, w.p, 3 * sizeof(float));
     return;
   }
-  out[0] = animated ? n->aw_px[g] : n->px[g];
-  out[1] = animated ? n->aw_py[g] : n->py[g];
-  out[2] = animated ? n->aw_pz[g] : n->pz[g];
+  /* after a frame, the last frame's animated pose is this frame's (each tile copies it there) */
+  out[0] = animated ? n->pa_px[g] : n->px[g];
+  out[1] = animated ? n->pa_py[g] : n->py[g];
+  out[2] = animated ? n->pa_pz[g] : n->pz[g];
 }
 
 static void emit_link(tress_debug_out *out, const solved_chain *v, uint32_t parent, uint32_t i, bool animated,
