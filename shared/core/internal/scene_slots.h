@@ -16,10 +16,12 @@ uint64_t tress__scene_layout_epoch(const tress_scene *scene);
 /* Changes whenever some instance's scale is set or an instance is reparented: composed scales
  * read under an older epoch may be stale. */
 uint64_t tress__scene_scale_epoch(const tress_scene *scene);
-/* Fills animated[i] / transform[i] (either array may be NULL) with pointers to bone i's slots,
- * NULL for a stale id, another scene's id or a non-bone, and returns the epoch they stay valid for. */
-uint64_t tress__bone_slot_pointers(tress_scene *scene, const tress_id *bones, size_t n, const tress_xform **animated,
-                                   tress_xform **transform);
+/* The bones' animated and transform arrays, both indexed by slot (bone_slot - 1), and the epoch
+ * they stay where they are for. */
+uint64_t tress__bone_slot_arrays(tress_scene *scene, tress_xform **animated, tress_xform **transform);
+/* A bone's slot, one-based: its entry in both arrays. 0 for a stale id, another scene's id or a
+ * non-bone. It holds while the bone lives (a destroyed bone moves the layout epoch). */
+uint32_t tress__bone_slot(const tress_scene *scene, tress_id bone);
 /* A part's cframe where the scene keeps it (NULL for a stale id, another scene's id or a
  * non-part), so the solver copies it memory to memory: valid until the layout epoch changes. */
 const tress_xform *tress__part_cframe_slot(const tress_scene *scene, tress_id part);

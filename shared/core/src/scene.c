@@ -185,7 +185,7 @@ static bool slots_grow(tress_scene *s, uint32_t cap) {
   s->scratch = w;
   s->scratch_cap = cap;
   s->slot_cap = cap;
-  s->layout_epoch++; /* slot pointers handed out by tress__bone_slot_pointers moved */
+  s->layout_epoch++; /* the arrays handed out by tress__bone_slot_arrays moved */
   return true;
 }
 
@@ -771,14 +771,14 @@ void tress_bone_set_simulated(tress_scene *s, tress_id id, bool sim) {
 
 uint64_t tress__scene_layout_epoch(const tress_scene *s) { return s ? s->layout_epoch : 0; }
 
-uint64_t tress__bone_slot_pointers(tress_scene *s, const tress_id *bones, size_t n, const tress_xform **animated,
-                                  tress_xform **transform) {
-  for (size_t i = 0; i < n; i++) {
-    instance *in = slot_kind(s, bones[i], TRESS_KIND_BONE);
-    if (animated) animated[i] = in ? &s->bone_animated[bones[i].index1 - 1] : NULL;
-    if (transform) transform[i] = in ? &s->bone_transform[bones[i].index1 - 1] : NULL;
-  }
+uint64_t tress__bone_slot_arrays(tress_scene *s, tress_xform **animated, tress_xform **transform) {
+  *animated = s ? s->bone_animated : NULL;
+  *transform = s ? s->bone_transform : NULL;
   return s ? s->layout_epoch : 0;
+}
+
+uint32_t tress__bone_slot(const tress_scene *s, tress_id bone) {
+  return slot_kind(s, bone, TRESS_KIND_BONE) ? bone.index1 : 0;
 }
 
 /* World frame of a part, bone or attachment, with bones composed through `which` slot. */

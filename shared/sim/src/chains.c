@@ -60,8 +60,7 @@ void tress__chains_destroy(struct tress_chains *c) {
   free(c->tile_lo);
   free(c->tile_fill);
   free(c->tile_hi);
-  free(c->in_ptr);
-  free(c->out_ptr);
+  free(c->bone_slot);
   free(c);
 }
 

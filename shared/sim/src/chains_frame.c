@@ -16,21 +16,15 @@
  * and the sink (write), so the scene read and write loops need no activity test. Part chains
  * read identity and write nowhere through this path (output_tile writes their cframes). */
 static void slot_pointers(tress_sim *sim, struct tress_chains *c, const chain_slot *s, bool awake) {
-  for (uint32_t k = 0; k < s->node_count; k++) {
-    uint32_t i = s->global[k];
-    const tress_xform *in = NULL;
-    tress_xform *out = NULL;
-    if (awake && s->kind == TRESS_HANDLE_BONES) tress__bone_slot_pointers(sim->scene, &s->ids[k], 1, &in, &out);
-    c->in_ptr[i] = in ? in : &c->identity;
-    c->out_ptr[i] = out ? out : tress__chain_sink(c, (uint32_t)(s - c->slots));
-  }
+  bool bones = awake && s->kind == TRESS_HANDLE_BONES;
+  for (uint32_t k = 0; k < s->node_count; k++) c->bone_slot[s->global[k]] = bones ? tress__bone_slot(sim->scene, s->ids[k]) : 0;
 }
 
 /* Fetch (again) the scene slot pointers of every node: the scene's layout moved. */
 static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
+  c->ptr_epoch = tress__bone_slot_arrays(sim->scene, &c->animated_base, &c->transform_base);
   for (uint32_t si = 0; si < c->slot_count; si++)
     if (c->slots[si].used) slot_pointers(sim, c, &c->slots[si], c->slots[si].act_last > 0.0f);
-  c->ptr_epoch = tress__scene_layout_epoch(sim->scene);
   c->ptr_valid = true;
 }
 
@@ -110,14 +104,14 @@ static inline bool node_finite(const float *const *a, uint32_t j) {
  * or padding reads identity: the tile scratch must hold finite values everywhere). A level
  * with a non-finite value gets those nodes' values replaced by identity. */
 static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
-  const tress_xform *const *in = c->in_ptr;
   tile_scratch *w = &c->tile;
   uint32_t at = lo - w->base, count = hi - lo;
   float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
   float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
                   *restrict aqw = w->an_qw + at;
   float *const comp[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
-  if (tress__xforms_read(in + lo, count, comp, c->wide)) return;
+  tress_xform_slots in = {c->animated_base, c->bone_slot + lo, &c->identity};
+  if (tress__xforms_read(in, count, comp, c->wide)) return;
   const float *const read[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
   for (uint32_t j = 0; j < count; j++) {
     if (node_finite(read, j)) continue;
@@ -813,8 +807,9 @@ static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t)
  * transform slots (a sleeping node's slot is the sink). A non-finite value is never written:
  * its chain, when awake, is marked for recovery (padding from `fill` on belongs to none).
  * Returns true when some chain was marked. */
-static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t fill, uint32_t hi, const float *const *t) {
-  tress_xform *const *out = c->out_ptr + lo;
+static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t fill, uint32_t hi, const float *const *t,
+                          tress_xform *sink) {
+  tress_xform_slots out = {c->transform_base, c->bone_slot + lo, sink};
   const float *tpx = t[0], *tpy = t[1], *tpz = t[2], *tqx = t[3], *tqy = t[4], *tqz = t[5], *tqw = t[6];
   uint32_t count = hi - lo;
   if (tress__xforms_write(out, count, t, c->wide)) return false;
@@ -828,7 +823,8 @@ static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t fill, ui
       }
       continue;
     }
-    tress_xform *o = out[j];
+    uint32_t b = out.index[j];
+    tress_xform *o = b ? out.array + (b - 1) : sink;
     o->p[0] = tpx[j]; o->p[1] = tpy[j]; o->p[2] = tpz[j];
     o->q[0] = tqx[j]; o->q[1] = tqy[j]; o->q[2] = tqz[j]; o->q[3] = tqw[j];
   }
@@ -845,7 +841,7 @@ static void recover_slot(struct tress_chains *c, chain_slot *s) {
     w->wp_x[j] = w->aw_px[j]; w->wp_y[j] = w->aw_py[j]; w->wp_z[j] = w->aw_pz[j];
     w->wq_x[j] = w->aw_qx[j]; w->wq_y[j] = w->aw_qy[j]; w->wq_z[j] = w->aw_qz[j]; w->wq_w[j] = w->aw_qw[j];
     tress_xform t = {{w->an_px[j], w->an_py[j], w->an_pz[j]}, {w->an_qx[j], w->an_qy[j], w->an_qz[j], w->an_qw[j]}};
-    *c->out_ptr[i] = t;
+    if (c->bone_slot[i]) c->transform_base[c->bone_slot[i] - 1] = t; /* (the sink is never read) */
   }
 }
 
@@ -872,7 +868,7 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
   if (rotations) {
     /* rotations only: the first joints turn toward their tails like every other joint */
     tress__vrm_output_roots(c, t, display);
-    bad = scatter_level(c, lo, TILE_FILL(c, t, 0), hi, level_out);
+    bad = scatter_level(c, lo, TILE_FILL(c, t, 0), hi, level_out, &c->sinks[t]);
   } else {
     for (uint32_t i = lo; i < hi; i++) {
       uint32_t j = i - w->base;
@@ -881,7 +877,7 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
     }
     const float *roots[7] = {w->an_px + at, w->an_py + at, w->an_pz + at, w->an_qx + at,
                              w->an_qy + at, w->an_qz + at, w->an_qw + at};
-    bad = scatter_level(c, lo, TILE_FILL(c, t, 0), hi, roots);
+    bad = scatter_level(c, lo, TILE_FILL(c, t, 0), hi, roots, &c->sinks[t]);
   }
   for (uint32_t l = 1; l < c->level_count; l++) {
     lo = TILE_LO(c, t, l);
@@ -889,7 +885,7 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
     if (rotations) tress__vrm_output_level(c, TILE_LEVEL(c, t, l), lo, hi, display);
     else if (display) output_level_weighted(c, TILE_LEVEL(c, t, l), lo, hi);
     else output_level(c, TILE_LEVEL(c, t, l), lo, hi);
-    bad |= scatter_level(c, lo, TILE_FILL(c, t, l), hi, level_out);
+    bad |= scatter_level(c, lo, TILE_FILL(c, t, l), hi, level_out, &c->sinks[t]);
   }
   /* the slots only matter for a recovery or a part chain's cframes */
   if (!bad && !(c->tile_flags[t] & TILE_PARTS)) return;

@@ -370,9 +370,11 @@ struct tress_chains {
    * identity (hair no animation drives, padding, sleeping nodes), so the output skips the
    * products with it. Written and read by the tile's own phases. */
   uint8_t *still;
-  /* Per node, global order: the chain slot, and cached pointers to the scene's animated and
-   * transform slots (part chains and vanished bones point at `identity` / `sink`). The pointers
-   * are valid for scene layout epoch `ptr_epoch`; they are re-fetched when it changes. */
+  /* Per node, global order: the chain slot, and (bone_slot, below) the entry of the scene's bone
+   * arrays it reads its animated local from and writes its transform to; 0 for a sleeping
+   * chain's, a part chain's, a vanished bone's and padding, which read `identity` and write the
+   * tile's sink. The arrays' addresses are valid for scene layout epoch `ptr_epoch`; they and the
+   * entries are re-fetched when it changes. */
   uint32_t *node_slot;
   /* Tiles: runs of whole chains (consecutive slots) of about TILE_NODES nodes, stored one after
    * the other (tile-major). A frame runs every phase for one tile before the next, so a tile's
@@ -383,13 +385,13 @@ struct tress_chains {
   uint32_t *tile_end;  /* tile_count + 1 entries: one past the tile's last node */
   uint32_t *tile_lo, *tile_fill, *tile_hi;
   uint8_t *tile_kind; /* per tile: TILE_KIND_* of all of its chains (a tile never mixes kinds) */
-  const tress_xform **in_ptr;
-  tress_xform **out_ptr;
+  uint32_t *bone_slot; /* per node: its scene bone slot (one-based) while it is read and written, else 0 */
+  tress_xform *animated_base, *transform_base; /* the scene's bone arrays (tress__bone_slot_arrays) */
   uint32_t ptr_cap;
   uint64_t ptr_epoch;
   bool ptr_valid;
   tress_xform identity;
-  /* Per tile: where its sleeping nodes and padding write (tress__chain_sink). A tile's nodes
+  /* Per tile: where its sleeping nodes and padding write (bone_slot 0). A tile's nodes
    * reach only its own, so two workers never write one location. */
   tress_xform *sinks;
   bool wide; /* scene reads and writes go eight at a time (AVX2) */
@@ -563,9 +565,8 @@ static inline void arc_between(float ax, float ay, float az, float bx, float by,
 void tress__chains_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t, double *ms);
 void tress__chains_run_tiles(tress_sim *sim, struct tress_chains *c, const tress_frame *f, tress_sim_profile *profile);
 void tress__chains_free_workers(struct tress_chains *c);
-/* The tile that holds slot si (binary search over tile_slot), and that tile's sink. */
+/* The tile that holds slot si (binary search over tile_slot). */
 uint32_t tress__chain_tile(const struct tress_chains *c, uint32_t si);
-tress_xform *tress__chain_sink(struct tress_chains *c, uint32_t si);
 /* Scratch growth (chains_layout.c): a tile-sized scratch to n nodes, a level scratch to n. */
 bool tress__chain_tile_scratch_grow(tile_scratch *w, uint32_t n, uint8_t kinds); /* kinds: TILE_KIND_* */
 bool tress__chain_level_scratch_grow(struct tress_chains *c, uint32_t n);

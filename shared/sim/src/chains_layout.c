@@ -145,7 +145,6 @@ uint32_t tress__chain_tile(const struct tress_chains *c, uint32_t si) {
   return lo;
 }
 
-tress_xform *tress__chain_sink(struct tress_chains *c, uint32_t si) { return &c->sinks[tress__chain_tile(c, si)]; }
 
 /* The constant distance from every node of tile-level tl to its parent (toward_children: to its
  * first child), or -1 when the nodes disagree. Real nodes must all agree; the padding must land
@@ -175,11 +174,9 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
   if (total > c->ptr_cap) {
     uint32_t *ns = realloc(c->node_slot, total * sizeof *ns);
     if (ns) c->node_slot = ns;
-    const tress_xform **ip = realloc(c->in_ptr, total * sizeof *ip);
-    if (ip) c->in_ptr = ip;
-    tress_xform **op = realloc(c->out_ptr, total * sizeof *op);
-    if (op) c->out_ptr = op;
-    if (!ns || !ip || !op) return false;
+    uint32_t *bs = realloc(c->bone_slot, total * sizeof *bs);
+    if (bs) c->bone_slot = bs;
+    if (!ns || !bs) return false;
     c->ptr_cap = total;
   }
   size_t tls = (size_t)c->tile_count * c->level_count + 1;
@@ -204,8 +201,7 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
     /* padding belongs to the tile's first chain: valid for the collider lanes, never read back */
     for (uint32_t i = c->tile_lo[(size_t)t * c->level_count]; i < c->tile_end[t]; i++) {
       c->node_slot[i] = c->tile_slot[t];
-      c->in_ptr[i] = &c->identity;
-      c->out_ptr[i] = &c->sinks[t];
+      c->bone_slot[i] = 0;
     }
   }
   for (uint32_t si = 0; si < c->slot_count; si++) {
@@ -506,7 +502,7 @@ size_t tress__chains_memory_bytes(const struct tress_chains *c) {
   total += lanes_bytes(&c->lanes) + lanes_bytes(&c->tile_lanes);
   total += nodes_bytes(&c->nodes) + tile_scratch_bytes(&c->tile);
   total += (size_t)G_SCRATCH * ((((size_t)c->g_cap * sizeof(float)) + 63) & ~(size_t)63);
-  total += (size_t)c->ptr_cap * (sizeof *c->node_slot + sizeof *c->in_ptr + sizeof *c->out_ptr);
+  total += (size_t)c->ptr_cap * (sizeof *c->node_slot + sizeof *c->bone_slot);
   if (c->tile_slot) {
     size_t tiles = c->tile_count, tile_levels = tiles * c->level_count;
     total += (tiles + 1) * (2 * sizeof(uint32_t) + 3);  /* tile_slot, tile_end, tile_flags, tile_kind, roots_dense */

@@ -43,8 +43,8 @@ static void stale_pose_tile(struct tress_chains *c, uint32_t t) {
   for (uint32_t l = 0; l < c->level_count; l++)
     for (uint32_t i = TILE_LO(c, t, l); i < TILE_HI(c, t, l); i++) {
       uint32_t j = i - w->base;
-      bool measured = c->out_ptr[i] != &c->sinks[t];
-      const tress_xform *drawn = measured ? c->out_ptr[i] : &rest;
+      uint32_t b = c->bone_slot[i]; /* 0: the sink */
+      const tress_xform *drawn = b ? &c->transform_base[b - 1] : &rest;
       tress_xform up = anchor_get(c, ANCHOR_LAST, c->node_slot[i]);
       if (l > 0 && n->parent[i] >= 0) {
         uint32_t p = (uint32_t)n->parent[i] - w->base;
@@ -58,7 +58,7 @@ static void stale_pose_tile(struct tress_chains *c, uint32_t t) {
       tress_quat_rotate(bq, drawn->p, s);
       w->sl_x[j] = up.p[0] + r[0] + s[0]; w->sl_y[j] = up.p[1] + r[1] + s[1]; w->sl_z[j] = up.p[2] + r[2] + s[2];
       w->sq_x[j] = q[0]; w->sq_y[j] = q[1]; w->sq_z[j] = q[2]; w->sq_w[j] = q[3];
-      w->sl_m[j] = measured ? 1.0f : 0.0f;
+      w->sl_m[j] = b ? 1.0f : 0.0f;
     }
 }
 

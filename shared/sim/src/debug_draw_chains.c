@@ -10,12 +10,14 @@
 /* Node i's animated world pose composed from its chain's anchor as the last frame did it
  * (compose_world's operations): for a VRM tile, which composes past the roots only when
  * something reads them (TILE_WORLD). Parents first, so the walk up ends at a root. */
-static tress_xform animated_pose(const struct tress_chains *c, const chain_slot *s, uint32_t i) {
+static tress_xform animated_pose(const tress_scene *scene, const struct tress_chains *c, const chain_slot *s, uint32_t i) {
   const chain_nodes *n = &c->nodes;
   uint32_t g = s->global[i];
   int32_t parent = s->local_parent[i];
-  tress_xform up = parent < 0 ? anchor_get(c, ANCHOR_LAST, (uint32_t)(s - c->slots)) : animated_pose(c, s, (uint32_t)parent);
-  tress_xform an = *c->in_ptr[g];
+  tress_xform up = parent < 0 ? anchor_get(c, ANCHOR_LAST, (uint32_t)(s - c->slots))
+                              : animated_pose(scene, c, s, (uint32_t)parent);
+  /* what the scene read takes: the bone's animated local, identity for a node it does not read */
+  tress_xform an = c->bone_slot[g] ? tress_bone_get_animated(scene, s->ids[i]) : tress_xform_identity();
   if (!tress_xform_is_finite(an)) an = tress_xform_identity(); /* as the scene read replaces it */
   float cp[3] = {n->cf_px[g], n->cf_py[g], n->cf_pz[g]}, cq[4] = {n->cf_qx[g], n->cf_qy[g], n->cf_qz[g], n->cf_qw[g]};
   float bq[4], r[3], t[3], k = n->sc[g];
@@ -31,6 +33,7 @@ static tress_xform animated_pose(const struct tress_chains *c, const chain_slot 
 /* One chain as the solver holds it: composed is false where its tile skipped the animated
  * world past the roots this frame. */
 typedef struct solved_chain {
+  const tress_scene *scene;
   const struct tress_chains *c;
   const chain_slot *s;
   bool composed;
@@ -40,7 +43,7 @@ static void node_position(const solved_chain *v, uint32_t i, bool animated, floa
   const chain_nodes *n = &v->c->nodes;
   uint32_t g = v->s->global[i];
   if (animated && !v->composed) {
-    tress_xform w = animated_pose(v->c, v->s, i);
+    tress_xform w = animated_pose(v->scene, v->c, v->s, i);
     memcpy(out, w.p, 3 * sizeof(float));
     return;
   }
@@ -133,7 +136,7 @@ void tress__chains_debug_draw(const tress_sim *sim, const tress_handle *h, tress
   tress_debug_shape shape = {.handle = id, .asleep = asleep};
   /* a bind since the last step leaves the global indices stale until the next layout */
   bool solved = !c->dirty && !s->fresh && s->global;
-  solved_chain v = {c, s, solved && (c->tile_flags[tress__chain_tile(c, h->slot)] & TILE_WORLD)};
+  solved_chain v = {sim->scene, c, s, solved && (c->tile_flags[tress__chain_tile(c, h->slot)] & TILE_WORLD)};
   for (uint32_t i = 0; i < s->node_count; i++) {
     if (solved) emit_node(out, &v, i, &shape);
     else emit_node_from_scene(out, sim->scene, s, i, &shape);

@@ -1,7 +1,8 @@
 /* xform_lanes.h - moving tress_xform slots to and from seven component arrays.
  *
  * The solver keeps poses as component arrays (px py pz qx qy qz qw, one float per node); the
- * scene keeps one tress_xform per bone, reached through a pointer per node. These two copies
+ * scene keeps one tress_xform per bone in an array, reached through an index per node (4 bytes,
+ * where a pointer per node and direction took 16). These two copies
  * are the solver's whole scene I/O. In vector registers (simd.h) they move four nodes at a
  * time: four 32-byte slots are loaded (or stored) as eight 4-float halves and transposed in
  * registers, instead of 7 scalar loads and 7 scalar stores per node. Both check that the
@@ -19,13 +20,21 @@
 /* Whether this build runs the four-wide copies (checked once, kept by the caller). */
 bool tress__xform_lanes_wide(void);
 
-/* comp[k][j] = component k of *slots[j], for j < count; k: p0 p1 p2 q0 q1 q2 q3. True when
- * every value copied is finite (a slot's padding is not looked at). */
-bool tress__xforms_read(const tress_xform *const *slots, uint32_t count, float *const comp[7], bool wide);
+/* A run of slots: slot j is array[index[j] - 1], or *none where index[j] is 0 (a sleeping node,
+ * padding: the identity it reads, the sink it writes). */
+typedef struct tress_xform_slots {
+  tress_xform *array;
+  const uint32_t *index;
+  tress_xform *none;
+} tress_xform_slots;
 
-/* *slots[j] = the pose in comp[k][j], for j < count, and true, when every value is finite (the
+/* comp[k][j] = component k of slot j, for j < count; k: p0 p1 p2 q0 q1 q2 q3. True when
+ * every value copied is finite (a slot's padding is not looked at). */
+bool tress__xforms_read(tress_xform_slots slots, uint32_t count, float *const comp[7], bool wide);
+
+/* slot j = the pose in comp[k][j], for j < count, and true, when every value is finite (the
  * wide path writes the 32-byte slot whole, its padding included). Otherwise false: no value that
  * is not finite was written, some slots may have been (the caller then goes node by node). */
-bool tress__xforms_write(tress_xform *const *slots, uint32_t count, const float *const comp[7], bool wide);
+bool tress__xforms_write(tress_xform_slots slots, uint32_t count, const float *const comp[7], bool wide);
 
 #endif
