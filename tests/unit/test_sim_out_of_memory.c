@@ -8,8 +8,10 @@
  * sanitizer build adds: no leak and no bad access on any of those failure paths. */
 #include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "tress/rope.h"
+#include "tress/spring_import.h"
 
 #include "support/accessory_fixture.h"
 #include "support/job_pool.h"
@@ -250,12 +252,110 @@ static void test_memory_that_stays_out(void **state) {
   for (long n = 0; n < total; n++) run_once(n, true);
 }
 
+/* ---- a spring import applied to a scene ---- */
+
+static bool count_bone(tress_scene *scene, tress_id id, void *user) {
+  if (tress_instance_get_kind(scene, id) == TRESS_KIND_BONE) (*(uint32_t *)user)++;
+  return true;
+}
+
+/* Bones under `part` with this name. */
+typedef struct named {
+  const char *name;
+  uint32_t count;
+} named;
+
+static bool count_named(tress_scene *scene, tress_id id, void *user) {
+  named *k = user;
+  char name[TRESS_NAME_MAX];
+  tress_instance_get_name(scene, id, name);
+  if (tress_instance_get_kind(scene, id) == TRESS_KIND_BONE && strcmp(name, k->name) == 0) k->count++;
+  return true;
+}
+
+enum { IMPORT_NODES = 5 };
+static const char *const import_names[IMPORT_NODES] = {"Head", "Hair0", "Hair1", "Hair2", "HeadSphere"};
+
+/* Head (already a bone of the part: the rig has part of the skeleton), a three-joint chain
+ * under it and a sphere collider on a node of its own: apply builds four bones and finds one. */
+static int apply_once(long fail_at, bool after, long *allocations) {
+  tress_scene_def def = tress_default_scene_def();
+  def.instance_capacity = 4; /* the bones apply makes grow the scene: that can fail too */
+  tress_scene *scene = tress_scene_create(&def);
+  assert_non_null(scene);
+  tress_id part = th_instance(scene, TRESS_KIND_PART, "Hair", tress_scene_get_root(scene));
+  tress_id head = th_instance(scene, TRESS_KIND_BONE, "Head", part);
+  tress_spring_node nodes[IMPORT_NODES];
+  memset(nodes, 0, sizeof nodes);
+  const int32_t parent[IMPORT_NODES] = {-1, 0, 1, 2, 0};
+  for (int i = 0; i < IMPORT_NODES; i++) {
+    snprintf(nodes[i].name, sizeof nodes[i].name, "%s", import_names[i]);
+    nodes[i].parent = parent[i];
+    nodes[i].local = tress_xform_from_pos(0.0f, -0.1f, 0.0f);
+    nodes[i].scale = 1.0f;
+  }
+  int32_t joints[3] = {1, 2, 3};
+  tress_spring_chain chain = {.root = 1, .joint_count = 3, .joints = joints, .center = -1};
+  tress_spring_collider collider = {.shape = TRESS_COLLIDER_SPHERE, .node = 4, .radius = 0.1f};
+  tress_spring_import imp = {.nodes = nodes, .node_count = IMPORT_NODES, .chains = &chain, .chain_count = 1,
+                             .colliders = &collider, .collider_count = 1, .units_per_metre = 1.0f};
+  uint32_t instances = tress_scene_get_instance_count(scene);
+  tress_spring_scene ss;
+  tress_error err = {0};
+  atomic_store(&alloc_calls, 0);
+  alloc_fail_at = fail_at;
+  alloc_fail_after = after;
+  alloc_armed = true;
+  int rc = tress_spring_import_apply(&imp, scene, part, &ss, &err);
+  alloc_armed = false;
+  *allocations = atomic_load(&alloc_calls);
+  if (rc != 0) {
+    /* out of memory, said so, and the scene as it was */
+    assert_int_equal(rc, TRESS_ERR_OUT_OF_MEMORY);
+    assert_int_equal(err.code, TRESS_ERR_OUT_OF_MEMORY);
+    assert_int_equal(tress_scene_get_instance_count(scene), instances);
+    assert_null(ss.node_bones);
+    /* with memory back, the same apply works */
+    assert_int_equal(tress_spring_import_apply(&imp, scene, part, &ss, &err), 0);
+  }
+  assert_true(tress_id_is_equal(ss.node_bones[0], head)); /* found, not made again */
+  for (int i = 1; i < IMPORT_NODES; i++) assert_false(tress_id_is_null(ss.node_bones[i]));
+  assert_true(tress_id_is_equal(ss.colliders[0].attach, ss.node_bones[4]));
+  assert_int_equal(tress_scene_get_instance_count(scene), instances + 4);
+  uint32_t bones = 0;
+  assert_int_equal(tress_instance_visit_descendants(scene, part, count_bone, &bones), TRESS_OK);
+  assert_int_equal(bones, IMPORT_NODES);
+  for (int i = 0; i < IMPORT_NODES; i++) {
+    named k = {import_names[i], 0};
+    tress_instance_visit_descendants(scene, part, count_named, &k);
+    assert_int_equal(k.count, 1); /* never a second bone of a name */
+  }
+  tress_spring_scene_free(&ss);
+  tress_scene_destroy(scene);
+  return rc;
+}
+
+/* Every allocation of tress_spring_import_apply fails in turn, once and for good: each failure
+ * says out of memory and leaves the scene as it was (the bones it had made are taken back). */
+static void test_spring_apply_out_of_memory(void **state) {
+  (void)state;
+  long total = 0, seen = 0;
+  assert_int_equal(apply_once(-1, false, &total), 0);
+  assert_true(total >= 4); /* its own buffers, the scene's growth, the name lookups' */
+  int failures = 0;
+  for (int after = 0; after < 2; after++)
+    for (long n = 0; n < total; n++) failures += apply_once(n, after, &seen) != 0;
+  assert_true(failures >= (int)total); /* every allocation of the first run was made to fail */
+  print_message("%ld allocations in an apply, each failed once and for good\n", total);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_listener_hears_a_destroy),
       cmocka_unit_test(test_every_allocation_can_fail),
       cmocka_unit_test(test_memory_that_stays_out),
       cmocka_unit_test(test_writers_on_workers),
+      cmocka_unit_test(test_spring_apply_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

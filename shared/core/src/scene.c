@@ -479,10 +479,14 @@ static uint32_t collect_subtree(tress_scene *s, uint32_t top, uint32_t **out) {
   return n;
 }
 
-static tress_id *subtree_ids(tress_scene *s, uint32_t top, uint32_t *count) {
+/* The subtree's ids, copied out of the scratch (callbacks may walk again): into `stack` when
+ * they fit (so a small subtree's calls never run out of memory), else onto the heap. NULL when
+ * that fails; the caller frees what is not `stack` (ids_free). */
+#define SUBTREE_STACK 16
+static tress_id *subtree_ids(tress_scene *s, uint32_t top, uint32_t *count, tress_id stack[SUBTREE_STACK]) {
   uint32_t *slots;
   uint32_t n = collect_subtree(s, top, &slots);
-  tress_id *ids = malloc((n ? n : 1) * sizeof *ids);
+  tress_id *ids = n <= SUBTREE_STACK ? stack : malloc(n * sizeof *ids);
   if (!ids) {
     *count = 0;
     return NULL;
@@ -490,6 +494,10 @@ static tress_id *subtree_ids(tress_scene *s, uint32_t top, uint32_t *count) {
   for (uint32_t i = 0; i < n; i++) ids[i] = id_of(s, slots[i]);
   *count = n;
   return ids;
+}
+
+static void ids_free(tress_id *ids, const tress_id *stack) {
+  if (ids != stack) free(ids);
 }
 
 static void fire(tress_scene *s, tress_id id, tress_event ev) {
@@ -559,7 +567,8 @@ void tress_instance_destroy(tress_scene *s, tress_id id) {
   instance *in = slot_get(s, id);
   if (!in || id.index1 == 1) return;
   uint32_t n;
-  tress_id *ids = subtree_ids(s, id.index1, &n);
+  tress_id stack[SUBTREE_STACK];
+  tress_id *ids = subtree_ids(s, id.index1, &n, stack);
   if (!ids) return;
   for (uint32_t i = 0; i < n; i++) fire(s, ids[i], TRESS_EVENT_DESTROYING);
   if (slot_get(s, id)) unlink_child(s, id.index1);
@@ -571,7 +580,7 @@ void tress_instance_destroy(tress_scene *s, tress_id id) {
     if (c->parent) unlink_child(s, ids[i].index1);
     free_slot(s, ids[i].index1);
   }
-  free(ids);
+  ids_free(ids, stack);
 }
 
 bool tress_instance_set_parent(tress_scene *s, tress_id id, tress_id parent) {
@@ -584,24 +593,26 @@ bool tress_instance_set_parent(tress_scene *s, tress_id id, tress_id parent) {
   if (in->parent == parent.index1) return true;
   /* who hears of it, listed before the move: out of memory refuses the move, never the event */
   uint32_t n;
-  tress_id *ids = subtree_ids(s, id.index1, &n);
+  tress_id stack[SUBTREE_STACK];
+  tress_id *ids = subtree_ids(s, id.index1, &n, stack);
   if (!ids) return false;
   unlink_child(s, id.index1);
   if (!tress_id_is_null(parent)) link_child(s, parent.index1, id.index1);
   s->scale_epoch++; /* its subtree now composes another chain of scales */
   for (uint32_t i = 0; i < n; i++) fire(s, ids[i], TRESS_EVENT_ANCESTRY_CHANGED);
-  free(ids);
+  ids_free(ids, stack);
   return true;
 }
 
 tress_result tress_instance_visit_descendants(tress_scene *s, tress_id id, tress_visit_fn fn, void *user) {
   uint32_t n;
   if (!slot_get(s, id)) return TRESS_ERR_STALE_ID;
-  tress_id *ids = subtree_ids(s, id.index1, &n);
+  tress_id stack[SUBTREE_STACK];
+  tress_id *ids = subtree_ids(s, id.index1, &n, stack);
   if (!ids) return TRESS_ERR_OUT_OF_MEMORY;
   for (uint32_t i = 1; i < n; i++)
     if (slot_get(s, ids[i]) && !fn(s, ids[i], user)) break;
-  free(ids);
+  ids_free(ids, stack);
   return TRESS_OK;
 }
 

@@ -31,6 +31,14 @@ static bool any_bone_visit(tress_scene *scene, tress_id id, void *user) {
   return false;
 }
 
+/* Takes back a failed apply: the bones this call made (made[0..count), in creation order, parents
+ * first), so the scene is as it was. Last made first: each is then a leaf (no bone that was
+ * there before hangs under a new one), and a leaf's destroy needs no memory, so this works even
+ * with memory still out. */
+static void unmake_bones(tress_scene *scene, const tress_spring_scene *out, const int32_t *made, uint32_t count) {
+  while (count > 0) tress_instance_destroy(scene, out->node_bones[made[--count]]);
+}
+
 int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene, tress_id part,
                               tress_spring_scene *out, tress_error *err) {
   if (!out) {
@@ -42,13 +50,14 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
   }
   uint32_t n = imp->node_count;
   bool *need = calloc((size_t)n + 1, sizeof *need);
+  /* a walk's path, then the nodes whose bones this call made, in order (made[n + 1 ..]) */
+  int32_t *path = malloc(2 * ((size_t)n + 1) * sizeof *path), *made = path ? path + n + 1 : NULL;
+  uint32_t made_count = 0;
   out->node_bones = calloc((size_t)n + 1, sizeof *out->node_bones);
   out->colliders = calloc((size_t)imp->collider_count + 1, sizeof *out->colliders);
-  if (!need || !out->node_bones || !out->colliders) {
-    free(need);
-    tress_spring_scene_free(out);
-    return tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "out of memory");
-  }
+  tress_result failed = TRESS_ERR_OUT_OF_MEMORY; /* each goto fail says what failed */
+  const char *failed_bone = NULL;
+  if (!need || !path || !out->node_bones || !out->colliders) goto fail;
   out->node_count = n;
   out->collider_count = imp->collider_count;
   /* what chains and colliders need, with their ancestors (bounded walks: no cycles reach here) */
@@ -62,20 +71,11 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
   }
   /* a part with no bones yet (the usual case) needs no name lookups */
   find_bone any = {NULL, (tress_id){0}};
-  if (tress_instance_visit_descendants(scene, part, any_bone_visit, &any) != TRESS_OK) {
-    free(need);
-    tress_spring_scene_free(out);
-    return tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "out of memory");
-  }
+  failed = tress_instance_visit_descendants(scene, part, any_bone_visit, &any);
+  if (failed != TRESS_OK) goto fail;
   bool has_bones = !tress_id_is_null(any.found);
   /* parents before children: from each needed node walk up to the nearest ancestor that has
    * its bone already (or the part), then build down that path; each node is built once */
-  int32_t *path = malloc(((size_t)n + 1) * sizeof *path);
-  if (!path) {
-    free(need);
-    tress_spring_scene_free(out);
-    return tress_error_set(err, TRESS_ERR_OUT_OF_MEMORY, "out of memory");
-  }
   for (uint32_t i = 0; i < n; i++) {
     if (!need[i] || imp->nodes[i].bad || !tress_id_is_null(out->node_bones[i])) continue;
     uint32_t depth = 0;
@@ -88,28 +88,22 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
     while (depth > 0) {
       int32_t k = path[--depth];
       find_bone f = {imp->nodes[k].name, (tress_id){0}};
-      tress_result looked = has_bones ? tress_instance_visit_descendants(scene, part, find_bone_visit, &f) : TRESS_OK;
+      /* out of memory in the lookup fails the apply: never a second bone of that name */
+      failed = has_bones ? tress_instance_visit_descendants(scene, part, find_bone_visit, &f) : TRESS_OK;
+      if (failed != TRESS_OK) goto fail;
       tress_id bone = f.found;
-      if (looked != TRESS_OK) { /* out of memory: never a second bone of that name */
-        free(path);
-        free(need);
-        tress_spring_scene_free(out);
-        return tress_error_set(err, looked, "out of memory");
-      }
       if (tress_id_is_null(bone)) {
         tress_instance_def bone_def = tress_default_instance_def();
         bone_def.kind = TRESS_KIND_BONE;
         bone_def.name = imp->nodes[k].name;
         bone_def.parent = parent_id;
         bone_def.cframe = imp->nodes[k].local;
-        tress_result made = tress_scene_create_instance(scene, &bone_def, &bone);
-        if (made != TRESS_OK) {
-          free(path);
-          free(need);
-          tress_spring_scene_free(out);
-          return tress_error_set(err, made, "could not create bone \"%s\": %s", imp->nodes[k].name,
-                                 tress_result_name(made));
+        failed = tress_scene_create_instance(scene, &bone_def, &bone);
+        if (failed != TRESS_OK) {
+          failed_bone = imp->nodes[k].name;
+          goto fail;
         }
+        made[made_count++] = k;
       }
       out->node_bones[k] = bone;
       parent_id = bone;
@@ -129,6 +123,14 @@ int tress_spring_import_apply(const tress_spring_import *imp, tress_scene *scene
   }
   free(need);
   return 0;
+fail:
+  unmake_bones(scene, out, made, made_count);
+  free(path);
+  free(need);
+  tress_spring_scene_free(out);
+  if (failed_bone)
+    return tress_error_set(err, failed, "could not create bone \"%s\": %s", failed_bone, tress_result_name(failed));
+  return tress_error_set(err, failed, "%s", failed == TRESS_ERR_OUT_OF_MEMORY ? "out of memory" : tress_result_name(failed));
 }
 
 void tress_spring_scene_free(tress_spring_scene *s) {

@@ -154,8 +154,9 @@ tress_instance_def tress_default_instance_def(void);
  * TRESS_ERR_INVALID_ARGUMENT (NULL scene or def, the root kind or no such kind), _STALE_ID or
  * _WRONG_OWNER for the parent, _OUT_OF_MEMORY. */
 tress_result tress_scene_create_instance(tress_scene *scene, const tress_instance_def *def, tress_id *out);
-/* Destroys the instance and its subtree; fires DESTROYING on each. Stale ids are ignored; out of
- * memory for the list of the subtree destroys nothing. */
+/* Destroys the instance and its subtree; fires DESTROYING on each. Stale ids are ignored. A
+ * subtree of up to 16 instances is listed without allocating, so it is always destroyed; out of
+ * memory for the list of a larger one destroys nothing. */
 void tress_instance_destroy(tress_scene *scene, tress_id id);
 bool tress_instance_is_valid(const tress_scene *scene, tress_id id);
 tress_kind tress_instance_get_kind(const tress_scene *scene, tress_id id);
@@ -164,7 +165,8 @@ void tress_instance_get_name(const tress_scene *scene, tress_id id, char out[TRE
 void tress_instance_set_name(tress_scene *scene, tress_id id, const char *name);
 tress_id tress_instance_get_parent(const tress_scene *scene, tress_id id);
 /* Reparent (null = detach). Refuses cycles, the root, and (out of memory for the list of who to
- * tell) what it could not announce: false, and nothing moved. Fires ANCESTRY_CHANGED. */
+ * tell, past 16 instances) what it could not announce: false, and nothing moved. Fires
+ * ANCESTRY_CHANGED. */
 bool tress_instance_set_parent(tress_scene *scene, tress_id id, tress_id parent);
 tress_id tress_instance_get_first_child(const tress_scene *scene, tress_id id);
 tress_id tress_instance_get_next_sibling(const tress_scene *scene, tress_id id);
@@ -174,8 +176,8 @@ bool tress_instance_is_descendant_of(const tress_scene *scene, tress_id id, tres
 /* True while the instance is connected to the scene root ("in the DataModel"). */
 bool tress_instance_is_in_scene(const tress_scene *scene, tress_id id);
 /* Pre-order walk of the subtree below id (id itself excluded); stop by returning false. The walk
- * lists the subtree first (fn may change the scene): TRESS_ERR_OUT_OF_MEMORY when it cannot, and
- * fn is not called; TRESS_ERR_STALE_ID for a stale id. */
+ * lists the subtree first (fn may change the scene; up to 16 instances without allocating):
+ * TRESS_ERR_OUT_OF_MEMORY when it cannot, and fn is not called; TRESS_ERR_STALE_ID for a stale id. */
 typedef bool (*tress_visit_fn)(tress_scene *scene, tress_id id, void *user);
 tress_result tress_instance_visit_descendants(tress_scene *scene, tress_id id, tress_visit_fn fn, void *user);
 
