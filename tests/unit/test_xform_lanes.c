@@ -1,6 +1,6 @@
 /* test_xform_lanes.c - the solver's scene I/O copies: the eight-wide (AVX2) path and the scalar
- * path move exactly the same bits, for any count, through indices in any order (0: the run's
- * `none` slot), and both tell
+ * path move exactly the same bits, for any count, through indices in any order (0: the array's
+ * entry 0 on a read, the run's `none` slot on a write), and both tell
  * a copy with a value that is not finite (which a write never stores) from one without.
  * White-box (xform_lanes.h): the copies are solver internals with no public entry point. */
 #include <setjmp.h>
@@ -19,19 +19,20 @@
 
 enum { SLOTS = 53 };
 
-/* Slots visited in a scrambled order (as a level visits one bone per chain): index[j] is
- * one-based, slots[j] the same slot as a pointer, for the checks. */
+/* Slots visited in a scrambled order (as a level visits one bone per chain): index[j] into a
+ * pool of SLOTS + 1 whose entry 0 is the scene root's (never a bone's), slots[j] the same slot as
+ * a pointer, for the checks. */
 static void scrambled(tress_xform *pool, tress_xform **slots, uint32_t *index) {
   for (int j = 0; j < SLOTS; j++) {
     index[j] = (uint32_t)((j * 17 + 5) % SLOTS) + 1;
-    slots[j] = &pool[index[j] - 1];
+    slots[j] = &pool[index[j]];
   }
 }
 
 static tress_xform_slots run_of(tress_xform *pool, const uint32_t *index) { return (tress_xform_slots){pool, index, NULL}; }
 
 static void fill_pool(tress_xform *pool) {
-  for (int i = 0; i < SLOTS; i++) {
+  for (int i = 0; i <= SLOTS; i++) {
     for (int k = 0; k < 3; k++) pool[i].p[k] = (float)(i * 10 + k) + 0.25f;
     for (int k = 0; k < 4; k++) pool[i].q[k] = -(float)(i * 10 + k) - 0.5f;
   }
@@ -39,7 +40,7 @@ static void fill_pool(tress_xform *pool) {
 
 static void test_read_matches_scalar_for_every_count(void **state) {
   (void)state;
-  tress_xform pool[SLOTS], *slots[SLOTS];
+  tress_xform pool[SLOTS + 1], *slots[SLOTS];
   uint32_t index[SLOTS];
   fill_pool(pool);
   scrambled(pool, slots, index);
@@ -64,7 +65,7 @@ static void test_write_matches_scalar_and_touches_only_its_slots(void **state) {
   (void)state;
   bool wide_cpu = tress__xform_lanes_wide();
   for (uint32_t count = 0; count <= SLOTS; count++) {
-    tress_xform pa[SLOTS], pb[SLOTS], *sa[SLOTS], *sb[SLOTS];
+    tress_xform pa[SLOTS + 1], pb[SLOTS + 1], *sa[SLOTS], *sb[SLOTS];
     uint32_t ia[SLOTS], ib[SLOTS];
     memset(pa, 0x7f, sizeof pa); /* a recognizable pattern in slots nobody writes */
     memset(pb, 0x7f, sizeof pb);
@@ -78,7 +79,7 @@ static void test_write_matches_scalar_and_touches_only_its_slots(void **state) {
     }
     assert_true(tress__xforms_write(run_of(pa, ia), count, c, false));
     assert_true(tress__xforms_write(run_of(pb, ib), count, c, wide_cpu));
-    for (int i = 0; i < SLOTS; i++) {
+    for (int i = 0; i <= SLOTS; i++) {
       assert_memory_equal(pa[i].p, pb[i].p, sizeof pa[i].p);
       assert_memory_equal(pa[i].q, pb[i].q, sizeof pa[i].q);
     }
@@ -99,7 +100,7 @@ static void test_write_matches_scalar_and_touches_only_its_slots(void **state) {
  * is not a value. */
 static void test_read_reports_values_that_are_not_finite(void **state) {
   (void)state;
-  tress_xform pool[SLOTS], *slots[SLOTS];
+  tress_xform pool[SLOTS + 1], *slots[SLOTS];
   uint32_t index[SLOTS];
   bool wide_cpu = tress__xform_lanes_wide();
   const float bad[2] = {NAN, INFINITY};
@@ -125,7 +126,7 @@ static void test_write_never_stores_values_that_are_not_finite(void **state) {
   for (int path = 0; path < 2; path++)
     for (uint32_t at = 0; at < SLOTS; at += 3)
       for (int k = 0; k < 7; k++) {
-        tress_xform pool[SLOTS], *slots[SLOTS];
+        tress_xform pool[SLOTS + 1], *slots[SLOTS];
         uint32_t index[SLOTS];
         fill_pool(pool);
         scrambled(pool, slots, index);
@@ -137,19 +138,19 @@ static void test_write_never_stores_values_that_are_not_finite(void **state) {
         }
         comp[k][at] = k % 2 ? INFINITY : NAN;
         assert_false(tress__xforms_write(run_of(pool, index), SLOTS, c, path ? wide_cpu : false));
-        for (int i = 0; i < SLOTS; i++)
+        for (int i = 0; i <= SLOTS; i++)
           assert_true(tress_xform_is_finite(pool[i]));
       }
 }
 
-/* Index 0 is the run's `none` slot: a read takes it (a sleeping node reads identity), a write
- * stores into it (the sink) and into no slot of the array, on both paths, wherever it falls in
- * a group of eight. */
+/* Index 0: a read takes the array's entry 0 (where the scene keeps the identity), a write stores
+ * into the run's `none` slot (the sink) and into no entry of the array, on both paths, wherever
+ * it falls in a group of eight. */
 static void test_index_zero_is_the_none_slot(void **state) {
   (void)state;
   bool wide_cpu = tress__xform_lanes_wide();
   for (int path = 0; path < 2; path++) {
-    tress_xform pool[SLOTS], *slots[SLOTS], none = tress_xform_from_pos(7.0f, 8.0f, 9.0f);
+    tress_xform pool[SLOTS + 1], *slots[SLOTS], none = tress_xform_from_pos(7.0f, 8.0f, 9.0f);
     uint32_t index[SLOTS];
     fill_pool(pool);
     scrambled(pool, slots, index);
@@ -159,7 +160,7 @@ static void test_index_zero_is_the_none_slot(void **state) {
     for (int k = 0; k < 7; k++) ca[k] = a[k];
     assert_true(tress__xforms_read(run, SLOTS, ca, path ? wide_cpu : false));
     for (int j = 0; j < SLOTS; j++) {
-      const tress_xform *want = index[j] ? slots[j] : &none;
+      const tress_xform *want = index[j] ? slots[j] : &pool[0];
       assert_true(a[0][j] == want->p[0] && a[1][j] == want->p[1] && a[6][j] == want->q[3]);
     }
     float comp[7][SLOTS];
@@ -174,6 +175,7 @@ static void test_index_zero_is_the_none_slot(void **state) {
       if (index[j]) assert_true(slots[j]->p[0] == comp[0][j] && slots[j]->q[3] == comp[6][j]);
       else assert_true(slots[j]->p[0] >= 0.0f); /* never written: still the pool's own (positive) */
     assert_true(none.p[0] <= 0.0f); /* the last index-0 slot's values landed in none */
+    assert_true(pool[0].p[0] > 0.0f); /* and not in the array's entry 0 */
   }
 }
 

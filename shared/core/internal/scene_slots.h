@@ -16,11 +16,12 @@ uint64_t tress__scene_layout_epoch(const tress_scene *scene);
 /* Changes whenever some instance's scale is set or an instance is reparented: composed scales
  * read under an older epoch may be stale. */
 uint64_t tress__scene_scale_epoch(const tress_scene *scene);
-/* The bones' animated and transform arrays, both indexed by slot (bone_slot - 1), and the epoch
- * they stay where they are for. */
+/* The bones' animated and transform arrays, both indexed by tress__bone_slot, and the epoch they
+ * stay where they are for. Entry 0 is the root's, never a bone's: the animated one is always the
+ * identity (a solver reads it for a node it does not drive), the transform one is never read. */
 uint64_t tress__bone_slot_arrays(tress_scene *scene, tress_xform **animated, tress_xform **transform);
-/* A bone's slot, one-based: its entry in both arrays. 0 for a stale id, another scene's id or a
- * non-bone. It holds while the bone lives (a destroyed bone moves the layout epoch). */
+/* A bone's entry in both arrays (never 0). 0 for a stale id, another scene's id or a non-bone. It
+ * holds while the bone lives (a destroyed bone moves the layout epoch). */
 uint32_t tress__bone_slot(const tress_scene *scene, tress_id bone);
 /* A part's cframe where the scene keeps it (NULL for a stale id, another scene's id or a
  * non-part), so the solver copies it memory to memory: valid until the layout epoch changes. */

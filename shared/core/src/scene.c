@@ -248,6 +248,7 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   in->generation = 1;
   in->alive = true;
   in->kind = TRESS_KIND_ROOT;
+  s->bone_animated[0] = s->bone_transform[0] = tress_xform_identity(); /* tress__bone_slot_arrays */
   in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
   set_text(s, &in->name, "Scene", TRESS_NAME_MAX);
   s->live_count = 1;
@@ -789,7 +790,7 @@ uint64_t tress__bone_slot_arrays(tress_scene *s, tress_xform **animated, tress_x
 }
 
 uint32_t tress__bone_slot(const tress_scene *s, tress_id bone) {
-  return slot_kind(s, bone, TRESS_KIND_BONE) ? bone.index1 : 0;
+  return slot_kind(s, bone, TRESS_KIND_BONE) ? bone.index1 - 1 : 0; /* the root holds entry 0 */
 }
 
 /* World frame of a part, bone or attachment, with bones composed through `which` slot. */

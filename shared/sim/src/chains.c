@@ -12,7 +12,6 @@
 struct tress_chains *tress__chains_create(void) {
   struct tress_chains *c = calloc(1, sizeof *c);
   if (!c) return NULL;
-  c->identity = tress_xform_identity();
   c->wide = tress__xform_lanes_wide();
   return c;
 }

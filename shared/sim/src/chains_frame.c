@@ -110,7 +110,7 @@ static void read_nodes(struct tress_chains *c, uint32_t lo, uint32_t hi) {
   float *restrict aqx = w->an_qx + at, *restrict aqy = w->an_qy + at, *restrict aqz = w->an_qz + at,
                   *restrict aqw = w->an_qw + at;
   float *const comp[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
-  tress_xform_slots in = {c->animated_base, c->bone_slot + lo, &c->identity};
+  tress_xform_slots in = {c->animated_base, c->bone_slot + lo, NULL}; /* index 0: the scene's identity */
   if (tress__xforms_read(in, count, comp, c->wide)) return;
   const float *const read[7] = {apx, apy, apz, aqx, aqy, aqz, aqw};
   for (uint32_t j = 0; j < count; j++) {
@@ -436,8 +436,7 @@ HOT_LOOP static uint32_t root_checks(uint32_t count, const uint16_t *restrict fr
   const root_check_consts k = *kc;
   uint32_t seen = 0, snaps = 0;
   for (uint32_t j = 0; j < count; j++) {
-    /* both arrays start at the tile's first node; an unused slot's root (0) reads the first */
-    uint32_t fr = frame[j], r = root[j] < base ? 0 : root[j] - base;
+    uint32_t fr = frame[j], r = root[j] - base; /* both arrays start at the tile's first node */
     float dx = awx[r] - pax[r], dy = awy[r] - pay[r], dz = awz[r] - paz[r];
     float v[3] = {vx[j], vy[j], vz[j]};
     bool own = (fr & (FRAME_AWAKE | FEAT_CENTERED)) == FRAME_AWAKE;
@@ -824,7 +823,7 @@ static bool scatter_level(struct tress_chains *c, uint32_t lo, uint32_t fill, ui
       continue;
     }
     uint32_t b = out.index[j];
-    tress_xform *o = b ? out.array + (b - 1) : sink;
+    tress_xform *o = b ? out.array + b : sink;
     o->p[0] = tpx[j]; o->p[1] = tpy[j]; o->p[2] = tpz[j];
     o->q[0] = tqx[j]; o->q[1] = tqy[j]; o->q[2] = tqz[j]; o->q[3] = tqw[j];
   }
@@ -841,7 +840,7 @@ static void recover_slot(struct tress_chains *c, chain_slot *s) {
     w->wp_x[j] = w->aw_px[j]; w->wp_y[j] = w->aw_py[j]; w->wp_z[j] = w->aw_pz[j];
     w->wq_x[j] = w->aw_qx[j]; w->wq_y[j] = w->aw_qy[j]; w->wq_z[j] = w->aw_qz[j]; w->wq_w[j] = w->aw_qw[j];
     tress_xform t = {{w->an_px[j], w->an_py[j], w->an_pz[j]}, {w->an_qx[j], w->an_qy[j], w->an_qz[j], w->an_qw[j]}};
-    if (c->bone_slot[i]) c->transform_base[c->bone_slot[i] - 1] = t; /* (the sink is never read) */
+    if (c->bone_slot[i]) c->transform_base[c->bone_slot[i]] = t; /* (the sink is never read) */
   }
 }
 

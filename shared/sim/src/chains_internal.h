@@ -322,7 +322,7 @@ struct tress_chains {
   uint32_t slot_count, slot_cap;
   float *per_slot[SLOT_FIELDS]; /* per_cap entries each (ANCHOR_*, LANE_*); identity anchors in never-used slots, finite leftovers in freed ones */
   uint16_t *slot_frame;         /* FRAME_* and FEAT_*, this frame */
-  uint32_t *slot_root;          /* its first root's node (0 for an unused slot), valid after a layout */
+  uint32_t *slot_root;          /* its first root's node (an unused slot: its tile's first node), valid after a layout */
   /* Per slot: the scene's frame of the part its anchor is (NULL: unused, anchored to a bone or
    * to a part that is gone, so the culling reads it the slow way), valid for the scene's layout
    * epoch anchor_epoch; all re-fetched when that moves or anchor_stale is set. */
@@ -385,12 +385,11 @@ struct tress_chains {
   uint32_t *tile_end;  /* tile_count + 1 entries: one past the tile's last node */
   uint32_t *tile_lo, *tile_fill, *tile_hi;
   uint8_t *tile_kind; /* per tile: TILE_KIND_* of all of its chains (a tile never mixes kinds) */
-  uint32_t *bone_slot; /* per node: its scene bone slot (one-based) while it is read and written, else 0 */
+  uint32_t *bone_slot; /* per node: its entry in the scene's bone arrays while it is read and written, else 0 */
   tress_xform *animated_base, *transform_base; /* the scene's bone arrays (tress__bone_slot_arrays) */
   uint32_t ptr_cap;
   uint64_t ptr_epoch;
   bool ptr_valid;
-  tress_xform identity;
   /* Per tile: where its sleeping nodes and padding write (bone_slot 0). A tile's nodes
    * reach only its own, so two workers never write one location. */
   tress_xform *sinks;

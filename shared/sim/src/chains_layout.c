@@ -215,6 +215,9 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
     bool dense = fill - lo == c->tile_slot[t + 1] - first;
     for (uint32_t i = lo; dense && i < fill; i++) dense = c->node_slot[i] == first + (i - lo);
     c->roots_dense[t] = dense;
+    /* an unused slot among the tile's reads the tile's first node: its root checks stay in the tile */
+    for (uint32_t si = first; si < c->tile_slot[t + 1]; si++)
+      if (!c->slots[si].used) c->slot_root[si] = lo;
   }
   for (uint32_t t = 0; t < c->tile_count; t++)
     for (uint32_t l = 0; l < c->level_count; l++) {

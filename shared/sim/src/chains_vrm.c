@@ -44,7 +44,7 @@ static void stale_pose_tile(struct tress_chains *c, uint32_t t) {
     for (uint32_t i = TILE_LO(c, t, l); i < TILE_HI(c, t, l); i++) {
       uint32_t j = i - w->base;
       uint32_t b = c->bone_slot[i]; /* 0: the sink */
-      const tress_xform *drawn = b ? &c->transform_base[b - 1] : &rest;
+      const tress_xform *drawn = b ? &c->transform_base[b] : &rest;
       tress_xform up = anchor_get(c, ANCHOR_LAST, c->node_slot[i]);
       if (l > 0 && n->parent[i] >= 0) {
         uint32_t p = (uint32_t)n->parent[i] - w->base;

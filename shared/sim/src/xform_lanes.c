@@ -14,16 +14,18 @@ _Static_assert(offsetof(tress_xform, q) == 4 * sizeof(float), "rotation starts a
 /* (v - v) is +0 for a finite v and NaN otherwise; OR-ing the bits keeps any NaN. */
 static inline int not_finite(float v) { return (v - v) != 0.0f; }
 
-/* Slot j of a run: the array's entry index[j] - 1, or `none` for index 0. */
-static inline tress_xform *slot_at(tress_xform_slots s, uint32_t j) {
+/* Slot j of a run: a read takes entry index[j] (0 too: the array's own identity), a write
+ * stores to it, or to `none` for index 0. */
+static inline const tress_xform *read_at(tress_xform_slots s, uint32_t j) { return s.array + s.index[j]; }
+static inline tress_xform *write_at(tress_xform_slots s, uint32_t j) {
   uint32_t i = s.index[j];
-  return i ? s.array + (i - 1) : s.none;
+  return i ? s.array + i : s.none;
 }
 
 static bool read_scalar(tress_xform_slots in, uint32_t lo, uint32_t count, float *const comp[7]) {
   int bad = 0;
   for (uint32_t j = lo; j < count; j++) {
-    const tress_xform *a = slot_at(in, j);
+    const tress_xform *a = read_at(in, j);
     comp[0][j] = a->p[0]; comp[1][j] = a->p[1]; comp[2][j] = a->p[2];
     comp[3][j] = a->q[0]; comp[4][j] = a->q[1]; comp[5][j] = a->q[2]; comp[6][j] = a->q[3];
     for (int k = 0; k < 7; k++) bad |= not_finite(comp[k][j]);
@@ -36,7 +38,7 @@ static bool write_scalar(tress_xform_slots out, uint32_t lo, uint32_t count, con
     int bad = 0;
     for (int k = 0; k < 7; k++) bad |= not_finite(comp[k][j]);
     if (bad) return false;
-    tress_xform *o = slot_at(out, j);
+    tress_xform *o = write_at(out, j);
     o->p[0] = comp[0][j]; o->p[1] = comp[1][j]; o->p[2] = comp[2][j];
     o->q[0] = comp[3][j]; o->q[1] = comp[4][j]; o->q[2] = comp[5][j]; o->q[3] = comp[6][j];
   }
@@ -55,7 +57,7 @@ static inline __attribute__((always_inline)) void read_eight(tress_xform_slots s
                                                             float *c2, float *c3, float *c4, float *c5, float *c6,
                                                             tress_i32x8 *bad) {
   tress_f32x8 r[8];
-  for (int k = 0; k < 8; k++) r[k] = TRESS_F32X8_LOAD((const float *)slot_at(slots, j0 + (uint32_t)k));
+  for (int k = 0; k < 8; k++) r[k] = TRESS_F32X8_LOAD((const float *)read_at(slots, j0 + (uint32_t)k));
   tress_f32x8_transpose(r);
   TRESS_F32X8_STORE(c0, r[0]); TRESS_F32X8_STORE(c1, r[1]); TRESS_F32X8_STORE(c2, r[2]); /* r[3]: the padding */
   TRESS_F32X8_STORE(c3, r[4]); TRESS_F32X8_STORE(c4, r[5]); TRESS_F32X8_STORE(c5, r[6]); TRESS_F32X8_STORE(c6, r[7]);
@@ -76,7 +78,7 @@ static inline __attribute__((always_inline)) bool write_eight(tress_xform_slots 
                     TRESS_F32X8_NONFINITE_BITS(r[5]) | TRESS_F32X8_NONFINITE_BITS(r[6]) | TRESS_F32X8_NONFINITE_BITS(r[7]);
   if (tress_i32x8_any(&bad)) return false;
   tress_f32x8_transpose(r);
-  for (int k = 0; k < 8; k++) TRESS_F32X8_STORE((float *)slot_at(slots, j0 + (uint32_t)k), r[k]);
+  for (int k = 0; k < 8; k++) TRESS_F32X8_STORE((float *)write_at(slots, j0 + (uint32_t)k), r[k]);
   return true;
 }
 
@@ -93,7 +95,7 @@ TRESS_VECTOR_CLONES static bool read_wide(tress_xform_slots slots, uint32_t coun
   uint32_t fetching = whole > AHEAD ? (whole - AHEAD) & ~7u : 0;
   uint32_t j = 0;
   for (; j < fetching; j += 8) {
-    for (uint32_t k = 0; k < 8; k++) __builtin_prefetch(slot_at(slots, j + k + AHEAD), 0, 0);
+    for (uint32_t k = 0; k < 8; k++) __builtin_prefetch(read_at(slots, j + k + AHEAD), 0, 0);
     read_eight(slots, j, c0 + j, c1 + j, c2 + j, c3 + j, c4 + j, c5 + j, c6 + j, &bad);
   }
   for (; j < whole; j += 8) read_eight(slots, j, c0 + j, c1 + j, c2 + j, c3 + j, c4 + j, c5 + j, c6 + j, &bad);
@@ -109,7 +111,8 @@ TRESS_VECTOR_CLONES static bool write_wide(tress_xform_slots slots, uint32_t cou
   uint32_t fetching = whole > AHEAD ? (whole - AHEAD) & ~7u : 0;
   uint32_t j = 0;
   for (; j < fetching; j += 8) {
-    for (uint32_t k = 0; k < 8; k++) __builtin_prefetch(slot_at(slots, j + k + AHEAD), 1, 0);
+    /* index 0's entry is a harmless address to fetch: no select here */
+    for (uint32_t k = 0; k < 8; k++) __builtin_prefetch(read_at(slots, j + k + AHEAD), 1, 0);
     if (!write_eight(slots, j, c0 + j, c1 + j, c2 + j, c3 + j, c4 + j, c5 + j, c6 + j)) return false;
   }
   for (; j < whole; j += 8)

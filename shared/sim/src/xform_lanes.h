@@ -20,8 +20,9 @@
 /* Whether this build runs the four-wide copies (checked once, kept by the caller). */
 bool tress__xform_lanes_wide(void);
 
-/* A run of slots: slot j is array[index[j] - 1], or *none where index[j] is 0 (a sleeping node,
- * padding: the identity it reads, the sink it writes). */
+/* A run of slots: slot j is array[index[j]]. Index 0 is a node the solver neither reads nor
+ * writes (sleeping, padding): a read takes array[0], which the scene keeps the identity (its
+ * root's entry: no bone), a write goes to *none (a sink of the caller's, never read). */
 typedef struct tress_xform_slots {
   tress_xform *array;
   const uint32_t *index;
