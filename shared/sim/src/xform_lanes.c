@@ -78,7 +78,13 @@ static inline __attribute__((always_inline)) bool write_eight(tress_xform_slots 
                     TRESS_F32X8_NONFINITE_BITS(r[5]) | TRESS_F32X8_NONFINITE_BITS(r[6]) | TRESS_F32X8_NONFINITE_BITS(r[7]);
   if (tress_i32x8_any(&bad)) return false;
   tress_f32x8_transpose(r);
-  for (int k = 0; k < 8; k++) TRESS_F32X8_STORE((float *)write_at(slots, j0 + (uint32_t)k), r[k]);
+  /* a group of eight nodes that are all written (the usual case) needs no select per slot */
+  uint32_t least = slots.index[j0];
+  for (uint32_t k = 1; k < 8; k++) least = slots.index[j0 + k] < least ? slots.index[j0 + k] : least;
+  if (least)
+    for (uint32_t k = 0; k < 8; k++) TRESS_F32X8_STORE((float *)(slots.array + slots.index[j0 + k]), r[k]);
+  else
+    for (uint32_t k = 0; k < 8; k++) TRESS_F32X8_STORE((float *)write_at(slots, j0 + k), r[k]);
   return true;
 }
 
