@@ -2,8 +2,8 @@
  * bytes in place, longer text on the heap. A hair rig is mostly bones, and bone names ("Hair",
  * "Hair_S12_B10", VRM's "J_Sec_Hair1_01") fit in place, so the instance array keeps 16 bytes a
  * text instead of a fixed 64- or 128-byte buffer that sized every slot; the few longer names of a
- * character's parts and attachments ("RightShoulderAttachment") take a heap copy. Text is set when an instance is made or renamed,
- * never per frame. Private to scene.c. */
+ * character's parts and attachments ("RightShoulderAttachment") take a heap copy. Text is set
+ * when an instance is made or renamed, never per frame. Private to scene.c. */
 #ifndef TRESS_SCENE_TEXT_H
 #define TRESS_SCENE_TEXT_H
 

@@ -12,19 +12,20 @@
 /* ---- frame ---- */
 
 
-/* Points an awake chain's nodes at their scene slots, and a sleeping chain's at identity (read)
- * and the sink (write), so the scene read and write loops need no activity test. Part chains
- * read identity and write nowhere through this path (output_tile writes their cframes). */
-static void slot_pointers(tress_sim *sim, struct tress_chains *c, const chain_slot *s, bool awake) {
+/* Gives an awake chain's nodes their entries in the scene's bone arrays, and a sleeping chain's
+ * entry 0 (reads the identity, writes the tile's sink), so the scene read and write loops need
+ * no activity test. Part chains take 0 too: output_tile writes their cframes. */
+static void slot_entries(tress_sim *sim, struct tress_chains *c, const chain_slot *s, bool awake) {
   bool bones = awake && s->kind == TRESS_HANDLE_BONES;
-  for (uint32_t k = 0; k < s->node_count; k++) c->bone_slot[s->global[k]] = bones ? tress__bone_slot(sim->scene, s->ids[k]) : 0;
+  for (uint32_t k = 0; k < s->node_count; k++)
+    c->bone_slot[s->global[k]] = bones ? tress__bone_slot(sim->scene, s->ids[k]) : 0;
 }
 
-/* Fetch (again) the scene slot pointers of every node: the scene's layout moved. */
-static void refresh_pointers(tress_sim *sim, struct tress_chains *c) {
+/* Fetch (again) the scene's bone arrays and every node's entry: the scene's layout moved. */
+static void refresh_entries(tress_sim *sim, struct tress_chains *c) {
   c->ptr_epoch = tress__bone_slot_arrays(sim->scene, &c->animated_base, &c->transform_base);
   for (uint32_t si = 0; si < c->slot_count; si++)
-    if (c->slots[si].used) slot_pointers(sim, c, &c->slots[si], c->slots[si].act_last > 0.0f);
+    if (c->slots[si].used) slot_entries(sim, c, &c->slots[si], c->slots[si].act_last > 0.0f);
   c->ptr_valid = true;
 }
 
@@ -50,7 +51,7 @@ static uint32_t activity_slots(tress_sim *sim, struct tress_chains *c, const tre
       float step = (s->features & FEAT_DISABLED) ? 0.0f : act;
       for (uint32_t k = 0; k < s->node_count; k++) n->stepping[s->global[k]] = step;
       s->act_last = act;
-      slot_pointers(sim, c, s, act != 0.0f);
+      slot_entries(sim, c, s, act != 0.0f);
       /* a sleeping or disabled chain tests no collider, so the push leaves its state alone */
       tress__chain_sync_set(c, si);
     }
@@ -84,9 +85,9 @@ static void activity_range(uint32_t start, uint32_t end, uint32_t worker, void *
 }
 
 /* Every chain's activity this frame, on the sim's workers, and the count of chains that step
- * (stepping_chains); first re-fetches the scene slot pointers when the scene's layout moved. */
+ * (stepping_chains); first re-fetches the nodes' scene entries when the scene's layout moved. */
 static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
-  if (!c->ptr_valid || c->ptr_epoch != tress__scene_layout_epoch(sim->scene)) refresh_pointers(sim, c);
+  if (!c->ptr_valid || c->ptr_epoch != tress__scene_layout_epoch(sim->scene)) refresh_entries(sim, c);
   activity_job job = {sim, c, f, 0};
   tress__jobs_run(&sim->def.jobs, activity_range, c->slot_count, 1024, &job);
   c->stepping_chains = atomic_load(&job.stepping);
@@ -428,7 +429,8 @@ static inline float root_velocity(uint32_t fr, float d, float span) {
  * of the block's frame bits, with ROOT_SNAPS when some chain snaps. */
 #define ROOT_SNAPS 0x8000u
 HOT_LOOP static uint32_t root_checks(uint32_t count, const uint16_t *restrict frame, const uint32_t *restrict root,
-                                     uint32_t base, const float *restrict awx, const float *restrict awy, const float *restrict awz,
+                                     uint32_t base, const float *restrict awx, const float *restrict awy,
+                                     const float *restrict awz,
                                      const float *restrict pax, const float *restrict pay, const float *restrict paz,
                                      float *restrict vx, float *restrict vy, float *restrict vz,
                                      const float *restrict jump2, const float *restrict scale,
@@ -459,8 +461,9 @@ static bool centered_root_check(tress_sim *sim, struct tress_chains *c, uint32_t
   chain_slot *s = &c->slots[si];
   uint32_t r = s->root;
   tress__center_read(sim, s);
-  uint32_t j = r - c->tile.base;
-  float pa[3] = {n->pa_px[r], n->pa_py[r], n->pa_pz[r]}, aw[3] = {c->tile.aw_px[j], c->tile.aw_py[j], c->tile.aw_pz[j]}, d[3];
+  const tile_scratch *w = &c->tile;
+  uint32_t j = r - w->base;
+  float pa[3] = {n->pa_px[r], n->pa_py[r], n->pa_pz[r]}, aw[3] = {w->aw_px[j], w->aw_py[j], w->aw_pz[j]}, d[3];
   tress__center_root_motion(s, pa, aw, d);
   float *const *lane = c->per_slot;
   float v[3] = {lane[LANE_VX][si], lane[LANE_VX + 1][si], lane[LANE_VX + 2][si]};
@@ -489,8 +492,9 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
     uint32_t count = s1 - b0 < ROOT_BLOCK ? s1 - b0 : ROOT_BLOCK;
     uint32_t base = c->tile.base;
     uint32_t any = root_checks(count, c->slot_frame + b0, c->slot_root + b0, base, c->tile.aw_px, c->tile.aw_py,
-                               c->tile.aw_pz, n->pa_px + base, n->pa_py + base, n->pa_pz + base, lane[LANE_VX] + b0, lane[LANE_VX + 1] + b0, lane[LANE_VX + 2] + b0,
-                               lane[LANE_JUMP2] + b0, lane[LANE_SCALE] + b0, &k, snap);
+                               c->tile.aw_pz, n->pa_px + base, n->pa_py + base, n->pa_pz + base, lane[LANE_VX] + b0,
+                               lane[LANE_VX + 1] + b0, lane[LANE_VX + 2] + b0, lane[LANE_JUMP2] + b0,
+                               lane[LANE_SCALE] + b0, &k, snap);
     seen |= any;
     /* the per-chain work: gusts, centers and snaps, only in a block that has any */
     if (!(any & (ROOT_SNAPS | FEAT_GUSTY | FEAT_CENTERED))) continue;

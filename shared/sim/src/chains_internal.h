@@ -155,7 +155,8 @@ typedef struct chain_nodes {
   CHAIN_FIELDS(DECLARE_FIELD)
   int32_t *parent;      /* global index, -1 for a pinned root */
   int32_t *first_child; /* global index, -1 for a leaf */
-  int32_t *first_sibling; /* its parent's first child (itself in a linear chain), -1 for a root; VRM layouts only (NODE_GROUP_VRM) */
+  int32_t *first_sibling; /* its parent's first child (itself in a linear chain), -1 for a root;
+                             VRM layouts only (NODE_GROUP_VRM) */
   uint32_t count, cap;
   uint8_t groups; /* NODE_GROUP_*: the optional fields allocated (the others are NULL) */
 } chain_nodes;

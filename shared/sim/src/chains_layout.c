@@ -230,7 +230,8 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
       for (uint32_t i = c->tile_lo[tl]; i < c->tile_hi[tl]; i++) leaves = leaves && c->nodes.first_child[i] < 0;
       if (c->child_shift[tl] < 0 && leaves) c->child_shift[tl] = 0;
       bool self = c->nodes.first_sibling != NULL;
-      for (uint32_t i = c->tile_lo[tl]; self && i < c->tile_fill[tl]; i++) self = c->nodes.first_sibling[i] == (int32_t)i;
+      for (uint32_t i = c->tile_lo[tl]; self && i < c->tile_fill[tl]; i++)
+        self = c->nodes.first_sibling[i] == (int32_t)i;
       c->sibling_self[tl] = self;
       c->aligned[tl] = l == 0 || (c->aligned[tl - 1] && c->parent_shift[tl] >= 0 &&
                                   (int64_t)c->tile_lo[tl] - c->parent_shift[tl] == (int64_t)c->tile_lo[tl - 1]);

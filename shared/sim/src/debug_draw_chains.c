@@ -10,7 +10,8 @@
 /* Node i's animated world pose composed from its chain's anchor as the last frame did it
  * (compose_world's operations): for a VRM tile, which composes past the roots only when
  * something reads them (TILE_WORLD). Parents first, so the walk up ends at a root. */
-static tress_xform animated_pose(const tress_scene *scene, const struct tress_chains *c, const chain_slot *s, uint32_t i) {
+static tress_xform animated_pose(const tress_scene *scene, const struct tress_chains *c, const chain_slot *s,
+                                 uint32_t i) {
   const chain_nodes *n = &c->nodes;
   uint32_t g = s->global[i];
   int32_t parent = s->local_parent[i];

@@ -130,7 +130,8 @@ fail:
   tress_spring_scene_free(out);
   if (failed_bone)
     return tress_error_set(err, failed, "could not create bone \"%s\": %s", failed_bone, tress_result_name(failed));
-  return tress_error_set(err, failed, "%s", failed == TRESS_ERR_OUT_OF_MEMORY ? "out of memory" : tress_result_name(failed));
+  const char *why = failed == TRESS_ERR_OUT_OF_MEMORY ? "out of memory" : tress_result_name(failed);
+  return tress_error_set(err, failed, "%s", why);
 }
 
 void tress_spring_scene_free(tress_spring_scene *s) {
