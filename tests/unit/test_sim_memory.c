@@ -88,24 +88,22 @@ static void bind_kept(tress_scene *scene, tress_sim *sim, fix_chain *chains, tre
   }
 }
 
-/* Pose chains, 30 frames, then (limit) a cone limit on chain 0's third bone, turned a quarter turn
- * off the chain so that it acts at once, 60 frames more.
- * held: chain 1 has a limit from the start, so the limit copies exist before chain 0 needs them.
- * Gives the sim's bytes before and after the late limit and chain 0's tip. */
-enum { LATE_NONE, LATE_LIMIT, LATE_LIMIT_HELD };
-static void run_late_limit(int mode, size_t *before, size_t *after, float tip[3]) {
+/* Pose chains, 30 frames, then (late) joint settings js on chain 0's third bone, 60 frames more.
+ * held: chain 1 has js from the start, so what js needs exists before chain 0 needs it.
+ * Gives the sim's bytes before and after the late joint and chain 0's tip. */
+enum { LATE_NONE, LATE_JOINT, LATE_JOINT_HELD };
+static void run_late_joint(int mode, const tress_joint_settings *js, size_t *before, size_t *after, float tip[3]) {
   tress_scene *scene = th_scene();
   tress_sim *sim = fix_sim(scene, 4 * CHAINS, 1e6f);
   tress_handle_id handles[CHAINS];
   fix_chain chains[CHAINS];
   bind_kept(scene, sim, chains, handles);
-  tress_joint_settings js = {0.1f, 0.92f, 1.0f, {0, 0, 0}, 0.0f, {TRESS_LIMIT_CONE, 0.2f, 0.0f, {0, 0, 0.70710678f, 0.70710678f}}};
-  if (mode == LATE_LIMIT_HELD)
-    assert_int_equal(tress_handle_set_joint_settings(sim, handles[1], chains[1].bones[2], &js), TRESS_OK);
+  if (mode == LATE_JOINT_HELD)
+    assert_int_equal(tress_handle_set_joint_settings(sim, handles[1], chains[1].bones[2], js), TRESS_OK);
   for (int f = 0; f < 30; f++) assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
   *before = tress_sim_get_memory_bytes(sim);
   if (mode != LATE_NONE)
-    assert_int_equal(tress_handle_set_joint_settings(sim, handles[0], chains[0].bones[2], &js), TRESS_OK);
+    assert_int_equal(tress_handle_set_joint_settings(sim, handles[0], chains[0].bones[2], js), TRESS_OK);
   for (int f = 0; f < 60; f++) assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
   *after = tress_sim_get_memory_bytes(sim);
   fix_world_pos(scene, chains[0].bones[BONES - 1], tip);
@@ -113,26 +111,41 @@ static void run_late_limit(int mode, size_t *before, size_t *after, float tip[3]
   tress_scene_destroy(scene);
 }
 
-/* The rotation-limit copies (8 floats a node) and the bone axis (3) are held only once some chain
- * has a limit: a first limit on a running pose-only sim makes them on the next frame, and the
- * chain then moves bit for bit as in a sim that held them all along (and unlike no limit). */
-static void test_limit_copies_only_once_limited(void **state) {
-  (void)state;
+/* A joint setting made late (js) costs `floats` per node from the next frame on, and the chain
+ * then moves bit for bit as in a sim that held them all along (and unlike no joint settings). */
+static void check_late_joint(const tress_joint_settings *js, size_t floats) {
   size_t none0, none1, late0, late1, held0, held1;
   float none_tip[3], late_tip[3], held_tip[3];
-  run_late_limit(LATE_NONE, &none0, &none1, none_tip);
-  run_late_limit(LATE_LIMIT, &late0, &late1, late_tip);
-  run_late_limit(LATE_LIMIT_HELD, &held0, &held1, held_tip);
+  run_late_joint(LATE_NONE, js, &none0, &none1, none_tip);
+  run_late_joint(LATE_JOINT, js, &late0, &late1, late_tip);
+  run_late_joint(LATE_JOINT_HELD, js, &held0, &held1, held_tip);
   assert_int_equal(none0, none1);
   assert_int_equal(late0, none0);
-  assert_true(late1 >= late0 + (size_t)CHAINS * BONES * 11 * sizeof(float));
-  /* held from the start, the copies are there before the late limit, which adds only chain 0's
+  size_t copies = (size_t)CHAINS * BONES * floats * sizeof(float);
+  assert_true(late1 >= late0 + copies);
+  /* held from the start, the copies are there before the late joint, which adds only chain 0's
    * own joint values */
-  size_t copies = (size_t)CHAINS * BONES * 11 * sizeof(float);
   assert_true(held0 >= none0 + copies);
-  assert_true(held1 - held0 < copies / 10);
+  assert_true(held1 - held0 < copies / 4);
   assert_memory_equal(late_tip, held_tip, sizeof late_tip);
   assert_memory_not_equal(late_tip, none_tip, sizeof late_tip);
+}
+
+/* The rotation-limit copies (8 floats a node), the bone axis (3) and the joint values (4) are
+ * held only once some chain has a limit: a cone limit on the third bone, turned a quarter turn
+ * off the chain so that it acts at once. */
+static void test_limit_copies_only_once_limited(void **state) {
+  (void)state;
+  tress_joint_settings js = {0.1f, 0.92f, 1.0f, {0, 0, 0}, 0.0f, {TRESS_LIMIT_CONE, 0.2f, 0.0f, {0, 0, 0.70710678f, 0.70710678f}}};
+  check_late_joint(&js, 15);
+}
+
+/* A chain's damping, stiffness, gravity scale and radius are held once per chain: per-node copies
+ * (4 floats a node) exist only once some joint sets its own (here without a limit). */
+static void test_joint_values_only_once_set(void **state) {
+  (void)state;
+  tress_joint_settings js = {0.6f, 0.5f, 3.0f, {0, 0, 0}, 0.0f, {TRESS_LIMIT_NONE, 0.0f, 0.0f, {0, 0, 0, 1}}};
+  check_late_joint(&js, 4);
 }
 
 /* CHAINS bound chains, each centered on its own part (center) or not; after `clear` frames the
@@ -209,6 +222,7 @@ int main(void) {
       cmocka_unit_test(test_sim_counts_its_nodes_and_frames_allocate_nothing),
       cmocka_unit_test(test_pose_chains_hold_no_vrm_scratch),
       cmocka_unit_test(test_limit_copies_only_once_limited),
+    cmocka_unit_test(test_joint_values_only_once_set),
       cmocka_unit_test(test_center_state_only_while_centered),
       cmocka_unit_test(test_collider_sets_only_once_colliding),
   };

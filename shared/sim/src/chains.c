@@ -624,16 +624,26 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
   c->dirty = true;
 }
 
-/* Per-node copies of a slot's settings (static until the settings or the chain's scale change):
- * a node moves by its parent joint's own values where that joint has them, else by the chain's.
- * Everything measured in units follows the chain's scale k (sim.h, "Scale"): link lengths, the
- * strand radius, the accelerations (gravity and wind scales; the VRM model's stiffness and
- * gravity power, which are units/s); fractions (damping, pose stiffness, weight) do not. */
-void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
+/* Slot si's settings as its constants' lanes (CHAIN_CONSTANTS) and per-node copies (static until
+ * the settings or the chain's scale change): a node moves by its parent joint's own values where
+ * that joint has them (jt_*), else by the chain's. Everything measured in units follows the
+ * chain's scale k (sim.h, "Scale"): link lengths, the strand radius, the accelerations (gravity
+ * and wind scales; the VRM model's stiffness and gravity power, which are units/s); fractions
+ * (damping, pose stiffness, weight) do not. The substep mask (LANE_STEP) is the activity pass's. */
+void tress__chain_fill_settings(struct tress_chains *c, chain_nodes *n, uint32_t si) {
+  const chain_slot *s = &c->slots[si];
   const chain_params *st = &s->settings;
   float weight = st->enabled && !s->scale_refused ? st->weight : 0.0f;
   float k_scale = s->scale;
   bool vrm = st->model == TRESS_SPRING_VRM;
+  float *const *lane = c->per_slot;
+  lane[LANE_DAMPING][si] = st->damping;
+  lane[LANE_STIFFNESS][si] = st->stiffness * (vrm ? k_scale : 1.0f);
+  lane[LANE_GSCALE][si] = st->gravity_scale * k_scale;
+  lane[LANE_RADIUS][si] = st->radius * k_scale;
+  lane[LANE_WSCALE][si] = st->wind_scale * k_scale;
+  lane[LANE_WEIGHT][si] = weight;
+  lane[LANE_SC][si] = k_scale;
   for (uint32_t k = 0; k < s->node_count; k++) {
     uint32_t i = s->global[k];
     int32_t p = s->local_parent[k];
@@ -644,13 +654,12 @@ void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
     float r[3];
     slot_rest_offset(n, s, k, r);
     n->rest_len[i] = p < 0 ? 0.0f : sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) * k_scale;
-    n->sc[i] = k_scale;
-    n->damping[i] = j ? j->damping : st->damping;
-    n->stiffness[i] = (j ? j->stiffness : st->stiffness) * (vrm ? k_scale : 1.0f);
-    n->gscale[i] = power;
-    n->wscale[i] = st->wind_scale * k_scale;
-    n->radius[i] = (j ? j->radius : st->radius) * k_scale;
-    n->weight[i] = weight;
+    if (n->jt_damping) {
+      n->jt_damping[i] = j ? j->damping : st->damping;
+      n->jt_stiffness[i] = (j ? j->stiffness : st->stiffness) * (vrm ? k_scale : 1.0f);
+      n->jt_gscale[i] = power;
+      n->jt_radius[i] = (j ? j->radius : st->radius) * k_scale;
+    }
     if (n->vg_x) {
       n->vg_x[i] = dir[0] * power;
       n->vg_y[i] = dir[1] * power;
@@ -663,9 +672,9 @@ void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s) {
 /* After a slot's settings changed: its per-node copies refilled in place, or, when it now reads an
  * optional node group the layout did not allocate (a first limit, a first VRM chain), the batch
  * re-laid out on the next frame, which allocates it and fills every copy. */
-static void refill_settings(struct tress_chains *c, const chain_slot *s) {
-  if (slot_node_groups(s) & ~c->nodes.groups) c->dirty = true;
-  if (!c->dirty) tress__chain_fill_settings(&c->nodes, s);
+static void refill_settings(struct tress_chains *c, uint32_t si) {
+  if (slot_node_groups(&c->slots[si]) & ~c->nodes.groups) c->dirty = true;
+  if (!c->dirty) tress__chain_fill_settings(c, &c->nodes, si);
 }
 
 /* A joint's values sanitized as the chain settings are, for the chain's model. */
@@ -719,7 +728,7 @@ tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id id,
   if (in) s->joints[k] = joint_of(sim, in, s->settings.model);
   else s->joints[k].set = false;
   tress__chain_slot_features(c, h->slot);
-  refill_settings(c, s);
+  refill_settings(c, h->slot);
   return TRESS_OK;
 }
 
@@ -784,7 +793,7 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
   if (c->own_sets) c->own_sets[h->slot] = set; /* made above when this set is the first */
   tress__chain_slot_features(c, h->slot);
   tress__chain_sync_set(c, h->slot);
-  refill_settings(c, s);
+  refill_settings(c, h->slot);
   return TRESS_OK;
 }
 

@@ -88,7 +88,7 @@ void tress__center_substep_tile(struct tress_chains *c, float alpha, uint32_t t)
   chain_nodes *n = &c->nodes;
   for (uint32_t si = c->tile_slot[t]; si < c->tile_slot[t + 1]; si++) {
     chain_slot *s = &c->slots[si];
-    if (!s->used || !(s->features & FEAT_CENTERED) || n->stepping[s->root] == 0.0f) continue;
+    if (!s->used || !(s->features & FEAT_CENTERED) || c->per_slot[LANE_STEP][si] == 0.0f) continue;
     tress_xform now = center_at(s->center, alpha);
     center_motion m = motion_between(&s->center->pin, &now, s->settings.center_inertia);
     s->center->pin = now;

@@ -29,13 +29,12 @@ static void refresh_entries(tress_sim *sim, struct tress_chains *c) {
   c->ptr_valid = true;
 }
 
-/* Decides which chains of slots [lo, hi) run this frame: a substep mask per node, refilled only
- * when a chain's activity changes (whether it is awake at all is its slot's act_last). Leaves
+/* Decides which chains of slots [lo, hi) run this frame: a substep mask per chain (LANE_STEP),
+ * written only when a chain's activity changes (whether it is awake at all is its slot's act_last). Leaves
  * each slot's frame bits (slot_frame) for prepare's root checks, so the handle is read once per
  * chain per frame, and returns how many of them step. Each slot writes only its own entries and
  * nodes (and its handle), so ranges of slots run on any workers. */
 static uint32_t activity_slots(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t lo, uint32_t hi) {
-  chain_nodes *n = &c->nodes;
   uint32_t stepping = 0;
   for (uint32_t si = lo; si < hi; si++) {
     chain_slot *s = &c->slots[si];
@@ -49,7 +48,7 @@ static uint32_t activity_slots(tress_sim *sim, struct tress_chains *c, const tre
     if (act != s->act_last) {
       /* a disabled chain is read and written (its animated pose, exactly) but never stepped */
       float step = (s->features & FEAT_DISABLED) ? 0.0f : act;
-      for (uint32_t k = 0; k < s->node_count; k++) n->stepping[s->global[k]] = step;
+      c->per_slot[LANE_STEP][si] = step;
       s->act_last = act;
       slot_entries(sim, c, s, act != 0.0f);
       /* a sleeping or disabled chain tests no collider, so the push leaves its state alone */
@@ -160,7 +159,7 @@ static inline __attribute__((always_inline)) void compose_world_body(struct tres
   float *restrict wpx = w->aw_px + at, *restrict wpy = w->aw_py + at, *restrict wpz = w->aw_pz + at;
   float *restrict wqx = w->aw_qx + at, *restrict wqy = w->aw_qy + at, *restrict wqz = w->aw_qz + at,
                   *restrict wqw = w->aw_qw + at;
-  const float *restrict sc = n->sc + lo;
+  const float *restrict sc = w->sc + at;
   uint32_t count = padded_count(lo, hi);
   /* the arrays never overlap (parents live in the previous level): let it vectorize */
 #pragma GCC ivdep
@@ -379,12 +378,11 @@ static bool frame_begin(tress_sim *sim, struct tress_chains *c, const tress_fram
 
 /* Gust ripple: each node's wind scale this frame, its depth's phase delayed (see sim.h). */
 static void gust_slot(struct tress_chains *c, const chain_slot *s, double time) {
-  chain_nodes *n = &c->nodes;
   const chain_params *st = &s->settings;
   double w = 6.283185307179586 * st->wind_frequency;
   for (uint32_t k = 0; k < s->node_count; k++) {
     double phase = w * (time - (double)s->depth[k] * TRESS_GUST_DELAY);
-    n->wscale[s->global[k]] = st->wind_scale * s->scale * (1.0f + st->wind_gust * (float)sin(phase));
+    c->tile.wscale[s->global[k] - c->tile.base] = st->wind_scale * s->scale * (1.0f + st->wind_gust * (float)sin(phase));
   }
 }
 
@@ -473,12 +471,49 @@ static bool centered_root_check(tress_sim *sim, struct tress_chains *c, uint32_t
   return snap;
 }
 
-/* One tile: scene reads, animated world poses level by level, snaps, this frame's tile flags
- * and gusts. */
+/* out[j] = lane[slot[j]] over a level's real nodes: a chain's constant to each of its nodes. */
+HOT_LOOP static void gather_lane(uint32_t count, const uint32_t *restrict slot, const float *restrict lane,
+                                 float *restrict out) {
+  for (uint32_t j = 0; j < count; j++) out[j] = lane[slot[j]];
+}
+
+/* The tile's CHAIN_CONSTANTS into its scratch, level by level: level 0 from the slots' lanes
+ * (straight, when its roots are one per slot in slot order), an aligned level as a copy of level
+ * 0's (position j is the same chain), any other through its nodes' slots; padding 0. With joint
+ * settings anywhere in the batch, the first JOINT_CONSTANTS come from the nodes' jt_* copies. */
+static void chain_constants_tile(struct tress_chains *c, uint32_t t) {
+  const chain_nodes *n = &c->nodes;
+  tile_scratch *w = &c->tile;
+#define CONSTANT_SCRATCH(name) w->name,
+  float *const dst[] = {CHAIN_CONSTANTS(CONSTANT_SCRATCH)};
+#undef CONSTANT_SCRATCH
+  const float *const joint[JOINT_CONSTANTS] = {n->jt_damping, n->jt_stiffness, n->jt_gscale, n->jt_radius};
+  uint32_t lo0 = TILE_LO(c, t, 0), first = c->tile_slot[t];
+  for (uint32_t l = 0; l < c->level_count; l++) {
+    size_t tl = TILE_LEVEL(c, t, l);
+    uint32_t lo = TILE_LO(c, t, l), fill = TILE_FILL(c, t, l), hi = TILE_HI(c, t, l), at = lo - w->base;
+    for (uint32_t k = 0; k < sizeof dst / sizeof dst[0]; k++) {
+      float *out = dst[k] + at;
+      if (k < JOINT_CONSTANTS && joint[0]) {
+        memcpy(out, joint[k] + lo, (size_t)(hi - lo) * sizeof(float)); /* padding holds 0 there too */
+        continue;
+      }
+      const float *lane = c->per_slot[LANE_DAMPING + k];
+      if (l > 0 && c->aligned[tl]) memcpy(out, dst[k] + (lo0 - w->base), (size_t)(fill - lo) * sizeof(float));
+      else if (l == 0 && c->roots_dense[t]) memcpy(out, lane + first, (size_t)(fill - lo) * sizeof(float));
+      else gather_lane(fill - lo, c->node_slot + lo, lane, out);
+      memset(out + (fill - lo), 0, (size_t)(hi - fill) * sizeof(float));
+    }
+  }
+}
+
+/* One tile: its chains' constants, scene reads, animated world poses level by level, snaps, this
+ * frame's tile flags and gusts. */
 static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t) {
   chain_nodes *n = &c->nodes;
   uint8_t flags = 0;
   c->tile.base = TILE_LO(c, t, 0); /* the tile scratch now belongs to tile t */
+  chain_constants_tile(c, t);
   for (uint32_t l = 0; l < c->level_count; l++) read_level(c, TILE_LEVEL(c, t, l), TILE_LO(c, t, l), TILE_HI(c, t, l));
   roots_world(c, t);
   if (!(c->tile_kind[t] & TILE_KIND_VRM)) tile_world(c, t, &flags);
@@ -557,8 +592,8 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
   const tile_scratch *w = &c->tile;
   /* Pinned roots follow the animated pose, interpolated to this substep's time. */
   for (uint32_t i = TILE_LO(c, t, 0); i < TILE_HI(c, t, 0); i++) {
-    float m = n->stepping[i];
     uint32_t j = i - w->base;
+    float m = w->stepping[j];
     float x = n->pa_px[i] + (w->aw_px[j] - n->pa_px[i]) * alpha;
     float y = n->pa_py[i] + (w->aw_py[j] - n->pa_py[i]) * alpha;
     float z = n->pa_pz[i] + (w->aw_pz[j] - n->pa_pz[i]) * alpha;
@@ -581,18 +616,18 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
     level_view(c, lo, hi, c->parent_shift[TILE_LEVEL(c, t, l)], false, n->parent, src, 0, 3, par, 0);
     uint32_t at = lo - w->base;
     substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, w->aw_px + at,
-                  w->aw_py + at, w->aw_pz + at, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, n->damping + lo,
-                  n->stiffness + lo, n->gscale + lo, n->wscale + lo, n->rest_len + lo, n->stepping + lo, par[0], par[1],
+                  w->aw_py + at, w->aw_pz + at, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, w->damping + at,
+                  w->stiffness + at, w->gscale + at, w->wscale + at, n->rest_len + lo, w->stepping + at, par[0], par[1],
                   par[2], &k);
     /* the limits after the inertia and link, and again after the colliders (the draft's order) */
     if (limited) tress__limit_pose_level(c, lo, hi, par);
     /* then out of the chain's colliders, the link kept (parents are final: previous level) */
     if (collides && c->aligned[TILE_LEVEL(c, t, l)])
       tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
-                                n->radius + lo, hi - lo, &c->tile_lanes, TRESS_COLLIDER_KEEP_LINK);
+                                w->radius + at, hi - lo, &c->tile_lanes, TRESS_COLLIDER_KEEP_LINK);
     else if (collides)
       tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
-                                     n->radius + lo, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_KEEP_LINK);
+                                     w->radius + at, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_KEEP_LINK);
     if (limited && collides) tress__limit_pose_level(c, lo, hi, par);
   }
 }
@@ -627,8 +662,8 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
   const float *restrict mx = aim_of[0], *restrict my = aim_of[1], *restrict mz = aim_of[2];
   const float *restrict px = csrc[0] + (lo - cbase), *restrict py = csrc[1] + (lo - cbase),
                         *restrict pz = csrc[2] + (lo - cbase);
-  const float *restrict wt = n->weight + lo;
-  const float *restrict sc = n->sc + lo;
+  const float *restrict wt = w->weight + at;
+  const float *restrict sc = w->sc + at;
   const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
   float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
   float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
@@ -706,7 +741,7 @@ HOT_LOOP static void output_level_weighted(struct tress_chains *c, size_t tl, ui
  * (roots are pinned: weight does not move them). */
 static void blend_level(const chain_nodes *n, tile_scratch *t, uint32_t lo, uint32_t hi, bool carried) {
   for (uint32_t i = lo; i < hi; i++) {
-    float w = n->weight[i];
+    float w = t->weight[i - t->base];
     /* weight 1 takes the simulated position as it is: the same bits as an unweighted tile */
     bool full = w >= 1.0f;
     uint32_t j = i - t->base;
@@ -761,7 +796,6 @@ static bool xform_same(const tress_xform *a, const tress_xform *b) {
  * anchor moved since its last substep (the aligned case: nothing to do). */
 static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t) {
   if (c->carry_mode == CARRY_NONE) return false;
-  chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   float alpha = f->substeps > 0 ? tress__frame_alpha(f, f->substeps - 1) : 0.0f;
   bool any = false;
@@ -771,7 +805,7 @@ static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t)
     /* the last frame's anchor was every pin (a snap since then set this one explicitly, to
      * the same value ANCHOR_PREV now holds) */
     if (c->carry_mode == CARRY_FROM_PREVIOUS) s->pin = anchor_get(c, ANCHOR_PREV, si);
-    if (n->stepping[s->root] == 0.0f) continue;
+    if (c->per_slot[LANE_STEP][si] == 0.0f) continue;
     if (c->carry_mode == CARRY_STEPPED) s->pin = anchor_at(c, si, alpha);
     tress_xform last = anchor_get(c, ANCHOR_LAST, si);
     any = any || !xform_same(&s->pin, &last);
@@ -783,7 +817,7 @@ static bool carry_tile(struct tress_chains *c, const tress_frame *f, uint32_t t)
     /* display = now * pin^-1 * p: rotation q, then translation now.p - q * pin.p */
     float q[4] = {0.0f, 0.0f, 0.0f, 1.0f}, tr[3] = {0.0f, 0.0f, 0.0f};
     tress_xform last = anchor_get(c, ANCHOR_LAST, si);
-    if (n->stepping[s->root] != 0.0f && !xform_same(&s->pin, &last)) {
+    if (c->per_slot[LANE_STEP][si] != 0.0f && !xform_same(&s->pin, &last)) {
       float inv[4] = {-s->pin.q[0], -s->pin.q[1], -s->pin.q[2], s->pin.q[3]}, r[3];
       tress_quat_mul(last.q, inv, q);
       tress_quat_rotate(q, s->pin.p, r);

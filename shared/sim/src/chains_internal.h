@@ -114,12 +114,10 @@
   X(cf_px) X(cf_py) X(cf_pz) X(cf_qx) X(cf_qy) X(cf_qz) X(cf_qw)  /* rest local (bone cframe) */  \
   X(pa_px) X(pa_py) X(pa_pz)      /* animated world, last frame (this frame's once its tile ran) */ \
   X(px) X(py) X(pz) X(ox) X(oy) X(oz)                             /* verlet state */              \
-  X(rest_len) X(damping) X(stiffness) X(gscale) X(wscale)                                         \
-  X(stepping)                 /* awake and enabled: the substep mask (a disabled chain takes none) */ \
-  X(radius) X(weight)                     /* strand radius; output weight (0 when disabled) */ \
+  X(rest_len)                                                      /* link length (scaled) */      \
   X(ax_x) X(ax_y) X(ax_z)                 /* VRM: unit rest offset from the parent (bone axis) */ \
   X(vg_x) X(vg_y) X(vg_z)                 /* VRM: gravity, direction x power (units/s) */ \
-  X(sc)                  /* its chain's scale on local offsets (0 on padding) */ \
+  X(jt_damping) X(jt_stiffness) X(jt_gscale) X(jt_radius) /* joints: the CHAIN_CONSTANTS a joint may set */ \
   X(lm_kind) X(lm_cos) X(lm_sin) X(lm_sy) /* limit on the link to the parent (chains_limit.c) */ \
   X(lm_qx) X(lm_qy) X(lm_qz) X(lm_qw)     /* limit: its frame in the parent joint's frame */
 
@@ -132,7 +130,18 @@
   X(wp_x) X(wp_y) X(wp_z) X(wq_x) X(wq_y) X(wq_z) X(wq_w)         /* written world */             \
   X(bl_x) X(bl_y) X(bl_z)                 /* display positions: carried and/or blended */      \
   X(cr_qx) X(cr_qy) X(cr_qz) X(cr_qw)     /* carry: rotation since the last substep */          \
-  X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */
+  X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */ \
+  CHAIN_CONSTANTS(X)
+
+/* A node's values that are its chain's (per-slot lanes LANE_DAMPING..), copied into the tile
+ * scratch at the start of each tile's frame (chain_constants_tile), so the node arrays hold none
+ * of them: damping, stiffness, gravity and wind scale, strand radius (a joint may set the first
+ * four: then they come from the node arrays' jt_* copies), output weight (0 when disabled), the
+ * chain's scale on local offsets, and the substep mask (1: awake and enabled). Padding holds 0
+ * in every one. The gusts rewrite wscale after the copy. */
+#define CHAIN_CONSTANTS(X) \
+  X(damping) X(stiffness) X(gscale) X(radius) X(wscale) X(weight) X(sc) X(stepping)
+#define JOINT_CONSTANTS 4 /* the first four can be a joint's */
 
 /* Tile scratch only VRM tiles read (TILE_KIND_VRM), and only three-vrm-length tiles
  * (TILE_KIND_THREE_VRM_LENGTH): made only when the layout has such a tile (tile_scratch.kinds). */
@@ -163,9 +172,12 @@ typedef struct chain_nodes {
 
 /* Optional per-node fields, allocated by a layout only when one of its chains reads them (a
  * pose-only sim without limits holds neither): the VRM bone axis and gravity (ax_*, vg_*: VRM
- * chains; a limit's frame is built from ax_* too), and the limit copies (lm_*: limited chains). */
+ * chains; a limit's frame is built from ax_* too), the limit copies (lm_*: limited chains), and
+ * each node's own damping, stiffness, gravity scale and radius (jt_*: chains with joint settings;
+ * then every node's, its chain's values where no joint sets them). */
 #define NODE_GROUP_VRM 1u
 #define NODE_GROUP_LIMIT 2u
+#define NODE_GROUP_JOINTS 4u
 
 typedef struct tile_scratch {
   TILE_FIELDS(DECLARE_FIELD)
@@ -279,10 +291,14 @@ static inline void slot_rest_offset(const chain_nodes *n, const chain_slot *s, u
   out[0] = n->cf_px[i]; out[1] = n->cf_py[i]; out[2] = n->cf_pz[i];
 }
 
+/* Node g's strand radius (slot si's node): its joint's (jt_radius, when the batch has joint
+ * settings), else its chain's. */
+static inline float node_radius(const struct tress_chains *c, uint32_t si, uint32_t g);
+
 /* The optional node groups a slot's chain reads (NODE_GROUP_*). */
 static inline uint8_t slot_node_groups(const chain_slot *s) {
   return (uint8_t)((s->settings.model == TRESS_SPRING_VRM ? NODE_GROUP_VRM : 0u) |
-                   ((s->features & FEAT_LIMITED) ? NODE_GROUP_LIMIT : 0u));
+                   ((s->features & FEAT_LIMITED) ? NODE_GROUP_LIMIT : 0u) | (s->joints ? NODE_GROUP_JOINTS : 0u));
 }
 
 /* What the frame's per-chain passes read and write, per slot in dense arrays (tiles are runs of
@@ -296,7 +312,8 @@ static inline uint8_t slot_node_groups(const chain_slot *s) {
  *   squared root jump that resets ((3 x the chain's length)^2), LANE_SCALE its uniform scale
  *   (the teleport guard's);
  * - LANE_RX..RZ its first node's rest offset from the anchor and LANE_BONE 1 for a bone chain
- *   (whose root hangs at that offset) or 0 (a part chain's root is its pin): the culling's. */
+ *   (whose root hangs at that offset) or 0 (a part chain's root is its pin): the culling's;
+ * - LANE_DAMPING..LANE_STEP its CHAIN_CONSTANTS, which each tile's frame copies to its nodes. */
 #define ANCHOR_NOW 0
 #define ANCHOR_LAST 7
 #define ANCHOR_PREV 14
@@ -305,7 +322,15 @@ static inline uint8_t slot_node_groups(const chain_slot *s) {
 #define LANE_SCALE 25
 #define LANE_RX 26
 #define LANE_BONE 29
-#define SLOT_FIELDS 30
+#define LANE_DAMPING 30 /* ..LANE_STEP: the chain's CHAIN_CONSTANTS, in that order */
+#define LANE_STIFFNESS 31
+#define LANE_GSCALE 32
+#define LANE_RADIUS 33
+#define LANE_WSCALE 34
+#define LANE_WEIGHT 35
+#define LANE_SC 36
+#define LANE_STEP 37
+#define SLOT_FIELDS 38
 
 /* Per slot, this frame (slot_frame, written by the activity pass): an awake chain's FEAT_* bits,
  * FRAME_PARTS for a part chain, and whether it resumes (new, or woken: no velocity to measure)
@@ -423,6 +448,10 @@ static inline void anchor_put(struct tress_chains *c, int which, uint32_t si, tr
   float *const *a = c->per_slot + which;
   a[0][si] = x.p[0]; a[1][si] = x.p[1]; a[2][si] = x.p[2];
   a[3][si] = x.q[0]; a[4][si] = x.q[1]; a[5][si] = x.q[2]; a[6][si] = x.q[3];
+}
+
+static inline float node_radius(const struct tress_chains *c, uint32_t si, uint32_t g) {
+  return c->nodes.jt_radius ? c->nodes.jt_radius[g] : c->per_slot[LANE_RADIUS][si];
 }
 
 /* A tile-level's node range, and its index into the per tile-level tables. */
@@ -574,7 +603,7 @@ void tress__chain_tile_scratch_free(tile_scratch *w);
 float *const *tress__chain_fields(const chain_nodes *n, uint32_t *count); /* every float array */
 void tress__chain_nodes_free(chain_nodes *n);
 bool tress__chains_rebuild(struct tress_chains *c);                       /* false: out of memory */
-void tress__chain_fill_settings(chain_nodes *n, const chain_slot *s);     /* per-node settings copies */
+void tress__chain_fill_settings(struct tress_chains *c, chain_nodes *n, uint32_t si); /* its constants' lanes, per-node copies */
 tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s); /* what its roots hang from */
 bool tress__chain_per_slot_reserve(struct tress_chains *c, uint32_t cap); /* false: out of memory */
 /* Seven lanes (g[0..7)) of a tile's level 0 from the anchors `which` (ANCHOR_*): a copy where
@@ -612,7 +641,7 @@ joint_limit tress__limit_of(const tress_joint_limit *in);
 void tress__limit_fill_node(chain_nodes *n, uint32_t i, const joint_limit *l);
 void tress__limit_level(uint32_t count, float *px, float *py, float *pz, const float *qx, const float *qy,
                         const float *qz, const float *fqx, const float *fqy, const float *fqz, const float *fqw,
-                        const chain_nodes *n, uint32_t lo);
+                        const struct tress_chains *c, uint32_t lo);
 void tress__limit_pose_level(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par);
 
 #endif

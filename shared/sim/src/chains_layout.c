@@ -72,6 +72,7 @@ static bool field_wanted(size_t at, uint8_t groups) {
   if (IN_RUN(ax_x, ax_z)) return (groups & (NODE_GROUP_VRM | NODE_GROUP_LIMIT)) != 0;
   if (IN_RUN(vg_x, vg_z)) return (groups & NODE_GROUP_VRM) != 0;
   if (IN_RUN(lm_kind, lm_qw)) return (groups & NODE_GROUP_LIMIT) != 0;
+  if (IN_RUN(jt_damping, jt_radius)) return (groups & NODE_GROUP_JOINTS) != 0;
 #undef IN_RUN
   return true;
 }
@@ -431,9 +432,8 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       if (fresh.ax_x) {
         fresh.ax_x[i] = r[0] * inv; fresh.ax_y[i] = r[1] * inv; fresh.ax_z[i] = r[2] * inv;
       }
-      fresh.stepping[i] = 0.0f;
     }
-    tress__chain_fill_settings(&fresh, s);
+    tress__chain_fill_settings(c, &fresh, si);
     /* First child in bind order: the one a bone with several children aims at. */
     for (uint32_t k = s->node_count; k-- > 0;) {
       if (s->local_parent[k] < 0) continue;

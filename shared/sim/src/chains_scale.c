@@ -59,7 +59,7 @@ void tress__chains_refresh_scales(tress_sim *sim, struct tress_chains *c) {
       tress__chain_measure(c, s);
       changed = true;
     }
-    if (changed && !c->dirty) tress__chain_fill_settings(&c->nodes, s);
+    if (changed && !c->dirty) tress__chain_fill_settings(c, &c->nodes, si);
   }
 }
 

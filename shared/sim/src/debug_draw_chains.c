@@ -21,7 +21,7 @@ static tress_xform animated_pose(const tress_scene *scene, const struct tress_ch
   tress_xform an = c->bone_slot[g] ? tress_bone_get_animated(scene, s->ids[i]) : tress_xform_identity();
   if (!tress_xform_is_finite(an)) an = tress_xform_identity(); /* as the scene read replaces it */
   float cp[3] = {n->cf_px[g], n->cf_py[g], n->cf_pz[g]}, cq[4] = {n->cf_qx[g], n->cf_qy[g], n->cf_qz[g], n->cf_qw[g]};
-  float bq[4], r[3], t[3], k = n->sc[g];
+  float bq[4], r[3], t[3], k = c->per_slot[LANE_SC][s - c->slots];
   tress_xform w;
   tress_quat_rotate(up.q, cp, r);
   tress_quat_mul(up.q, cq, bq);
@@ -66,7 +66,6 @@ static void emit_link(tress_debug_out *out, const solved_chain *v, uint32_t pare
 
 static void emit_node(tress_debug_out *out, const solved_chain *v, uint32_t i, tress_debug_shape *shape) {
   const tress_debug_draw_opts *o = out->opts;
-  const chain_nodes *n = &v->c->nodes;
   const chain_slot *s = v->s;
   uint32_t g = s->global[i];
   int32_t parent = s->local_parent[i];
@@ -74,10 +73,11 @@ static void emit_node(tress_debug_out *out, const solved_chain *v, uint32_t i, t
   shape->index = i;
   if (parent >= 0 && o->bones_animated) emit_link(out, v, (uint32_t)parent, i, true, shape);
   if (parent >= 0 && o->bones_simulated) emit_link(out, v, (uint32_t)parent, i, false, shape);
-  if (o->strand_radii && n->radius[g] > 0.0f) {
+  float radius = node_radius(v->c, (uint32_t)(s - v->c->slots), g);
+  if (o->strand_radii && radius > 0.0f) {
     shape->kind = TRESS_DEBUG_SPHERE;
     shape->role = TRESS_DEBUG_STRAND_RADIUS;
-    shape->radius = n->radius[g];
+    shape->radius = radius;
     node_position(v, i, false, shape->a);
     node_position(v, i, false, shape->b);
     tress__debug_emit(out, shape);
