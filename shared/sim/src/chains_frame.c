@@ -143,8 +143,8 @@ static void read_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t 
 
 /* world = parent_world * cframe * animated over [lo, hi), parents given as a level view; still:
  * the animated locals are the identity (world = parent_world * cframe). */
-static inline __attribute__((always_inline)) void compose_world_body(struct tress_chains *c, uint32_t lo, uint32_t hi,
-                                                                     const float *const *par, bool still) {
+static inline __attribute__((always_inline)) void compose_world_body(struct tress_chains *c, size_t tl, uint32_t lo,
+                                                                     uint32_t hi, const float *const *par, bool still) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   uint32_t at = lo - w->base;
@@ -159,7 +159,7 @@ static inline __attribute__((always_inline)) void compose_world_body(struct tres
   float *restrict wpx = w->aw_px + at, *restrict wpy = w->aw_py + at, *restrict wpz = w->aw_pz + at;
   float *restrict wqx = w->aw_qx + at, *restrict wqy = w->aw_qy + at, *restrict wqz = w->aw_qz + at,
                   *restrict wqw = w->aw_qw + at;
-  const float *restrict sc = w->sc + at;
+  const float *restrict sc = w->sc + constants_at(c, tl, lo);
   uint32_t count = padded_count(lo, hi);
   /* the arrays never overlap (parents live in the previous level): let it vectorize */
 #pragma GCC ivdep
@@ -187,17 +187,19 @@ static inline __attribute__((always_inline)) void compose_world_body(struct tres
   }
 }
 
-HOT_LOOP static void compose_world_moving(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par) {
-  compose_world_body(c, lo, hi, par, false);
+HOT_LOOP static void compose_world_moving(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi,
+                                          const float *const *par) {
+  compose_world_body(c, tl, lo, hi, par, false);
 }
 
-HOT_LOOP static void compose_world_still(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par) {
-  compose_world_body(c, lo, hi, par, true);
+HOT_LOOP static void compose_world_still(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi,
+                                         const float *const *par) {
+  compose_world_body(c, tl, lo, hi, par, true);
 }
 
 static void compose_world(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float *const *par) {
-  if (c->still[tl]) compose_world_still(c, lo, hi, par);
-  else compose_world_moving(c, lo, hi, par);
+  if (c->still[tl]) compose_world_still(c, tl, lo, hi, par);
+  else compose_world_moving(c, tl, lo, hi, par);
 }
 
 static void animated_world_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
@@ -479,8 +481,11 @@ HOT_LOOP static void gather_lane(uint32_t count, const uint32_t *restrict slot, 
 
 /* The tile's CHAIN_CONSTANTS into its scratch, level by level: level 0 from the slots' lanes
  * (straight, when its roots are one per slot in slot order), an aligned level as a copy of level
- * 0's (position j is the same chain), any other through its nodes' slots; padding 0. With joint
- * settings anywhere in the batch, the first JOINT_CONSTANTS come from the nodes' jt_* copies. */
+ * 0's (position j is the same chain), any other through its nodes' slots; padding 0. A level that
+ * reads level 0's in place (constants_at) takes none. With joint settings anywhere in the batch,
+ * the first JOINT_CONSTANTS come from the nodes' jt_* copies, and every level holds its own:
+ * so it does in a tile with a gusty chain (its wind scale differs by depth). Sets the tile's
+ * TILE_OWN_CONSTANTS (the tile's flags are otherwise set at the end of its prepare). */
 static void chain_constants_tile(struct tress_chains *c, uint32_t t) {
   const chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
@@ -489,9 +494,13 @@ static void chain_constants_tile(struct tress_chains *c, uint32_t t) {
 #undef CONSTANT_SCRATCH
   const float *const joint[JOINT_CONSTANTS] = {n->jt_damping, n->jt_stiffness, n->jt_gscale, n->jt_radius};
   uint32_t lo0 = TILE_LO(c, t, 0), first = c->tile_slot[t];
+  unsigned gusty = 0;
+  for (uint32_t si = first; si < c->tile_slot[t + 1]; si++) gusty |= c->slot_frame[si] & FEAT_GUSTY;
+  c->tile_flags[t] = gusty || joint[0] ? TILE_OWN_CONSTANTS : 0u;
   for (uint32_t l = 0; l < c->level_count; l++) {
     size_t tl = TILE_LEVEL(c, t, l);
     uint32_t lo = TILE_LO(c, t, l), fill = TILE_FILL(c, t, l), hi = TILE_HI(c, t, l), at = lo - w->base;
+    if (constants_at(c, tl, lo) != at) continue; /* reads level 0's */
     for (uint32_t k = 0; k < sizeof dst / sizeof dst[0]; k++) {
       float *out = dst[k] + at;
       if (k < JOINT_CONSTANTS && joint[0]) {
@@ -550,7 +559,7 @@ static void prepare_tile(tress_sim *sim, struct tress_chains *c, const tress_fra
   if (seen & FEAT_LIMITED) flags |= TILE_LIMITED;
   if (seen & FEAT_CENTERED) flags |= TILE_CENTERED;
   if (flags & TILE_WEIGHTED) tile_world(c, t, &flags); /* blended toward the animated pose */
-  c->tile_flags[t] = flags;
+  c->tile_flags[t] = flags | (c->tile_flags[t] & TILE_OWN_CONSTANTS);
   if ((flags & TILE_COLLIDES) && c->lanes.slots > 0) gather_tile_colliders(sim, c, t);
   if (c->tile_kind[t] & TILE_KIND_VRM) tress__vrm_prepare_roots(c, t);
 }
@@ -614,21 +623,22 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
     const float *par[3];
     float *const src[3] = {n->px, n->py, n->pz};
     level_view(c, lo, hi, c->parent_shift[TILE_LEVEL(c, t, l)], false, n->parent, src, 0, 3, par, 0);
-    uint32_t at = lo - w->base;
+    size_t tl = TILE_LEVEL(c, t, l);
+    uint32_t at = lo - w->base, kat = constants_at(c, tl, lo);
     substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, w->aw_px + at,
-                  w->aw_py + at, w->aw_pz + at, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, w->damping + at,
-                  w->stiffness + at, w->gscale + at, w->wscale + at, n->rest_len + lo, w->stepping + at, par[0], par[1],
-                  par[2], &k);
+                  w->aw_py + at, w->aw_pz + at, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, w->damping + kat,
+                  w->stiffness + kat, w->gscale + kat, w->wscale + kat, n->rest_len + lo, w->stepping + kat, par[0],
+                  par[1], par[2], &k);
     /* the limits after the inertia and link, and again after the colliders (the draft's order) */
-    if (limited) tress__limit_pose_level(c, lo, hi, par);
+    if (limited) tress__limit_pose_level(c, tl, lo, hi, par);
     /* then out of the chain's colliders, the link kept (parents are final: previous level) */
     if (collides && c->aligned[TILE_LEVEL(c, t, l)])
       tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
-                                w->radius + at, hi - lo, &c->tile_lanes, TRESS_COLLIDER_KEEP_LINK);
+                                w->radius + kat, hi - lo, &c->tile_lanes, TRESS_COLLIDER_KEEP_LINK);
     else if (collides)
       tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
-                                     w->radius + at, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_KEEP_LINK);
-    if (limited && collides) tress__limit_pose_level(c, lo, hi, par);
+                                     w->radius + kat, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_KEEP_LINK);
+    if (limited && collides) tress__limit_pose_level(c, tl, lo, hi, par);
   }
 }
 
@@ -662,8 +672,8 @@ static inline __attribute__((always_inline)) void output_level_body(struct tress
   const float *restrict mx = aim_of[0], *restrict my = aim_of[1], *restrict mz = aim_of[2];
   const float *restrict px = csrc[0] + (lo - cbase), *restrict py = csrc[1] + (lo - cbase),
                         *restrict pz = csrc[2] + (lo - cbase);
-  const float *restrict wt = w->weight + at;
-  const float *restrict sc = w->sc + at;
+  const float *restrict wt = w->weight + constants_at(c, tl, lo);
+  const float *restrict sc = w->sc + constants_at(c, tl, lo);
   const float *restrict apx = w->an_px + at, *restrict apy = w->an_py + at, *restrict apz = w->an_pz + at;
   float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
   float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
@@ -739,9 +749,9 @@ HOT_LOOP static void output_level_weighted(struct tress_chains *c, size_t tl, ui
 
 /* Weighted tiles: every node's output position, simulated blended toward animated by weight
  * (roots are pinned: weight does not move them). */
-static void blend_level(const chain_nodes *n, tile_scratch *t, uint32_t lo, uint32_t hi, bool carried) {
+static void blend_level(const chain_nodes *n, tile_scratch *t, uint32_t lo, uint32_t hi, uint32_t kat, bool carried) {
   for (uint32_t i = lo; i < hi; i++) {
-    float w = t->weight[i - t->base];
+    float w = t->weight[kat + (i - lo)];
     /* weight 1 takes the simulated position as it is: the same bits as an unweighted tile */
     bool full = w >= 1.0f;
     uint32_t j = i - t->base;
@@ -900,7 +910,10 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
       carry_level(n, w, TILE_LO(c, t, l), TILE_HI(c, t, l), lanes);
     }
   if (weighted)
-    for (uint32_t l = 1; l < c->level_count; l++) blend_level(n, w, TILE_LO(c, t, l), TILE_HI(c, t, l), carried);
+    for (uint32_t l = 1; l < c->level_count; l++) {
+      uint32_t lo = TILE_LO(c, t, l);
+      blend_level(n, w, lo, TILE_HI(c, t, l), constants_at(c, TILE_LEVEL(c, t, l), lo), carried);
+    }
   bool bad;
   if (rotations) {
     /* rotations only: the first joints turn toward their tails like every other joint */

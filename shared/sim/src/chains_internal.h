@@ -390,7 +390,9 @@ struct tress_chains {
    * pass reads its own position as its parent's aim (1), or gathers through first_sibling (0). */
   uint8_t *sibling_self;
   /* Per tile-level: position j of the level holds a node of the same chain as position j of
-   * the tile's level 0 (uniform chains): per-chain lanes filled for level 0 serve it too. */
+   * the tile's level 0 (uniform chains): per-chain lanes filled for level 0 serve it too.
+   * ALIGNED_FULL: and it has as many nodes as level 0, so it can read level 0's CHAIN_CONSTANTS
+   * in place (constants_at). */
   uint8_t *aligned;
   /* Per tile-level, this frame (prepare's scene read): every node's animated local is the
    * identity (hair no animation drives, padding, sleeping nodes), so the output skips the
@@ -495,6 +497,19 @@ static inline uint8_t chain_tile_kind(const chain_params *p) {
 #define TILE_LIMITED 16u /* some chain has a rotation limit: the limit pass runs */
 #define TILE_PARTS 32u   /* some awake chain is a part chain: output writes its cframes */
 #define TILE_WORLD 64u   /* every level's animated world pose is this frame's (VRM tiles: only when read) */
+#define TILE_OWN_CONSTANTS 128u /* every level holds its own CHAIN_CONSTANTS (gusts, joint values) */
+
+#define ALIGNED 1u      /* aligned[]: position j is level 0's position j's chain */
+#define ALIGNED_FULL 2u /* ... and every position of level 0 has a node here */
+
+/* Where in the tile scratch level tl (starting at node lo) reads its CHAIN_CONSTANTS: level 0's
+ * run when it holds the same chains at every position and its tile keeps no per-level values,
+ * else its own (chain_constants_tile fills only the runs read). */
+static inline uint32_t constants_at(const struct tress_chains *c, size_t tl, uint32_t lo) {
+  size_t t = tl / c->level_count;
+  bool shared = c->aligned[tl] == ALIGNED_FULL && !(c->tile_flags[t] & TILE_OWN_CONSTANTS);
+  return (shared ? c->tile_lo[t * c->level_count] : lo) - c->tile.base;
+}
 
 /* Level views and the shortest arc, shared by the pose model's frame and the VRM model's. */
 #include <math.h>
@@ -641,7 +656,7 @@ joint_limit tress__limit_of(const tress_joint_limit *in);
 void tress__limit_fill_node(chain_nodes *n, uint32_t i, const joint_limit *l);
 void tress__limit_level(uint32_t count, float *px, float *py, float *pz, const float *qx, const float *qy,
                         const float *qz, const float *fqx, const float *fqy, const float *fqz, const float *fqw,
-                        const struct tress_chains *c, uint32_t lo);
-void tress__limit_pose_level(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par);
+                        const chain_nodes *n, uint32_t lo, const float *stepping);
+void tress__limit_pose_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float *const *par);
 
 #endif

@@ -234,8 +234,11 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
       for (uint32_t i = c->tile_lo[tl]; self && i < c->tile_fill[tl]; i++)
         self = c->nodes.first_sibling[i] == (int32_t)i;
       c->sibling_self[tl] = self;
-      c->aligned[tl] = l == 0 || (c->aligned[tl - 1] && c->parent_shift[tl] >= 0 &&
-                                  (int64_t)c->tile_lo[tl] - c->parent_shift[tl] == (int64_t)c->tile_lo[tl - 1]);
+      bool aligned = l == 0 || (c->aligned[tl - 1] && c->parent_shift[tl] >= 0 &&
+                                (int64_t)c->tile_lo[tl] - c->parent_shift[tl] == (int64_t)c->tile_lo[tl - 1]);
+      size_t t0 = (size_t)t * c->level_count;
+      bool full = c->tile_fill[tl] - c->tile_lo[tl] == c->tile_fill[t0] - c->tile_lo[t0];
+      c->aligned[tl] = aligned ? (full ? ALIGNED_FULL : ALIGNED) : 0u;
     }
   c->ptr_valid = false;
   return true;

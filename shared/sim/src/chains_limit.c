@@ -125,11 +125,10 @@ HOT_LOOP static void limit_kernel(uint32_t count, float *restrict px, float *res
 
 void tress__limit_level(uint32_t count, float *px, float *py, float *pz, const float *qx, const float *qy,
                         const float *qz, const float *fqx, const float *fqy, const float *fqz, const float *fqw,
-                        const struct tress_chains *c, uint32_t lo) {
-  const chain_nodes *n = &c->nodes;
+                        const chain_nodes *n, uint32_t lo, const float *stepping) {
   limit_kernel(count, px, py, pz, qx, qy, qz, fqx, fqy, fqz, fqw, n->lm_qx + lo, n->lm_qy + lo, n->lm_qz + lo,
                n->lm_qw + lo, n->lm_kind + lo, n->lm_cos + lo, n->lm_sin + lo, n->lm_sy + lo, n->rest_len + lo,
-               c->tile.stepping + (lo - c->tile.base));
+               stepping);
 }
 
 /* The pose model has no solved parent rotation during the substeps; the one its output will
@@ -137,7 +136,7 @@ void tress__limit_level(uint32_t count, float *px, float *py, float *pz, const f
  * turned by the shortest arc from its animated incoming link to its simulated one (in a linear
  * chain exactly what the output turns it by; a parent that is not its own parent's first child
  * is turned by its own link). Gathered per node into g[3..6] (g[0..2] may hold `par`). */
-void tress__limit_pose_level(struct tress_chains *c, uint32_t lo, uint32_t hi, const float *const *par) {
+void tress__limit_pose_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float *const *par) {
   chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
   float *fx = c->g[3], *fy = c->g[4], *fz = c->g[5], *fw = c->g[6];
@@ -162,5 +161,6 @@ void tress__limit_pose_level(struct tress_chains *c, uint32_t lo, uint32_t hi, c
     uint32_t j = i - lo;
     fx[j] = q[0]; fy[j] = q[1]; fz[j] = q[2]; fw[j] = q[3];
   }
-  tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], fx, fy, fz, fw, c, lo);
+  tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], fx, fy, fz, fw, n, lo,
+                     c->tile.stepping + constants_at(c, tl, lo));
 }

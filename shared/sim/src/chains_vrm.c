@@ -254,7 +254,7 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
   }
   for (uint32_t l = 1; l < c->level_count; l++) {
     size_t tl = TILE_LEVEL(c, t, l);
-    uint32_t lo = TILE_LO(c, t, l), hi = TILE_HI(c, t, l), at = lo - w->base;
+    uint32_t lo = TILE_LO(c, t, l), hi = TILE_HI(c, t, l), at = lo - w->base, kat = constants_at(c, tl, lo);
     const float *par[3], *pa[4];
     level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, heads ? head : pos, heads ? w->base : 0, 3, par, 0);
     level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, rot, w->base, 4, pa, 3);
@@ -266,21 +266,21 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
     }
     substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, par[0], par[1],
                   par[2], pa[0], pa[1], pa[2], pa[3], n->ax_x + lo, n->ax_y + lo, n->ax_z + lo, n->vg_x + lo,
-                  n->vg_y + lo, n->vg_z + lo, w->damping + at, w->stiffness + at, len, w->stepping + at,
+                  n->vg_y + lo, n->vg_z + lo, w->damping + kat, w->stiffness + kat, len, w->stepping + kat,
                   f->dt, c->g[13], c->g[14], c->g[15]);
     /* the limits in the parents' frames A, after the inertia and again after the colliders */
     if (limited)
       tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], pa[0], pa[1], pa[2],
-                         pa[3], c, lo);
+                         pa[3], n, lo, w->stepping + kat);
     if (collides && c->aligned[tl])
       tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], len,
-                                w->radius + at, hi - lo, &c->tile_lanes, TRESS_COLLIDER_PUSH_THEN_RESTORE);
+                                w->radius + kat, hi - lo, &c->tile_lanes, TRESS_COLLIDER_PUSH_THEN_RESTORE);
     else if (collides)
       tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], len,
-                                     w->radius + at, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_PUSH_THEN_RESTORE);
+                                     w->radius + kat, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_PUSH_THEN_RESTORE);
     if (limited && collides)
       tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], pa[0], pa[1], pa[2],
-                         pa[3], c, lo);
+                         pa[3], n, lo, w->stepping + kat);
     if (heads)
       heads_level(hi - lo, par[0], par[1], par[2], n->px + lo, n->py + lo, n->pz + lo, n->rest_len + lo, len,
                   w->hd_x + at, w->hd_y + at, w->hd_z + at);
@@ -329,7 +329,8 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
   const float *aim_of[3] = {NULL, NULL, NULL};
   if (!leaves) aim_view(c, tl, lo, hi, aim_of); /* a level of leaves reads no aim */
   const float *restrict mx = aim_of[0], *restrict my = aim_of[1], *restrict mz = aim_of[2];
-  const float *restrict wt = w->weight + at, *restrict sc = w->sc + at;
+  uint32_t kat = constants_at(c, tl, lo);
+  const float *restrict wt = w->weight + kat, *restrict sc = w->sc + kat;
   float *restrict tpx = c->g[G_OUT], *restrict tpy = c->g[G_OUT + 1], *restrict tpz = c->g[G_OUT + 2];
   float *restrict tqx = c->g[G_OUT + 3], *restrict tqy = c->g[G_OUT + 4], *restrict tqz = c->g[G_OUT + 5],
                   *restrict tqw = c->g[G_OUT + 6];
