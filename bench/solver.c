@@ -126,6 +126,7 @@ static void rig_build(rig *r, config cfg, bool profile) {
   tress_scene_def sd = tress_default_scene_def();
   sd.instance_capacity = 1 + cfg.chains * (1 + cfg.bones);
   sd.part_capacity = cfg.chains;
+  sd.bone_capacity = cfg.chains * cfg.bones;
   sd.listener_capacity = cfg.chains;
   sd.joint_capacity = 0;
   r->scene = tress_scene_create(&sd);

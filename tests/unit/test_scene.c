@@ -103,6 +103,39 @@ static void test_part_capacity(void **state) {
   tress_scene_destroy(every);
 }
 
+/* Bones' entries (animated input, transform output) are made at bone_capacity: N bones are
+ * created off the heap, the N + 1st grows them, and a scene of many instances but few bones
+ * holds less than one with an entry for each (two 32-byte xforms and an owner). */
+static void test_bone_capacity(void **state) {
+  (void)state;
+  alloc_count_install();
+  enum { N = 40, INSTANCES = 1001 };
+  tress_scene_def d = tress_default_scene_def();
+  assert_int_equal(d.bone_capacity, 64);
+  d.instance_capacity = INSTANCES;
+  d.bone_capacity = N;
+  tress_scene *s = tress_scene_create(&d);
+  assert_non_null(s);
+  tress_id part = th_instance(s, TRESS_KIND_PART, "P", tress_scene_get_root(s));
+  alloc_count_start();
+  for (int i = 0; i < N; i++) assert_false(tress_id_is_null(th_instance(s, TRESS_KIND_BONE, "B", part)));
+  assert_int_equal(alloc_count_stop(), 0);
+  alloc_count_start();
+  assert_false(tress_id_is_null(th_instance(s, TRESS_KIND_BONE, "B", part)));
+  assert_true(alloc_count_stop() > 0);
+  tress_scene_destroy(s);
+
+  d.bone_capacity = 1;
+  tress_scene *few = tress_scene_create(&d);
+  d.bone_capacity = INSTANCES - 1;
+  tress_scene *every = tress_scene_create(&d);
+  assert_non_null(few);
+  assert_non_null(every);
+  assert_true(tress_scene_get_memory_bytes(every) >= tress_scene_get_memory_bytes(few) + (size_t)(INSTANCES - 2) * 64);
+  tress_scene_destroy(few);
+  tress_scene_destroy(every);
+}
+
 /* The joint solve order grows with the joint pool, not on the first solve after joints were added:
  * a scene that grew to 200 joints solves them, the first time included, without the heap. */
 static void test_first_joint_solve_allocates_nothing(void **state) {
@@ -225,8 +258,9 @@ static void test_part_pool_keeps_bones_small(void **state) {
     assert_false(tress_id_is_null(th_instance(s, TRESS_KIND_BONE, "Hair", parts[0])));
   assert_int_equal(tress_scene_get_instance_count(s), 4096);
   size_t bytes = tress_scene_get_memory_bytes(s);
-  assert_true(bytes < 180u * 4096u); /* a slot: 96 bytes, the bone xforms 64, the walk's scratch 4 */
-  assert_true(bytes > 164u * 4096u); /* the slots and bone xforms are counted */
+  /* a slot: 96 bytes and the walk's scratch 4; a bone's entry: its two xforms 64 and its owner 4 */
+  assert_true(bytes < 180u * 4096u);
+  assert_true(bytes > 164u * 4096u); /* the slots and bone entries are counted */
   /* every other part goes; the rest keep their fields through the growth and the frees */
   for (int k = 0; k < PARTS; k += 2) tress_instance_destroy(s, parts[k]);
   for (int round = 0; round < 40; round++) {
@@ -656,6 +690,7 @@ int main(void) {
       cmocka_unit_test(test_joints_solve_in_creation_order), cmocka_unit_test(test_part_owns_its_mesh), cmocka_unit_test(test_scale_places_bones_at_size),
       cmocka_unit_test(test_instance_def), cmocka_unit_test(test_scene_def_capacities),
       cmocka_unit_test(test_part_capacity),
+      cmocka_unit_test(test_bone_capacity),
       cmocka_unit_test(test_first_joint_solve_allocates_nothing),
       cmocka_unit_test(test_long_and_short_texts), cmocka_unit_test(test_joint_pool_reuses_places),
       cmocka_unit_test(test_part_pool_keeps_bones_small),

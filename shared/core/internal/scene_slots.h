@@ -5,6 +5,7 @@
 #ifndef TRESS_SCENE_SLOTS_H
 #define TRESS_SCENE_SLOTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,12 @@ uint64_t tress__bone_slot_arrays(tress_scene *scene, tress_xform **animated, tre
 /* A bone's entry in both arrays (never 0). 0 for a stale id, another scene's id or a non-bone. It
  * holds while the bone lives (a destroyed bone moves the layout epoch). */
 uint32_t tress__bone_slot(const tress_scene *scene, tress_id bone);
+/* Gives the listed bones entries 1, 2, ... in list order (a stale id, another scene's id, a
+ * non-bone or a bone listed again is skipped) and every other bone the entries after them, in
+ * their old order; each keeps its values. A solver that lists its bones in the order it reads and
+ * writes them then streams through both arrays. Moves the layout epoch when an entry moved; false,
+ * with nothing changed, when memory runs out. */
+bool tress__scene_order_bones(tress_scene *scene, const tress_id *bones, uint32_t count);
 /* A part's cframe where the scene keeps it (NULL for a stale id, another scene's id or a
  * non-part), so the solver copies it memory to memory: valid until the layout epoch changes. */
 const tress_xform *tress__part_cframe_slot(const tress_scene *scene, tress_id part);

@@ -54,7 +54,8 @@ typedef struct instance {
   uint32_t generation;
   uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* one-based slots */
   uint32_t first_listener;                                               /* one-based */
-  uint32_t pool; /* one-based: a part's entry in the part pool, a joint's in the joint pool */
+  uint32_t pool; /* a part's entry in the part pool, a joint's in the joint pool (one-based), a
+                   bone's in the bone arrays (never 0: entry 0 is the root's) */
   float scale[3]; /* its own scale: it scales the local offsets of everything below it */
   scene_text name; /* in place up to 15 bytes, else on the heap (scene_text.h) */
   bool alive;
@@ -74,10 +75,14 @@ typedef struct listener {
 struct tress_scene {
   instance *slots;
   uint32_t slot_count, slot_cap;
-  /* Bones' animated input and transform output, indexed by slot: a solver reading and writing
-   * thousands of bones a frame streams through these 32-byte records instead of whole instances. */
+  /* Bones' animated input and transform output, by bone entry (a bone's `pool`; entry 0 is the
+   * root's identity): a solver reading and writing thousands of bones a frame streams through
+   * these 32-byte records instead of whole instances, in its own order once it asks for one
+   * (tress__scene_order_bones). Dense: a destroyed bone's entry takes the last one. */
   tress_xform *bone_animated;
   tress_xform *bone_transform;
+  uint32_t *bone_owner;          /* per entry: its bone's slot (one-based); 0 for entry 0 */
+  uint32_t bone_count, bone_cap; /* entries, entry 0 included */
   uint32_t free_head; /* one-based chain through next_sibling of free slots */
   uint32_t live_count;
   uint64_t next_seq; /* the last joint's creation order */
@@ -103,7 +108,8 @@ struct tress_scene {
 
 size_t tress_scene_get_memory_bytes(const tress_scene *s) {
   if (!s) return 0;
-  return sizeof *s + (size_t)s->slot_cap * (sizeof(instance) + 2 * sizeof(tress_xform)) +
+  return sizeof *s + (size_t)s->slot_cap * sizeof(instance) +
+         (size_t)s->bone_cap * (2 * sizeof(tress_xform) + sizeof(uint32_t)) +
          (size_t)s->listener_cap * sizeof(listener) + (size_t)s->scratch_cap * sizeof(uint32_t) + s->cold_bytes +
          (size_t)s->joint_cap * sizeof(scene_joint) + (size_t)s->part_cap * sizeof(scene_part) +
          (size_t)s->joint_order_cap * sizeof *s->joint_order;
@@ -153,6 +159,16 @@ static void part_free_entry(tress_scene *s, uint32_t p) {
   s->part_free = p;
 }
 
+/* A bone's entry goes: the last entry moves into it, so the entries stay dense. */
+static void bone_free_entry(tress_scene *s, uint32_t e) {
+  uint32_t last = --s->bone_count;
+  if (e == last) return;
+  s->bone_animated[e] = s->bone_animated[last];
+  s->bone_transform[e] = s->bone_transform[last];
+  s->bone_owner[e] = s->bone_owner[last];
+  s->slots[s->bone_owner[e] - 1].pool = e;
+}
+
 /* What an instance holds outside the slot array: its name, a joint's data, a part's pool entry
  * (its mesh reference and asset id). */
 static void release_cold(tress_scene *s, instance *in) {
@@ -165,27 +181,44 @@ static void release_cold(tress_scene *s, instance *in) {
     part_free_entry(s, in->pool);
   }
   if (in->kind == TRESS_KIND_JOINT && in->pool) joint_free_entry(s, in->pool);
+  if (in->kind == TRESS_KIND_BONE && in->pool) bone_free_entry(s, in->pool);
   in->pool = 0;
 }
 
-/* Slots and the bone slot arrays for cap instances. */
-static bool slots_grow(tress_scene *s, uint32_t cap) {
-  instance *n = realloc(s->slots, cap * sizeof *n);
-  if (!n) return false;
-  s->slots = n;
+/* The bone entries for cap entries (entry 0 included). */
+static bool bones_grow(tress_scene *s, uint32_t cap) {
   tress_xform *a = realloc(s->bone_animated, cap * sizeof *a);
   if (!a) return false;
   s->bone_animated = a;
   tress_xform *t = realloc(s->bone_transform, cap * sizeof *t);
   if (!t) return false;
   s->bone_transform = t;
+  uint32_t *o = realloc(s->bone_owner, cap * sizeof *o);
+  if (!o) return false;
+  s->bone_owner = o;
+  s->bone_cap = cap;
+  s->layout_epoch++; /* the arrays handed out by tress__bone_slot_arrays moved */
+  return true;
+}
+
+/* A bone entry for a new bone, 0 when memory runs out. */
+static uint32_t bone_alloc(tress_scene *s) {
+  if (s->bone_count == s->bone_cap && !bones_grow(s, s->bone_cap * 2)) return 0;
+  return s->bone_count++;
+}
+
+/* Slots for cap instances. */
+static bool slots_grow(tress_scene *s, uint32_t cap) {
+  instance *n = realloc(s->slots, cap * sizeof *n);
+  if (!n) return false;
+  s->slots = n;
   /* a subtree walk lists at most every slot: it never needs to grow its scratch (or fail) */
   uint32_t *w = realloc(s->scratch, cap * sizeof *w);
   if (!w) return false;
   s->scratch = w;
   s->scratch_cap = cap;
   s->slot_cap = cap;
-  s->layout_epoch++; /* the arrays handed out by tress__bone_slot_arrays moved */
+  s->layout_epoch++; /* the part frames handed out by tress__part_cframe_slot moved */
   return true;
 }
 
@@ -224,7 +257,8 @@ static uint32_t slot_alloc(tress_scene *s) {
 }
 
 tress_scene_def tress_default_scene_def(void) {
-  tress_scene_def d = {.instance_capacity = 64, .listener_capacity = 64, .joint_capacity = 16, .part_capacity = 16};
+  tress_scene_def d = {.instance_capacity = 64, .listener_capacity = 64, .joint_capacity = 16, .part_capacity = 16,
+                       .bone_capacity = 64};
   return d;
 }
 
@@ -237,6 +271,7 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   bool sized = slots_grow(s, instances) &&
                (!def->joint_capacity || joints_grow(s, def->joint_capacity)) &&
                (!def->part_capacity || parts_grow(s, def->part_capacity)) &&
+               bones_grow(s, def->bone_capacity + 1) &&
                (!def->listener_capacity || listeners_grow(s, def->listener_capacity));
   uint32_t root = sized ? slot_alloc(s) : 0;
   if (!root) {
@@ -249,6 +284,8 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   in->alive = true;
   in->kind = TRESS_KIND_ROOT;
   s->bone_animated[0] = s->bone_transform[0] = tress_xform_identity(); /* tress__bone_slot_arrays */
+  s->bone_owner[0] = 0;
+  s->bone_count = 1;
   in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
   set_text(s, &in->name, "Scene", TRESS_NAME_MAX);
   s->live_count = 1;
@@ -334,7 +371,7 @@ static uint32_t part_alloc(tress_scene *s) {
   return ++s->part_count;
 }
 
-/* pool: the part's or joint's pool entry (one-based), 0 for other kinds. */
+/* pool: the part's or joint's pool entry (one-based), a bone's entry, 0 for other kinds. */
 static void init_kind(tress_scene *s, uint32_t i, const tress_instance_def *def, uint32_t pool) {
   instance *in = &s->slots[i - 1];
   in->pool = pool;
@@ -349,7 +386,8 @@ static void init_kind(tress_scene *s, uint32_t i, const tress_instance_def *def,
   }
   case TRESS_KIND_BONE:
     in->u.cframe = def->cframe;
-    s->bone_animated[i - 1] = s->bone_transform[i - 1] = tress_xform_identity();
+    s->bone_animated[pool] = s->bone_transform[pool] = tress_xform_identity();
+    s->bone_owner[pool] = i;
     break;
   case TRESS_KIND_ATTACHMENT: in->u.cframe = def->cframe; break;
   case TRESS_KIND_JOINT:
@@ -373,13 +411,17 @@ tress_result tress_scene_create_instance(tress_scene *s, const tress_instance_de
     return TRESS_ERR_INVALID_ARGUMENT;
   tress_result parent_ok = parent_problem(s, def->parent);
   if (parent_ok != TRESS_OK) return parent_ok;
-  bool pooled = def->kind == TRESS_KIND_JOINT || def->kind == TRESS_KIND_PART;
-  uint32_t pool = def->kind == TRESS_KIND_JOINT ? joint_alloc(s) : def->kind == TRESS_KIND_PART ? part_alloc(s) : 0;
+  bool pooled = def->kind == TRESS_KIND_JOINT || def->kind == TRESS_KIND_PART || def->kind == TRESS_KIND_BONE;
+  uint32_t pool = def->kind == TRESS_KIND_JOINT  ? joint_alloc(s)
+                  : def->kind == TRESS_KIND_PART ? part_alloc(s)
+                  : def->kind == TRESS_KIND_BONE ? bone_alloc(s)
+                                                 : 0;
   if (pooled && !pool) return TRESS_ERR_OUT_OF_MEMORY;
   uint32_t i = slot_alloc(s);
   if (!i) {
     if (def->kind == TRESS_KIND_JOINT) joint_free_entry(s, pool);
     if (def->kind == TRESS_KIND_PART) part_free_entry(s, pool);
+    if (def->kind == TRESS_KIND_BONE) s->bone_count--; /* the last entry: nothing moves */
     return TRESS_ERR_OUT_OF_MEMORY;
   }
   instance *in = &s->slots[i - 1];
@@ -664,6 +706,7 @@ void tress_scene_destroy(tress_scene *s) {
   free(s->slots);
   free(s->bone_animated);
   free(s->bone_transform);
+  free(s->bone_owner);
   free(s->listeners);
   free(s->scratch);
   free(s->joint_order);
@@ -751,24 +794,24 @@ void tress_bone_set_cframe(tress_scene *s, tress_id id, tress_xform cf) {
 
 tress_xform tress_bone_get_animated(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
-  return in ? s->bone_animated[id.index1 - 1] : tress_xform_identity();
+  return in ? s->bone_animated[in->pool] : tress_xform_identity();
 }
 
 void tress_bone_set_animated(tress_scene *s, tress_id id, tress_xform a) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
   if (!in) return;
-  s->bone_animated[id.index1 - 1] = a;
-  if (!in->simulated) s->bone_transform[id.index1 - 1] = a;
+  s->bone_animated[in->pool] = a;
+  if (!in->simulated) s->bone_transform[in->pool] = a;
 }
 
 tress_xform tress_bone_get_transform(const tress_scene *s, tress_id id) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
-  return in ? s->bone_transform[id.index1 - 1] : tress_xform_identity();
+  return in ? s->bone_transform[in->pool] : tress_xform_identity();
 }
 
 void tress_bone_set_transform(tress_scene *s, tress_id id, tress_xform t) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
-  if (in) s->bone_transform[id.index1 - 1] = t;
+  if (in) s->bone_transform[in->pool] = t;
 }
 
 bool tress_bone_is_simulated(const tress_scene *s, tress_id id) {
@@ -790,7 +833,48 @@ uint64_t tress__bone_slot_arrays(tress_scene *s, tress_xform **animated, tress_x
 }
 
 uint32_t tress__bone_slot(const tress_scene *s, tress_id bone) {
-  return slot_kind(s, bone, TRESS_KIND_BONE) ? bone.index1 - 1 : 0; /* the root holds entry 0 */
+  const instance *in = slot_kind(s, bone, TRESS_KIND_BONE);
+  return in ? in->pool : 0; /* the root holds entry 0 */
+}
+
+bool tress__scene_order_bones(tress_scene *s, const tress_id *bones, uint32_t count) {
+  if (!s) return false;
+  uint32_t n = s->bone_count;
+  uint32_t *to = calloc(n, sizeof *to); /* per old entry: its new one, 0 until placed */
+  tress_xform *animated = malloc(s->bone_cap * sizeof *animated);
+  tress_xform *transform = malloc(s->bone_cap * sizeof *transform);
+  uint32_t *owner = malloc(s->bone_cap * sizeof *owner);
+  if (!to || !animated || !transform || !owner) {
+    free(to), free(animated), free(transform), free(owner);
+    return false;
+  }
+  uint32_t next = 1;
+  for (uint32_t k = 0; k < count; k++) {
+    const instance *in = slot_kind(s, bones[k], TRESS_KIND_BONE);
+    if (in && !to[in->pool]) to[in->pool] = next++;
+  }
+  bool moved = false;
+  for (uint32_t e = 1; e < n; e++) {
+    if (!to[e]) to[e] = next++;
+    moved = moved || to[e] != e;
+  }
+  if (moved) {
+    animated[0] = transform[0] = tress_xform_identity();
+    owner[0] = 0;
+    for (uint32_t e = 1; e < n; e++) {
+      animated[to[e]] = s->bone_animated[e];
+      transform[to[e]] = s->bone_transform[e];
+      owner[to[e]] = s->bone_owner[e];
+      s->slots[s->bone_owner[e] - 1].pool = to[e];
+    }
+    tress_xform *a = s->bone_animated, *t = s->bone_transform;
+    uint32_t *o = s->bone_owner;
+    s->bone_animated = animated, s->bone_transform = transform, s->bone_owner = owner;
+    animated = a, transform = t, owner = o; /* the old arrays, freed below */
+    s->layout_epoch++;
+  }
+  free(to), free(animated), free(transform), free(owner);
+  return true;
 }
 
 /* World frame of a part, bone or attachment, with bones composed through `which` slot. */
@@ -830,8 +914,8 @@ static tress_xform world_of(const tress_scene *s, uint32_t i, enum bone_slot whi
     case TRESS_KIND_PART: w = in->u.cframe; break;
     case TRESS_KIND_ATTACHMENT: w = mul_scaled(w, in->u.cframe, scale); break;
     case TRESS_KIND_BONE: {
-      const tress_xform *anim = which == SLOT_TRANSFORM  ? &s->bone_transform[chain[k] - 1]
-                                : which == SLOT_ANIMATED ? &s->bone_animated[chain[k] - 1]
+      const tress_xform *anim = which == SLOT_TRANSFORM  ? &s->bone_transform[in->pool]
+                                : which == SLOT_ANIMATED ? &s->bone_animated[in->pool]
                                                          : NULL;
       if (scale[0] == 1.0f && scale[1] == 1.0f && scale[2] == 1.0f) {
         /* unscaled: the same two products as always, bit for bit */

@@ -367,8 +367,29 @@ static void choose_carry(struct tress_chains *c, const tress_frame *f) {
   }
 }
 
+/* After a layout: the scene's bone entries in node order (tress__scene_order_bones), so a level's
+ * scene reads and writes run through consecutive entries, not one cache line per bone. Out of
+ * memory, the entries stay where they are: the frames are as right, only slower. */
+static void order_scene_bones(tress_sim *sim, struct tress_chains *c) {
+  tress_id *order = calloc(c->nodes.count ? c->nodes.count : 1, sizeof *order);
+  if (!order) return;
+  for (uint32_t si = 0; si < c->slot_count; si++) {
+    const chain_slot *s = &c->slots[si];
+    if (!s->used || s->kind != TRESS_HANDLE_BONES) continue;
+    for (uint32_t k = 0; k < s->node_count; k++) order[s->global[k]] = s->ids[k];
+  }
+  uint32_t bones = 0; /* padding, parts and virtual tips hold null ids */
+  for (uint32_t i = 0; i < c->nodes.count; i++)
+    if (!tress_id_is_null(order[i])) order[bones++] = order[i];
+  tress__scene_order_bones(sim->scene, order, bones);
+  free(order);
+}
+
 static bool frame_begin(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
-  if (c->dirty && !tress__chains_rebuild(c)) return false;
+  if (c->dirty) {
+    if (!tress__chains_rebuild(c)) return false;
+    order_scene_bones(sim, c);
+  }
   chain_nodes *n = &c->nodes;
   if (n->count == 0 || c->level_count == 0) return false;
   choose_carry(c, f);

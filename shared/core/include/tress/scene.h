@@ -126,6 +126,8 @@ typedef struct tress_scene_def {
                                  others do not each carry a joint's 160 bytes */
   uint32_t part_capacity;     /* TRESS_KIND_PART instances among them (16): a part's mesh, asset id
                                  and sizes are kept apart the same way (64 bytes a part) */
+  uint32_t bone_capacity;     /* TRESS_KIND_BONE instances among them (64): a bone's animated
+                                 input and transform output are kept apart too (68 bytes a bone) */
 } tress_scene_def;
 
 tress_scene_def tress_default_scene_def(void);
