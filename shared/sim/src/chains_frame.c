@@ -30,8 +30,8 @@ static void refresh_entries(tress_sim *sim, struct tress_chains *c) {
 }
 
 /* Decides which chains of slots [lo, hi) run this frame: a substep mask per chain (LANE_STEP),
- * written only when a chain's activity changes (whether it is awake at all is its slot's act_last). Leaves
- * each slot's frame bits (slot_frame) for prepare's root checks, so the handle is read once per
+ * written only when a chain's activity changes (whether it is awake at all is its slot's
+ * act_last). Leaves each slot's frame bits (slot_frame) for prepare's root checks, so the handle is read once per
  * chain per frame, and returns how many of them step. Each slot writes only its own entries and
  * nodes (and its handle), so ranges of slots run on any workers. */
 static uint32_t activity_slots(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t lo, uint32_t hi) {
@@ -405,7 +405,8 @@ static void gust_slot(struct tress_chains *c, const chain_slot *s, double time) 
   double w = 6.283185307179586 * st->wind_frequency;
   for (uint32_t k = 0; k < s->node_count; k++) {
     double phase = w * (time - (double)s->depth[k] * TRESS_GUST_DELAY);
-    c->tile.wscale[s->global[k] - c->tile.base] = st->wind_scale * s->scale * (1.0f + st->wind_gust * (float)sin(phase));
+    float gust = 1.0f + st->wind_gust * (float)sin(phase);
+    c->tile.wscale[s->global[k] - c->tile.base] = st->wind_scale * s->scale * gust;
   }
 }
 

@@ -18,8 +18,11 @@
  * Tiles. A frame runs all of its phases on one tile before the next, so the tile's arrays stay
  * in cache from the scene read to the scene write. Values that only live during a frame
  * (animated locals, animated world rotations, written poses) sit in one tile-sized scratch
- * (TILE_FIELDS) rather than node-wide arrays: they never travel to memory. The scene is read
- * and written eight bone slots at a time (xform_lanes.h).
+ * (TILE_FIELDS) rather than node-wide arrays: they never travel to memory. So do a chain's
+ * constants (CHAIN_CONSTANTS), held once per chain in its slot's lanes and copied to its nodes at
+ * the start of each tile's frame (or read in place from level 0's). The scene is read and written
+ * eight bone entries at a time (xform_lanes.h), which the sim has the scene keep in its node
+ * order (order_scene_bones), so those reads and writes stream.
  *
  * Workers (chains_jobs.c). Tiles are independent inside a frame, so after the frame's serial
  * set-up they run as one task on the sim's jobs (tress/jobs.h), each worker in its own copy of
@@ -618,7 +621,8 @@ void tress__chain_tile_scratch_free(tile_scratch *w);
 float *const *tress__chain_fields(const chain_nodes *n, uint32_t *count); /* every float array */
 void tress__chain_nodes_free(chain_nodes *n);
 bool tress__chains_rebuild(struct tress_chains *c);                       /* false: out of memory */
-void tress__chain_fill_settings(struct tress_chains *c, chain_nodes *n, uint32_t si); /* its constants' lanes, per-node copies */
+/* slot si's constants' lanes and per-node copies */
+void tress__chain_fill_settings(struct tress_chains *c, chain_nodes *n, uint32_t si);
 tress_xform tress__chain_anchor(const tress_sim *sim, const chain_slot *s); /* what its roots hang from */
 bool tress__chain_per_slot_reserve(struct tress_chains *c, uint32_t cap); /* false: out of memory */
 /* Seven lanes (g[0..7)) of a tile's level 0 from the anchors `which` (ANCHOR_*): a copy where

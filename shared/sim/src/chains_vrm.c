@@ -277,7 +277,8 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
                                 w->radius + kat, hi - lo, &c->tile_lanes, TRESS_COLLIDER_PUSH_THEN_RESTORE);
     else if (collides)
       tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], len,
-                                     w->radius + kat, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_PUSH_THEN_RESTORE);
+                                     w->radius + kat, hi - lo, &c->lanes, c->node_slot + lo,
+                                     TRESS_COLLIDER_PUSH_THEN_RESTORE);
     if (limited && collides)
       tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], pa[0], pa[1], pa[2],
                          pa[3], n, lo, w->stepping + kat);
