@@ -136,6 +136,74 @@ static void test_bone_capacity(void **state) {
   tress_scene_destroy(every);
 }
 
+/* What one instance of the side-table churn has: its scale (x only: y and z are 1) and its live
+ * listeners; `heard` counts the events they were called with. */
+enum { SIDE_INSTANCES = 600, SIDE_LISTENERS = 4 };
+typedef struct side_model {
+  tress_id id;
+  float scale_x;
+  tress_connection listeners[SIDE_LISTENERS];
+  int live, heard;
+} side_model;
+
+static void count_heard(tress_scene *s, tress_id id, tress_event ev, void *user) {
+  (void)s, (void)id;
+  if (ev == TRESS_EVENT_DESTROYING) ((side_model *)user)->heard++;
+}
+
+/* The few instances with a scale or listeners keep them beside the instance array (one table,
+ * entries made and dropped as they come and go): random scales, resets to (1, 1, 1), connects and
+ * disconnects over many instances read back right throughout, and each destroyed instance calls
+ * exactly its live listeners. */
+static void test_scales_and_listeners_beside_the_slots(void **state) {
+  (void)state;
+  static side_model model[SIDE_INSTANCES];
+  memset(model, 0, sizeof model);
+  tress_scene *s = th_scene();
+  tress_id root = tress_scene_get_root(s);
+  for (int i = 0; i < SIDE_INSTANCES; i++) {
+    model[i].id = th_instance(s, i % 2 ? TRESS_KIND_BONE : TRESS_KIND_FOLDER, "I", root);
+    model[i].scale_x = 1.0f;
+  }
+  uint32_t rng = 12345u;
+  for (int step = 0; step < 20000; step++) {
+    rng = rng * 1664525u + 1013904223u;
+    side_model *m = &model[(rng >> 8) % SIDE_INSTANCES];
+    switch ((rng >> 24) % 4) {
+    case 0: { /* a scale, or back to none */
+      float x = (rng >> 20) % 3 ? 1.0f + (float)((rng >> 12) % 7) : 1.0f;
+      const float k[3] = {x, 1.0f, 1.0f};
+      assert_true(tress_instance_set_scale(s, m->id, k));
+      m->scale_x = x;
+      break;
+    }
+    case 1:
+    case 2: /* a listener more */
+      if (m->live == SIDE_LISTENERS) break;
+      m->listeners[m->live] = tress_instance_connect(s, m->id, count_heard, m);
+      assert_int_not_equal(m->listeners[m->live].index1, 0);
+      m->live++;
+      break;
+    default: /* the oldest goes */
+      if (m->live == 0) break;
+      tress_connection_disconnect(s, m->listeners[0]);
+      memmove(m->listeners, m->listeners + 1, (size_t)(m->live - 1) * sizeof *m->listeners);
+      m->live--;
+      break;
+    }
+    const side_model *check = &model[(rng >> 4) % SIDE_INSTANCES];
+    float got[3];
+    tress_instance_get_scale(s, check->id, got);
+    assert_float_equal(got[0], check->scale_x, 0.0f);
+    assert_float_equal(got[1], 1.0f, 0.0f);
+  }
+  for (int i = 0; i < SIDE_INSTANCES; i++) {
+    tress_instance_destroy(s, model[i].id);
+    assert_int_equal(model[i].heard, model[i].live);
+  }
+  tress_scene_destroy(s);
+}
+
 /* The joint solve order grows with the joint pool, not on the first solve after joints were added:
  * a scene that grew to 200 joints solves them, the first time included, without the heap. */
 static void test_first_joint_solve_allocates_nothing(void **state) {
@@ -230,7 +298,7 @@ static void test_joint_pool_reuses_places(void **state) {
 
 /* A part's cold fields (mesh, size, mesh size, asset id) live in a part pool, so a bone's slot is
  * the instance's hot part alone: 4096 instances (a part and bones filling the slots exactly) hold
- * under 180 bytes each, where one slot plus its two bone xforms used to take 240. The pool's
+ * under 164 bytes each, where one slot plus its two bone xforms used to take 240. The pool's
  * entries survive slot growth and the destruction of other parts, a reused entry starts clean,
  * and churn reuses entries instead of growing the pool. */
 static void test_part_pool_keeps_bones_small(void **state) {
@@ -258,9 +326,9 @@ static void test_part_pool_keeps_bones_small(void **state) {
     assert_false(tress_id_is_null(th_instance(s, TRESS_KIND_BONE, "Hair", parts[0])));
   assert_int_equal(tress_scene_get_instance_count(s), 4096);
   size_t bytes = tress_scene_get_memory_bytes(s);
-  /* a slot: 96 bytes and the walk's scratch 4; a bone's entry: its two xforms 64 and its owner 4 */
-  assert_true(bytes < 180u * 4096u);
-  assert_true(bytes > 164u * 4096u); /* the slots and bone entries are counted */
+  /* a slot: 80 bytes and the walk's scratch 4; a bone's entry: its two xforms 64 and its owner 4 */
+  assert_true(bytes < 164u * 4096u);
+  assert_true(bytes > 148u * 4096u); /* the slots and bone entries are counted */
   /* every other part goes; the rest keep their fields through the growth and the frees */
   for (int k = 0; k < PARTS; k += 2) tress_instance_destroy(s, parts[k]);
   for (int round = 0; round < 40; round++) {
@@ -691,6 +759,7 @@ int main(void) {
       cmocka_unit_test(test_instance_def), cmocka_unit_test(test_scene_def_capacities),
       cmocka_unit_test(test_part_capacity),
       cmocka_unit_test(test_bone_capacity),
+      cmocka_unit_test(test_scales_and_listeners_beside_the_slots),
       cmocka_unit_test(test_first_joint_solve_allocates_nothing),
       cmocka_unit_test(test_long_and_short_texts), cmocka_unit_test(test_joint_pool_reuses_places),
       cmocka_unit_test(test_part_pool_keeps_bones_small),

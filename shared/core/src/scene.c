@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "scene_slots.h"
+#include "scene_side.h"
 #include "scene_text.h"
 #include "tress/mesh.h"
 
@@ -53,13 +54,12 @@ typedef struct instance {
   } u;
   uint32_t generation;
   uint32_t parent, first_child, last_child, next_sibling, prev_sibling; /* one-based slots */
-  uint32_t first_listener;                                               /* one-based */
   uint32_t pool; /* a part's entry in the part pool, a joint's in the joint pool (one-based), a
                    bone's in the bone arrays (never 0: entry 0 is the root's) */
-  float scale[3]; /* its own scale: it scales the local offsets of everything below it */
   scene_text name; /* in place up to 15 bytes, else on the heap (scene_text.h) */
   bool alive;
   bool simulated; /* a bone's: outside the union, which stays one cframe wide */
+  bool side;      /* it has an entry in the side table: a scale or listeners (scene_side.h) */
   uint8_t kind;   /* tress_kind */
 } instance;
 
@@ -101,6 +101,7 @@ struct tress_scene {
   scene_joint *joints;    /* the joint pool */
   uint32_t joint_count, joint_cap;
   uint32_t joint_free;    /* one-based chain through next_free */
+  scene_side side;        /* scales and listener heads of the few instances with one */
   scene_part *parts;      /* the part pool */
   uint32_t part_count, part_cap;
   uint32_t part_free;     /* one-based chain through next_free */
@@ -112,7 +113,7 @@ size_t tress_scene_get_memory_bytes(const tress_scene *s) {
          (size_t)s->bone_cap * (2 * sizeof(tress_xform) + sizeof(uint32_t)) +
          (size_t)s->listener_cap * sizeof(listener) + (size_t)s->scratch_cap * sizeof(uint32_t) + s->cold_bytes +
          (size_t)s->joint_cap * sizeof(scene_joint) + (size_t)s->part_cap * sizeof(scene_part) +
-         (size_t)s->joint_order_cap * sizeof *s->joint_order;
+         (size_t)s->joint_order_cap * sizeof *s->joint_order + scene_side_bytes(&s->side);
 }
 
 #define JOINT_OF(s, in) (&(s)->joints[(in)->pool - 1])
@@ -133,6 +134,32 @@ static instance *slot_kind(const tress_scene *s, tress_id id, tress_kind kind) {
 static tress_id id_of(const tress_scene *s, uint32_t index1) {
   if (index1 == 0) return (tress_id){0};
   return (tress_id){index1, s->slots[index1 - 1].generation, s->owner};
+}
+
+/* Slot i's own scale, (1, 1, 1) without a side entry. */
+static const float *own_scale(const tress_scene *s, uint32_t i) {
+  static const float unit[3] = {1.0f, 1.0f, 1.0f};
+  return s->slots[i - 1].side ? scene_side_find(&s->side, i)->scale : unit;
+}
+
+/* Slot i's first listener (one-based, 0: none). */
+static uint32_t first_listener(const tress_scene *s, uint32_t i) {
+  return s->slots[i - 1].side ? scene_side_find(&s->side, i)->first_listener : 0;
+}
+
+/* Slot i's side entry, made when it has none; NULL when memory runs out. */
+static scene_side_entry *side_entry(tress_scene *s, uint32_t i) {
+  scene_side_entry *e = scene_side_add(&s->side, i);
+  if (e) s->slots[i - 1].side = true;
+  return e;
+}
+
+/* Drops slot i's side entry once it holds only defaults. */
+static void side_tidy(tress_scene *s, uint32_t i) {
+  scene_side_entry *e = s->slots[i - 1].side ? scene_side_find(&s->side, i) : NULL;
+  if (!e || e->first_listener || e->scale[0] != 1.0f || e->scale[1] != 1.0f || e->scale[2] != 1.0f) return;
+  scene_side_remove(&s->side, i);
+  s->slots[i - 1].side = false;
 }
 
 static void copy_name(char *dst, const char *src) {
@@ -223,7 +250,7 @@ static bool slots_grow(tress_scene *s, uint32_t cap) {
 }
 
 /* One cframe-wide union: a part's cold fields and a joint's data live in pools. */
-_Static_assert(sizeof(instance) <= 96, "an instance's hot part stays small (cold data lives apart)");
+_Static_assert(sizeof(instance) <= 80, "an instance's hot part stays small (cold data lives apart)");
 
 static bool joints_grow(tress_scene *s, uint32_t cap);
 static bool parts_grow(tress_scene *s, uint32_t cap);
@@ -271,7 +298,7 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   bool sized = slots_grow(s, instances) &&
                (!def->joint_capacity || joints_grow(s, def->joint_capacity)) &&
                (!def->part_capacity || parts_grow(s, def->part_capacity)) &&
-               bones_grow(s, def->bone_capacity + 1) &&
+               bones_grow(s, def->bone_capacity + 1) && scene_side_reserve(&s->side, def->listener_capacity) &&
                (!def->listener_capacity || listeners_grow(s, def->listener_capacity));
   uint32_t root = sized ? slot_alloc(s) : 0;
   if (!root) {
@@ -286,7 +313,6 @@ tress_scene *tress_scene_create(const tress_scene_def *def) {
   s->bone_animated[0] = s->bone_transform[0] = tress_xform_identity(); /* tress__bone_slot_arrays */
   s->bone_owner[0] = 0;
   s->bone_count = 1;
-  in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
   set_text(s, &in->name, "Scene", TRESS_NAME_MAX);
   s->live_count = 1;
   return s;
@@ -430,7 +456,6 @@ tress_result tress_scene_create_instance(tress_scene *s, const tress_instance_de
   in->generation = gen ? gen : 1;
   in->alive = true;
   in->kind = def->kind;
-  in->scale[0] = in->scale[1] = in->scale[2] = 1.0f;
   set_text(s, &in->name, def->name, TRESS_NAME_MAX);
   init_kind(s, i, def, pool);
   s->live_count++;
@@ -551,7 +576,7 @@ static void fire(tress_scene *s, tress_id id, tress_event ev) {
   instance *in = slot_get(s, id);
   if (!in) return;
   tress_connection rest = {0}; /* out of memory: the first listener past the snapshot */
-  for (uint32_t l = in->first_listener; l; l = s->listeners[l - 1].next) {
+  for (uint32_t l = first_listener(s, id.index1); l; l = s->listeners[l - 1].next) {
     if (n == cap) {
       tress_connection *bigger = malloc(2 * cap * sizeof *bigger);
       if (!bigger) {
@@ -586,7 +611,7 @@ static void fire(tress_scene *s, tress_id id, tress_event ev) {
 
 static void free_slot(tress_scene *s, uint32_t i) {
   instance *in = &s->slots[i - 1];
-  for (uint32_t l = in->first_listener; l;) {
+  for (uint32_t l = first_listener(s, i); l;) {
     listener *li = &s->listeners[l - 1];
     uint32_t next = li->next;
     li->alive = false;
@@ -599,7 +624,8 @@ static void free_slot(tress_scene *s, uint32_t i) {
   in->alive = false;
   in->generation++;
   s->layout_epoch++; /* a cached pointer to this slot may now reach a reused instance */
-  in->first_listener = 0;
+  scene_side_remove(&s->side, i); /* its scale and listeners go with it */
+  in->side = false;
   in->first_child = in->last_child = in->parent = in->prev_sibling = 0;
   in->next_sibling = s->free_head;
   s->free_head = i;
@@ -661,25 +687,27 @@ tress_result tress_instance_visit_descendants(tress_scene *s, tress_id id, tress
 
 tress_connection tress_instance_connect(tress_scene *s, tress_id id, tress_listener_fn fn, void *user) {
   instance *in = slot_get(s, id);
-  if (!in || !fn) return (tress_connection){0};
+  if (!in || !fn || !side_entry(s, id.index1)) return (tress_connection){0};
   uint32_t l = s->listener_free;
   if (l) {
     s->listener_free = s->listeners[l - 1].next;
   } else {
-    if (s->listener_count == s->listener_cap && !listeners_grow(s, s->listener_cap ? s->listener_cap * 2 : 64))
+    if (s->listener_count == s->listener_cap && !listeners_grow(s, s->listener_cap ? s->listener_cap * 2 : 64)) {
+      side_tidy(s, id.index1);
       return (tress_connection){0};
+    }
     l = ++s->listener_count;
     s->listeners[l - 1].generation = 0;
   }
-  in = &s->slots[id.index1 - 1];
+  scene_side_entry *e = scene_side_find(&s->side, id.index1);
   listener *li = &s->listeners[l - 1];
   li->alive = true;
   li->generation++;
   li->instance = id.index1;
   li->fn = fn;
   li->user = user;
-  li->next = in->first_listener;
-  in->first_listener = l;
+  li->next = e->first_listener;
+  e->first_listener = l;
   return (tress_connection){l, li->generation, s->owner};
 }
 
@@ -687,10 +715,11 @@ void tress_connection_disconnect(tress_scene *s, tress_connection c) {
   if (!s || c.index1 == 0 || c.index1 > s->listener_count || c.owner != s->owner) return;
   listener *li = &s->listeners[c.index1 - 1];
   if (!li->alive || li->generation != c.generation) return;
-  instance *in = &s->slots[li->instance - 1];
-  uint32_t *link = &in->first_listener;
+  scene_side_entry *e = scene_side_find(&s->side, li->instance); /* a live listener's instance has one */
+  uint32_t *link = &e->first_listener;
   while (*link && *link != c.index1) link = &s->listeners[*link - 1].next;
   if (*link) *link = li->next;
+  side_tidy(s, li->instance);
   li->alive = false;
   li->generation++;
   li->next = s->listener_free;
@@ -712,6 +741,7 @@ void tress_scene_destroy(tress_scene *s) {
   free(s->joint_order);
   free(s->joints);
   free(s->parts);
+  scene_side_free(&s->side);
   free(s);
 }
 
@@ -885,7 +915,7 @@ enum bone_slot { SLOT_REST, SLOT_TRANSFORM, SLOT_ANIMATED };
 static void composed_scale(const tress_scene *s, uint32_t i, float out[3]) {
   out[0] = out[1] = out[2] = 1.0f;
   for (uint32_t cur = i, n = 0; cur && n < 4096; cur = s->slots[cur - 1].parent, n++)
-    for (int k = 0; k < 3; k++) out[k] *= s->slots[cur - 1].scale[k];
+    for (int k = 0; k < 3; k++) out[k] *= own_scale(s, cur)[k];
 }
 
 /* parent * local, the local translation in the parent's scaled space (scale per axis). */
@@ -929,7 +959,7 @@ static tress_xform world_of(const tress_scene *s, uint32_t i, enum bone_slot whi
     default: break;
     }
     if (k == n - 1) composed_scale(s, chain[k], scale); /* the top instance and its ancestors */
-    else for (int a = 0; a < 3; a++) scale[a] *= in->scale[a];
+    else for (int a = 0; a < 3; a++) scale[a] *= own_scale(s, chain[k])[a];
   }
   return w;
 }
@@ -939,14 +969,18 @@ bool tress_instance_set_scale(tress_scene *s, tress_id id, const float scale[3])
   if (!in || !scale) return false;
   for (int k = 0; k < 3; k++)
     if (!(isfinite(scale[k]) && scale[k] > 0.0f)) return false;
-  memcpy(in->scale, scale, sizeof in->scale);
+  bool unit = scale[0] == 1.0f && scale[1] == 1.0f && scale[2] == 1.0f;
+  scene_side_entry *e = unit && !in->side ? NULL : side_entry(s, id.index1);
+  if (!unit && !e) return false; /* out of memory: the scale stays as it was */
+  if (e) memcpy(e->scale, scale, sizeof e->scale);
+  side_tidy(s, id.index1);
   s->scale_epoch++;
   return true;
 }
 
 void tress_instance_get_scale(const tress_scene *s, tress_id id, float out[3]) {
   instance *in = slot_get(s, id);
-  for (int k = 0; k < 3; k++) out[k] = in ? in->scale[k] : 1.0f;
+  for (int k = 0; k < 3; k++) out[k] = in ? own_scale(s, id.index1)[k] : 1.0f;
 }
 
 bool tress_instance_get_world_scale(const tress_scene *s, tress_id id, float out[3]) {
@@ -955,7 +989,7 @@ bool tress_instance_get_world_scale(const tress_scene *s, tress_id id, float out
   composed_scale(s, id.index1, out);
   bool uniform = true;
   for (uint32_t cur = id.index1, n = 0; cur && n < 4096; cur = s->slots[cur - 1].parent, n++) {
-    const float *k = s->slots[cur - 1].scale;
+    const float *k = own_scale(s, cur);
     uniform = uniform && tress_scale_is_uniform(k);
   }
   return uniform;
