@@ -651,9 +651,6 @@ void tress__chain_fill_settings(struct tress_chains *c, chain_nodes *n, uint32_t
                                                                                                      : NULL;
     const float *dir = j ? j->gravity_dir : st->gravity_dir;
     float power = (j ? j->gravity_scale : st->gravity_scale) * k_scale;
-    float r[3];
-    slot_rest_offset(n, s, k, r);
-    n->rest_len[i] = p < 0 ? 0.0f : sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) * k_scale;
     if (n->jt_damping) {
       n->jt_damping[i] = j ? j->damping : st->damping;
       n->jt_stiffness[i] = (j ? j->stiffness : st->stiffness) * (vrm ? k_scale : 1.0f);

@@ -501,13 +501,22 @@ HOT_LOOP static void gather_lane(uint32_t count, const uint32_t *restrict slot, 
   for (uint32_t j = 0; j < count; j++) out[j] = lane[slot[j]];
 }
 
+/* out[j] = |cframe position| x scale over one level run: its nodes' link lengths (the same
+ * operations the bind-time length took, so the same bits). */
+HOT_LOOP static void link_lengths(uint32_t count, const float *restrict x, const float *restrict y,
+                                  const float *restrict z, const float *restrict sc, float *restrict out) {
+  count &= ~(LEVEL_LANES - 1);
+  for (uint32_t j = 0; j < count; j++) out[j] = sqrtf(x[j] * x[j] + y[j] * y[j] + z[j] * z[j]) * sc[j];
+}
+
 /* The tile's CHAIN_CONSTANTS into its scratch, level by level: level 0 from the slots' lanes
  * (straight, when its roots are one per slot in slot order), an aligned level as a copy of level
  * 0's (position j is the same chain), any other through its nodes' slots; padding 0. A level that
  * reads level 0's in place (constants_at) takes none. With joint settings anywhere in the batch,
  * the first JOINT_CONSTANTS come from the nodes' jt_* copies, and every level holds its own:
- * so it does in a tile with a gusty chain (its wind scale differs by depth). Sets the tile's
- * TILE_OWN_CONSTANTS (the tile's flags are otherwise set at the end of its prepare). */
+ * so it does in a tile with a gusty chain (its wind scale differs by depth). Then every level's
+ * link lengths (rest_len; roots, level 0, have none). Sets the tile's TILE_OWN_CONSTANTS (the
+ * tile's flags are otherwise set at the end of its prepare). */
 static void chain_constants_tile(struct tress_chains *c, uint32_t t) {
   const chain_nodes *n = &c->nodes;
   tile_scratch *w = &c->tile;
@@ -522,8 +531,8 @@ static void chain_constants_tile(struct tress_chains *c, uint32_t t) {
   for (uint32_t l = 0; l < c->level_count; l++) {
     size_t tl = TILE_LEVEL(c, t, l);
     uint32_t lo = TILE_LO(c, t, l), fill = TILE_FILL(c, t, l), hi = TILE_HI(c, t, l), at = lo - w->base;
-    if (constants_at(c, tl, lo) != at) continue; /* reads level 0's */
-    for (uint32_t k = 0; k < sizeof dst / sizeof dst[0]; k++) {
+    uint32_t kat = constants_at(c, tl, lo);
+    for (uint32_t k = 0; kat == at && k < sizeof dst / sizeof dst[0]; k++) {
       float *out = dst[k] + at;
       if (k < JOINT_CONSTANTS && joint[0]) {
         memcpy(out, joint[k] + lo, (size_t)(hi - lo) * sizeof(float)); /* padding holds 0 there too */
@@ -535,6 +544,8 @@ static void chain_constants_tile(struct tress_chains *c, uint32_t t) {
       else gather_lane(fill - lo, c->node_slot + lo, lane, out);
       memset(out + (fill - lo), 0, (size_t)(hi - fill) * sizeof(float));
     }
+    if (l == 0) memset(w->rest_len + at, 0, (size_t)(hi - lo) * sizeof(float));
+    else link_lengths(hi - lo, n->cf_px + lo, n->cf_py + lo, n->cf_pz + lo, w->sc + kat, w->rest_len + at);
   }
 }
 
@@ -649,16 +660,16 @@ static void substep_tile(struct tress_chains *c, const tress_frame *f, float alp
     uint32_t at = lo - w->base, kat = constants_at(c, tl, lo);
     substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, w->aw_px + at,
                   w->aw_py + at, w->aw_pz + at, n->pa_px + lo, n->pa_py + lo, n->pa_pz + lo, w->damping + kat,
-                  w->stiffness + kat, w->gscale + kat, w->wscale + kat, n->rest_len + lo, w->stepping + kat, par[0],
+                  w->stiffness + kat, w->gscale + kat, w->wscale + kat, w->rest_len + at, w->stepping + kat, par[0],
                   par[1], par[2], &k);
     /* the limits after the inertia and link, and again after the colliders (the draft's order) */
     if (limited) tress__limit_pose_level(c, tl, lo, hi, par);
     /* then out of the chain's colliders, the link kept (parents are final: previous level) */
     if (collides && c->aligned[TILE_LEVEL(c, t, l)])
-      tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+      tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], w->rest_len + at,
                                 w->radius + kat, hi - lo, &c->tile_lanes, TRESS_COLLIDER_KEEP_LINK);
     else if (collides)
-      tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], n->rest_len + lo,
+      tress__collider_push_level_sets(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], w->rest_len + at,
                                      w->radius + kat, hi - lo, &c->lanes, c->node_slot + lo, TRESS_COLLIDER_KEEP_LINK);
     if (limited && collides) tress__limit_pose_level(c, tl, lo, hi, par);
   }

@@ -117,7 +117,6 @@
   X(cf_px) X(cf_py) X(cf_pz) X(cf_qx) X(cf_qy) X(cf_qz) X(cf_qw)  /* rest local (bone cframe) */  \
   X(pa_px) X(pa_py) X(pa_pz)      /* animated world, last frame (this frame's once its tile ran) */ \
   X(px) X(py) X(pz) X(ox) X(oy) X(oz)                             /* verlet state */              \
-  X(rest_len)                                                      /* link length (scaled) */      \
   X(ax_x) X(ax_y) X(ax_z)                 /* VRM: unit rest offset from the parent (bone axis) */ \
   X(vg_x) X(vg_y) X(vg_z)                 /* VRM: gravity, direction x power (units/s) */ \
   X(jt_damping) X(jt_stiffness) X(jt_gscale) X(jt_radius) /* joints: the CHAIN_CONSTANTS a joint may set */ \
@@ -134,6 +133,7 @@
   X(bl_x) X(bl_y) X(bl_z)                 /* display positions: carried and/or blended */      \
   X(cr_qx) X(cr_qy) X(cr_qz) X(cr_qw)     /* carry: rotation since the last substep */          \
   X(cr_x) X(cr_y) X(cr_z)                 /* carry: then translation (display = R p + t) */ \
+  X(rest_len)                 /* link length: |cframe position| x the chain's scale (roots: 0) */ \
   CHAIN_CONSTANTS(X)
 
 /* A node's values that are its chain's (per-slot lanes LANE_DAMPING..), copied into the tile
@@ -660,7 +660,7 @@ joint_limit tress__limit_of(const tress_joint_limit *in);
 void tress__limit_fill_node(chain_nodes *n, uint32_t i, const joint_limit *l);
 void tress__limit_level(uint32_t count, float *px, float *py, float *pz, const float *qx, const float *qy,
                         const float *qz, const float *fqx, const float *fqy, const float *fqz, const float *fqw,
-                        const chain_nodes *n, uint32_t lo, const float *stepping);
+                        const chain_nodes *n, uint32_t lo, const float *rest_len, const float *stepping);
 void tress__limit_pose_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi, const float *const *par);
 
 #endif

@@ -427,11 +427,11 @@ bool tress__chains_rebuild(struct tress_chains *c) {
         fresh.cf_qx[i] = r->q[0]; fresh.cf_qy[i] = r->q[1]; fresh.cf_qz[i] = r->q[2]; fresh.cf_qw[i] = r->q[3];
       }
       float r[3] = {fresh.cf_px[i], fresh.cf_py[i], fresh.cf_pz[i]};
-      fresh.rest_len[i] = s->local_parent[k] < 0 ? 0.0f : sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+      float len = s->local_parent[k] < 0 ? 0.0f : sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
       fresh.parent[i] = s->local_parent[k] < 0 ? -1 : (int32_t)s->global[s->local_parent[k]];
       fresh.first_child[i] = -1;
       /* the VRM bone axis: the unit rest offset from the parent (none for a zero offset) */
-      float inv = fresh.rest_len[i] > 1e-12f ? 1.0f / fresh.rest_len[i] : 0.0f;
+      float inv = len > 1e-12f ? 1.0f / len : 0.0f;
       if (fresh.ax_x) {
         fresh.ax_x[i] = r[0] * inv; fresh.ax_y[i] = r[1] * inv; fresh.ax_z[i] = r[2] * inv;
       }

@@ -125,10 +125,9 @@ HOT_LOOP static void limit_kernel(uint32_t count, float *restrict px, float *res
 
 void tress__limit_level(uint32_t count, float *px, float *py, float *pz, const float *qx, const float *qy,
                         const float *qz, const float *fqx, const float *fqy, const float *fqz, const float *fqw,
-                        const chain_nodes *n, uint32_t lo, const float *stepping) {
+                        const chain_nodes *n, uint32_t lo, const float *rest_len, const float *stepping) {
   limit_kernel(count, px, py, pz, qx, qy, qz, fqx, fqy, fqz, fqw, n->lm_qx + lo, n->lm_qy + lo, n->lm_qz + lo,
-               n->lm_qw + lo, n->lm_kind + lo, n->lm_cos + lo, n->lm_sin + lo, n->lm_sy + lo, n->rest_len + lo,
-               stepping);
+               n->lm_qw + lo, n->lm_kind + lo, n->lm_cos + lo, n->lm_sin + lo, n->lm_sy + lo, rest_len, stepping);
 }
 
 /* The pose model has no solved parent rotation during the substeps; the one its output will
@@ -162,5 +161,5 @@ void tress__limit_pose_level(struct tress_chains *c, size_t tl, uint32_t lo, uin
     fx[j] = q[0]; fy[j] = q[1]; fz[j] = q[2]; fw[j] = q[3];
   }
   tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], fx, fy, fz, fw, n, lo,
-                     c->tile.stepping + constants_at(c, tl, lo));
+                     w->rest_len + (lo - w->base), w->stepping + constants_at(c, tl, lo));
 }

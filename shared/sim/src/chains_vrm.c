@@ -258,10 +258,10 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
     const float *par[3], *pa[4];
     level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, heads ? head : pos, heads ? w->base : 0, 3, par, 0);
     level_view(c, lo, hi, c->parent_shift[tl], false, n->parent, rot, w->base, 4, pa, 3);
-    const float *len = n->rest_len + lo;
+    const float *len = w->rest_len + at;
     if (heads) {
       measure_level(hi - lo, par[0], par[1], par[2], w->sl_x + at, w->sl_y + at, w->sl_z + at, w->sl_m + at,
-                    n->rest_len + lo, w->ln + at);
+                    w->rest_len + at, w->ln + at);
       len = w->ln + at;
     }
     substep_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, n->ox + lo, n->oy + lo, n->oz + lo, par[0], par[1],
@@ -271,7 +271,7 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
     /* the limits in the parents' frames A, after the inertia and again after the colliders */
     if (limited)
       tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], pa[0], pa[1], pa[2],
-                         pa[3], n, lo, w->stepping + kat);
+                         pa[3], n, lo, w->rest_len + at, w->stepping + kat);
     if (collides && c->aligned[tl])
       tress__collider_push_level(n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], len,
                                 w->radius + kat, hi - lo, &c->tile_lanes, TRESS_COLLIDER_PUSH_THEN_RESTORE);
@@ -281,9 +281,9 @@ void tress__vrm_substep_tile(struct tress_chains *c, const tress_frame *f, float
                                      TRESS_COLLIDER_PUSH_THEN_RESTORE);
     if (limited && collides)
       tress__limit_level(hi - lo, n->px + lo, n->py + lo, n->pz + lo, par[0], par[1], par[2], pa[0], pa[1], pa[2],
-                         pa[3], n, lo, w->stepping + kat);
+                         pa[3], n, lo, w->rest_len + at, w->stepping + kat);
     if (heads)
-      heads_level(hi - lo, par[0], par[1], par[2], n->px + lo, n->py + lo, n->pz + lo, n->rest_len + lo, len,
+      heads_level(hi - lo, par[0], par[1], par[2], n->px + lo, n->py + lo, n->pz + lo, w->rest_len + at, len,
                   w->hd_x + at, w->hd_y + at, w->hd_z + at);
     if (l + 1 == c->level_count) break; /* no level below reads this one's A */
     /* the parent's aim: its first child, which in a linear chain is the node itself (whose rest
