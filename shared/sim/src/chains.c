@@ -42,6 +42,7 @@ void tress__chains_destroy(struct tress_chains *c) {
   tress__collider_lanes_free(&c->lanes);
   tress__collider_lanes_free(&c->tile_lanes);
   free(c->tile_flags);
+  free(c->tile_stepping);
   tress__chain_nodes_free(&c->nodes);
   tress__chains_free_workers(c);
   tress__chain_tile_scratch_free(&c->tile);

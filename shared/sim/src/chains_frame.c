@@ -84,9 +84,14 @@ static void activity_range(uint32_t start, uint32_t end, uint32_t worker, void *
 }
 
 /* Every chain's activity this frame, on the sim's workers, and the count of chains that step
- * (stepping_chains); first re-fetches the nodes' scene entries when the scene's layout moved. */
+ * (stepping_chains): its own pass before the tiles when the collider lanes, gathered between the
+ * two, need it; else each tile decides its own chains' first thing (activity_in_tiles), which
+ * saves the frame a hand-off to the workers and a second walk over the slots. First re-fetches
+ * the nodes' scene entries when the scene's layout moved. */
 static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
   if (!c->ptr_valid || c->ptr_epoch != tress__scene_layout_epoch(sim->scene)) refresh_entries(sim, c);
+  c->activity_in_tiles = c->collider_chains == 0;
+  if (c->activity_in_tiles) return;
   activity_job job = {sim, c, f, 0};
   tress__jobs_run(&sim->def.jobs, activity_range, c->slot_count, 1024, &job);
   c->stepping_chains = atomic_load(&job.stepping);
@@ -1009,6 +1014,7 @@ static void keep_animated(struct tress_chains *c, uint32_t t) {
 
 void tress__chains_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t, double *ms) {
   double t0 = ms ? tress__clock_ms() : 0.0;
+  if (c->activity_in_tiles) c->tile_stepping[t] = activity_slots(sim, c, f, c->tile_slot[t], c->tile_slot[t + 1]);
   prepare_tile(sim, c, f, t);
   double t1 = ms ? tress__clock_ms() : 0.0;
   bool vrm = c->tile_kind[t] & TILE_KIND_VRM;
@@ -1034,6 +1040,10 @@ static void run_frame(tress_sim *sim, const tress_frame *f, tress_sim_profile *p
   struct tress_chains *c = sim->chains;
   if (!frame_begin(sim, c, f)) return;
   tress__chains_run_tiles(sim, c, f, profile);
+  if (c->activity_in_tiles) {
+    c->stepping_chains = 0;
+    for (uint32_t t = 0; t < c->tile_count; t++) c->stepping_chains += c->tile_stepping[t];
+  }
   /* handle-steps: every awake, enabled chain counts once per substep */
   tress__count_simulated(sim, c->stepping_chains * (uint32_t)f->substeps);
 }

@@ -441,6 +441,8 @@ struct tress_chains {
   uint32_t worker_count;
   double (*worker_ms)[3]; /* per worker, this frame: the profile's prepare, substep, output sums */
   uint32_t stepping_chains; /* this frame: awake, enabled chains (each counts once per substep) */
+  bool activity_in_tiles;   /* this frame: each tile decides its own chains' activity first */
+  uint32_t *tile_stepping;  /* per tile, then: its stepping chains (summed after the tiles) */
 };
 
 

@@ -305,8 +305,10 @@ static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_
   uint32_t *tile_end = malloc((tiles + 1) * sizeof *tile_end);
   uint32_t *lo = malloc(tl * sizeof *lo), *fill = calloc(tl, sizeof *fill), *hi = malloc(tl * sizeof *hi);
   uint8_t *flags = calloc(tiles + 1, 1), *tile_kind = calloc(tiles + 1, 1);
-  if (!tile_slot || !tile_end || !lo || !fill || !hi || !flags || !tile_kind) {
-    free(tile_slot); free(tile_end); free(lo); free(fill); free(hi); free(flags); free(tile_kind); free(run_left);
+  uint32_t *stepping = calloc(tiles + 1, sizeof *stepping);
+  if (!tile_slot || !tile_end || !lo || !fill || !hi || !flags || !tile_kind || !stepping) {
+    free(tile_slot); free(tile_end); free(lo); free(fill); free(hi); free(flags); free(tile_kind); free(stepping);
+    free(run_left);
     return false;
   }
   uint32_t t = 0;
@@ -345,6 +347,8 @@ static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_
   free(c->tile_slot); free(c->tile_end); free(c->tile_lo); free(c->tile_fill); free(c->tile_hi);
   free(c->tile_flags);
   free(c->tile_kind);
+  free(c->tile_stepping);
+  c->tile_stepping = stepping;
   c->tile_kind = tile_kind;
   c->tile_slot = tile_slot;
   c->tile_end = tile_end;
@@ -512,7 +516,7 @@ size_t tress__chains_memory_bytes(const struct tress_chains *c) {
   total += (size_t)c->ptr_cap * (sizeof *c->node_slot + sizeof *c->bone_slot);
   if (c->tile_slot) {
     size_t tiles = c->tile_count, tile_levels = tiles * c->level_count;
-    total += (tiles + 1) * (2 * sizeof(uint32_t) + 3);  /* tile_slot, tile_end, tile_flags, tile_kind, roots_dense */
+    total += (tiles + 1) * (3 * sizeof(uint32_t) + 3);  /* tile_slot, tile_end, tile_stepping, tile_flags, tile_kind, roots_dense */
     total += tile_levels * 3 * sizeof(uint32_t);        /* tile_lo, tile_fill, tile_hi */
     total += (tile_levels + 1) * (2 * sizeof(int64_t) + 3); /* the shifts, sibling_self, aligned, still */
   }
