@@ -4,6 +4,7 @@
  * definitions (fixed_hz, max_substeps, units_per_stud, NaN gravity/wind) are clamped. */
 #include "support/sim_fixture.h"
 #include "support/scene_build.h"
+#include "tress/debug_draw.h"
 
 
 static void test_bad_dt_is_rejected_and_changes_nothing(void **state) {
@@ -230,6 +231,49 @@ static void test_overflow_never_reaches_a_bone(void **state) {
   tress_scene_destroy(scene);
 }
 
+/* A VRM chain that overflows (an absurd stiffness times its part's scale: inf, then NaN in the
+ * length) falls back to its animated pose where that pose is now. Its output writes rotations
+ * only, and a non-finite aim must not pass for a zero one (which turns nothing and would leave the
+ * chain NaN for good); its tile composes the animated world below the roots only when something
+ * reads it, and the recovery does. So the simulated links the debug draw shows lie on the
+ * animated bones, though the head moved 0.8 units since the chain last snapped (at its bind). */
+static void test_vrm_overflow_recovers_where_the_animation_is(void **state) {
+  (void)state;
+  tress_scene *scene = th_scene();
+  fix_chain c = fix_chain_make(scene, 0, 5, 0, 4, 0.05f);
+  const float ten[3] = {10.0f, 10.0f, 10.0f};
+  assert_true(tress_instance_set_scale(scene, c.part, ten));
+  tress_sim *sim = fix_sim(scene, 10, 1000.0f);
+  tress_chain_settings s = tress_default_chain_settings();
+  s.model = TRESS_SPRING_VRM;
+  tress_handle_id h;
+  assert_int_equal(tress_sim_bind(sim, c.part, &s, &h), TRESS_OK);
+  for (int f = 0; f <= 40; f++) {
+    tress_part_set_cframe(scene, c.part, tress_xform_from_pos(0.02f * (float)f, 5, 0));
+    fix_run(sim, 1.0 / 60.0, 1);
+  }
+  s.stiffness = 3e38f; /* x the scale of 10: inf */
+  assert_int_equal(tress_handle_set_chain_settings(sim, h, &s), TRESS_OK);
+  fix_run(sim, 1.0 / 60.0, 1);
+  fix_assert_finite(scene, &c);
+  tress_debug_shape shapes[64];
+  uint32_t count = 0;
+  tress_debug_draw_opts o = tress_default_debug_draw_opts();
+  assert_int_equal(tress_sim_debug_draw(sim, &o, shapes, 64, &count), TRESS_OK);
+  assert_true(count <= 64);
+  int links = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (shapes[i].role != TRESS_DEBUG_BONE_SIMULATED) continue;
+    tress_xform animated = tress_bone_get_world_animated(scene, shapes[i].instance);
+    float d[3] = {shapes[i].b[0] - animated.p[0], shapes[i].b[1] - animated.p[1], shapes[i].b[2] - animated.p[2]};
+    assert_true(sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) < 1e-3f);
+    links++;
+  }
+  assert_int_equal(links, 3);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
 /* A gravity direction (the VRM model's) is only a direction: one too long to square (|v| >
  * 1.8e19) still gives it, and the chain hangs as it does with the same direction at length 1. */
 static void test_huge_gravity_direction_keeps_its_direction(void **state) {
@@ -340,6 +384,7 @@ int main(void) {
       cmocka_unit_test(test_destroyed_root_destroys_the_handle),
       cmocka_unit_test(test_out_of_range_settings_are_clamped),
       cmocka_unit_test(test_overflow_never_reaches_a_bone),
+      cmocka_unit_test(test_vrm_overflow_recovers_where_the_animation_is),
       cmocka_unit_test(test_huge_gravity_direction_keeps_its_direction),
       cmocka_unit_test(test_non_finite_settings_are_rejected),
       cmocka_unit_test(test_non_finite_bone_rest_is_rejected),
