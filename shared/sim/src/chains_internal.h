@@ -294,10 +294,6 @@ static inline void slot_rest_offset(const chain_nodes *n, const chain_slot *s, u
   out[0] = n->cf_px[i]; out[1] = n->cf_py[i]; out[2] = n->cf_pz[i];
 }
 
-/* Node g's strand radius (slot si's node): its joint's (jt_radius, when the batch has joint
- * settings), else its chain's. */
-static inline float node_radius(const struct tress_chains *c, uint32_t si, uint32_t g);
-
 /* The optional node groups a slot's chain reads (NODE_GROUP_*). */
 static inline uint8_t slot_node_groups(const chain_slot *s) {
   return (uint8_t)((s->settings.model == TRESS_SPRING_VRM ? NODE_GROUP_VRM : 0u) |
@@ -457,6 +453,8 @@ static inline void anchor_put(struct tress_chains *c, int which, uint32_t si, tr
   a[3][si] = x.q[0]; a[4][si] = x.q[1]; a[5][si] = x.q[2]; a[6][si] = x.q[3];
 }
 
+/* Node g's strand radius (slot si's node): its joint's (jt_radius, when the batch has joint
+ * settings), else its chain's. */
 static inline float node_radius(const struct tress_chains *c, uint32_t si, uint32_t g) {
   return c->nodes.jt_radius ? c->nodes.jt_radius[g] : c->per_slot[LANE_RADIUS][si];
 }
@@ -588,7 +586,9 @@ static inline void link_and_blend(uint32_t j, float cx, float cy, float cz, floa
 
 /* Shortest-arc rotation taking a to b, branch-free so the output loop vectorizes: the same
  * cases as tress_quat_from_to (degenerate -> identity, opposite -> a half turn about an axis
- * perpendicular to a). */
+ * perpendicular to a). A non-finite a or b gives a non-finite rotation, never the identity: a
+ * chain whose state overflowed must not pass for one that aims nowhere (a rotations-only output
+ * would then hide it from the scene write's check, and the chain would never recover). */
 static inline void arc_between(float ax, float ay, float az, float bx, float by, float bz, float q[4]) {
   float lab = sqrtf((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz));
   float w = lab + (ax * bx + ay * by + az * bz);
@@ -600,7 +600,7 @@ static inline void arc_between(float ax, float ay, float az, float bx, float by,
   z = opposite ? (use_x ? 0.0f : ay) : z;
   w = opposite ? 0.0f : w;
   float n2 = x * x + y * y + z * z + w * w;
-  bool degenerate = !(lab > 1e-24f) || !(n2 > 1e-30f);
+  bool degenerate = lab <= 1e-24f || n2 <= 1e-30f; /* false for NaN: it goes through */
   float inv = 1.0f / sqrtf(degenerate ? 1.0f : n2);
   q[0] = degenerate ? 0.0f : x * inv;
   q[1] = degenerate ? 0.0f : y * inv;

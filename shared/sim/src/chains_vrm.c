@@ -361,11 +361,7 @@ static inline __attribute__((always_inline)) void output_body(struct tress_chain
       if (!still) tress_quat_rotate(aq, aim, from);
       float sd[3] = {ccx[j] - x, ccy[j] - y, ccz[j] - z};
       tress_quat_rotate_inv(bq, sd, to);
-      arc_between(from[0], from[1], from[2], to[0], to[1], to[2], arc);
-      /* a child gone non-finite (an overflow) must not pass for a zero aim, which turns nothing:
-       * a non-finite rotation makes the scene write refuse it and the chain recover */
-      bool lost = (sd[0] - sd[0]) + (sd[1] - sd[1]) + (sd[2] - sd[2]) != 0.0f;
-      arc[3] = lost ? NAN : arc[3];
+      arc_between(from[0], from[1], from[2], to[0], to[1], to[2], arc); /* NaN in, NaN out */
     }
     float tq[4] = {arc[0], arc[1], arc[2], arc[3]};
     if (!still) tress_quat_mul(arc, aq, tq);
