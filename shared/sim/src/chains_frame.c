@@ -311,33 +311,35 @@ static void lanes_range(uint32_t start, uint32_t end, uint32_t worker, void *con
   atomic_fetch_or(&job->capsules, capsules);
 }
 
-/* Colliders to world, then one lane per chain slot (its set), once per frame and only while
- * some chain has colliders. The lanes grow here when binds made more slots or wider sets (an
- * allocation after a bind, never in a steady frame). */
+/* Colliders to world once per frame, and only while some chain has colliders. A colliding tile
+ * gathers its own lanes by level-0 position (gather_tile_colliders); the per-slot lanes, one per
+ * chain's set, are filled only when some level is not aligned, the one case whose push reads
+ * them. Lanes grow here when binds made more slots or wider sets (an allocation after a bind,
+ * never in a steady frame). c->lanes.slots, the widest set, gates every push. */
 static void gather_colliders(tress_sim *sim, struct tress_chains *c) {
   uint32_t widest = 0;
   for (uint32_t si = 0; si < c->slot_count; si++)
     if (c->sets[si].count > widest) widest = c->sets[si].count;
-  if (widest > c->lanes.slot_cap || c->slot_count > c->lanes.stride || !c->lanes.ax) {
+  c->lanes.slots = 0;
+  if (c->unaligned_levels && (widest > c->lanes.slot_cap || c->slot_count > c->lanes.stride || !c->lanes.ax)) {
     tress_collider_lanes grown;
     uint32_t slots = widest > c->lanes.slot_cap ? widest : c->lanes.slot_cap;
-    if (!tress__collider_lanes_init(&grown, slots, c->slot_cap)) {
-      c->lanes.slots = 0;
-      return;
-    }
+    if (!tress__collider_lanes_init(&grown, slots, c->slot_cap)) return;
     tress__collider_lanes_free(&c->lanes);
     c->lanes = grown;
   }
-  if (c->lanes.slot_cap > c->tile_lanes.slot_cap || c->root_width > c->tile_lanes.stride || !c->tile_lanes.ax) {
+  if (widest > c->tile_lanes.slot_cap || c->root_width > c->tile_lanes.stride || !c->tile_lanes.ax) {
     tress_collider_lanes grown;
-    if (!tress__collider_lanes_init(&grown, c->lanes.slot_cap, c->root_width ? c->root_width : 1)) {
-      c->lanes.slots = 0;
-      return;
-    }
+    uint32_t slots = widest > c->tile_lanes.slot_cap ? widest : c->tile_lanes.slot_cap;
+    if (!tress__collider_lanes_init(&grown, slots, c->root_width ? c->root_width : 1)) return;
     tress__collider_lanes_free(&c->tile_lanes);
     c->tile_lanes = grown;
   }
   tress__colliders_resolve(sim);
+  if (!c->unaligned_levels) {
+    c->lanes.slots = widest;
+    return;
+  }
   lanes_job job = {c, sim->colliders->world, sim->colliders->count, 0, 0, 0};
   job.widest = tress__collider_lanes_widest(&c->lanes, c->sets, c->slot_count, NULL, c->slot_count);
   tress__jobs_run(&sim->def.jobs, lanes_range, c->slot_count, 512, &job);

@@ -365,6 +365,9 @@ struct tress_chains {
   tress_collider_set *own_sets; /* each slot's set, awake or not (cold, parallel to slots) */
   uint32_t set_cap;              /* both arrays' capacity: 0 (both NULL) until a chain has colliders */
   tress_collider_lanes lanes;
+  /* Some non-empty level below the roots is not aligned (see `aligned`): only then does a push
+   * read the per-slot lanes, so only then are they filled (and allocated) each frame. */
+  bool unaligned_levels;
   /* The running tile's lanes by level-0 position: an aligned level (see `aligned`) reads them
    * straight, node j against position j, with no per-node gather through the slot. */
   tress_collider_lanes tile_lanes;

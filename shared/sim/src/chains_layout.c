@@ -220,6 +220,7 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
     for (uint32_t si = first; si < c->tile_slot[t + 1]; si++)
       if (!c->slots[si].used) c->slot_root[si] = lo;
   }
+  c->unaligned_levels = false;
   for (uint32_t t = 0; t < c->tile_count; t++)
     for (uint32_t l = 0; l < c->level_count; l++) {
       size_t tl = (size_t)t * c->level_count + l;
@@ -239,6 +240,7 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
       size_t t0 = (size_t)t * c->level_count;
       bool full = c->tile_fill[tl] - c->tile_lo[tl] == c->tile_fill[t0] - c->tile_lo[t0];
       c->aligned[tl] = aligned ? (full ? ALIGNED_FULL : ALIGNED) : 0u;
+      if (!aligned && c->tile_hi[tl] > c->tile_lo[tl]) c->unaligned_levels = true;
     }
   c->ptr_valid = false;
   return true;
