@@ -84,25 +84,38 @@ bool tress_collider_def_is_valid(const tress_collider_def *def) {
   return false;
 }
 
-tress_collider_world tress_collider_resolve_in(tress_xform frame, const tress_collider_def *def) {
-  tress_collider_world w;
+void tress__collider_resolve_scaled(const tress_xform *frame, float scale, const tress_collider_def *def,
+                                    tress_collider_world *out) {
+  float off[3] = {def->offset[0], def->offset[1], def->offset[2]};
   float a[3], b[3];
-  tress_xform_point(frame, def->offset, a);
+  if (scale != 1.0f)
+    for (int k = 0; k < 3; k++) off[k] *= scale;
+  tress_quat_rotate(frame->q, off, a);
+  for (int k = 0; k < 3; k++) a[k] += frame->p[k];
   if (tress_collider_shape_is_capsule(def->shape)) {
-    tress_xform_point(frame, def->tail, b);
+    float tail[3] = {def->tail[0], def->tail[1], def->tail[2]};
+    if (scale != 1.0f)
+      for (int k = 0; k < 3; k++) tail[k] *= scale;
+    tress_quat_rotate(frame->q, tail, b);
+    for (int k = 0; k < 3; k++) b[k] += frame->p[k];
   } else if (def->shape == TRESS_COLLIDER_PLANE) {
     /* rotation only (frames carry no scale); unit length so the push is in units */
-    tress_quat_rotate(frame.q, def->normal, b);
+    tress_quat_rotate(frame->q, def->normal, b);
     float l2 = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
     float inv = l2 > 1e-24f ? 1.0f / sqrtf(l2) : 0.0f;
     for (int k = 0; k < 3; k++) b[k] *= inv;
   } else {
     memcpy(b, a, sizeof b);
   }
-  w.ax = a[0]; w.ay = a[1]; w.az = a[2];
-  w.bx = b[0]; w.by = b[1]; w.bz = b[2];
-  w.radius = def->shape == TRESS_COLLIDER_PLANE ? 0.0f : def->radius;
-  w.shape = def->shape;
+  out->ax = a[0]; out->ay = a[1]; out->az = a[2];
+  out->bx = b[0]; out->by = b[1]; out->bz = b[2];
+  out->radius = def->shape == TRESS_COLLIDER_PLANE ? 0.0f : scale != 1.0f ? def->radius * scale : def->radius;
+  out->shape = def->shape;
+}
+
+tress_collider_world tress_collider_resolve_in(tress_xform frame, const tress_collider_def *def) {
+  tress_collider_world w;
+  tress__collider_resolve_scaled(&frame, 1.0f, def, &w);
   return w;
 }
 

@@ -54,24 +54,14 @@ static float attach_scale(const tress_scene *scene, tress_id attach) {
   return fmaxf(w[0], fmaxf(w[1], w[2]));
 }
 
-/* frame * def with every length (offset, tail, radius) at scale. */
-static tress_collider_world resolve_scaled(tress_xform frame, float scale, const tress_collider_def *def) {
-  if (scale == 1.0f) return tress_collider_resolve_in(frame, def);
-  tress_collider_def scaled = *def;
-  for (int k = 0; k < 3; k++) {
-    scaled.offset[k] *= scale;
-    scaled.tail[k] *= scale;
-  }
-  scaled.radius *= scale;
-  return tress_collider_resolve_in(frame, &scaled);
-}
-
 static tress_collider_world resolve_one(const tress_scene *scene, const tress_collider_def *def, float scale) {
   if (tress_id_is_null(def->attach) || !tress_instance_is_valid(scene, def->attach))
     return tress_collider_resolve(scene, def);
   tress_xform frame = tress_instance_get_world(scene, def->attach);
   if (!tress_xform_is_finite(frame)) frame = tress_xform_identity();
-  return resolve_scaled(frame, scale, def);
+  tress_collider_world w;
+  tress__collider_resolve_scaled(&frame, scale, def, &w);
+  return w;
 }
 
 tress_result tress_sim_create_collider(tress_sim *sim, const tress_collider_def *def, tress_collider_id *out) {
@@ -157,32 +147,34 @@ static void resolve_range(uint32_t start, uint32_t end, uint32_t worker, void *c
   const resolve_job *job = context;
   tress_sim *sim = job->sim;
   tress_sim_colliders *c = sim->colliders;
-  /* colliders of one body part are usually added together: their attach frame is walked once */
+  const tress_xform identity = tress_xform_identity();
+  /* colliders of one body part are usually added together: their attach is checked and its
+   * frame walked once (nothing in the scene changes during the resolve) */
   tress_id last = (tress_id){0};
-  tress_xform frame = tress_xform_identity();
+  bool last_valid = false;
+  tress_xform frame = identity;
   float scale = 1.0f;
-  bool have = false;
   for (uint32_t i = start; i < end; i++) {
-    /* a collider whose body is gone stops pushing (it would otherwise sit at the origin) */
     const tress_collider_def *d = &c->defs[i];
+    tress_collider_world *out = &c->world[i];
     bool world_space = tress_id_is_null(d->attach);
-    if (c->alive[i] && (world_space || tress_instance_is_valid(sim->scene, d->attach))) {
-      if (world_space) {
-        c->world[i] = tress_collider_resolve_in(tress_xform_identity(), d);
-        continue;
-      }
-      if (!have || !tress_id_is_equal(last, d->attach)) {
+    if (c->alive[i] && !world_space && !tress_id_is_equal(last, d->attach)) {
+      last = d->attach;
+      last_valid = tress_instance_is_valid(sim->scene, d->attach);
+      if (last_valid) {
         frame = tress_instance_get_world(sim->scene, d->attach);
-        if (!tress_xform_is_finite(frame)) frame = tress_xform_identity();
+        if (!tress_xform_is_finite(frame)) frame = identity;
         if (job->rescale) scale = attach_scale(sim->scene, d->attach);
-        last = d->attach;
-        have = true;
       }
+    }
+    if (c->alive[i] && world_space) {
+      tress__collider_resolve_scaled(&identity, 1.0f, d, out);
+    } else if (c->alive[i] && last_valid) {
       if (job->rescale) c->attach_scale[i] = scale;
-      c->world[i] = resolve_scaled(frame, c->attach_scale[i], d);
-    } else {
-      memset(&c->world[i], 0, sizeof c->world[i]);
-      c->world[i].radius = TRESS_COLLIDER_UNUSED_RADIUS;
+      tress__collider_resolve_scaled(&frame, c->attach_scale[i], d, out);
+    } else { /* a collider whose body is gone stops pushing (it would otherwise sit at the origin) */
+      memset(out, 0, sizeof *out);
+      out->radius = TRESS_COLLIDER_UNUSED_RADIUS;
     }
   }
 }

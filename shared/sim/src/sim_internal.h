@@ -68,6 +68,10 @@ void tress__colliders_free(tress_sim_colliders *colliders);
 tress_result tress__collider_lookup(const tress_sim *sim, tress_collider_id id, uint32_t *index);
 /* Index (zero-based) of a live collider id, or -1. */
 int32_t tress__collider_index(const tress_sim *sim, tress_collider_id id);
+/* collider.c: *out = frame * def with every length (offset, tail, radius) times scale; the
+ * pointer form of tress_collider_resolve_in (scale 1 gives its bits), for the per-frame loop. */
+void tress__collider_resolve_scaled(const tress_xform *frame, float scale, const tress_collider_def *def,
+                                    tress_collider_world *out);
 /* world[i] for every index; removed colliders never push (unused radius). */
 void tress__colliders_resolve(tress_sim *sim);
 /* chains.c: drop collider index from every chain's set (called on remove). */
