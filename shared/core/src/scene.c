@@ -958,6 +958,7 @@ static tress_xform world_of(const tress_scene *s, uint32_t i, enum bone_slot whi
     }
     default: break;
     }
+    if (k == 0) break; /* the scale below the last instance is nobody's: no ancestor walk for it */
     if (k == n - 1) composed_scale(s, chain[k], scale); /* the top instance and its ancestors */
     else for (int a = 0; a < 3; a++) scale[a] *= own_scale(s, chain[k])[a];
   }
