@@ -11,6 +11,7 @@
  * normal; it is pushed along +Y, a choice that is arbitrary but deterministic.
  */
 #include "collider_lanes.h"
+#include "simd.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -480,7 +481,7 @@ static inline int may_hit_sphere(float x, float y, float z, float ax, float ay, 
  * where the shape selects fold away and the loop is the sphere/capsule math alone (the
  * same operations on the same values, so the same bits). */
 #define BLOCK_MAY_HIT(NAME, TEST, KIND)                                                                                     \
-  __attribute__((noinline)) static int NAME(                                                                          \
+  __attribute__((noinline)) TRESS_VECTOR_CLONES static int NAME(                                                                          \
       const float *restrict x, const float *restrict y, const float *restrict z, const float *restrict cax,          \
       const float *restrict cay, const float *restrict caz, const float *restrict cbx, const float *restrict cby,    \
       const float *restrict cbz, const float *restrict cr, const float *restrict csh,                                 \
@@ -501,7 +502,7 @@ typedef int block_may_hit_fn(const float *restrict, const float *restrict, const
 
 /* One loop per response, so neither carries the other's work. */
 #define BLOCK_PUSH(NAME, PUSH, KIND)                                                                                  \
-  __attribute__((noinline)) static void NAME(                                                                         \
+  __attribute__((noinline)) TRESS_VECTOR_CLONES static void NAME(                                                                         \
       float *restrict x, float *restrict y, float *restrict z, const float *restrict px, const float *restrict py,   \
       const float *restrict pz, const float *restrict rest, const float *restrict cax, const float *restrict cay,    \
       const float *restrict caz, const float *restrict cbx, const float *restrict cby, const float *restrict cbz,    \
@@ -521,7 +522,7 @@ typedef void block_push_fn(float *restrict, float *restrict, float *restrict, co
                            const float *restrict, const float *restrict, const float *restrict, const float *restrict,
                            uint32_t);
 
-__attribute__((noinline)) static void restore_links(float *restrict x, float *restrict y, float *restrict z,
+__attribute__((noinline)) TRESS_VECTOR_CLONES static void restore_links(float *restrict x, float *restrict y, float *restrict z,
                                                     const float *restrict px, const float *restrict py,
                                                     const float *restrict pz, const float *restrict rest,
                                                     uint32_t n) {
@@ -572,7 +573,7 @@ void tress__collider_push_level(float *restrict x, float *restrict y, float *res
  * gathers and still vectorizes the math, so no per-node copy of collider data is ever made.
  * The same two flavours: KIND csh[s], or SHAPE_OUTSIDE for a sphere/capsule-only slot. */
 #define BLOCK_MAY_HIT_SETS(NAME, TEST, KIND)                                                                                \
-  __attribute__((noinline)) static int NAME(                                                                          \
+  __attribute__((noinline)) TRESS_VECTOR_CLONES static int NAME(                                                                          \
       const float *restrict x, const float *restrict y, const float *restrict z, const float *restrict cax,          \
       const float *restrict cay, const float *restrict caz, const float *restrict cbx, const float *restrict cby,    \
       const float *restrict cbz, const float *restrict cr, const float *restrict csh,                                 \
@@ -595,7 +596,7 @@ typedef int block_may_hit_sets_fn(const float *restrict, const float *restrict, 
                                   const uint32_t *restrict, uint32_t);
 
 #define BLOCK_PUSH_SETS(NAME, PUSH, KIND)                                                                             \
-  __attribute__((noinline)) static void NAME(                                                                         \
+  __attribute__((noinline)) TRESS_VECTOR_CLONES static void NAME(                                                                         \
       float *restrict x, float *restrict y, float *restrict z, const float *restrict px, const float *restrict py,   \
       const float *restrict pz, const float *restrict rest, const float *restrict cax, const float *restrict cay,    \
       const float *restrict caz, const float *restrict cbx, const float *restrict cby, const float *restrict cbz,    \
