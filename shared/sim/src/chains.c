@@ -797,6 +797,8 @@ tress_result tress_handle_set_chain_settings(tress_sim *sim, tress_handle_id id,
 
 uint32_t tress__chains_slot_count(const struct tress_chains *c) { return c->slot_count; }
 
+void tress__chains_cull_with_activity(struct tress_chains *c, bool on) { c->cull_with_activity = on; }
+
 /* Root positions of a block: anchor position plus, for bone chains (mask 1), the anchor's
  * rotation of rest[0]'s position (tress_quat_rotate's operations), and each one's squared
  * distance to the camera; key NaN where a position is not finite. */

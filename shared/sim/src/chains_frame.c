@@ -80,6 +80,7 @@ typedef struct activity_job {
 static void activity_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
   (void)worker;
   activity_job *job = context;
+  if (job->c->cull_with_activity) tress__chains_cull_slots(job->sim, start, end);
   atomic_fetch_add(&job->stepping, activity_slots(job->sim, job->c, job->f, start, end));
 }
 
@@ -1016,7 +1017,10 @@ static void keep_animated(struct tress_chains *c, uint32_t t) {
 
 void tress__chains_tile(tress_sim *sim, struct tress_chains *c, const tress_frame *f, uint32_t t, double *ms) {
   double t0 = ms ? tress__clock_ms() : 0.0;
-  if (c->activity_in_tiles) c->tile_stepping[t] = activity_slots(sim, c, f, c->tile_slot[t], c->tile_slot[t + 1]);
+  if (c->activity_in_tiles) {
+    if (c->cull_with_activity) tress__chains_cull_slots(sim, c->tile_slot[t], c->tile_slot[t + 1]);
+    c->tile_stepping[t] = activity_slots(sim, c, f, c->tile_slot[t], c->tile_slot[t + 1]);
+  }
   prepare_tile(sim, c, f, t);
   double t1 = ms ? tress__clock_ms() : 0.0;
   bool vrm = c->tile_kind[t] & TILE_KIND_VRM;
@@ -1040,7 +1044,11 @@ void tress__chains_tile(tress_sim *sim, struct tress_chains *c, const tress_fram
 
 static void run_frame(tress_sim *sim, const tress_frame *f, tress_sim_profile *profile) {
   struct tress_chains *c = sim->chains;
-  if (!frame_begin(sim, c, f)) return;
+  if (!frame_begin(sim, c, f)) {
+    /* no tile runs: the culling the activity pass would have done, here (every handle keyed) */
+    if (c->cull_with_activity) tress__chains_cull_slots(sim, 0, c->slot_count);
+    return;
+  }
   tress__chains_run_tiles(sim, c, f, profile);
   if (c->activity_in_tiles) {
     c->stepping_chains = 0;

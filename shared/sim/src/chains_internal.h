@@ -441,6 +441,7 @@ struct tress_chains {
   double (*worker_ms)[3]; /* per worker, this frame: the profile's prepare, substep, output sums */
   uint32_t stepping_chains; /* this frame: awake, enabled chains (each counts once per substep) */
   bool activity_in_tiles;   /* this frame: each tile decides its own chains' activity first */
+  bool cull_with_activity;  /* this frame: the culling left the chains' slots to the activity pass */
   uint32_t *tile_stepping;  /* per tile, then: its stepping chains (summed after the tiles) */
 };
 

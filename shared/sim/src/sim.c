@@ -485,8 +485,11 @@ static void compute_eligibility(tress_sim *sim) {
   /* the handles' pass has work only for pendulums, ropes and cloth */
   if (sim->live_handles > sim->live_chain_handles)
     tress__jobs_run(&sim->def.jobs, cull_keys_range, sim->handle_count, 256, &job);
-  tress__jobs_run(&sim->def.jobs, cull_chains_range, tress__chains_slot_count(sim->chains), 256, &job);
   bool hooked = sim->def.should_simulate != NULL;
+  bool unselected = !hooked && sim->max_chains >= 0 && sim->live_handles <= (uint32_t)sim->max_chains;
+  tress__chains_cull_with_activity(sim->chains, unselected);
+  if (unselected) return;
+  tress__jobs_run(&sim->def.jobs, cull_chains_range, tress__chains_slot_count(sim->chains), 256, &job);
   /* the nearest-first selection needs the wanting handles in order only when they are too many */
   if (!hooked && atomic_load(&job.wanting) <= (uint32_t)sim->max_chains) return;
   uint32_t n = 0;

@@ -163,6 +163,11 @@ uint32_t tress__chains_cull_slots(tress_sim *sim, uint32_t start, uint32_t end);
  * read from when the scene's layout moved or chains were bound since. */
 void tress__chains_cull_begin(tress_sim *sim);
 uint32_t tress__chains_slot_count(const struct tress_chains *c);
+/* No max_chains selection can happen this frame (no hook, no more handles than places), so no
+ * handle's eligibility waits on another's: the chains' slots are culled by the frame's activity
+ * pass instead (in the tiles, or the pass before them), which saves the frame a hand-off to the
+ * workers. Set before tress__chains_frame, which then runs tress__chains_cull_slots itself. */
+void tress__chains_cull_with_activity(struct tress_chains *c, bool on);
 /* A handle's key from its root position p (have: p exists and is finite) and, without a
  * should_simulate hook, its distance test; 1 when it then wants a max_chains place. */
 static inline uint32_t tress__cull_finish(const tress_sim *sim, tress_handle *h, bool have, float key) {
