@@ -70,31 +70,39 @@ static uint32_t activity_slots(tress_sim *sim, struct tress_chains *c, const tre
   return stepping;
 }
 
+/* The pass over slots [0, slot_count) and, past them, the colliders' resolve to world (items
+ * slot_count.. are collider indices): one task, since neither reads what the other writes. */
 typedef struct activity_job {
   tress_sim *sim;
   struct tress_chains *c;
   const tress_frame *f;
+  bool rescale; /* the resolve's: some scale changed */
   atomic_uint stepping;
 } activity_job;
 
 static void activity_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
   (void)worker;
   activity_job *job = context;
-  if (job->c->cull_with_activity) tress__chains_cull_slots(job->sim, start, end);
-  atomic_fetch_add(&job->stepping, activity_slots(job->sim, job->c, job->f, start, end));
+  uint32_t slots = job->c->slot_count, last = end < slots ? end : slots;
+  if (start < last) {
+    if (job->c->cull_with_activity) tress__chains_cull_slots(job->sim, start, last);
+    atomic_fetch_add(&job->stepping, activity_slots(job->sim, job->c, job->f, start, last));
+  }
+  if (end > slots) tress__colliders_resolve_range(job->sim, job->rescale, (start > slots ? start : slots) - slots, end - slots);
 }
 
 /* Every chain's activity this frame, on the sim's workers, and the count of chains that step
- * (stepping_chains): its own pass before the tiles when the collider lanes, gathered between the
- * two, need it; else each tile decides its own chains' first thing (activity_in_tiles), which
- * saves the frame a hand-off to the workers and a second walk over the slots. First re-fetches
- * the nodes' scene entries when the scene's layout moved. */
+ * (stepping_chains): with colliders, its own pass before the tiles, which the collider lanes
+ * (gathered between the two) need, in one task with the colliders' resolve to world; else each
+ * tile decides its own chains' first thing (activity_in_tiles), which saves the frame a hand-off
+ * to the workers and a second walk over the slots. First re-fetches the nodes' scene entries
+ * when the scene's layout moved. */
 static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
   if (!c->ptr_valid || c->ptr_epoch != tress__scene_layout_epoch(sim->scene)) refresh_entries(sim, c);
   c->activity_in_tiles = c->collider_chains == 0;
   if (c->activity_in_tiles) return;
-  activity_job job = {sim, c, f, 0};
-  tress__jobs_run(&sim->def.jobs, activity_range, c->slot_count, 1024, &job);
+  activity_job job = {sim, c, f, tress__colliders_resolve_begin(sim), 0};
+  tress__jobs_run(&sim->def.jobs, activity_range, c->slot_count + sim->colliders->count, 1024, &job);
   c->stepping_chains = atomic_load(&job.stepping);
 }
 
@@ -312,7 +320,8 @@ static void lanes_range(uint32_t start, uint32_t end, uint32_t worker, void *con
   atomic_fetch_or(&job->capsules, capsules);
 }
 
-/* Colliders to world once per frame, and only while some chain has colliders. A colliding tile
+/* The collider lanes, once per frame and only while some chain has colliders (their world poses
+ * came in the activity pass, update_activity). A colliding tile
  * gathers its own lanes by level-0 position (gather_tile_colliders); the per-slot lanes, one per
  * chain's set, are filled only when some level is not aligned, the one case whose push reads
  * them. Lanes grow here when binds made more slots or wider sets (an allocation after a bind,
@@ -336,7 +345,6 @@ static void gather_colliders(tress_sim *sim, struct tress_chains *c) {
     tress__collider_lanes_free(&c->tile_lanes);
     c->tile_lanes = grown;
   }
-  tress__colliders_resolve(sim);
   if (!c->unaligned_levels) {
     c->lanes.slots = widest;
     return;

@@ -135,17 +135,9 @@ void tress_collider_destroy(tress_sim *sim, tress_collider_id id) {
   if ((uint32_t)i < sim->colliders->free_hint) sim->colliders->free_hint = (uint32_t)i;
 }
 
-/* One job range of colliders [start, end) to world. Each range writes only its own entries and
- * walks its first attach frame itself, so any split gives the same bits. */
-typedef struct resolve_job {
-  tress_sim *sim;
-  bool rescale; /* some scale in the scene changed: re-read each attach's (an ancestor walk) */
-} resolve_job;
-
-static void resolve_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
-  (void)worker;
-  const resolve_job *job = context;
-  tress_sim *sim = job->sim;
+/* Each range writes only its own entries and walks its first attach frame itself, so any split
+ * gives the same bits. */
+void tress__colliders_resolve_range(tress_sim *sim, bool rescale, uint32_t start, uint32_t end) {
   tress_sim_colliders *c = sim->colliders;
   const tress_xform identity = tress_xform_identity();
   /* colliders of one body part are usually added together: their attach is checked and its
@@ -164,13 +156,13 @@ static void resolve_range(uint32_t start, uint32_t end, uint32_t worker, void *c
       if (last_valid) {
         frame = tress_instance_get_world(sim->scene, d->attach);
         if (!tress_xform_is_finite(frame)) frame = identity;
-        if (job->rescale) scale = attach_scale(sim->scene, d->attach);
+        if (rescale) scale = attach_scale(sim->scene, d->attach);
       }
     }
     if (c->alive[i] && world_space) {
       tress__collider_resolve_scaled(&identity, 1.0f, d, out);
     } else if (c->alive[i] && last_valid) {
-      if (job->rescale) c->attach_scale[i] = scale;
+      if (rescale) c->attach_scale[i] = scale;
       tress__collider_resolve_scaled(&frame, c->attach_scale[i], d, out);
     } else { /* a collider whose body is gone stops pushing (it would otherwise sit at the origin) */
       memset(out, 0, sizeof *out);
@@ -179,12 +171,26 @@ static void resolve_range(uint32_t start, uint32_t end, uint32_t worker, void *c
   }
 }
 
-/* Every collider to world, once per frame, on the sim's jobs (scene reads only). */
-void tress__colliders_resolve(tress_sim *sim) {
-  tress_sim_colliders *c = sim->colliders;
+bool tress__colliders_resolve_begin(tress_sim *sim) {
   /* scales are re-read only after some scale in the scene changed */
   uint64_t epoch = tress__scene_scale_epoch(sim->scene);
-  resolve_job job = {sim, epoch != c->scale_epoch};
-  c->scale_epoch = epoch;
-  tress__jobs_run(&sim->def.jobs, resolve_range, c->count, 1024, &job);
+  bool rescale = epoch != sim->colliders->scale_epoch;
+  sim->colliders->scale_epoch = epoch;
+  return rescale;
+}
+
+typedef struct resolve_job {
+  tress_sim *sim;
+  bool rescale;
+} resolve_job;
+
+static void resolve_task(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  const resolve_job *job = context;
+  tress__colliders_resolve_range(job->sim, job->rescale, start, end);
+}
+
+void tress__colliders_resolve(tress_sim *sim) {
+  resolve_job job = {sim, tress__colliders_resolve_begin(sim)};
+  tress__jobs_run(&sim->def.jobs, resolve_task, sim->colliders->count, 1024, &job);
 }

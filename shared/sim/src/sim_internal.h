@@ -72,8 +72,13 @@ int32_t tress__collider_index(const tress_sim *sim, tress_collider_id id);
  * pointer form of tress_collider_resolve_in (scale 1 gives its bits), for the per-frame loop. */
 void tress__collider_resolve_scaled(const tress_xform *frame, float scale, const tress_collider_def *def,
                                     tress_collider_world *out);
-/* world[i] for every index; removed colliders never push (unused radius). */
+/* world[i] for every index, on the sim's jobs; removed colliders never push (unused radius). */
 void tress__colliders_resolve(tress_sim *sim);
+/* The same in parts, for a caller that runs it inside a task of its own: the begin on the
+ * stepping thread (true: some scale changed, re-read each attach's), then ranges of indices in
+ * any split on any workers (each writes only its own entries). */
+bool tress__colliders_resolve_begin(tress_sim *sim);
+void tress__colliders_resolve_range(tress_sim *sim, bool rescale, uint32_t start, uint32_t end);
 /* chains.c: drop collider index from every chain's set (called on remove). */
 void tress__chains_forget_collider(tress_sim *sim, uint32_t index);
 
