@@ -89,8 +89,6 @@ struct tress_scene {
   listener *listeners;
   uint32_t listener_count, listener_cap;
   uint32_t listener_free; /* one-based chain through next */
-  uint32_t *scratch;      /* reused buffer for subtree walks */
-  uint32_t scratch_cap;
   uint64_t (*joint_order)[2]; /* reused by tress_scene_solve_joints: (creation seq, slot), one per
                                  pooled joint (every live joint holds one), not one per slot */
   uint32_t joint_order_cap;
@@ -111,7 +109,7 @@ size_t tress_scene_get_memory_bytes(const tress_scene *s) {
   if (!s) return 0;
   return sizeof *s + (size_t)s->slot_cap * sizeof(instance) +
          (size_t)s->bone_cap * (2 * sizeof(tress_xform) + sizeof(uint32_t)) +
-         (size_t)s->listener_cap * sizeof(listener) + (size_t)s->scratch_cap * sizeof(uint32_t) + s->cold_bytes +
+         (size_t)s->listener_cap * sizeof(listener) + s->cold_bytes +
          (size_t)s->joint_cap * sizeof(scene_joint) + (size_t)s->part_cap * sizeof(scene_part) +
          (size_t)s->joint_order_cap * sizeof *s->joint_order + scene_side_bytes(&s->side);
 }
@@ -239,11 +237,6 @@ static bool slots_grow(tress_scene *s, uint32_t cap) {
   instance *n = realloc(s->slots, cap * sizeof *n);
   if (!n) return false;
   s->slots = n;
-  /* a subtree walk lists at most every slot: it never needs to grow its scratch (or fail) */
-  uint32_t *w = realloc(s->scratch, cap * sizeof *w);
-  if (!w) return false;
-  s->scratch = w;
-  s->scratch_cap = cap;
   s->slot_cap = cap;
   s->layout_epoch++; /* the part frames handed out by tress__part_cframe_slot moved */
   return true;
@@ -527,39 +520,28 @@ bool tress_instance_is_in_scene(const tress_scene *s, tress_id id) {
   return tress_instance_is_descendant_of(s, id, tress_scene_get_root(s));
 }
 
-/* Collects the subtree rooted at slot `top` (pre-order, top first) into s->scratch. The buffer
- * is reused, so callers copy what they need before firing callbacks that may walk again. */
-static uint32_t collect_subtree(tress_scene *s, uint32_t top, uint32_t **out) {
-  uint32_t n = 0;
-  uint32_t cur = top;
-  for (;;) {
-    s->scratch[n++] = cur; /* n <= live slots <= scratch_cap (slots_grow) */
-    instance *in = &s->slots[cur - 1];
-    if (in->first_child) {
-      cur = in->first_child;
-      continue;
-    }
-    while (cur != top && !s->slots[cur - 1].next_sibling) cur = s->slots[cur - 1].parent;
-    if (cur == top) break;
-    cur = s->slots[cur - 1].next_sibling;
-  }
-  *out = s->scratch;
-  return n;
+/* The slot after cur in a pre-order walk of the subtree rooted at top (top first); 0 past its
+ * last. A walk needs no storage, so listing a subtree allocates only the list itself. */
+static uint32_t subtree_next(const tress_scene *s, uint32_t top, uint32_t cur) {
+  if (s->slots[cur - 1].first_child) return s->slots[cur - 1].first_child;
+  while (cur != top && !s->slots[cur - 1].next_sibling) cur = s->slots[cur - 1].parent;
+  return cur == top ? 0 : s->slots[cur - 1].next_sibling;
 }
 
-/* The subtree's ids, copied out of the scratch (callbacks may walk again): into `stack` when
- * they fit (so a small subtree's calls never run out of memory), else onto the heap. NULL when
- * that fails; the caller frees what is not `stack` (ids_free). */
+/* The subtree's ids, pre-order (callbacks may change the tree, so they are taken first): into
+ * `stack` when they fit (so a small subtree's calls never run out of memory), else onto the heap.
+ * NULL when that fails; the caller frees what is not `stack` (ids_free). */
 #define SUBTREE_STACK 16
 static tress_id *subtree_ids(tress_scene *s, uint32_t top, uint32_t *count, tress_id stack[SUBTREE_STACK]) {
-  uint32_t *slots;
-  uint32_t n = collect_subtree(s, top, &slots);
+  uint32_t n = 0;
+  for (uint32_t cur = top; cur; cur = subtree_next(s, top, cur)) n++;
   tress_id *ids = n <= SUBTREE_STACK ? stack : malloc(n * sizeof *ids);
   if (!ids) {
     *count = 0;
     return NULL;
   }
-  for (uint32_t i = 0; i < n; i++) ids[i] = id_of(s, slots[i]);
+  uint32_t i = 0;
+  for (uint32_t cur = top; cur; cur = subtree_next(s, top, cur)) ids[i++] = id_of(s, cur);
   *count = n;
   return ids;
 }
@@ -737,7 +719,6 @@ void tress_scene_destroy(tress_scene *s) {
   free(s->bone_transform);
   free(s->bone_owner);
   free(s->listeners);
-  free(s->scratch);
   free(s->joint_order);
   free(s->joints);
   free(s->parts);
