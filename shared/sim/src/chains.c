@@ -359,7 +359,7 @@ static void walk_bones(bone_walk *w, tress_id parent, int32_t parent_local, uint
 static void walk_visit(bone_walk *w, tress_id bone, int32_t parent_local, uint32_t depth) {
   uint32_t me = w->count++;
   if (w->slot) {
-    w->slot->ids[me] = bone;
+    w->slot->ids[me] = node_ref_of(bone);
     w->slot->local_parent[me] = parent_local;
     w->slot->depth[me] = depth;
     w->slot->rest[me] = tress_bone_get_cframe(w->scene, bone);
@@ -406,7 +406,7 @@ static tress_result slot_build_bones(tress_sim *sim, chain_slot *s) {
           for (int k = 0; k < 3; k++) dir[k] = d[k] / len;
       }
       uint32_t t = s->node_count++;
-      s->ids[t] = (tress_id){0};
+      s->ids[t] = (node_ref){0, 0};
       s->local_parent[t] = (int32_t)i;
       s->depth[t] = s->depth[i] + 1;
       s->rest[t] = tress_xform_from_pos(dir[0] * tip, dir[1] * tip, dir[2] * tip);
@@ -472,7 +472,7 @@ static bool slot_start(tress_sim *sim, uint32_t si, const tress_chain_settings *
 
 static void set_bones_simulated(tress_scene *scene, const chain_slot *s, bool on) {
   for (uint32_t i = 0; i < s->node_count; i++)
-    if (!tress_id_is_null(s->ids[i])) tress_bone_set_simulated(scene, s->ids[i], on);
+    if (!slot_node_is_tip(s, i)) tress_bone_set_simulated(scene, slot_node_id(scene, s, i), on);
 }
 
 static tress_result bind_bones(tress_sim *sim, tress_id anchor, tress_id root_bone, tress_id handle_root,
@@ -587,7 +587,7 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   s->node_count = count;
   s->fresh = true;
   for (uint32_t i = 0; i < count; i++) {
-    s->ids[i] = parts[i];
+    s->ids[i] = node_ref_of(parts[i]);
     s->local_parent[i] = (int32_t)i - 1;
     s->depth[i] = i;
     s->rest[i] = i == 0 ? tress_xform_identity()
@@ -608,9 +608,10 @@ void tress__chains_unbind(tress_sim *sim, tress_handle *h) {
   if (s->kind == TRESS_HANDLE_BONES) {
     /* Give every bone back: its animated value (identity when nothing animates it). */
     for (uint32_t i = 0; i < s->node_count; i++) {
-      if (tress_id_is_null(s->ids[i])) continue; /* an end tip */
-      tress_bone_set_simulated(sim->scene, s->ids[i], false);
-      tress_bone_set_transform(sim->scene, s->ids[i], tress_bone_get_animated(sim->scene, s->ids[i]));
+      if (slot_node_is_tip(s, i)) continue;
+      tress_id bone = slot_node_id(sim->scene, s, i);
+      tress_bone_set_simulated(sim->scene, bone, false);
+      tress_bone_set_transform(sim->scene, bone, tress_bone_get_animated(sim->scene, bone));
     }
   }
   s->used = false;
@@ -710,8 +711,8 @@ tress_result tress_handle_set_joint_settings(tress_sim *sim, tress_handle_id id,
   chain_slot *s = &c->slots[h->slot];
   uint32_t bones = 0, k = UINT32_MAX;
   for (uint32_t i = 0; i < s->node_count; i++) {
-    if (tress_id_is_null(s->ids[i])) continue; /* tips come after every bone */
-    if (tress_id_is_equal(s->ids[i], bone)) k = i;
+    if (slot_node_is_tip(s, i)) continue; /* tips come after every bone */
+    if (tress_id_is_equal(slot_node_id(sim->scene, s, i), bone)) k = i;
     bones = i + 1;
   }
   if (tress_id_is_null(bone) || k == UINT32_MAX) return TRESS_ERR_INVALID_ARGUMENT;

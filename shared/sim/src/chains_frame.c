@@ -18,7 +18,7 @@
 static void slot_entries(tress_sim *sim, struct tress_chains *c, const chain_slot *s, bool awake) {
   bool bones = awake && s->kind == TRESS_HANDLE_BONES;
   for (uint32_t k = 0; k < s->node_count; k++)
-    c->bone_slot[s->global[k]] = bones ? tress__bone_slot(sim->scene, s->ids[k]) : 0;
+    c->bone_slot[s->global[k]] = bones ? tress__bone_slot(sim->scene, slot_node_id(sim->scene, s, k)) : 0;
 }
 
 /* Fetch (again) the scene's bone arrays and every node's entry: the scene's layout moved. */
@@ -392,7 +392,7 @@ static void order_scene_bones(tress_sim *sim, struct tress_chains *c) {
   for (uint32_t si = 0; si < c->slot_count; si++) {
     const chain_slot *s = &c->slots[si];
     if (!s->used || s->kind != TRESS_HANDLE_BONES) continue;
-    for (uint32_t k = 0; k < s->node_count; k++) order[s->global[k]] = s->ids[k];
+    for (uint32_t k = 0; k < s->node_count; k++) order[s->global[k]] = slot_node_id(sim->scene, s, k);
   }
   uint32_t bones = 0; /* padding, parts and virtual tips hold null ids */
   for (uint32_t i = 0; i < c->nodes.count; i++)
@@ -1001,7 +1001,7 @@ static void output_tile(tress_sim *sim, struct tress_chains *c, uint32_t t) {
       for (uint32_t k = 1; k < s->node_count; k++) {
         uint32_t j = s->global[k] - w->base;
         tress_xform pose = {{w->wp_x[j], w->wp_y[j], w->wp_z[j]}, {w->wq_x[j], w->wq_y[j], w->wq_z[j], w->wq_w[j]}};
-        tress_part_set_cframe(sim->scene, s->ids[k], pose);
+        tress_part_set_cframe(sim->scene, slot_node_id(sim->scene, s, k), pose);
       }
     }
   }

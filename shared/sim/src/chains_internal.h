@@ -242,6 +242,14 @@ typedef struct chain_center {
   tress_xform prev, now, pin;
 } chain_center;
 
+/* A node's scene instance: an id without its owner tag, which is the sim's scene's for every
+ * node (slot_node_id puts it back). Index 0: none (an end tip). */
+typedef struct node_ref {
+  uint32_t index1, generation;
+} node_ref;
+
+static inline node_ref node_ref_of(tress_id id) { return (node_ref){id.index1, id.generation}; }
+
 typedef struct chain_slot {
   /* Read every frame by the per-chain loops (culling, activity, prepare, output): kept together
    * at the start, so a chain costs those loops two or three cache lines, not the whole slot. */
@@ -269,7 +277,7 @@ typedef struct chain_slot {
   tress_xform pin;           /* the anchor where the last substep left the chain */
   float carry[7];            /* this frame's carry: rotation q, translation t (R p + t) */
   float scale_bind;
-  tress_id *ids;             /* bone or part per node, parents first */
+  node_ref *ids;             /* bone or part per node, parents first (slot_node_id) */
   int32_t *local_parent;     /* -1 for a root */
   uint32_t *depth;
   tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind. Only
@@ -282,6 +290,15 @@ typedef struct chain_slot {
 } chain_slot;
 /* The per-frame fields end within two cache lines of the slot's start (see the first group). */
 _Static_assert(offsetof(chain_slot, center) + sizeof(chain_center *) <= 128, "the slot's per-frame fields stay together");
+
+/* Node k's instance id in scene (the null id for an end tip). */
+static inline tress_id slot_node_id(const tress_scene *scene, const chain_slot *s, uint32_t k) {
+  if (s->ids[k].index1 == 0) return (tress_id){0};
+  return (tress_id){s->ids[k].index1, s->ids[k].generation, tress_scene_get_root(scene).owner};
+}
+
+/* Whether node k is an end tip (no instance of its own). */
+static inline bool slot_node_is_tip(const chain_slot *s, uint32_t k) { return s->ids[k].index1 == 0; }
 
 /* Node k's rest offset from its parent (its cframe's position): the bind-time copy while the
  * chain waits for its first layout, the node arrays after. */

@@ -12,9 +12,9 @@ bool tress__chain_scale_read(const tress_sim *sim, const chain_slot *s, float *f
    * which one factor per chain cannot follow */
   if (s->kind == TRESS_HANDLE_BONES)
     for (uint32_t k = 0; k < s->node_count && uniform; k++) {
-      if (tress_id_is_null(s->ids[k])) continue; /* an end tip */
+      if (slot_node_is_tip(s, k)) continue; /* an end tip */
       float own[3];
-      tress_instance_get_scale(sim->scene, s->ids[k], own);
+      tress_instance_get_scale(sim->scene, slot_node_id(sim->scene, s, k), own);
       uniform = own[0] == 1.0f && own[1] == 1.0f && own[2] == 1.0f;
     }
   /* part chains measured their links in world units at bind: they follow the change since */

@@ -18,7 +18,7 @@ static tress_xform animated_pose(const tress_scene *scene, const struct tress_ch
   tress_xform up = parent < 0 ? anchor_get(c, ANCHOR_LAST, (uint32_t)(s - c->slots))
                               : animated_pose(scene, c, s, (uint32_t)parent);
   /* what the scene read takes: the bone's animated local, identity for a node it does not read */
-  tress_xform an = c->bone_slot[g] ? tress_bone_get_animated(scene, s->ids[i]) : tress_xform_identity();
+  tress_xform an = c->bone_slot[g] ? tress_bone_get_animated(scene, slot_node_id(scene, s, i)) : tress_xform_identity();
   if (!tress_xform_is_finite(an)) an = tress_xform_identity(); /* as the scene read replaces it */
   float cp[3] = {n->cf_px[g], n->cf_py[g], n->cf_pz[g]}, cq[4] = {n->cf_qx[g], n->cf_qy[g], n->cf_qz[g], n->cf_qw[g]};
   float bq[4], r[3], t[3], k = c->per_slot[LANE_SC][s - c->slots];
@@ -69,7 +69,7 @@ static void emit_node(tress_debug_out *out, const solved_chain *v, uint32_t i, t
   const chain_slot *s = v->s;
   uint32_t g = s->global[i];
   int32_t parent = s->local_parent[i];
-  shape->instance = s->ids[i];
+  shape->instance = slot_node_id(v->scene, s, i);
   shape->index = i;
   if (parent >= 0 && o->bones_animated) emit_link(out, v, (uint32_t)parent, i, true, shape);
   if (parent >= 0 && o->bones_simulated) emit_link(out, v, (uint32_t)parent, i, false, shape);
@@ -82,7 +82,7 @@ static void emit_node(tress_debug_out *out, const solved_chain *v, uint32_t i, t
     node_position(v, i, false, shape->b);
     tress__debug_emit(out, shape);
   }
-  if (o->end_tips && tress_id_is_null(s->ids[i])) {
+  if (o->end_tips && slot_node_is_tip(s, i)) {
     shape->kind = TRESS_DEBUG_POINT;
     shape->role = TRESS_DEBUG_END_TIP;
     shape->radius = 0.0f;
@@ -95,7 +95,8 @@ static void emit_node(tress_debug_out *out, const solved_chain *v, uint32_t i, t
 /* A node's pose from the scene: a bone's animated or drawn world, a part's frame. */
 static void scene_position(const tress_scene *scene, const chain_slot *s, uint32_t i, bool animated, float out[3]) {
   bool bone = s->kind == TRESS_HANDLE_BONES;
-  tress_xform w = bone && animated ? tress_bone_get_world_animated(scene, s->ids[i]) : tress_instance_get_world(scene, s->ids[i]);
+  tress_id id = slot_node_id(scene, s, i);
+  tress_xform w = bone && animated ? tress_bone_get_world_animated(scene, id) : tress_instance_get_world(scene, id);
   memcpy(out, w.p, 3 * sizeof(float));
 }
 
@@ -105,8 +106,8 @@ static void emit_node_from_scene(tress_debug_out *out, const tress_scene *scene,
                                  tress_debug_shape *shape) {
   const tress_debug_draw_opts *o = out->opts;
   int32_t parent = s->local_parent[i];
-  if (tress_id_is_null(s->ids[i])) return;
-  shape->instance = s->ids[i];
+  if (slot_node_is_tip(s, i)) return;
+  shape->instance = slot_node_id(scene, s, i);
   shape->index = i;
   shape->kind = TRESS_DEBUG_LINE;
   shape->radius = 0.0f;
