@@ -361,7 +361,7 @@ static void walk_visit(bone_walk *w, tress_id bone, int32_t parent_local, uint32
   if (w->slot) {
     w->slot->ids[me] = node_ref_of(bone);
     w->slot->local_parent[me] = parent_local;
-    w->slot->depth[me] = depth;
+    w->slot->depth[me] = (uint8_t)depth; /* < 256: the walk stops at 255 */
     w->slot->rest[me] = tress_bone_get_cframe(w->scene, bone);
   }
   if (depth < 255) walk_bones(w, bone, (int32_t)me, depth + 1);
@@ -408,7 +408,7 @@ static tress_result slot_build_bones(tress_sim *sim, chain_slot *s) {
       uint32_t t = s->node_count++;
       s->ids[t] = (node_ref){0, 0};
       s->local_parent[t] = (int32_t)i;
-      s->depth[t] = s->depth[i] + 1;
+      s->depth[t] = (uint8_t)(s->depth[i] + 1);
       s->rest[t] = tress_xform_from_pos(dir[0] * tip, dir[1] * tip, dir[2] * tip);
     }
     free(has_child);
@@ -589,7 +589,6 @@ tress_result tress_sim_bind_parts(tress_sim *sim, const tress_id *parts, uint32_
   for (uint32_t i = 0; i < count; i++) {
     s->ids[i] = node_ref_of(parts[i]);
     s->local_parent[i] = (int32_t)i - 1;
-    s->depth[i] = i;
     s->rest[i] = i == 0 ? tress_xform_identity()
                         : tress_xform_inv_mul(tress_part_get_cframe(sim->scene, parts[i - 1]),
                                               tress_part_get_cframe(sim->scene, parts[i]));

@@ -420,7 +420,7 @@ static void gust_slot(struct tress_chains *c, const chain_slot *s, double time) 
   const chain_params *st = &s->settings;
   double w = 6.283185307179586 * st->wind_frequency;
   for (uint32_t k = 0; k < s->node_count; k++) {
-    double phase = w * (time - (double)s->depth[k] * TRESS_GUST_DELAY);
+    double phase = w * (time - (double)slot_depth(s, k) * TRESS_GUST_DELAY);
     float gust = 1.0f + st->wind_gust * (float)sin(phase);
     c->tile.wscale[s->global[k] - c->tile.base] = st->wind_scale * s->scale * gust;
   }

@@ -279,7 +279,7 @@ typedef struct chain_slot {
   float scale_bind;
   node_ref *ids;             /* bone or part per node, parents first (slot_node_id) */
   int32_t *local_parent;     /* -1 for a root */
-  uint32_t *depth;
+  uint8_t *depth;            /* bones: each node's depth (a walk stops at 255); parts: slot_depth */
   tress_xform *rest;         /* bones: cframe; parts: offset from the previous part at bind. Only
                                 until the next layout takes it into the node arrays (cf_*), which
                                 then hold it: NULL once laid out (slot_rest_offset reads either) */
@@ -290,6 +290,11 @@ typedef struct chain_slot {
 } chain_slot;
 /* The per-frame fields end within two cache lines of the slot's start (see the first group). */
 _Static_assert(offsetof(chain_slot, center) + sizeof(chain_center *) <= 128, "the slot's per-frame fields stay together");
+
+/* Node k's depth in its chain: a part chain is a line (node k at depth k, unbounded). */
+static inline uint32_t slot_depth(const chain_slot *s, uint32_t k) {
+  return s->kind == TRESS_HANDLE_PARTS ? k : s->depth[k];
+}
 
 /* Node k's instance id in scene (the null id for an end tip). */
 static inline tress_id slot_node_id(const tress_scene *scene, const chain_slot *s, uint32_t k) {

@@ -334,7 +334,7 @@ static bool plan_tiles(struct tress_chains *c, uint32_t levels, uint32_t *total_
     for (uint32_t si = tile_slot[t]; si < tile_slot[t + 1]; si++) {
       const chain_slot *s = &c->slots[si];
       if (!s->used) continue;
-      for (uint32_t k = 0; k < s->node_count; k++) width[s->depth[k]]++;
+      for (uint32_t k = 0; k < s->node_count; k++) width[slot_depth(s, k)]++;
     }
     for (uint32_t l = 0; l < levels; l++) {
       uint32_t w = width[l];
@@ -370,7 +370,7 @@ bool tress__chains_rebuild(struct tress_chains *c) {
     chain_slot *s = &c->slots[si];
     if (!s->used) continue;
     for (uint32_t k = 0; k < s->node_count; k++)
-      if (s->depth[k] + 1 > levels) levels = s->depth[k] + 1;
+      if (slot_depth(s, k) + 1 > levels) levels = slot_depth(s, k) + 1;
   }
   if (!plan_tiles(c, levels, &total)) return false;
   uint32_t widest = 1;
@@ -407,7 +407,7 @@ bool tress__chains_rebuild(struct tress_chains *c) {
       chain_slot *s = &c->slots[si];
       if (!s->used) continue;
       for (uint32_t k = 0; k < s->node_count; k++) {
-        uint32_t i = cursor[s->depth[k]]++;
+        uint32_t i = cursor[slot_depth(s, k)]++;
         /* carry the state over from the last layout; a chain whose nodes are new (bound, or its
          * tips changed: rest pending) starts from the cleared node */
         if (!s->rest)
