@@ -566,6 +566,14 @@ static inline void level_view(struct tress_chains *c, uint32_t lo, uint32_t hi, 
   }
 }
 
+/* Node i's parent at tile-level tl (-1: a root or padding): the link array while the layout
+ * keeps one, else the level's constant shift (drop_links_when_shifted). */
+static inline int32_t node_parent(const struct tress_chains *c, size_t tl, uint32_t i) {
+  if (c->nodes.parent) return c->nodes.parent[i];
+  int64_t shift = c->parent_shift[tl];
+  return shift >= 0 && i < c->tile_fill[tl] ? (int32_t)((int64_t)i - shift) : -1;
+}
+
 /* The rest aim of every node in [lo, hi): its first child's rest offset (that child's cframe
  * position), zero for a leaf, which aims nowhere. A level whose children sit at a constant
  * distance reads the cframe arrays in place; a level of leaves (child shift 0) and a gathered

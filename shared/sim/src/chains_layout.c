@@ -169,6 +169,21 @@ static int64_t level_shift(const struct tress_chains *c, uint32_t t, uint32_t l,
   return shift;
 }
 
+/* When every level's parents and first children sit at constant shifts (uniform chains), no
+ * gather reads the link arrays and node_parent takes the shift: they go, 8 bytes per node. The
+ * next layout builds them again from the slots. */
+static void drop_links_when_shifted(struct tress_chains *c) {
+  for (uint32_t t = 0; t < c->tile_count; t++)
+    for (uint32_t l = 0; l < c->level_count; l++) {
+      size_t tl = (size_t)t * c->level_count + l;
+      if (c->tile_hi[tl] == c->tile_lo[tl]) continue;
+      if ((l > 0 && c->parent_shift[tl] < 0) || c->child_shift[tl] < 0) return;
+    }
+  free(c->nodes.parent);
+  free(c->nodes.first_child);
+  c->nodes.parent = c->nodes.first_child = NULL;
+}
+
 /* Per-node slot index, pointer caches (re-fetched next frame) and the per tile-level shifts that
  * let a level whose parents (children) sit at a constant distance skip its gathers. */
 static bool index_levels(struct tress_chains *c, uint32_t total) {
@@ -242,6 +257,7 @@ static bool index_levels(struct tress_chains *c, uint32_t total) {
       c->aligned[tl] = aligned ? (full ? ALIGNED_FULL : ALIGNED) : 0u;
       if (!aligned && c->tile_hi[tl] > c->tile_lo[tl]) c->unaligned_levels = true;
     }
+  drop_links_when_shifted(c);
   c->ptr_valid = false;
   return true;
 }

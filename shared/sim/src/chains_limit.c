@@ -141,12 +141,12 @@ void tress__limit_pose_level(struct tress_chains *c, size_t tl, uint32_t lo, uin
   float *fx = c->g[3], *fy = c->g[4], *fz = c->g[5], *fw = c->g[6];
   uint32_t count = padded_count(lo, hi);
   for (uint32_t i = lo; i < lo + count; i++) {
-    int32_t p = n->parent[i];
+    int32_t p = node_parent(c, tl, i);
     float q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
     if (p >= 0) {
       uint32_t at = (uint32_t)p - w->base;
       float a[4] = {w->aw_qx[at], w->aw_qy[at], w->aw_qz[at], w->aw_qw[at]};
-      int32_t g = n->parent[p];
+      int32_t g = node_parent(c, tl - 1, (uint32_t)p); /* p is on the level above */
       if (g >= 0) {
         float arc[4];
         uint32_t ag = (uint32_t)g - w->base; /* its chain's: the same tile */

@@ -46,8 +46,9 @@ static void stale_pose_tile(struct tress_chains *c, uint32_t t) {
       uint32_t b = c->bone_slot[i]; /* 0: the sink */
       const tress_xform *drawn = b ? &c->transform_base[b] : &rest;
       tress_xform up = anchor_get(c, ANCHOR_LAST, c->node_slot[i]);
-      if (l > 0 && n->parent[i] >= 0) {
-        uint32_t p = (uint32_t)n->parent[i] - w->base;
+      int32_t parent = l > 0 ? node_parent(c, TILE_LEVEL(c, t, l), i) : -1;
+      if (parent >= 0) {
+        uint32_t p = (uint32_t)parent - w->base;
         up = (tress_xform){{w->sl_x[p], w->sl_y[p], w->sl_z[p]}, {w->sq_x[p], w->sq_y[p], w->sq_z[p], w->sq_w[p]}};
       }
       float cq[4] = {n->cf_qx[i], n->cf_qy[i], n->cf_qz[i], n->cf_qw[i]}, cp[3] = {n->cf_px[i], n->cf_py[i], n->cf_pz[i]};
