@@ -80,6 +80,31 @@ static void test_pose_chains_hold_no_vrm_scratch(void **state) {
   assert_true(vrm >= pose + (size_t)CHAINS * BONES * 12 * sizeof(float));
 }
 
+/* The sim's bytes for CHAINS - 1 chains of BONES bones and one of `bones`, after a step (CHAINS
+ * is a multiple of the level padding, so the shorter chain's level pads to the same width). */
+static size_t bytes_with_one_of(int bones) {
+  tress_scene *scene = th_scene();
+  tress_sim *sim = fix_sim(scene, 4 * CHAINS, 1e6f);
+  for (int c = 0; c < CHAINS; c++) {
+    fix_chain ch = fix_chain_make(scene, (float)c, 5, 0, c < CHAINS - 1 ? BONES : bones, 0.3f);
+    assert_int_equal(tress_sim_bind(sim, ch.part, NULL, NULL), TRESS_OK);
+  }
+  assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+  size_t bytes = tress_sim_get_memory_bytes(sim);
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+  return bytes;
+}
+
+/* Uniform chains sit at constant shifts from their parents and children, level by level, so the
+ * layout holds no per-node link arrays (two int32 a node); one shorter chain among them breaks a
+ * level's shift and brings them back (at least for the other chains' nodes: it has one fewer). */
+static void test_uniform_chains_hold_no_link_arrays(void **state) {
+  (void)state;
+  size_t uniform = bytes_with_one_of(BONES), ragged = bytes_with_one_of(BONES - 1);
+  assert_true(ragged >= uniform + (size_t)(CHAINS - 1) * BONES * 2 * sizeof(int32_t));
+}
+
 /* CHAINS chains with default settings, bound; their bones and handles kept. */
 static void bind_kept(tress_scene *scene, tress_sim *sim, fix_chain *chains, tress_handle_id *handles) {
   for (int c = 0; c < CHAINS; c++) {
@@ -221,6 +246,7 @@ int main(void) {
       cmocka_unit_test(test_scene_counts_its_bones),
       cmocka_unit_test(test_sim_counts_its_nodes_and_frames_allocate_nothing),
       cmocka_unit_test(test_pose_chains_hold_no_vrm_scratch),
+      cmocka_unit_test(test_uniform_chains_hold_no_link_arrays),
       cmocka_unit_test(test_limit_copies_only_once_limited),
     cmocka_unit_test(test_joint_values_only_once_set),
       cmocka_unit_test(test_center_state_only_while_centered),
