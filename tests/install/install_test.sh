@@ -57,7 +57,7 @@ if [ "$shared" = ON ]; then
   grep -Eiq "$banned" "$work/ldd.txt" && fail "tress::sim alone loads $(grep -Ei "$banned" "$work/ldd.txt")"
   # visibility: only tress_<name> leaves a shared library, never tress__<internal>, except the
   # internals cmake/tress_exports.map lends from one component to another (core -> sim, io -> springs)
-  lent='^tress__(scene_layout_epoch|scene_scale_epoch|bone_slot_arrays|bone_slot|scene_order_bones|part_cframe_slot|gltf_doc_open|gltf_doc_close)$'
+  lent='^tress__(scene_layout_epoch|scene_scale_epoch|bone_slot_arrays|bone_slot|scene_order_bones|scene_animated_bones|part_cframe_slot|gltf_doc_open|gltf_doc_close)$'
   for so in "$libdir"/libtress-*.so; do
     exported=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^$')
     bad=$(echo "$exported" | grep -Ev '^tress_[a-z0-9]' | grep -Ev "$lent" || true)

@@ -129,11 +129,40 @@ static void test_sim_orders_bones_by_level(void **state) {
   tress_scene_destroy(s);
 }
 
+/* The scene counts the bones whose animated local is not bit for bit the identity (what lets
+ * the sim skip its read when there is none): through sets, a -0 (not the identity's bits),
+ * destroys of counted and uncounted bones, and an ordering. */
+static void test_animated_bones_are_counted(void **state) {
+  (void)state;
+  tress_id part, bones[BONES];
+  tress_scene *s = bones_scene(&part, bones); /* bone k at (k, 0, 0): bone 0 is the identity */
+  assert_int_equal(tress__scene_animated_bones(s), BONES - 1);
+  tress_bone_set_animated(s, bones[1], tress_xform_identity());
+  assert_int_equal(tress__scene_animated_bones(s), BONES - 2);
+  tress_bone_set_animated(s, bones[0], tress_xform_from_pos(-0.0f, 0, 0));
+  assert_int_equal(tress__scene_animated_bones(s), BONES - 1);
+  tress_bone_set_animated(s, bones[0], tress_xform_from_pos(-0.0f, 0, 0)); /* again: no change */
+  assert_int_equal(tress__scene_animated_bones(s), BONES - 1);
+  tress_instance_destroy(s, bones[3]); /* counted */
+  tress_instance_destroy(s, bones[1]); /* not counted */
+  assert_int_equal(tress__scene_animated_bones(s), BONES - 2);
+  const tress_id order[3] = {bones[5], bones[0], bones[2]};
+  assert_true(tress__scene_order_bones(s, order, 3));
+  assert_int_equal(tress__scene_animated_bones(s), BONES - 2);
+  const int left[] = {0, 2, 4, 5};
+  for (int k = 0; k < 4; k++) tress_bone_set_animated(s, bones[left[k]], tress_xform_identity());
+  assert_int_equal(tress__scene_animated_bones(s), 0);
+  tress_instance_destroy(s, part); /* the rest go with their part */
+  assert_int_equal(tress__scene_animated_bones(s), 0);
+  tress_scene_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_listed_bones_come_first),
       cmocka_unit_test(test_entries_stay_dense),
       cmocka_unit_test(test_sim_orders_bones_by_level),
+      cmocka_unit_test(test_animated_bones_are_counted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

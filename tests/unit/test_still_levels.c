@@ -92,11 +92,60 @@ static void test_animation_starting_shows_at_once(void **state) {
   }
 }
 
+/* A's bone transforms for every frame, alone; A's second bone animated (a small turn) over
+ * frames 30..44 and back at the identity after. `elsewhere`: a bone no chain holds is animated
+ * too, so the scene always has an animated bone and the sim reads every animated local; without
+ * it the scene has none outside those frames and the sim writes the identity instead of reading
+ * it (c->animated_identity). */
+static void run_pulse(tress_spring_model model, bool elsewhere, tress_xform *out) {
+  tress_scene *scene = th_scene();
+  tress_sim *sim = fix_sim(scene, 16, 1e6f);
+  fix_chain a = fix_chain_make(scene, 0, 5, 0, BONES, 0.3f), b = fix_chain_make(scene, 3, 5, 0, BONES, 0.3f);
+  tress_chain_settings st = tress_default_chain_settings();
+  st.model = model;
+  assert_int_equal(tress_sim_bind(sim, a.part, &st, NULL), TRESS_OK);
+  if (elsewhere) tress_bone_set_animated(scene, b.bones[2], tress_xform_from_pos(0.1f, 0, 0));
+  for (int f = 0; f < FRAMES; f++) {
+    float t = 0.05f * (float)f;
+    tress_part_set_cframe(scene, a.part, tress_xform_from_pos(0.5f * sinf(2.0f * t), 5, 0.3f * cosf(3.0f * t)));
+    tress_xform anim = tress_xform_identity();
+    if (f >= 30 && f < 45) {
+      anim.q[2] = sinf(0.2f);
+      anim.q[3] = cosf(0.2f);
+    }
+    tress_bone_set_animated(scene, a.bones[1], anim);
+    assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+    for (int k = 0; k < BONES; k++) out[f * BONES + k] = tress_bone_get_transform(scene, a.bones[k]);
+  }
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* With no animated bone in the whole scene the sim skips the scene read: the poses are bit for
+ * bit those of a run that reads every animated local (an animated bone elsewhere), before,
+ * during and after A's own animation, in both spring models. */
+static void test_no_animated_bone_skips_the_read_exactly(void **state) {
+  (void)state;
+  static tress_xform skipped[FRAMES * BONES], read[FRAMES * BONES];
+  for (int m = 0; m < 2; m++) {
+    tress_spring_model model = m ? TRESS_SPRING_VRM : TRESS_SPRING_POSE;
+    run_pulse(model, false, skipped);
+    run_pulse(model, true, read);
+    for (int i = 0; i < FRAMES * BONES; i++) {
+      assert_memory_equal(skipped[i].p, read[i].p, sizeof skipped[i].p);
+      assert_memory_equal(skipped[i].q, read[i].q, sizeof skipped[i].q);
+    }
+    /* the pulse showed: bone 1 turned while animated */
+    assert_memory_not_equal(skipped[29 * BONES + 1].q, skipped[40 * BONES + 1].q, sizeof skipped[0].q);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_still_levels_pose_model),
       cmocka_unit_test(test_still_levels_vrm_model),
       cmocka_unit_test(test_animation_starting_shows_at_once),
+      cmocka_unit_test(test_no_animated_bone_skips_the_read_exactly),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

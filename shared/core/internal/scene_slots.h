@@ -21,6 +21,9 @@ uint64_t tress__scene_scale_epoch(const tress_scene *scene);
  * stay where they are for. Entry 0 is the root's, never a bone's: the animated one is always the
  * identity (a solver reads it for a node it does not drive), the transform one is never read. */
 uint64_t tress__bone_slot_arrays(tress_scene *scene, tress_xform **animated, tress_xform **transform);
+/* How many bones hold an animated local that is not bit for bit the identity: with none, every
+ * entry of the animated array reads the identity, so a solver may take that without reading. */
+uint32_t tress__scene_animated_bones(const tress_scene *scene);
 /* A bone's entry in both arrays (never 0). 0 for a stale id, another scene's id or a non-bone. It
  * holds while the bone lives (a destroyed bone moves the layout epoch). */
 uint32_t tress__bone_slot(const tress_scene *scene, tress_id bone);

@@ -83,6 +83,7 @@ struct tress_scene {
   tress_xform *bone_transform;
   uint32_t *bone_owner;          /* per entry: its bone's slot (one-based); 0 for entry 0 */
   uint32_t bone_count, bone_cap; /* entries, entry 0 included */
+  uint32_t animated_bones;       /* entries whose animated is not bitwise the identity */
   uint32_t free_head; /* one-based chain through next_sibling of free slots */
   uint32_t live_count;
   uint64_t next_seq; /* the last joint's creation order */
@@ -184,8 +185,18 @@ static void part_free_entry(tress_scene *s, uint32_t p) {
   s->part_free = p;
 }
 
+/* Whether x is the identity bit for bit (a -0 or a NaN is not: a solver that skips reading
+ * such entries must see the same bits it would have read). */
+static bool xform_is_identity_bits(const tress_xform *x) {
+  uint32_t b[7];
+  memcpy(b, x->p, 3 * sizeof *b);
+  memcpy(b + 3, x->q, 4 * sizeof *b);
+  return (b[0] | b[1] | b[2] | b[3] | b[4] | b[5]) == 0u && b[6] == 0x3f800000u;
+}
+
 /* A bone's entry goes: the last entry moves into it, so the entries stay dense. */
 static void bone_free_entry(tress_scene *s, uint32_t e) {
+  if (!xform_is_identity_bits(&s->bone_animated[e])) s->animated_bones--;
   uint32_t last = --s->bone_count;
   if (e == last) return;
   s->bone_animated[e] = s->bone_animated[last];
@@ -811,6 +822,7 @@ tress_xform tress_bone_get_animated(const tress_scene *s, tress_id id) {
 void tress_bone_set_animated(tress_scene *s, tress_id id, tress_xform a) {
   instance *in = slot_kind(s, id, TRESS_KIND_BONE);
   if (!in) return;
+  s->animated_bones += (uint32_t)!xform_is_identity_bits(&a) - (uint32_t)!xform_is_identity_bits(&s->bone_animated[in->pool]);
   s->bone_animated[in->pool] = a;
   if (!in->simulated) s->bone_transform[in->pool] = a;
 }
@@ -836,6 +848,8 @@ void tress_bone_set_simulated(tress_scene *s, tress_id id, bool sim) {
 }
 
 uint64_t tress__scene_layout_epoch(const tress_scene *s) { return s ? s->layout_epoch : 0; }
+
+uint32_t tress__scene_animated_bones(const tress_scene *s) { return s ? s->animated_bones : 0; }
 
 uint64_t tress__bone_slot_arrays(tress_scene *s, tress_xform **animated, tress_xform **transform) {
   *animated = s ? s->bone_animated : NULL;

@@ -146,10 +146,24 @@ HOT_LOOP static bool level_still(uint32_t count, const float *restrict px, const
   return !moved;
 }
 
-/* A level's scene read (read_nodes), then whether it is still (every animated local the identity). */
+/* A level's scene read (read_nodes), then whether it is still (every animated local the identity).
+ * With no animated bone in the scene the read would give the identity everywhere: it is written
+ * instead, bit for bit what the read gives, and the level is still. */
 static void read_level(struct tress_chains *c, size_t tl, uint32_t lo, uint32_t hi) {
   tile_scratch *w = &c->tile;
   uint32_t at = lo - w->base;
+  if (c->animated_identity) {
+    size_t bytes = (size_t)(hi - lo) * sizeof(float);
+    memset(w->an_px + at, 0, bytes);
+    memset(w->an_py + at, 0, bytes);
+    memset(w->an_pz + at, 0, bytes);
+    memset(w->an_qx + at, 0, bytes);
+    memset(w->an_qy + at, 0, bytes);
+    memset(w->an_qz + at, 0, bytes);
+    for (uint32_t j = at; j < at + (hi - lo); j++) w->an_qw[j] = 1.0f;
+    c->still[tl] = true;
+    return;
+  }
   read_nodes(c, lo, hi);
   c->still[tl] = level_still(hi - lo, w->an_px + at, w->an_py + at, w->an_pz + at, w->an_qx + at, w->an_qy + at,
                              w->an_qz + at, w->an_qw + at);
@@ -409,6 +423,7 @@ static bool frame_begin(tress_sim *sim, struct tress_chains *c, const tress_fram
   chain_nodes *n = &c->nodes;
   if (n->count == 0 || c->level_count == 0) return false;
   choose_carry(c, f);
+  c->animated_identity = tress__scene_animated_bones(sim->scene) == 0;
   if (c->scale_epoch != tress__scene_scale_epoch(sim->scene)) tress__chains_refresh_scales(sim, c);
   update_activity(sim, c, f);
   if (c->collider_chains > 0) gather_colliders(sim, c);

@@ -446,6 +446,10 @@ struct tress_chains {
    * reach only its own, so two workers never write one location. */
   tress_xform *sinks;
   bool wide; /* scene reads and writes go eight at a time (AVX2) */
+  /* this frame: no bone of the scene holds an animated local other than the identity, so the
+   * scene read is skipped and every level is still (the common case for hair: the body moves,
+   * its strands carry no animation of their own) */
+  bool animated_identity;
   /* Render carry (carry_tile). A frame whose last substep lands exactly on it (the common 60 Hz
    * case) leaves every chain's pin implicitly at that frame's anchor and costs nothing; the
    * next frame, if it takes no substep, turns those implicit pins into explicit ones. */
