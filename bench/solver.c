@@ -64,6 +64,7 @@ typedef struct config {
   tress_spring_model model;
   bool limits; /* a cone limit (0.6 rad) on every joint: the VRM "+lim" rows */
   uint32_t workers; /* 0 or 1: the sim runs on the calling thread; more: a job_pool of that many */
+  bool animated; /* every bone carries an animated local (a constant small turn): the "+anim" rows */
 } config;
 
 typedef struct result {
@@ -146,6 +147,12 @@ static void rig_build(rig *r, config cfg, bool profile) {
       tress_id bone = th_instance(r->scene, TRESS_KIND_BONE, "Hair", parent);
       /* root at the part's top, the rest stick out sideways and slightly down */
       tress_bone_set_cframe(r->scene, bone, b == 0 ? tress_xform_from_pos(0, 0.5f, 0) : tress_xform_from_pos(0.3f, -0.05f, 0));
+      if (cfg.animated) {
+        tress_xform turn = tress_xform_identity(); /* 0.1 rad about z, so the strand curls down a little */
+        turn.q[2] = sinf(0.05f);
+        turn.q[3] = cosf(0.05f);
+        tress_bone_set_animated(r->scene, bone, turn);
+      }
       parent = bone;
     }
     r->parts[c] = part;
@@ -472,8 +479,8 @@ static void print_yardsticks(const result *res, size_t n, size_t sizes, const ya
 }
 
 static void config_name(const config *c, char *name, size_t cap) {
-  snprintf(name, cap, "%s%u x %u%s%s", c->model == TRESS_SPRING_VRM ? "vrm " : "", c->chains, c->bones,
-           c->colliders ? " +6c" : "", c->limits ? " +lim" : "");
+  snprintf(name, cap, "%s%u x %u%s%s%s", c->model == TRESS_SPRING_VRM ? "vrm " : "", c->chains, c->bones,
+           c->colliders ? " +6c" : "", c->limits ? " +lim" : "", c->animated ? " +anim" : "");
 }
 
 /* --only NAME --steps N: the rig, its warm-up and N whole 60 Hz steps, nothing else (no profile
@@ -556,7 +563,10 @@ int main(int argc, char **argv) {
                          {1000, 10, true, TRESS_SPRING_VRM},    {10000, 10, true, TRESS_SPRING_VRM},
                          {300, 7, false, TRESS_SPRING_VRM, true},     {1000, 10, false, TRESS_SPRING_VRM, true},
                          {10000, 10, false, TRESS_SPRING_VRM, true},  {300, 7, true, TRESS_SPRING_VRM, true},
-                         {1000, 10, true, TRESS_SPRING_VRM, true},    {10000, 10, true, TRESS_SPRING_VRM, true}};
+                         {1000, 10, true, TRESS_SPRING_VRM, true},    {10000, 10, true, TRESS_SPRING_VRM, true},
+                         {300, 7, false, TRESS_SPRING_POSE, false, 0, true},
+                         {1000, 10, false, TRESS_SPRING_POSE, false, 0, true},
+                         {10000, 10, false, TRESS_SPRING_POSE, false, 0, true}};
   const size_t ncfg = sizeof cfgs / sizeof cfgs[0];
   enum { POSE_CONFIGS = 6 };
   result res[sizeof cfgs / sizeof cfgs[0]];
@@ -569,13 +579,14 @@ int main(int argc, char **argv) {
     printf("[\n");
     for (size_t i = 0; i < ncfg; i++) {
       const result *r = &res[i];
-      printf("  {\"model\": \"%s\", \"limits\": %s, \"chains\": %u, \"bones\": %u, \"colliders_per_chain\": %d, \"nodes\": %u, \"frames\": %u, "
+      printf("  {\"model\": \"%s\", \"limits\": %s, \"animated\": %s, \"chains\": %u, \"bones\": %u, \"colliders_per_chain\": %d, \"nodes\": %u, \"frames\": %u, "
              "\"ns_per_node_substep\": %.3f, "
              "\"ns_per_node_output\": %.3f, \"ns_per_node_prepare\": %.3f, "
              "\"ns_per_node_frame\": %.3f, \"ns_per_node_frame_with_prepare\": %.3f, \"ns_per_node_step\": %.3f, "
              "\"ms_per_frame\": %.4f, \"ns_per_node_step_144hz_mean\": %.3f, \"us_per_chain_bind\": %.3f, "
              "\"bytes_per_node\": %.1f, \"scene_bytes_per_node\": %.1f, \"sim_bytes_per_node\": %.1f",
-             tress_spring_model_name(r->cfg.model), r->cfg.limits ? "true" : "false", r->cfg.chains, r->cfg.bones,
+             tress_spring_model_name(r->cfg.model), r->cfg.limits ? "true" : "false", r->cfg.animated ? "true" : "false",
+             r->cfg.chains, r->cfg.bones,
              r->cfg.colliders ? 6 : 0, r->cfg.chains * r->cfg.bones, r->frames, r->substep_ns, r->output_ns,
              r->prepare_ns, r->frame_ns, r->frame_all_ns, r->step_ns, r->frame_ms, r->step144_ns, r->bind_us, r->bytes_per_node,
              r->scene_bytes_per_node, r->sim_bytes_per_node);
@@ -599,7 +610,9 @@ int main(int argc, char **argv) {
   printf("bind = us per chain to build its scene part, add its colliders, bind it and lay out the batch;\n");
   printf("B/node = bytes per node (scene + sim), as allocated (tress_scene/sim_get_memory_bytes; goal <= 250),\n");
   printf("scene and sim made with capacities for the rig (tress_scene_def, tress_sim_def.chain_capacity); scene B, sim B: its parts\n\n");
-  printf("+6c: every chain tests 4 spheres and 2 capsules (strand radius 0.05)\n\n");
+  printf("+6c: every chain tests 4 spheres and 2 capsules (strand radius 0.05)\n");
+  printf("bones carry no animation of their own (the parts move) unless +anim: then every bone has a constant\n");
+  printf("animated local (a 0.1 rad turn), so prepare reads each from the scene and no level takes the still forms\n\n");
   printf("%-16s %8s %9s %9s %9s %9s %9s %10s %9s %9s %7s %8s %6s\n", "config", "nodes", "prepare", "substep", "output",
          "frame", "step", "ms/frame", "step144", "bind", "B/node", "scene B", "sim B");
   for (size_t i = 0; i < ncfg; i++) {
