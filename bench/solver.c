@@ -451,17 +451,24 @@ static void print_three_vrm_row(const char *name, const three_vrm *tv, const res
 static void print_yardsticks(const result *res, size_t n, size_t sizes, const yard *ys, const three_vrm *tv) {
   printf("\nwhole step over the yardstick's frame at the same size, same run (limit.c: the pose algorithm on\n"
          "flat arrays, no scene; its fastest variant on this CPU, median frame; +6c: it tests 4 spheres, no capsules)\n");
-  printf("%-16s %10s %10s %9s %9s\n", "config", "yardstick", "variant", "pose", "vrm");
+  printf("pose +anim: the pose row at that size with every bone animated (the yardstick's frame is the same)\n");
+  printf("%-16s %10s %10s %9s %9s %11s\n", "config", "yardstick", "variant", "pose", "vrm", "pose +anim");
   for (size_t i = 0; i < sizes; i++) {
-    const result *p = &res[i], *v = i + sizes < n ? &res[i + sizes] : NULL;
+    const result *p = &res[i], *v = i + sizes < n ? &res[i + sizes] : NULL, *a = NULL;
+    for (size_t k = 3 * sizes; k < n; k++)
+      if (res[k].cfg.animated && res[k].cfg.chains == p->cfg.chains && res[k].cfg.bones == p->cfg.bones &&
+          res[k].cfg.colliders == p->cfg.colliders && res[k].cfg.model == p->cfg.model)
+        a = &res[k];
     char name[32];
     snprintf(name, sizeof name, "%u x %u%s", p->cfg.chains, p->cfg.bones, p->cfg.colliders ? " +6c" : "");
     if (!ys[i].have) {
       printf("%-16s %10s\n", name, "-");
       continue;
     }
-    printf("%-16s %10.2f %10s %8.2fx %8.2fx\n", name, ys[i].ns, ys[i].variant, p->step_ns / ys[i].ns,
+    printf("%-16s %10.2f %10s %8.2fx %8.2fx", name, ys[i].ns, ys[i].variant, p->step_ns / ys[i].ns,
            v ? v->step_ns / ys[i].ns : 0.0);
+    if (a) printf(" %10.2fx", a->step_ns / ys[i].ns);
+    printf("\n");
   }
   printf("\nthree-vrm per joint over tress's whole step per node, same scene sizes, same run (goal >= 100x)\n");
   for (size_t i = 0; i < sizes; i++)
