@@ -114,9 +114,75 @@ static void test_bind_parts_needs_a_pin_and_a_link(void **state) {
   tress_scene_destroy(scene);
 }
 
+/* What lets every chain be simulated, as the distance test would: only its presence matters. */
+static bool always_simulate(void *user, const tress_scene *scene, tress_id root) {
+  (void)user, (void)scene, (void)root;
+  return true;
+}
+
+enum { HAIR_BONES = 5, TAIL_FRAMES = 60, FILLER_CHAINS = 400 };
+
+/* A tail (a part chain, bound first) with hair bound on its third segment, bound last, after
+ * FILLER_CHAINS chains of 8 bones (3200 nodes: the hair lands in a later tile than the tail).
+ * The hair's bone transforms for every frame while the tail's pin moves. hooked: a
+ * should_simulate hook, under which the culling reads every chain's anchor before the frame. */
+static void run_hair_on_tail(bool hooked, tress_xform *out) {
+  tress_scene *scene = th_scene();
+  tail t = tail_make(scene, 0);
+  tress_sim_def def = tress_default_sim_def();
+  def.scene = scene;
+  def.max_chains = 2 + FILLER_CHAINS;
+  def.max_distance = 1000.0f;
+  if (hooked) def.should_simulate = always_simulate;
+  tress_sim *sim = tress_sim_create(&def);
+  assert_non_null(sim);
+  tress_chain_settings s = tress_default_chain_settings();
+  s.stiffness = 0.0f;
+  assert_int_equal(tress_sim_bind_parts(sim, t.parts, 4, &s, NULL), TRESS_OK);
+  for (int c = 0; c < FILLER_CHAINS; c++) {
+    fix_chain f = fix_chain_make(scene, 3.0f + (float)(c % 20), 5, (float)(c / 20), 8, 0.3f);
+    assert_int_equal(tress_sim_bind(sim, f.part, NULL, NULL), TRESS_OK);
+  }
+  tress_id hair[HAIR_BONES], parent = t.parts[2];
+  for (int b = 0; b < HAIR_BONES; b++) {
+    hair[b] = th_instance(scene, TRESS_KIND_BONE, "Hair", parent);
+    tress_bone_set_cframe(scene, hair[b], tress_xform_from_pos(b == 0 ? 0.0f : 0.2f, b == 0 ? 0.3f : 0.0f, 0));
+    parent = hair[b];
+  }
+  assert_int_equal(tress_sim_bind(sim, t.parts[2], NULL, NULL), TRESS_OK);
+  float axis[3] = {0, 1, 0};
+  for (int f = 0; f < TAIL_FRAMES; f++) {
+    tress_xform pin = tress_xform_from_axis_angle(axis, 0.05f * (float)f);
+    pin.p[0] = 0.1f * (float)f;
+    pin.p[1] = 5.0f + 0.3f * sinf(0.4f * (float)f);
+    tress_part_set_cframe(scene, t.parts[0], pin);
+    assert_int_equal(tress_sim_step(sim, 1.0 / 60.0), TRESS_OK);
+    for (int b = 0; b < HAIR_BONES; b++) out[f * HAIR_BONES + b] = tress_bone_get_transform(scene, hair[b]);
+  }
+  tress_sim_destroy(sim);
+  tress_scene_destroy(scene);
+}
+
+/* A chain hangs from the pose its part had when the step began, even when that part is a
+ * segment another chain writes during the step and the two sit in different tiles: the same
+ * bits as under a should_simulate hook, whose culling reads every anchor before the frame. */
+static void test_hair_on_a_tail_hangs_from_the_pose_before_the_step(void **state) {
+  (void)state;
+  static tress_xform plain[TAIL_FRAMES * HAIR_BONES], hooked[TAIL_FRAMES * HAIR_BONES];
+  run_hair_on_tail(false, plain);
+  run_hair_on_tail(true, hooked);
+  for (int i = 0; i < TAIL_FRAMES * HAIR_BONES; i++) {
+    assert_memory_equal(plain[i].p, hooked[i].p, sizeof plain[i].p);
+    assert_memory_equal(plain[i].q, hooked[i].q, sizeof plain[i].q);
+  }
+  /* and the hair swung with the tail */
+  assert_memory_not_equal(plain[HAIR_BONES + 2].q, plain[(TAIL_FRAMES - 1) * HAIR_BONES + 2].q, sizeof plain[0].q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_part_chain_of_four),
+      cmocka_unit_test(test_hair_on_a_tail_hangs_from_the_pose_before_the_step),
       cmocka_unit_test(test_bind_parts_is_not_deduplicated),
       cmocka_unit_test(test_bind_parts_needs_a_pin_and_a_link),
   };

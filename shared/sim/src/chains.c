@@ -825,9 +825,12 @@ void tress__chains_cull_begin(tress_sim *sim) {
   struct tress_chains *c = sim->chains;
   uint64_t epoch = tress__scene_layout_epoch(sim->scene);
   if (!c->anchor_stale && c->anchor_epoch == epoch) return;
+  c->anchors_outside_tiles = true;
   for (uint32_t si = 0; si < c->slot_count; si++) {
     const chain_slot *s = &c->slots[si];
     c->anchor_src[si] = s->used && !s->from_bone ? tress__part_cframe_slot(sim->scene, s->part) : NULL;
+    /* a part chain writes parts another chain may hang from; a bone's world reads transforms */
+    if (s->used && (s->kind != TRESS_HANDLE_BONES || s->from_bone)) c->anchors_outside_tiles = false;
   }
   c->anchor_epoch = epoch;
   c->anchor_stale = false;

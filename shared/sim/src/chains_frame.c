@@ -91,6 +91,12 @@ static void activity_range(uint32_t start, uint32_t end, uint32_t worker, void *
   if (end > slots) tress__colliders_resolve_range(job->sim, job->rescale, (start > slots ? start : slots) - slots, end - slots);
 }
 
+/* The chains' culling as its own task (context: the sim). */
+static void cull_range(uint32_t start, uint32_t end, uint32_t worker, void *context) {
+  (void)worker;
+  tress__chains_cull_slots(context, start, end);
+}
+
 /* Every chain's activity this frame, on the sim's workers, and the count of chains that step
  * (stepping_chains): with colliders, its own pass before the tiles, which the collider lanes
  * (gathered between the two) need, in one task with the colliders' resolve to world; else each
@@ -100,6 +106,11 @@ static void activity_range(uint32_t start, uint32_t end, uint32_t worker, void *
 static void update_activity(tress_sim *sim, struct tress_chains *c, const tress_frame *f) {
   if (!c->ptr_valid || c->ptr_epoch != tress__scene_layout_epoch(sim->scene)) refresh_entries(sim, c);
   c->activity_in_tiles = c->collider_chains == 0;
+  if (c->activity_in_tiles && c->cull_with_activity && !c->anchors_outside_tiles) {
+    /* some tile writes what another chain hangs from: every anchor is read before the tiles */
+    tress__jobs_run(&sim->def.jobs, cull_range, c->slot_count, 256, sim);
+    c->cull_with_activity = false;
+  }
   if (c->activity_in_tiles) return;
   activity_job job = {sim, c, f, tress__colliders_resolve_begin(sim), 0};
   tress__jobs_run(&sim->def.jobs, activity_range, c->slot_count + sim->colliders->count, 1024, &job);

@@ -468,6 +468,11 @@ struct tress_chains {
   uint32_t stepping_chains; /* this frame: awake, enabled chains (each counts once per substep) */
   bool activity_in_tiles;   /* this frame: each tile decides its own chains' activity first */
   bool cull_with_activity;  /* this frame: the culling left the chains' slots to the activity pass */
+  /* Every chain hangs from a part no tile writes (bone chains bound to a part: no part chain,
+   * none bound from a bone), so a tile may read its own chains' anchors while other tiles run
+   * their output; else the culling reads every anchor before the first tile. Set with the
+   * anchors' sources (tress__chains_cull_begin). */
+  bool anchors_outside_tiles;
   uint32_t *tile_stepping;  /* per tile, then: its stepping chains (summed after the tiles) */
 };
 
