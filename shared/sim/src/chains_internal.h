@@ -382,7 +382,8 @@ struct tress_chains {
   uint8_t *roots_dense;
   uint32_t slot_hint; /* no free slot below it: binding scans from here, not from 0 */
   /* Colliders: one set per slot (parallel to slots, what the lanes gather reads), one lane per
-   * set filled once per frame, and how many chains use any (0: no collider work at all). */
+   * set (filled once per frame while some level is unaligned, see unaligned_levels), and how
+   * many chains use any (0: no collider work at all). */
   tress_collider_set *sets;
   tress_collider_set *own_sets; /* each slot's set, awake or not (cold, parallel to slots) */
   uint32_t set_cap;              /* both arrays' capacity: 0 (both NULL) until a chain has colliders */
