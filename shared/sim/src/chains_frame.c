@@ -375,7 +375,7 @@ static void gather_colliders(tress_sim *sim, struct tress_chains *c) {
     return;
   }
   lanes_job job = {c, sim->colliders->world, sim->colliders->count, 0, 0, 0};
-  job.widest = tress__collider_lanes_widest(&c->lanes, c->sets, c->slot_count, NULL, c->slot_count);
+  job.widest = widest; /* the lanes were grown to hold it above */
   tress__jobs_run(&sim->def.jobs, lanes_range, c->slot_count, 512, &job);
   c->lanes.slots = job.widest;
   c->lanes.shaped_slots = atomic_load(&job.shaped);
